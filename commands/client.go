@@ -1,0 +1,55 @@
+package commands
+
+import (
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+// Client is one connection's state, owned by the engine goroutine.
+type Client struct {
+	ID      int64
+	Name    string
+	LibName string
+	LibVer  string
+	DB      int
+	// W buffers the client's output; W.Proto is its protocol (2 or 3).
+	W resp.Writer
+	// Conn is nil for internal clients (scripts, Raft apply).
+	Conn Conn
+
+	Authenticated   bool
+	Created         int64 // Unix ms
+	LastInteraction int64 // Unix ms
+	LastCmd         string
+	CloseAfterReply bool
+	NoEvict         bool
+	NoTouch         bool
+	// Reply mode set by CLIENT REPLY: ReplyOn, ReplyOff, ReplySkip.
+	ReplyMode int
+	// Flags for CLIENT LIST ("N" when none).
+	Readonly bool
+
+	multi   multiClient
+	sub     subClient
+	blk     blockClient
+	track   trackClient
+	monitor bool
+
+	// queue holds pipelines not yet run, because the client is blocked.
+	queue []batch
+
+	outDirty bool
+	freed    bool
+}
+
+// Reply modes.
+const (
+	ReplyOn = iota
+	ReplyOff
+	ReplySkip
+)
+
+// Proto returns the client's RESP version.
+func (c *Client) Proto() int { return c.W.Proto }
+
+// Freed reports whether the client was released.
+func (c *Client) Freed() bool { return c.freed }

@@ -1,0 +1,74 @@
+package commands
+
+import (
+	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Ctx is the context one command executes in.
+type Ctx struct {
+	E    *Engine
+	C    *Client
+	W    *resp.Writer
+	DB   *store.DB
+	Now  int64 // Unix ms, fixed for the whole command (and script)
+	Spec *Spec
+
+	// InScript is set for commands called from Lua (redis.call).
+	InScript bool
+	// ScriptRO is set under EVAL_RO / EVALSHA_RO / FCALL_RO and no-writes
+	// functions.
+	ScriptRO bool
+	// InExec is set while EXEC runs its queue.
+	InExec bool
+}
+
+// NoBlock reports whether blocking commands must answer at once (inside
+// MULTI/EXEC and scripts they never block).
+func (c *Ctx) NoBlock() bool { return c.InScript || c.InExec }
+
+// DBIndex returns the index of the selected database.
+func (c *Ctx) DBIndex() int { return c.C.DB }
+
+// Error writes an error reply.
+func (c *Ctx) Error(msg string) { c.W.Error(msg) }
+
+// Lookup returns a live key's entry for reading, or nil.
+func (c *Ctx) Lookup(key []byte) *store.Entry {
+	e := c.DB.Lookup(string(key), c.Now)
+	if e != nil && !c.C.NoTouch {
+		e.Access = c.Now
+	}
+	return e
+}
+
+// LookupWrite returns a live key's entry for writing, or nil. An expired
+// key is reclaimed first, firing its "expired" event as Redis does.
+func (c *Ctx) LookupWrite(key []byte) *store.Entry {
+	k := string(key)
+	if c.DB.DeleteIfExpired(k, c.Now) {
+		c.E.keyExpired(c.C.DB, k)
+	}
+	return c.DB.Lookup(k, c.Now)
+}
+
+// Modified records that key was changed: it breaks WATCH and sends
+// client-side caching invalidations (Redis's signalModifiedKey).
+func (c *Ctx) Modified(key []byte) {
+	c.E.Stats.Dirty++
+	c.E.signalModified(c.C.DB, string(key))
+}
+
+// Notify fires a keyspace notification (Redis's notifyKeyspaceEvent).
+func (c *Ctx) Notify(class NotifyClass, event string, key []byte) {
+	c.E.notify(c.C.DB, class, event, string(key))
+}
+
+// Ready records that key may now serve clients blocked on it (Redis's
+// signalKeyAsReady).
+func (c *Ctx) Ready(key []byte) {
+	c.E.signalReady(c.C.DB, string(key))
+}
+
+// WrongType writes the WRONGTYPE error.
+func (c *Ctx) WrongType() { c.W.Error(ErrWrongType) }

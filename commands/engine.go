@@ -1,0 +1,213 @@
+package commands
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Engine is the state the command goroutine owns: the databases, the
+// clients, pub/sub, blocked clients, configuration. Nothing in it is
+// locked; exactly one goroutine may call its methods.
+type Engine struct {
+	DBs    []*store.DB
+	Clock  store.Clock
+	Config *Config
+	Stats  Stats
+	// Rand is the engine's source of randomness (RANDOMKEY, SPOP, ...).
+	Rand *rand.Rand
+
+	StartTime time.Time
+	RunID     string
+
+	clients   map[int64]*Client
+	nextID    int64
+	dirty     []*Client // clients whose W holds output to deliver
+	current   *Client   // client whose command is executing
+	lastSave  int64
+	scratch   resp.Writer
+	doneQueue []func()
+
+	pubsub   pubsubState
+	watches  watchState
+	blocking blockState
+	tracking trackingState
+	monitors monitorState
+}
+
+// Stats are the counters INFO reports.
+type Stats struct {
+	Commands           int64
+	Connections        int64
+	RejectedConns      int64
+	ExpiredKeys        int64
+	KeyspaceHits       int64
+	KeyspaceMisses     int64
+	NetInputBytes      int64
+	NetOutputBytes     int64
+	Dirty              int64 // writes since start (Redis's server.dirty)
+	PubSubMessages     int64
+	TotalErrorReplies  int64
+	UnexpectedErrors   int64
+	TotalBlockingKeys  int64
+}
+
+// NewEngine returns an engine with cfg's databases and settings. clock may
+// not be nil.
+func NewEngine(cfg *Config, clock store.Clock) *Engine {
+	if cfg == nil {
+		cfg = NewConfig()
+	}
+	e := &Engine{
+		Clock:     clock,
+		Config:    cfg,
+		Rand:      rand.New(rand.NewPCG(uint64(clock.Now().UnixNano()), 0x6c6f636b6b76)),
+		StartTime: clock.Now(),
+		clients:   map[int64]*Client{},
+	}
+	e.RunID = randomHex(e.Rand, 40)
+	e.DBs = make([]*store.DB, cfg.Databases)
+	for i := range e.DBs {
+		e.DBs[i] = store.NewDB()
+	}
+	e.lastSave = clock.Now().Unix()
+	e.initFeatures()
+	return e
+}
+
+func randomHex(r *rand.Rand, n int) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = hex[r.IntN(16)]
+	}
+	return string(b)
+}
+
+// NowMs returns the clock's current time in Unix milliseconds.
+func (e *Engine) NowMs() int64 { return e.Clock.Now().UnixMilli() }
+
+// Conn is what the network layer provides for a client connection. Its
+// methods may be called from the engine goroutine.
+type Conn interface {
+	// Deliver queues encoded output for the client. It must copy b.
+	Deliver(b []byte)
+	// Close closes the connection (CLIENT KILL, QUIT after its reply).
+	Close()
+	RemoteAddr() string
+	LocalAddr() string
+}
+
+// NewClient registers a client for conn (nil for internal clients such as
+// the one scripts run as).
+func (e *Engine) NewClient(conn Conn) *Client {
+	e.nextID++
+	now := e.NowMs()
+	c := &Client{ID: e.nextID, Conn: conn, Created: now, LastInteraction: now}
+	c.W.Proto = 2
+	c.Authenticated = e.Config.RequirePass == ""
+	if conn != nil {
+		e.clients[c.ID] = c
+		e.Stats.Connections++
+	}
+	return c
+}
+
+// FreeClient unregisters c and releases everything it holds (subscriptions,
+// watched keys, blocked state). It is safe to call twice.
+func (e *Engine) FreeClient(c *Client) {
+	if c.freed {
+		return
+	}
+	c.freed = true
+	for _, b := range c.queue {
+		e.doneQueue = append(e.doneQueue, b.done)
+	}
+	c.queue = nil
+	e.unwatchAll(c)
+	e.unblockClientOnFree(c)
+	e.pubsubFreeClient(c)
+	e.trackingFreeClient(c)
+	e.monitorFreeClient(c)
+	delete(e.clients, c.ID)
+}
+
+// Clients returns the connected clients (not sorted).
+func (e *Engine) Clients() map[int64]*Client { return e.clients }
+
+// markDirty records that c has output to deliver.
+func (e *Engine) markDirty(c *Client) {
+	if !c.outDirty && c.Conn != nil {
+		c.outDirty = true
+		e.dirty = append(e.dirty, c)
+	}
+}
+
+// FlushOutputs hands every client's pending output to its connection. The
+// loop calls it once per iteration, so a pipeline's replies reach the
+// socket in one write.
+func (e *Engine) FlushOutputs() {
+	for i, c := range e.dirty {
+		c.outDirty = false
+		if len(c.W.B) > 0 && !c.freed {
+			e.Stats.NetOutputBytes += int64(len(c.W.B))
+			c.Conn.Deliver(c.W.B)
+		}
+		c.W.B = c.W.B[:0]
+		if cap(c.W.B) > 64*1024 {
+			c.W.B = nil
+		}
+		if c.CloseAfterReply && !c.freed {
+			c.Conn.Close()
+			e.FreeClient(c)
+		}
+		e.dirty[i] = nil
+	}
+	e.dirty = e.dirty[:0]
+	e.runDone()
+}
+
+// Writer returns c's output writer and marks c as having output.
+func (e *Engine) Writer(c *Client) *resp.Writer {
+	e.markDirty(c)
+	return &c.W
+}
+
+// Cron runs periodic work: active expiry, blocked-client timeouts. The loop
+// calls it about every 100 ms (Redis's hz 10) and when a deadline it asked
+// for (NextWakeup) is reached.
+func (e *Engine) Cron() {
+	now := e.NowMs()
+	e.activeExpire(now)
+	e.blockTimeouts(now)
+}
+
+// NextWakeup returns the earliest time (Unix ms) the engine wants Cron to
+// run, or 0 for no particular time.
+func (e *Engine) NextWakeup() int64 {
+	return e.blockNextDeadline()
+}
+
+// activeExpire reclaims expired keys in bounded slices so that a million
+// expired locks never stall the loop.
+func (e *Engine) activeExpire(now int64) {
+	const budget = 2000
+	left := budget
+	for i, db := range e.DBs {
+		if left <= 0 {
+			return
+		}
+		left -= db.ExpireDue(now, left, func(key string) {
+			e.keyExpired(i, key)
+		})
+	}
+}
+
+// keyExpired fires what Redis fires when it reclaims an expired key.
+func (e *Engine) keyExpired(db int, key string) {
+	e.Stats.ExpiredKeys++
+	e.signalModified(db, key)
+	e.notify(db, NotifyExpired, "expired", key)
+}

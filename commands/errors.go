@@ -1,0 +1,124 @@
+package commands
+
+import (
+	"strings"
+)
+
+// Error texts, byte for byte as Redis 7.0 sends them (without the leading
+// '-'). Formatters below build the ones that carry arguments. This file is
+// the one place error text lives; handlers never spell an error inline.
+const (
+	ErrWrongType        = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrSyntax           = "ERR syntax error"
+	ErrNotInt           = "ERR value is not an integer or out of range"
+	ErrNotFloat         = "ERR value is not a valid float"
+	ErrHashNotInt       = "ERR hash value is not an integer"
+	ErrHashNotFloat     = "ERR hash value is not a float"
+	ErrOverflow         = "ERR increment or decrement would overflow"
+	ErrIncrNaNInf       = "ERR increment would produce NaN or Infinity"
+	ErrNoSuchKey        = "ERR no such key"
+	ErrOutOfRange       = "ERR index out of range"
+	ErrInvalidExpire    = "ERR invalid expire time in '%s' command"
+	ErrDBIndex          = "ERR DB index is out of range"
+	ErrSameObject       = "ERR source and destination objects are the same"
+	ErrNotOK            = "ERR value is out of range, must be positive"
+	ErrStringTooLong    = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	ErrOffsetRange      = "ERR offset is out of range"
+	ErrTimeoutNegative  = "ERR timeout is negative"
+	ErrTimeoutNotFloat  = "ERR timeout is not a float or out of range"
+	ErrTimeoutOverflow  = "ERR timeout is out of range"
+	ErrMinMaxNotFloat   = "ERR min or max is not a float"
+	ErrMinMaxLex        = "ERR min or max not valid string range item"
+	ErrNoAuth           = "NOAUTH Authentication required."
+	ErrWrongPass        = "WRONGPASS invalid username-password pair or user is disabled."
+	ErrAuthNoPassword   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	ErrMultiNested      = "ERR MULTI calls can not be nested"
+	ErrExecNoMulti      = "ERR EXEC without MULTI"
+	ErrDiscardNoMulti   = "ERR DISCARD without MULTI"
+	ErrWatchInMulti     = "ERR WATCH inside MULTI is not allowed"
+	ErrExecAbort        = "EXECABORT Transaction discarded because of previous errors."
+	ErrNoProto          = "NOPROTO unsupported protocol version"
+	ErrNoScript         = "NOSCRIPT No matching script. Please use EVAL."
+	ErrBusy             = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrNotBusy          = "NOTBUSY No scripts in execution right now."
+	ErrInvalidCursor    = "ERR invalid cursor"
+	ErrUnknownType      = "ERR unknown type name" // not used by 7.0 SCAN TYPE (it returns nothing)
+	ErrNoScriptCommand  = "ERR This Redis command is not allowed from script"
+	ErrWriteInReadOnly  = "ERR Write commands are not allowed from read-only scripts."
+	ErrCountPositive    = "ERR value is out of range, must be positive"
+	ErrMaxClients       = "ERR max number of clients reached"
+	ErrUnknownSubHelp   = "ERR unknown subcommand '%s'. Try %s HELP."
+	ErrXXandNX          = "ERR XX and NX options at the same time are not compatible"
+	ErrGTLTNX           = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	ErrInvalidExpireNX  = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	ErrInvalidExpireGL  = "ERR GT and LT options at the same time are not compatible"
+	ErrPubSubContext    = "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+	ErrCommandInMulti   = "ERR Command not allowed inside a transaction"
+	ErrNegativeLength   = "ERR length is out of range"
+	ErrBitValue         = "ERR bit is not an integer or out of range"
+	ErrReadOnlyReplica  = "READONLY You can't write against a read only replica."
+	ErrIndexMustBePos   = "ERR index out of range"
+	ErrLimitNegative    = "ERR LIMIT can't be negative"
+	ErrResetAuth        = "ERR RESET failed"
+	ErrNumKeysZero      = "ERR numkeys should be greater than 0"
+	ErrNumKeysTooBig    = "ERR Number of keys can't be greater than number of args"
+	ErrNumKeysNegative  = "ERR Number of keys can't be negative"
+	ErrCountNegative    = "ERR count should be greater than 0"
+	ErrUnsupportedUnit  = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	ErrInvalidDBIndex   = "ERR invalid first DB index"
+	ErrInvalidDBIndex2  = "ERR invalid second DB index"
+	ErrSelectNotAllowed = "ERR SELECT is not allowed in cluster mode"
+)
+
+// ErrWrongArgs is the arity error for command name (lower case, "a|b" for
+// subcommands).
+func ErrWrongArgs(name string) string {
+	return "ERR wrong number of arguments for '" + name + "' command"
+}
+
+// ErrUnknownSubcommand is the error for an unknown subcommand of a container
+// command, as Redis 7.0 words it.
+func ErrUnknownSubcommand(container string, sub []byte) string {
+	return "ERR unknown subcommand '" + truncate(string(sub), 128) + "'. Try " + strings.ToUpper(container) + " HELP."
+}
+
+// ErrUnknownCommand is Redis 7.0's unknown command error: the name, then up
+// to 128 bytes of each argument, quoted (server.c processCommand).
+func ErrUnknownCommand(args [][]byte) string {
+	var sb strings.Builder
+	sb.WriteString("ERR unknown command '")
+	sb.WriteString(truncate(string(args[0]), 128))
+	sb.WriteString("', with args beginning with: ")
+	remaining := 128
+	for _, a := range args[1:] {
+		if remaining <= 0 {
+			break
+		}
+		s := truncate(string(a), remaining)
+		sb.WriteString("'")
+		sb.WriteString(s)
+		sb.WriteString("' ")
+		remaining -= len(s) + 3
+	}
+	return sanitizeErr(sb.String())
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// sanitizeErr replaces CR and LF, which may not appear in an error line.
+func sanitizeErr(s string) string {
+	if strings.IndexAny(s, "\r\n") < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,184 @@
+package commands
+
+import (
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+// Exec is the one dispatcher. Client commands, commands queued by
+// MULTI/EXEC, redis.call from Lua and Raft apply all run through it. It
+// looks the command up, checks arity and the gates that depend on the
+// calling context, and calls the handler.
+func Exec(c *Ctx, args [][]byte) {
+	spec := Lookup(args[0])
+	if spec == nil {
+		c.reject(ErrUnknownCommand(args))
+		return
+	}
+	if len(spec.Sub) > 0 && len(args) >= 2 {
+		sub := spec.Subcommand(args[1])
+		if sub == nil {
+			c.reject(ErrUnknownSubcommand(spec.Name, args[1]))
+			return
+		}
+		spec = sub
+	}
+	if !spec.CheckArity(len(args)) {
+		c.reject(ErrWrongArgs(spec.FullName()))
+		return
+	}
+	if c.InScript {
+		if !c.scriptGate(spec) {
+			return
+		}
+	} else if !c.InExec {
+		if !c.C.Authenticated && spec.Flags&NoAuth == 0 {
+			c.reject(ErrNoAuth)
+			return
+		}
+		if c.C.multi.active {
+			if spec.Flags&NoMulti != 0 {
+				c.reject(ErrCommandInMulti)
+				return
+			}
+		}
+		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !allowedWhileSubscribed(spec) {
+			c.reject(sprintf(ErrPubSubContext, spec.FullName()))
+			return
+		}
+		if c.C.multi.active && !isMultiControl(spec) {
+			c.queueMulti(args)
+			return
+		}
+	}
+	c.Spec = spec
+	spec.Fn(c, args)
+}
+
+// reject answers a command refused before it ran; inside MULTI this also
+// makes EXEC fail with EXECABORT, as Redis's flagTransaction does.
+func (c *Ctx) reject(msg string) {
+	if c.C.multi.active && !c.InScript && !c.InExec {
+		c.C.multi.failed = true
+	}
+	c.W.Error(msg)
+}
+
+func allowedWhileSubscribed(s *Spec) bool {
+	switch s.FullName() {
+	case "subscribe", "unsubscribe", "psubscribe", "punsubscribe",
+		"ssubscribe", "sunsubscribe", "ping", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+func isMultiControl(s *Spec) bool {
+	switch s.Name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return s.Parent() == nil
+	}
+	return false
+}
+
+// scriptGate applies the rules for commands called from a script.
+func (c *Ctx) scriptGate(spec *Spec) bool {
+	if spec.Flags&NoScript != 0 {
+		c.W.Error(ErrNoScriptCommand)
+		return false
+	}
+	if c.ScriptRO && spec.Flags&Write != 0 {
+		c.W.Error(ErrWriteInReadOnly)
+		return false
+	}
+	return true
+}
+
+// NewCtx returns a context for running a command as client cl.
+func (e *Engine) NewCtx(cl *Client, w *resp.Writer, now int64) *Ctx {
+	return &Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
+}
+
+// Call runs one client command and records statistics.
+func (e *Engine) Call(cl *Client, args [][]byte) {
+	now := e.NowMs()
+	w := e.Writer(cl)
+	mode := cl.ReplyMode
+	if mode != ReplyOn {
+		e.scratch.Reset()
+		e.scratch.Proto = cl.W.Proto
+		w = &e.scratch
+	}
+	e.current = cl
+	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
+	Exec(&ctx, args)
+	e.current = nil
+	e.Stats.Commands++
+	cl.LastInteraction = now
+	if ctx.Spec != nil {
+		cl.LastCmd = ctx.Spec.FullName()
+	}
+	if mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {
+		cl.ReplyMode = ReplyOn
+	}
+	e.afterCommand()
+}
+
+// ProcessBatch runs a pipeline of commands from cl in order. done is called
+// after their replies were handed to the connection (from FlushOutputs), or
+// after the client was freed. If a command blocks, the rest of the pipeline,
+// and any later pipeline, waits until the client is unblocked.
+func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
+	if cl.freed {
+		e.doneQueue = append(e.doneQueue, done)
+		return
+	}
+	cl.queue = append(cl.queue, batch{cmds: cmds, done: done})
+	if !cl.blk.blocked {
+		e.runPending(cl)
+	}
+}
+
+type batch struct {
+	cmds [][][]byte
+	done func()
+}
+
+// runPending runs queued commands until the queue is empty or the client
+// blocks.
+func (e *Engine) runPending(cl *Client) {
+	for len(cl.queue) > 0 {
+		b := &cl.queue[0]
+		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.freed && !cl.CloseAfterReply {
+			args := b.cmds[0]
+			b.cmds = b.cmds[1:]
+			e.Stats.NetInputBytes += approxSize(args)
+			e.Call(cl, args)
+		}
+		if cl.blk.blocked && !cl.freed {
+			return
+		}
+		e.markDirty(cl)
+		e.doneQueue = append(e.doneQueue, b.done)
+		cl.queue[0] = batch{}
+		cl.queue = cl.queue[1:]
+	}
+	cl.queue = cl.queue[:0:0]
+}
+
+func approxSize(args [][]byte) int64 {
+	n := int64(4)
+	for _, a := range args {
+		n += int64(len(a)) + 8
+	}
+	return n
+}
+
+// Done runs the completion callbacks of finished batches; FlushOutputs
+// calls it after delivering output.
+func (e *Engine) runDone() {
+	for i, d := range e.doneQueue {
+		d()
+		e.doneQueue[i] = nil
+	}
+	e.doneQueue = e.doneQueue[:0]
+}

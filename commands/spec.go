@@ -1,0 +1,193 @@
+package commands
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Flag is a command flag, named as in Redis's command table.
+type Flag uint32
+
+// Command flags.
+const (
+	Write       Flag = 1 << iota // modifies the keyspace; replicated
+	ReadOnly                     // reads the keyspace only
+	DenyOOM                      // may grow memory
+	Admin                        // administrative
+	PubSub                       // pub/sub related
+	NoScript                     // refused inside scripts
+	Blocking                     // may block the client
+	Loading                      // allowed while loading
+	Stale                        // allowed on a stale replica
+	SkipMonitor                  // not shown by MONITOR
+	SkipSlowlog                  // not logged by SLOWLOG
+	Fast                         // O(1) or O(log N)
+	NoAuth                       // allowed before AUTH
+	MayReplicate                 // may replicate (PUBLISH, ...)
+	NoMulti                      // refused inside MULTI
+	AllowBusy                    // allowed while a script is busy
+	Sentinel                     // sentinel command
+	NoMandatoryKeys              // key arguments are optional
+)
+
+var flagNames = []struct {
+	f    Flag
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"},
+	{Admin, "admin"}, {PubSub, "pubsub"}, {NoScript, "noscript"},
+	{Blocking, "blocking"}, {Loading, "loading"}, {Stale, "stale"},
+	{SkipMonitor, "skip_monitor"}, {SkipSlowlog, "skip_slowlog"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, {MayReplicate, "may_replicate"},
+	{NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
+	{NoMandatoryKeys, "no_mandatory_keys"},
+}
+
+// FlagNames returns the names of the flags set in f, in Redis's order.
+func (f Flag) Names() []string {
+	var out []string
+	for _, fn := range flagNames {
+		if f&fn.f != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// Handler executes one command. args[0] is the command name as sent.
+// Arity has been checked before a handler runs.
+type Handler func(c *Ctx, args [][]byte)
+
+// Spec declares one command: the command table is the one place a command
+// exists. Arity follows Redis: N means exactly N arguments including the
+// name, -N means at least N.
+type Spec struct {
+	Name     string // lower case; "config|get" style for subcommands is derived
+	Arity    int
+	Flags    Flag
+	FirstKey int // position of the first key, 0 for none
+	LastKey  int // position of the last key; negative counts from the end
+	Step     int
+	Fn       Handler
+	// Keys, when set, returns the key positions for commands whose keys are
+	// not described by FirstKey/LastKey/Step (EVAL, ZUNIONSTORE, ...).
+	Keys func(args [][]byte) []int
+	// ACL categories without the '@' (e.g. "keyspace", "write", "fast"),
+	// reported by COMMAND INFO.
+	ACL []string
+	// Sub holds the subcommands of a container command (CONFIG, CLIENT, ...);
+	// the container's Fn is not called when Sub is set.
+	Sub []*Spec
+
+	parent *Spec
+	subs   map[string]*Spec
+}
+
+// FullName is the name Redis uses in errors and COMMAND: "get", "config|get".
+func (s *Spec) FullName() string {
+	if s.parent != nil {
+		return s.parent.Name + "|" + s.Name
+	}
+	return s.Name
+}
+
+// Parent returns the container of a subcommand, or nil.
+func (s *Spec) Parent() *Spec { return s.parent }
+
+// Subcommand returns the subcommand named name (any case), or nil.
+func (s *Spec) Subcommand(name []byte) *Spec {
+	if sp, ok := s.subs[string(name)]; ok {
+		return sp
+	}
+	return s.subs[strings.ToLower(string(name))]
+}
+
+// CheckArity reports whether argc satisfies the spec's arity.
+func (s *Spec) CheckArity(argc int) bool {
+	if s.Arity > 0 {
+		return argc == s.Arity
+	}
+	return argc >= -s.Arity
+}
+
+// KeyPositions returns the argument positions holding keys.
+func (s *Spec) KeyPositions(args [][]byte) []int {
+	if s.Keys != nil {
+		return s.Keys(args)
+	}
+	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
+		return nil
+	}
+	last := s.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	if last >= len(args) {
+		last = len(args) - 1
+	}
+	step := s.Step
+	if step <= 0 {
+		step = 1
+	}
+	var out []int
+	for i := s.FirstKey; i <= last; i += step {
+		out = append(out, i)
+	}
+	return out
+}
+
+var table = map[string]*Spec{}
+
+// Register adds command specs to the table. It panics on a duplicate name,
+// so two families can never declare the same command.
+func Register(specs []*Spec) {
+	for _, s := range specs {
+		if s.Name != strings.ToLower(s.Name) {
+			panic(fmt.Sprintf("commands: %q must be lower case", s.Name))
+		}
+		if _, dup := table[s.Name]; dup {
+			panic(fmt.Sprintf("commands: %q registered twice", s.Name))
+		}
+		if len(s.Sub) > 0 {
+			s.subs = map[string]*Spec{}
+			for _, sub := range s.Sub {
+				if _, dup := s.subs[sub.Name]; dup {
+					panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
+				}
+				sub.parent = s
+				s.subs[sub.Name] = sub
+			}
+		}
+		table[s.Name] = s
+	}
+}
+
+// Lookup returns the spec for a command name in any case, or nil.
+func Lookup(name []byte) *Spec {
+	if s, ok := table[string(name)]; ok {
+		return s
+	}
+	var buf [32]byte
+	if len(name) <= len(buf) {
+		lower := buf[:len(name)]
+		for i, c := range name {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+		return table[string(lower)]
+	}
+	return table[strings.ToLower(string(name))]
+}
+
+// All returns every top-level spec sorted by name.
+func All() []*Spec {
+	out := make([]*Spec, 0, len(table))
+	for _, s := range table {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

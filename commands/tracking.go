@@ -1,0 +1,18 @@
+package commands
+
+// trackingState holds client-side caching state.
+type trackingState struct{}
+
+// trackClient is a client's tracking configuration.
+type trackClient struct{}
+
+func (e *Engine) initTracking() {}
+
+func (e *Engine) trackingInvalidate(key string) {}
+
+func (e *Engine) trackingFreeClient(c *Client) {}
+
+// monitorState holds MONITOR clients.
+type monitorState struct{}
+
+func (e *Engine) monitorFreeClient(c *Client) {}

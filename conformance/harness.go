@@ -1,0 +1,391 @@
+// Package conformance is lockkv's parity suite: every case sends the same
+// commands to lockkv and to a real Redis and requires the same replies,
+// byte for byte unless a case says otherwise (DoSorted for replies whose
+// order Redis leaves undefined, DoApprox for TTL-like integers).
+//
+// By default the suite starts lockkv in-process and redis-server (found on
+// PATH) on free ports. Environment variables point it elsewhere:
+//
+//	LOCKKV_ADDR=host:port   test this lockkv (or any server) instead
+//	REDIS_ADDR=host:port    compare against this Redis instead
+//
+// Without a Redis to compare against, the parity cases skip, loudly.
+package conformance
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lockkv/lockkv"
+)
+
+// Conn is a raw RESP connection.
+type Conn struct {
+	nc   net.Conn
+	r    *bufio.Reader
+	Addr string
+}
+
+// Dial connects to addr.
+func Dial(addr string) (*Conn, error) {
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{nc: nc, r: bufio.NewReader(nc), Addr: addr}, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// Send writes a command without reading its reply.
+func (c *Conn) Send(args ...string) error { return c.SendRaw(encodeCommand(args)) }
+
+// SendRaw writes raw bytes.
+func (c *Conn) SendRaw(b []byte) error {
+	c.nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := c.nc.Write(b)
+	return err
+}
+
+// Read reads one reply, waiting at most timeout.
+func (c *Conn) Read(timeout time.Duration) (Value, error) {
+	c.nc.SetReadDeadline(time.Now().Add(timeout))
+	return readValue(c.r)
+}
+
+// Do sends a command and reads its reply.
+func (c *Conn) Do(args ...string) (Value, error) {
+	if err := c.Send(args...); err != nil {
+		return Value{}, err
+	}
+	return c.Read(10 * time.Second)
+}
+
+// Closed reports whether the server closed the connection within timeout.
+func (c *Conn) Closed(timeout time.Duration) bool {
+	c.nc.SetReadDeadline(time.Now().Add(timeout))
+	_, err := c.r.ReadByte()
+	if err == nil {
+		return false
+	}
+	ne, ok := err.(net.Error)
+	return !(ok && ne.Timeout())
+}
+
+var (
+	lockkvAddr string
+	redisAddr  string
+	skipReason string
+
+	comparisons atomic.Int64
+	divergences atomic.Int64
+)
+
+// LockkvAddr returns the address of the lockkv under test.
+func LockkvAddr() string { return lockkvAddr }
+
+// RedisAddr returns the address of the reference Redis, or "".
+func RedisAddr() string { return redisAddr }
+
+// Main starts the servers, runs the suite and reports its size; a test
+// package's TestMain calls it: func TestMain(m *testing.M) { os.Exit(conformance.Main(m)) }.
+func Main(m *testing.M) int {
+	lockkvAddr = os.Getenv("LOCKKV_ADDR")
+	if lockkvAddr == "" {
+		srv := lockkv.NewServer(lockkv.Config{})
+		if err := srv.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance: cannot start lockkv:", err)
+			return 1
+		}
+		defer srv.Close()
+		lockkvAddr = srv.Addr()
+	}
+	redisAddr = os.Getenv("REDIS_ADDR")
+	if redisAddr == "" {
+		addr, stop, err := startRedis()
+		if err != nil {
+			skipReason = err.Error()
+			fmt.Fprintf(os.Stderr, "\n!!!!!!!!\n!!! conformance: %v\n!!! THE PARITY SUITE IS SKIPPED. Install redis-server (apt-get install -y redis-server) to run it.\n!!!!!!!!\n\n", err)
+		} else {
+			defer stop()
+			redisAddr = addr
+		}
+	}
+	code := m.Run()
+	if redisAddr != "" {
+		fmt.Printf("conformance: %d comparisons against Redis, %d divergences\n", comparisons.Load(), divergences.Load())
+	}
+	return code
+}
+
+// startRedis runs redis-server on a free port with persistence off.
+func startRedis() (addr string, stop func(), err error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", nil, fmt.Errorf("redis-server not found on PATH")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir, err := os.MkdirTemp("", "lockkv-conformance-redis")
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(bin,
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no",
+		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
+		"--enable-debug-command", "yes")
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := Dial(addr)
+		if err == nil {
+			v, err := c.Do("PING")
+			c.Close()
+			if err == nil && v.Str == "PONG" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return "", nil, fmt.Errorf("redis-server did not start on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return addr, func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		os.RemoveAll(dir)
+	}, nil
+}
+
+// Pair is a connection to lockkv (L) and one to Redis (R). Every Do sends
+// the same command to both and fails the test unless the replies agree.
+type Pair struct {
+	t    testing.TB
+	L, R *Conn
+}
+
+// NewPair connects to both servers and flushes all their data, so each test
+// starts from an empty keyspace. It skips the test when no Redis is there.
+func NewPair(t testing.TB) *Pair {
+	t.Helper()
+	p := Connect(t)
+	p.Do("FLUSHALL")
+	return p
+}
+
+// Connect opens another connection pair without flushing (for a second
+// client in the same test).
+func Connect(t testing.TB) *Pair {
+	t.Helper()
+	if redisAddr == "" {
+		t.Skip("conformance: no Redis to compare against: " + skipReason)
+	}
+	l, err := Dial(lockkvAddr)
+	if err != nil {
+		t.Fatalf("dial lockkv: %v", err)
+	}
+	r, err := Dial(redisAddr)
+	if err != nil {
+		l.Close()
+		t.Fatalf("dial redis: %v", err)
+	}
+	t.Cleanup(func() { l.Close(); r.Close() })
+	return &Pair{t: t, L: l, R: r}
+}
+
+func (p *Pair) both(args []string) (Value, Value) {
+	p.t.Helper()
+	if err := p.L.Send(args...); err != nil {
+		p.t.Fatalf("%q: lockkv send: %v", args, err)
+	}
+	if err := p.R.Send(args...); err != nil {
+		p.t.Fatalf("%q: redis send: %v", args, err)
+	}
+	return p.read(args)
+}
+
+func (p *Pair) read(what any) (Value, Value) {
+	p.t.Helper()
+	rv, err := p.R.Read(10 * time.Second)
+	if err != nil {
+		p.t.Fatalf("%q: redis read: %v", what, err)
+	}
+	lv, err := p.L.Read(10 * time.Second)
+	if err != nil {
+		p.t.Fatalf("%q: lockkv read: %v (redis said %v)", what, err, rv)
+	}
+	return lv, rv
+}
+
+func (p *Pair) check(what any, lv, rv Value, same bool) {
+	p.t.Helper()
+	comparisons.Add(1)
+	if !same {
+		divergences.Add(1)
+		p.t.Errorf("%q:\n  lockkv: %v\n  redis:  %v", what, lv, rv)
+	}
+}
+
+// Do sends args to both servers and requires identical replies. It returns
+// Redis's reply.
+func (p *Pair) Do(args ...string) Value {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, Equal(lv, rv))
+	return rv
+}
+
+// DoSorted is Do for replies whose element order is undefined.
+func (p *Pair) DoSorted(args ...string) Value {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, Equal(lv.Sorted(), rv.Sorted()))
+	return rv
+}
+
+// DoPairsSorted is Do for flat key/value arrays (HGETALL under RESP2) whose
+// pair order is undefined.
+func (p *Pair) DoPairsSorted(args ...string) Value {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, Equal(lv.SortedPairs(), rv.SortedPairs()))
+	return rv
+}
+
+// DoApprox is Do where integer replies (TTL, PTTL, OBJECT IDLETIME) may
+// differ by at most delta.
+func (p *Pair) DoApprox(delta int64, args ...string) Value {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, approxEqual(lv, rv, delta))
+	return rv
+}
+
+// DoShape is Do where only the reply's shape must match: the same types and
+// lengths, any contents (RANDOMKEY, SPOP, CLIENT ID, ...).
+func (p *Pair) DoShape(args ...string) (Value, Value) {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, sameShape(lv, rv))
+	return lv, rv
+}
+
+// Send sends args to both servers without reading replies.
+func (p *Pair) Send(args ...string) {
+	p.t.Helper()
+	if err := p.L.Send(args...); err != nil {
+		p.t.Fatalf("%q: lockkv send: %v", args, err)
+	}
+	if err := p.R.Send(args...); err != nil {
+		p.t.Fatalf("%q: redis send: %v", args, err)
+	}
+}
+
+// SendRaw sends raw bytes to both servers.
+func (p *Pair) SendRaw(b []byte) {
+	p.t.Helper()
+	if err := p.L.SendRaw(b); err != nil {
+		p.t.Fatalf("lockkv send: %v", err)
+	}
+	if err := p.R.SendRaw(b); err != nil {
+		p.t.Fatalf("redis send: %v", err)
+	}
+}
+
+// Receive reads the next reply or push message from both and requires them
+// to be identical.
+func (p *Pair) Receive() Value {
+	p.t.Helper()
+	lv, rv := p.read("receive")
+	p.check("receive", lv, rv, Equal(lv, rv))
+	return rv
+}
+
+// ReceiveSorted reads the next reply from both and compares it unordered.
+func (p *Pair) ReceiveSorted() Value {
+	p.t.Helper()
+	lv, rv := p.read("receive")
+	p.check("receive", lv, rv, Equal(lv.Sorted(), rv.Sorted()))
+	return rv
+}
+
+// NoReply requires that neither server sends anything within d.
+func (p *Pair) NoReply(d time.Duration) {
+	p.t.Helper()
+	for _, c := range []*Conn{p.L, p.R} {
+		if v, err := c.Read(d); err == nil {
+			comparisons.Add(1)
+			divergences.Add(1)
+			p.t.Errorf("%s sent %v, expected nothing", c.Addr, v)
+		}
+	}
+	comparisons.Add(1)
+}
+
+// Closed requires that both servers closed the connection (within d).
+func (p *Pair) Closed(d time.Duration) {
+	p.t.Helper()
+	l, r := p.L.Closed(d), p.R.Closed(d)
+	p.check("closed", Value{Kind: '+', Str: strconv.FormatBool(l)}, Value{Kind: '+', Str: strconv.FormatBool(r)}, l == r)
+}
+
+func approxEqual(a, b Value, delta int64) bool {
+	if a.Kind == ':' && b.Kind == ':' {
+		x, err1 := strconv.ParseInt(a.Str, 10, 64)
+		y, err2 := strconv.ParseInt(b.Str, 10, 64)
+		if err1 != nil || err2 != nil {
+			return a.Str == b.Str
+		}
+		d := x - y
+		if d < 0 {
+			d = -d
+		}
+		return d <= delta
+	}
+	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Null != b.Null {
+		return false
+	}
+	if len(a.Elems) == 0 {
+		return a.Str == b.Str
+	}
+	for i := range a.Elems {
+		if !approxEqual(a.Elems[i], b.Elems[i], delta) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameShape(a, b Value) bool {
+	if a.Kind != b.Kind || a.Null != b.Null || len(a.Elems) != len(b.Elems) {
+		return false
+	}
+	if a.Kind == '-' {
+		return a.Str == b.Str
+	}
+	for i := range a.Elems {
+		if !sameShape(a.Elems[i], b.Elems[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,3 @@
+module github.com/lockkv/lockkv
+
+go 1.26.8

@@ -1,0 +1,294 @@
+// Package lockkv is a lock server that speaks Redis: the same protocol,
+// commands and Lua scripting that Redisson, redsync and redislock rely on.
+//
+// Embedded in a Go test:
+//
+//	func TestLocks(t *testing.T) {
+//		srv := lockkv.RunT(t)              // real server on a free port
+//		rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+//		...
+//		srv.Clock().FastForward(30 * time.Second) // leases run out now
+//	}
+//
+// Unlike a fake, this is the server the lockkv binary runs: one goroutine
+// owns the keyspace and runs every command in arrival order, time passes by
+// itself, and a test may take control of the clock.
+package lockkv
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Config configures a Server. The zero value listens on a free loopback
+// port with Redis's defaults.
+type Config struct {
+	// Addr is the TCP address to listen on; "" means "127.0.0.1:0".
+	Addr string
+	// RequirePass, when set, makes clients AUTH first.
+	RequirePass string
+	// Databases is the number of databases (default 16).
+	Databases int
+	// MaxClients bounds concurrent clients (default 10000).
+	MaxClients int
+	// Clock is the server's time source; nil means the system clock. Use a
+	// *TestClock to move time in tests.
+	Clock store.Clock
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is a lockkv server.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	eng    *commands.Engine
+	clock  store.Clock
+	ln     net.Listener
+	reqs   chan request
+	quit   chan struct{}
+	loopWG sync.WaitGroup
+	connWG sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[*conn]struct{}
+	closed bool
+}
+
+type request struct {
+	c    *conn
+	b    *batch // nil for connect/close events
+	kind int
+	fn   func()
+}
+
+const (
+	reqBatch = iota
+	reqConnect
+	reqClose
+	reqCall
+)
+
+// NewServer returns a server for cfg; Start makes it listen.
+func NewServer(cfg Config) *Server {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ecfg := commands.NewConfig()
+	if cfg.Databases > 0 {
+		ecfg.Databases = cfg.Databases
+	}
+	if cfg.MaxClients > 0 {
+		ecfg.MaxClients = cfg.MaxClients
+	}
+	ecfg.RequirePass = cfg.RequirePass
+	s := &Server{
+		cfg:   cfg,
+		log:   log,
+		clock: cfg.Clock,
+		eng:   commands.NewEngine(ecfg, cfg.Clock),
+		reqs:  make(chan request, 1024),
+		quit:  make(chan struct{}),
+		conns: map[*conn]struct{}{},
+	}
+	if tc, ok := cfg.Clock.(*TestClock); ok {
+		tc.attach(s)
+	}
+	return s
+}
+
+// Start listens on the configured address and serves clients in the
+// background.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.loopWG.Add(2)
+	go s.loop()
+	go s.acceptLoop()
+	s.log.Info("lockkv listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr returns the address the server listens on ("127.0.0.1:port").
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return s.cfg.Addr
+	}
+	return s.ln.Addr().String()
+}
+
+// Engine returns the command engine. It must only be used inside Do.
+func (s *Server) Engine() *commands.Engine { return s.eng }
+
+// Do runs fn on the command goroutine, between commands, and waits for it.
+// It is how embedding code and tests touch the keyspace directly.
+func (s *Server) Do(fn func(e *commands.Engine)) {
+	done := make(chan struct{})
+	select {
+	case s.reqs <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+		<-done
+	case <-s.quit:
+	}
+}
+
+// Close stops listening, closes every connection and stops the command
+// goroutine. It waits for all of them.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	var err error
+	if s.ln != nil {
+		err = s.ln.Close()
+	}
+	for _, c := range conns {
+		c.nc.Close()
+	}
+	s.connWG.Wait()
+	close(s.quit)
+	s.loopWG.Wait()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) acceptLoop() {
+	defer s.loopWG.Done()
+	var backoff time.Duration
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			// EMFILE and the like: back off and retry, as net/http does.
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+			} else if backoff < time.Second {
+				backoff *= 2
+			}
+			s.log.Warn("accept failed", "err", err)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		c := newConn(s, nc)
+		s.conns[c] = struct{}{}
+		s.connWG.Add(1)
+		s.mu.Unlock()
+		go c.serve()
+	}
+}
+
+// loop is the command goroutine: it alone touches the engine.
+func (s *Server) loop() {
+	defer s.loopWG.Done()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	wake := time.NewTimer(time.Hour)
+	defer wake.Stop()
+	for {
+		select {
+		case r := <-s.reqs:
+			s.handle(r)
+		drain:
+			for i := 0; i < 512; i++ {
+				select {
+				case r := <-s.reqs:
+					s.handle(r)
+				default:
+					break drain
+				}
+			}
+		case <-tick.C:
+			s.eng.Cron()
+		case <-wake.C:
+			s.eng.Cron()
+		case <-s.quit:
+			return
+		}
+		s.eng.FlushOutputs()
+		if at := s.eng.NextWakeup(); at > 0 {
+			d := time.Duration(at-s.eng.NowMs()) * time.Millisecond
+			if d < 0 {
+				d = 0
+			}
+			wake.Reset(d)
+		}
+	}
+}
+
+func (s *Server) handle(r request) {
+	switch r.kind {
+	case reqBatch:
+		b := r.b
+		s.eng.ProcessBatch(r.c.client, b.cmds, b.ack)
+	case reqConnect:
+		r.c.client = s.eng.NewClient(r.c)
+		if len(s.eng.Clients()) > s.eng.Config.MaxClients {
+			s.eng.Stats.RejectedConns++
+			w := s.eng.Writer(r.c.client)
+			w.Error(commands.ErrMaxClients)
+			r.c.client.CloseAfterReply = true
+		}
+		close(r.c.ready)
+	case reqClose:
+		if r.c.client != nil {
+			s.eng.FreeClient(r.c.client)
+		}
+	case reqCall:
+		r.fn()
+	}
+}
+
+// submit hands a request to the command goroutine.
+func (s *Server) submit(r request) bool {
+	select {
+	case s.reqs <- r:
+		return true
+	case <-s.quit:
+		return false
+	}
+}
+
+// cronNow asks the command goroutine to run its periodic work now (after a
+// test moved the clock).
+func (s *Server) cronNow() {
+	s.Do(func(e *commands.Engine) { e.Cron() })
+}

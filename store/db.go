@@ -1,0 +1,232 @@
+package store
+
+import (
+	"container/heap"
+
+	"github.com/lockkv/lockkv/internal/dict"
+)
+
+// Entry is one key's value and deadline.
+type Entry struct {
+	Value Value
+	// Expire is the absolute deadline in Unix milliseconds; 0 means none.
+	Expire int64
+	// Access is the last access time in Unix milliseconds (OBJECT IDLETIME).
+	Access int64
+}
+
+// Expired reports whether the entry's deadline has passed at now.
+func (e *Entry) Expired(now int64) bool { return e.Expire != 0 && e.Expire <= now }
+
+// DB is one numbered database.
+type DB struct {
+	keys    *dict.Dict[Entry]
+	expires int
+	// deadlines is a min-heap of (deadline, key). It may hold stale items for
+	// keys whose deadline changed; they are skipped when popped and purged
+	// when they outnumber live deadlines.
+	deadlines deadlineHeap
+}
+
+// NewDB returns an empty database.
+func NewDB() *DB { return &DB{keys: dict.New[Entry]()} }
+
+// Len returns the number of keys, including expired keys not yet reclaimed
+// (as Redis's DBSIZE does).
+func (db *DB) Len() int { return db.keys.Len() }
+
+// ExpiresLen returns how many keys have a deadline.
+func (db *DB) ExpiresLen() int { return db.expires }
+
+// Lookup returns key's entry, or nil when the key is missing or expired at
+// now. It does not delete expired keys (see DeleteIfExpired).
+func (db *DB) Lookup(key string, now int64) *Entry {
+	e := db.keys.Get(key)
+	if e == nil || e.Expired(now) {
+		return nil
+	}
+	return e
+}
+
+// Peek returns key's entry even if it is expired.
+func (db *DB) Peek(key string) *Entry { return db.keys.Get(key) }
+
+// DeleteIfExpired removes key if it exists and is expired at now, and
+// reports whether it did.
+func (db *DB) DeleteIfExpired(key string, now int64) bool {
+	e := db.keys.Get(key)
+	if e == nil || !e.Expired(now) {
+		return false
+	}
+	db.Delete(key)
+	return true
+}
+
+// Set stores v under key with deadline expire (0 for none), replacing any
+// previous value and deadline. It returns the entry.
+func (db *DB) Set(key string, v Value, expire int64, now int64) *Entry {
+	e, added := db.keys.Upsert(key)
+	if !added && e.Expire != 0 {
+		db.expires--
+	}
+	e.Value = v
+	e.Expire = 0
+	e.Access = now
+	if expire != 0 {
+		db.setDeadline(key, e, expire)
+	}
+	return e
+}
+
+// Replace stores v under key, keeping the key's current deadline (as
+// Redis's KEEPTTL and in-place updates do). A missing key gets no deadline.
+func (db *DB) Replace(key string, v Value, now int64) *Entry {
+	e, _ := db.keys.Upsert(key)
+	e.Value = v
+	e.Access = now
+	return e
+}
+
+// Delete removes key, reporting whether it existed.
+func (db *DB) Delete(key string) bool {
+	e := db.keys.Get(key)
+	if e == nil {
+		return false
+	}
+	if e.Expire != 0 {
+		db.expires--
+	}
+	db.keys.Delete(key)
+	return true
+}
+
+// SetExpire sets key's deadline (0 removes it) and reports whether the key
+// exists.
+func (db *DB) SetExpire(key string, at int64) bool {
+	e := db.keys.Get(key)
+	if e == nil {
+		return false
+	}
+	if e.Expire != 0 {
+		db.expires--
+		e.Expire = 0
+	}
+	if at != 0 {
+		db.setDeadline(key, e, at)
+	}
+	return true
+}
+
+func (db *DB) setDeadline(key string, e *Entry, at int64) {
+	e.Expire = at
+	db.expires++
+	heap.Push(&db.deadlines, deadline{at: at, key: key})
+	if len(db.deadlines) > 64 && len(db.deadlines) > 4*db.expires {
+		db.compactDeadlines()
+	}
+}
+
+func (db *DB) compactDeadlines() {
+	live := db.deadlines[:0]
+	for _, d := range db.deadlines {
+		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
+			live = append(live, d)
+		}
+	}
+	for i := len(live); i < len(db.deadlines); i++ {
+		db.deadlines[i] = deadline{}
+	}
+	db.deadlines = live
+	heap.Init(&db.deadlines)
+}
+
+// NextDeadline returns the earliest pending deadline, or 0 if none. It may
+// be a stale deadline; it is never later than the true earliest one.
+func (db *DB) NextDeadline() int64 {
+	if len(db.deadlines) == 0 {
+		return 0
+	}
+	return db.deadlines[0].at
+}
+
+// ExpireDue removes up to max keys whose deadline is at or before now,
+// calling fn(key) for each just before it is removed, and returns how many
+// it removed. Only keys that are due are examined, so the cost is
+// proportional to the work done, never to the size of the keyspace.
+func (db *DB) ExpireDue(now int64, max int, fn func(key string)) int {
+	n := 0
+	for n < max && len(db.deadlines) > 0 && db.deadlines[0].at <= now {
+		d := heap.Pop(&db.deadlines).(deadline)
+		e := db.keys.Get(d.key)
+		if e == nil || e.Expire != d.at {
+			continue // stale
+		}
+		if fn != nil {
+			fn(d.key)
+		}
+		db.Delete(d.key)
+		n++
+	}
+	return n
+}
+
+// DueKeys returns up to max keys whose deadline is at or before now, without
+// removing them (for a leader that replicates expiry as log entries).
+func (db *DB) DueKeys(now int64, max int) []string {
+	var out []string
+	for _, d := range db.deadlines {
+		if len(out) >= max {
+			break
+		}
+		if d.at > now {
+			continue
+		}
+		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
+			out = append(out, d.key)
+		}
+	}
+	return out
+}
+
+// Flush removes every key.
+func (db *DB) Flush() {
+	db.keys.Clear()
+	db.expires = 0
+	db.deadlines = nil
+}
+
+// Range calls fn for every key, expired or not, until fn returns false. fn
+// must not modify the database.
+func (db *DB) Range(fn func(key string, e *Entry) bool) { db.keys.Range(fn) }
+
+// Scan continues a SCAN iteration at cursor (see dict.Dict.Scan).
+func (db *DB) Scan(cursor uint64, fn func(key string, e *Entry)) uint64 {
+	return db.keys.Scan(cursor, fn)
+}
+
+// Random returns a random key (expired ones included; callers retry).
+func (db *DB) Random(rnd func(n uint64) uint64) (string, *Entry, bool) {
+	return db.keys.Random(rnd)
+}
+
+// Swap exchanges the contents of two databases (SWAPDB).
+func (db *DB) Swap(other *DB) { *db, *other = *other, *db }
+
+type deadline struct {
+	at  int64
+	key string
+}
+
+type deadlineHeap []deadline
+
+func (h deadlineHeap) Len() int           { return len(h) }
+func (h deadlineHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h deadlineHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *deadlineHeap) Push(x any)        { *h = append(*h, x.(deadline)) }
+func (h *deadlineHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = deadline{}
+	*h = old[:len(old)-1]
+	return x
+}

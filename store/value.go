@@ -1,0 +1,94 @@
+// Package store is lockkv's keyspace: typed values, millisecond expiry and
+// the clock interface. It holds no locks, speaks no RESP and never reads the
+// wall clock: every call that depends on time takes "now" in Unix
+// milliseconds, so the same calls replayed with the same times give the same
+// keyspace (the property Raft apply relies on). It is owned by one goroutine.
+package store
+
+import (
+	"strconv"
+	"time"
+)
+
+// Clock is the one source of time for a server. Everything that reads time
+// (TTL, PTTL, TIME, expiry, scripts) reads it through a Clock.
+type Clock interface {
+	Now() time.Time
+}
+
+// Type is a value's Redis type.
+type Type uint8
+
+// The Redis types lockkv stores.
+const (
+	TypeString Type = iota + 1
+	TypeList
+	TypeSet
+	TypeZSet
+	TypeHash
+)
+
+// String returns the name TYPE replies with.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeList:
+		return "list"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	case TypeHash:
+		return "hash"
+	}
+	return "none"
+}
+
+// Value is a stored value: *String, *Hash, *List, *Set or *ZSet.
+type Value interface {
+	Type() Type
+	// Encoding is the name OBJECT ENCODING reports.
+	Encoding() string
+}
+
+// String is a string value. Raw is set once the value was modified in place
+// (APPEND, SETRANGE), which Redis reports as the "raw" encoding.
+type String struct {
+	B   []byte
+	Raw bool
+}
+
+// NewString returns a string value holding a copy of b.
+func NewString(b []byte) *String {
+	return &String{B: append(make([]byte, 0, len(b)), b...)}
+}
+
+// Type implements Value.
+func (s *String) Type() Type { return TypeString }
+
+// Encoding implements Value: int, embstr or raw, as Redis decides.
+func (s *String) Encoding() string {
+	if len(s.B) <= 20 && !s.Raw {
+		if _, err := strconv.ParseInt(string(s.B), 10, 64); err == nil && isCanonicalInt(s.B) {
+			return "int"
+		}
+	}
+	if len(s.B) <= 44 && !s.Raw {
+		return "embstr"
+	}
+	return "raw"
+}
+
+func isCanonicalInt(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if b[0] == '-' {
+		b = b[1:]
+		if len(b) == 0 || b[0] == '0' {
+			return false
+		}
+	}
+	return b[0] != '0' || len(b) == 1
+}
