@@ -17,7 +17,7 @@ type conn struct {
 	s      *Server
 	nc     net.Conn
 	client *commands.Client
-	ready chan struct{}
+	ready  chan struct{}
 
 	// acks returns finished batches to the reader for reuse.
 	acks chan *batch

@@ -39,19 +39,19 @@ type Engine struct {
 
 // Stats are the counters INFO reports.
 type Stats struct {
-	Commands           int64
-	Connections        int64
-	RejectedConns      int64
-	ExpiredKeys        int64
-	KeyspaceHits       int64
-	KeyspaceMisses     int64
-	NetInputBytes      int64
-	NetOutputBytes     int64
-	Dirty              int64 // writes since start (Redis's server.dirty)
-	PubSubMessages     int64
-	TotalErrorReplies  int64
-	UnexpectedErrors   int64
-	TotalBlockingKeys  int64
+	Commands          int64
+	Connections       int64
+	RejectedConns     int64
+	ExpiredKeys       int64
+	KeyspaceHits      int64
+	KeyspaceMisses    int64
+	NetInputBytes     int64
+	NetOutputBytes    int64
+	Dirty             int64 // writes since start (Redis's server.dirty)
+	PubSubMessages    int64
+	TotalErrorReplies int64
+	UnexpectedErrors  int64
+	TotalBlockingKeys int64
 }
 
 // NewEngine returns an engine with cfg's databases and settings. clock may

@@ -21,7 +21,7 @@ const (
 	NotifyKeyMiss                          // m
 	NotifyModule                           // d
 	NotifyNew                              // n
-	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash |
+	NotifyAll      = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash |
 		NotifyZSet | NotifyExpired | NotifyEvicted | NotifyStream | NotifyModule // A
 )
 

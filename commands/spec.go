@@ -11,24 +11,24 @@ type Flag uint32
 
 // Command flags.
 const (
-	Write       Flag = 1 << iota // modifies the keyspace; replicated
-	ReadOnly                     // reads the keyspace only
-	DenyOOM                      // may grow memory
-	Admin                        // administrative
-	PubSub                       // pub/sub related
-	NoScript                     // refused inside scripts
-	Blocking                     // may block the client
-	Loading                      // allowed while loading
-	Stale                        // allowed on a stale replica
-	SkipMonitor                  // not shown by MONITOR
-	SkipSlowlog                  // not logged by SLOWLOG
-	Fast                         // O(1) or O(log N)
-	NoAuth                       // allowed before AUTH
-	MayReplicate                 // may replicate (PUBLISH, ...)
-	NoMulti                      // refused inside MULTI
-	AllowBusy                    // allowed while a script is busy
-	Sentinel                     // sentinel command
-	NoMandatoryKeys              // key arguments are optional
+	Write           Flag = 1 << iota // modifies the keyspace; replicated
+	ReadOnly                         // reads the keyspace only
+	DenyOOM                          // may grow memory
+	Admin                            // administrative
+	PubSub                           // pub/sub related
+	NoScript                         // refused inside scripts
+	Blocking                         // may block the client
+	Loading                          // allowed while loading
+	Stale                            // allowed on a stale replica
+	SkipMonitor                      // not shown by MONITOR
+	SkipSlowlog                      // not logged by SLOWLOG
+	Fast                             // O(1) or O(log N)
+	NoAuth                           // allowed before AUTH
+	MayReplicate                     // may replicate (PUBLISH, ...)
+	NoMulti                          // refused inside MULTI
+	AllowBusy                        // allowed while a script is busy
+	Sentinel                         // sentinel command
+	NoMandatoryKeys                  // key arguments are optional
 )
 
 var flagNames = []struct {
