@@ -11,8 +11,3 @@ func (e *Engine) initTracking() {}
 func (e *Engine) trackingInvalidate(key string) {}
 
 func (e *Engine) trackingFreeClient(c *Client) {}
-
-// monitorState holds MONITOR clients.
-type monitorState struct{}
-
-func (e *Engine) monitorFreeClient(c *Client) {}

@@ -1,0 +1,6 @@
+package commands
+
+// monitorState holds MONITOR clients.
+type monitorState struct{}
+
+func (e *Engine) monitorFreeClient(c *Client) {}
