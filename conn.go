@@ -22,11 +22,16 @@ type conn struct {
 	// acks returns finished batches to the reader for reuse.
 	acks chan *batch
 
+	// wmu orders writes to nc between the reader (which writes its own
+	// replies when it waited for them) and the writer goroutine.
+	wmu     sync.Mutex
 	mu      sync.Mutex
 	out     []byte
 	spare   []byte
 	closing bool
+	waiting bool // the reader waits for its batch and will write the output
 	wake    chan struct{}
+	blocked chan struct{}
 	done    chan struct{}
 }
 
@@ -47,12 +52,13 @@ const (
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
-		s:     s,
-		nc:    nc,
-		ready: make(chan struct{}),
-		acks:  make(chan *batch, maxOutstanding+1),
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		s:       s,
+		nc:      nc,
+		ready:   make(chan struct{}),
+		acks:    make(chan *batch, maxOutstanding+1),
+		wake:    make(chan struct{}, 1),
+		blocked: make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	return c
 }
@@ -67,7 +73,11 @@ func (c *conn) newBatch() *batch {
 func (c *conn) Deliver(b []byte) {
 	c.mu.Lock()
 	c.out = append(c.out, b...)
+	waiting := c.waiting
 	c.mu.Unlock()
+	if waiting {
+		return // the reader writes it after its batch completes
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -86,6 +96,14 @@ func (c *conn) Close() {
 	}
 }
 
+// Blocked implements commands.Conn.
+func (c *conn) Blocked() {
+	select {
+	case c.blocked <- struct{}{}:
+	default:
+	}
+}
+
 // RemoteAddr implements commands.Conn.
 func (c *conn) RemoteAddr() string { return c.nc.RemoteAddr().String() }
 
@@ -99,30 +117,43 @@ func (c *conn) writeLoop() {
 		case <-c.done:
 			return
 		}
-		c.mu.Lock()
-		out := c.out
-		c.out = c.spare[:0]
-		closing := c.closing
-		c.mu.Unlock()
-		if len(out) > 0 {
-			if _, err := c.nc.Write(out); err != nil {
-				c.nc.Close()
-				return
-			}
-		}
-		c.mu.Lock()
-		if cap(out) <= 256*1024 {
-			c.spare = out[:0]
-		} else {
-			c.spare = nil
-		}
-		if closing && len(c.out) == 0 {
-			c.mu.Unlock()
-			c.nc.Close()
+		if !c.flushOut(false) {
 			return
 		}
-		c.mu.Unlock()
 	}
+}
+
+// flushOut writes pending output; stopWaiting also ends the reader's
+// waiting state. It returns false once the connection is closed.
+func (c *conn) flushOut(stopWaiting bool) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	out := c.out
+	c.out = c.spare[:0]
+	c.spare = nil
+	if stopWaiting {
+		c.waiting = false
+	}
+	closing := c.closing
+	c.mu.Unlock()
+	if len(out) > 0 {
+		if _, err := c.nc.Write(out); err != nil {
+			c.nc.Close()
+			return false
+		}
+	}
+	c.mu.Lock()
+	if cap(out) <= 256*1024 && c.spare == nil {
+		c.spare = out[:0]
+	}
+	if closing && len(c.out) == 0 {
+		c.mu.Unlock()
+		c.nc.Close()
+		return false
+	}
+	c.mu.Unlock()
+	return true
 }
 
 func (c *conn) serve() {
@@ -187,10 +218,26 @@ func (c *conn) serve() {
 			b.cmds = append(b.cmds, args)
 		}
 		if b != nil && len(b.cmds) > 0 {
+			// Wait for the batch and write its replies from this goroutine:
+			// one wake-up fewer per request than handing them to the writer.
+			// If the client blocks (BLPOP), go back to reading instead.
+			c.mu.Lock()
+			c.waiting = true
+			c.mu.Unlock()
 			if !s.submit(request{c: c, b: b, kind: reqBatch}) {
 				return
 			}
 			outstanding++
+			select {
+			case fb := <-c.acks:
+				outstanding--
+				fb.cmds, fb.args = fb.cmds[:0], fb.args[:0]
+				free = append(free, fb)
+			case <-c.blocked:
+			}
+			if !c.flushOut(true) {
+				return
+			}
 		} else if b != nil {
 			free = append(free, b)
 		}

@@ -96,6 +96,9 @@ type Conn interface {
 	Deliver(b []byte)
 	// Close closes the connection (CLIENT KILL, QUIT after its reply).
 	Close()
+	// Blocked tells the connection that its client is blocked (BLPOP...):
+	// the pipeline it sent will finish later.
+	Blocked()
 	RemoteAddr() string
 	LocalAddr() string
 }

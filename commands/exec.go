@@ -155,6 +155,9 @@ func (e *Engine) runPending(cl *Client) {
 			e.Call(cl, args)
 		}
 		if cl.blk.blocked && !cl.freed {
+			if cl.Conn != nil {
+				cl.Conn.Blocked()
+			}
 			return
 		}
 		e.markDirty(cl)

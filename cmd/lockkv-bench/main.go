@@ -1,0 +1,349 @@
+// Command lockkv-bench starts lockkv and redis-server on this machine and
+// drives both with the same client load in one run, printing throughput,
+// latency and the ratio lockkv/Redis per workload, then the memory each
+// needs for a million small lock hashes.
+//
+//	go run ./cmd/lockkv-bench                     # all workloads, 3 runs each
+//	go run ./cmd/lockkv-bench -duration 2s -runs 5 -workloads SET,GET
+//	go run ./cmd/lockkv-bench -memory-keys 1000000 -workloads none
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/bench"
+)
+
+const serveEnv = "LOCKKV_BENCH_SERVE"
+
+func main() {
+	if addr := os.Getenv(serveEnv); addr != "" {
+		serve(addr)
+		return
+	}
+	var (
+		duration   = flag.Duration("duration", 2*time.Second, "measuring time per run")
+		runs       = flag.Int("runs", 3, "runs per workload and server (the median is reported)")
+		conns      = flag.Int("conns", 50, "client connections")
+		pipelines  = flag.String("pipelines", "1,16", "pipeline depths to measure")
+		workloads  = flag.String("workloads", "all", "comma-separated workload names, all, or none")
+		memKeys    = flag.Int("memory-keys", 1000000, "lock hashes for the memory measurement (0 skips it)")
+		redisBin   = flag.String("redis-server", "redis-server", "redis-server binary")
+		lockkvAddr = flag.String("lockkv-addr", "", "measure this lockkv instead of starting one")
+		redisAddr  = flag.String("redis-addr", "", "measure this Redis instead of starting one")
+	)
+	flag.Parse()
+
+	servers := []*server{{name: "lockkv", addr: *lockkvAddr}, {name: "redis", addr: *redisAddr}}
+	if servers[0].addr == "" {
+		if err := servers[0].startLockkv(); err != nil {
+			log.Fatalf("start lockkv: %v", err)
+		}
+	}
+	if servers[1].addr == "" {
+		if err := servers[1].startRedis(*redisBin); err != nil {
+			log.Fatalf("start redis-server: %v", err)
+		}
+	}
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		for _, s := range servers {
+			s.stop()
+		}
+		os.Exit(1)
+	}()
+
+	var depths []int
+	for _, p := range strings.Split(*pipelines, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			log.Fatalf("bad -pipelines %q", *pipelines)
+		}
+		depths = append(depths, n)
+	}
+	selected := selectWorkloads(*workloads)
+
+	fmt.Printf("lockkv-bench: %d connections, %v per run, median of %d runs, GOMAXPROCS=%s, %d CPUs\n",
+		*conns, *duration, *runs, os.Getenv("GOMAXPROCS"), numCPU())
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tpipeline\tlockkv ops/s\tredis ops/s\tratio\tlockkv p50\tlockkv p99\tredis p50\tredis p99\t")
+	for _, w := range selected {
+		for _, depth := range depths {
+			res := make([][]bench.Result, 2)
+			for r := 0; r < *runs; r++ {
+				order := []int{0, 1}
+				if r%2 == 1 {
+					order = []int{1, 0}
+				}
+				for _, i := range order {
+					s := servers[i]
+					if err := s.prepare(w); err != nil {
+						log.Fatalf("%s: prepare %s: %v", s.name, w.Name, err)
+					}
+					out, err := bench.Run(s.addr, w, *conns, depth, *duration)
+					if err != nil {
+						log.Fatalf("%s: %s: %v", s.name, w.Name, err)
+					}
+					res[i] = append(res[i], out)
+				}
+			}
+			l, rd := summarize(res[0]), summarize(res[1])
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%v\t%v\t%v\t%v\t\n", w.Name, depth,
+				l.OpsPerSec, rd.OpsPerSec, l.OpsPerSec/rd.OpsPerSec, l.P50, l.P99, rd.P50, rd.P99)
+			tw.Flush()
+		}
+	}
+	tw.Flush()
+
+	if *memKeys > 0 {
+		fmt.Printf("\nmemory: %d lock hashes (HSET lock:N <uuid>:1 1 + PEXPIRE 30000)\n", *memKeys)
+		for _, s := range servers {
+			used, rss, err := s.memoryPerKey(*memKeys)
+			if err != nil {
+				log.Fatalf("%s: memory: %v", s.name, err)
+			}
+			fmt.Printf("  %-7s used_memory %6.1f bytes/key   RSS %6.1f bytes/key\n", s.name, used, rss)
+		}
+	}
+}
+
+func numCPU() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "processor\t:")
+}
+
+func selectWorkloads(names string) []bench.Workload {
+	all := bench.Workloads()
+	if names == "all" {
+		return all
+	}
+	if names == "none" || names == "" {
+		return nil
+	}
+	var out []bench.Workload
+	for _, n := range strings.Split(names, ",") {
+		found := false
+		for _, w := range all {
+			if strings.EqualFold(w.Name, strings.TrimSpace(n)) {
+				out = append(out, w)
+				found = true
+			}
+		}
+		if !found {
+			log.Fatalf("unknown workload %q", n)
+		}
+	}
+	return out
+}
+
+func summarize(rs []bench.Result) bench.Result {
+	var ops []float64
+	var p50, p99 []time.Duration
+	for _, r := range rs {
+		ops = append(ops, r.OpsPerSec)
+		p50 = append(p50, r.P50)
+		p99 = append(p99, r.P99)
+	}
+	return bench.Result{OpsPerSec: bench.Median(ops), P50: bench.Median(p50), P99: bench.Median(p99)}
+}
+
+type server struct {
+	name string
+	addr string
+	cmd  *exec.Cmd
+	dir  string
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// startLockkv runs lockkv as a separate process (this binary, re-executed)
+// so that it does not share a Go runtime with the load generator.
+func (s *server) startLockkv() error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	s.cmd = exec.Command(self)
+	s.cmd.Env = append(os.Environ(), serveEnv+"="+addr)
+	s.cmd.Stderr = os.Stderr
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.addr = addr
+	return s.waitReady()
+}
+
+func (s *server) startRedis(bin string) error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	s.dir, err = os.MkdirTemp("", "lockkv-bench-redis")
+	if err != nil {
+		return err
+	}
+	s.cmd = exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"))
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.addr = addr
+	return s.waitReady()
+}
+
+func (s *server) waitReady() error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := bench.Dial(s.addr); err == nil {
+			_, err = c.Do("PING")
+			c.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer on %s", s.name, s.addr)
+}
+
+func (s *server) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			s.cmd.Process.Kill()
+		}
+		s.cmd = nil
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+func (s *server) prepare(w bench.Workload) error {
+	c, err := bench.Dial(s.addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.Do("FLUSHALL"); err != nil {
+		return err
+	}
+	if w.Preload != nil {
+		return w.Preload(c)
+	}
+	return nil
+}
+
+// memoryPerKey loads n lock hashes and reports bytes per key from INFO's
+// used_memory and from the process's resident set.
+func (s *server) memoryPerKey(n int) (used, rss float64, err error) {
+	c, err := bench.Dial(s.addr)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close()
+	if _, err := c.Do("FLUSHALL"); err != nil {
+		return 0, 0, err
+	}
+	u0, r0 := s.memory(c)
+	const batch = 1000
+	for i := 0; i < n; i += batch {
+		var buf []byte
+		m := min(batch, n-i)
+		for j := i; j < i+m; j++ {
+			k := []byte("lock:" + strconv.Itoa(j))
+			buf = bench.AppendCommand(buf, []byte("HSET"), k, []byte("8743c9c0-0795-4907-87fd-6c719a6b4586:1"), []byte("1"))
+			buf = bench.AppendCommand(buf, []byte("PEXPIRE"), k, []byte("3000000"))
+		}
+		if err := c.Pipeline(buf, 2*m); err != nil {
+			return 0, 0, err
+		}
+	}
+	u1, r1 := s.memory(c)
+	if _, err := c.Do("FLUSHALL"); err != nil {
+		return 0, 0, err
+	}
+	return float64(u1-u0) / float64(n), float64(r1-r0) / float64(n), nil
+}
+
+func (s *server) memory(c *bench.Client) (used, rss int64) {
+	c.Do("MEMORY", "PURGE") // Redis: jemalloc purge; lockkv: GC. Errors ignored.
+	info, err := c.Do("INFO", "memory")
+	if err == nil {
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+				used, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		rss = processRSS(s.cmd.Process.Pid)
+	}
+	return used, rss
+}
+
+func processRSS(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// serve runs lockkv until SIGTERM (the re-executed child).
+func serve(addr string) {
+	srv := lockkv.NewServer(lockkv.Config{Addr: addr})
+	if err := srv.Start(); err != nil {
+		log.Fatal(err)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	srv.Close()
+}
