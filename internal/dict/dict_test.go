@@ -1,0 +1,149 @@
+package dict
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+func TestDictModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := New[int]()
+	model := map[string]int{}
+	for i := 0; i < 200000; i++ {
+		k := strconv.Itoa(r.IntN(5000))
+		switch r.IntN(4) {
+		case 0, 1:
+			v := r.Int()
+			added := d.Set(k, v)
+			_, had := model[k]
+			if added == had {
+				t.Fatalf("Set(%q) added=%v, model had=%v", k, added, had)
+			}
+			model[k] = v
+		case 2:
+			if d.Delete(k) != (func() bool { _, ok := model[k]; return ok })() {
+				t.Fatalf("Delete(%q) disagrees with model", k)
+			}
+			delete(model, k)
+		case 3:
+			p := d.Get(k)
+			v, ok := model[k]
+			if (p != nil) != ok || (ok && *p != v) {
+				t.Fatalf("Get(%q) = %v, model %v %v", k, p, v, ok)
+			}
+		}
+		if d.Len() != len(model) {
+			t.Fatalf("Len %d, model %d", d.Len(), len(model))
+		}
+	}
+	n := 0
+	d.Range(func(k string, v *int) bool {
+		if model[k] != *v {
+			t.Fatalf("Range %q=%d, model %d", k, *v, model[k])
+		}
+		n++
+		return true
+	})
+	if n != len(model) {
+		t.Fatalf("Range visited %d, want %d", n, len(model))
+	}
+}
+
+// TestScanGuarantee checks Redis's SCAN promise: every element present for
+// the whole iteration is returned, even while the table grows and shrinks
+// between calls.
+func TestScanGuarantee(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 30; round++ {
+		d := New[struct{}]()
+		stable := map[string]bool{}
+		for i := 0; i < 1000; i++ {
+			k := "s" + strconv.Itoa(i)
+			d.Set(k, struct{}{})
+			stable[k] = true
+		}
+		seen := map[string]bool{}
+		cursor := uint64(0)
+		var churn []string
+		next := 0
+		for {
+			cursor = d.Scan(cursor, func(k string, _ *struct{}) { seen[k] = true })
+			// Grow or shrink between calls with keys that are not stable.
+			if r.IntN(2) == 0 {
+				n := r.IntN(40)
+				if r.IntN(25) == 0 {
+					n = 4000 // a burst that forces a resize mid-iteration
+				}
+				for j := n; j > 0; j-- {
+					k := "c" + strconv.Itoa(next)
+					next++
+					d.Set(k, struct{}{})
+					churn = append(churn, k)
+				}
+			} else {
+				for _, k := range churn {
+					d.Delete(k)
+				}
+				churn = churn[:0]
+			}
+			if cursor == 0 {
+				break
+			}
+		}
+		for k := range stable {
+			if !seen[k] {
+				t.Fatalf("round %d: stable key %q not returned by a full scan", round, k)
+			}
+		}
+	}
+}
+
+func TestRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	rnd := func(n uint64) uint64 { return r.Uint64N(n) }
+	d := New[int]()
+	if _, _, ok := d.Random(rnd); ok {
+		t.Fatal("Random on empty dict returned an entry")
+	}
+	for i := 0; i < 100; i++ {
+		d.Set(strconv.Itoa(i), i)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 10000; i++ {
+		k, v, ok := d.Random(rnd)
+		if !ok || strconv.Itoa(*v) != k {
+			t.Fatalf("Random returned %q %v %v", k, v, ok)
+		}
+		seen[k] = true
+	}
+	if len(seen) < 95 {
+		t.Fatalf("Random reached only %d of 100 keys", len(seen))
+	}
+}
+
+func BenchmarkDictGet(b *testing.B) {
+	d := New[int]()
+	keys := make([]string, 100000)
+	for i := range keys {
+		keys[i] = "key:" + strconv.Itoa(i)
+		d.Set(keys[i], i)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.Get(keys[i%len(keys)])
+	}
+}
+
+func BenchmarkGoMapGet(b *testing.B) {
+	m := map[string]int{}
+	keys := make([]string, 100000)
+	for i := range keys {
+		keys[i] = "key:" + strconv.Itoa(i)
+		m[keys[i]] = i
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = m[keys[i%len(keys)]]
+	}
+}
