@@ -122,3 +122,37 @@ func sanitizeErr(s string) string {
 		return r
 	}, s)
 }
+
+// Keys and strings families (keys.go, string.go).
+const (
+	ErrDecrOverflow = "ERR decrement would overflow"
+	// ErrUnknownTypeObject is COPY's reply for a value it cannot duplicate
+	// (a type whose store value does not implement store.Cloner yet).
+	ErrUnknownTypeObject = "ERR unknown type object"
+	// ErrIntRange is getIntFromObjectOrReply's error for an integer
+	// outside C int range.
+	ErrIntRange = "ERR value is out of range, value must between -2147483648 and 2147483647"
+)
+
+// ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut
+// at its first NUL byte, as Redis prints it with %s.
+func ErrUnsupportedOption(opt []byte) string {
+	return "ERR Unsupported option " + string(cString(opt))
+}
+
+// ErrInvalidExpireTime is the invalid expire time error of command name
+// ("set", "expire", "getex", ...).
+func ErrInvalidExpireTime(name string) string {
+	return "ERR invalid expire time in '" + name + "' command"
+}
+
+// cString returns b up to its first NUL byte: what C code sees of an
+// argument when it treats it as a C string (strcasecmp, %s).
+func cString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}

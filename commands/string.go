@@ -1,18 +1,261 @@
 package commands
 
-import "github.com/lockkv/lockkv/store"
+import (
+	"math"
+	"math/big"
+	"strconv"
 
-// String commands.
+	"github.com/lockkv/lockkv/store"
+)
+
+// String commands: Redis's t_string.c.
 
 var stringCommands = []*Spec{
 	{Name: "get", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: get},
 	{Name: "set", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: set},
+	{Name: "setnx", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: setnx},
+	{Name: "setex", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: setex},
+	{Name: "psetex", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: psetex},
+	{Name: "getset", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getset},
+	{Name: "getdel", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getdel},
+	{Name: "getex", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getex},
+	{Name: "mget", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: mget},
+	{Name: "mset", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Fn: mset},
+	{Name: "msetnx", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Fn: msetnx},
+	{Name: "incr", Arity: 2, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incr},
+	{Name: "decr", Arity: 2, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: decr},
+	{Name: "incrby", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incrby},
+	{Name: "decrby", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: decrby},
+	{Name: "incrbyfloat", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incrbyfloat},
+	{Name: "append", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: appendCmd},
+	{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: strlen},
+	{Name: "getrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
+	{Name: "substr", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
+	{Name: "setrange", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: setrange},
 }
 
 func init() { Register(stringCommands) }
 
+// ---- string helpers ----
+
+// SET/GETEX option flags (server.h OBJ_*).
+const (
+	setNX = 1 << iota
+	setXX
+	setGet
+	setKeepTTL
+	setPersist
+	setEX
+	setPX
+	setEXAT
+	setPXAT
+
+	setAnyExpire = setEX | setPX | setEXAT | setPXAT
+)
+
+// lookupString returns key's string value for reading. A missing key
+// gives (nil, true); a key of another type replies WRONGTYPE and gives
+// (nil, false).
+func (c *Ctx) lookupString(key []byte) (*store.String, bool) {
+	e := c.Lookup(key)
+	if e == nil {
+		return nil, true
+	}
+	s, ok := e.Value.(*store.String)
+	if !ok {
+		c.WrongType()
+		return nil, false
+	}
+	return s, true
+}
+
+// parseStringOptions is Redis's parseExtendedStringArgumentsOrReply for
+// SET (opts = args[3:]) and GETEX (args[2:], isSet false). It returns the
+// flags and the expire argument.
+func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) {
+	flags := 0
+	var expire []byte
+	for j := 0; j < len(opts); j++ {
+		o := cString(opts[j])
+		hasNext := j+1 < len(opts)
+		switch {
+		case isSet && EqualFold(o, "nx") && flags&setXX == 0:
+			flags |= setNX
+		case isSet && EqualFold(o, "xx") && flags&setNX == 0:
+			flags |= setXX
+		case isSet && EqualFold(o, "get"):
+			flags |= setGet
+		case isSet && EqualFold(o, "keepttl") && flags&(setPersist|setAnyExpire) == 0:
+			flags |= setKeepTTL
+		case !isSet && EqualFold(o, "persist") && flags&(setAnyExpire|setKeepTTL) == 0:
+			flags |= setPersist
+		case EqualFold(o, "ex") && hasNext && flags&(setKeepTTL|setPersist|setEXAT|setPX|setPXAT) == 0:
+			flags |= setEX
+			expire = opts[j+1]
+			j++
+		case EqualFold(o, "px") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPXAT) == 0:
+			flags |= setPX
+			expire = opts[j+1]
+			j++
+		case EqualFold(o, "exat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setPX|setPXAT) == 0:
+			flags |= setEXAT
+			expire = opts[j+1]
+			j++
+		case EqualFold(o, "pxat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPX) == 0:
+			flags |= setPXAT
+			expire = opts[j+1]
+			j++
+		default:
+			c.Error(ErrSyntax)
+			return 0, nil, false
+		}
+	}
+	return flags, expire, true
+}
+
+// expireMillis is Redis's getExpireMillisecondsOrReply: the absolute
+// deadline for an EX/PX/EXAT/PXAT argument.
+func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
+	ms, ok := ParseInt(arg)
+	if !ok {
+		c.Error(ErrNotInt)
+		return 0, false
+	}
+	sec := flags&(setEX|setEXAT) != 0
+	if ms <= 0 || (sec && ms > math.MaxInt64/1000) {
+		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		return 0, false
+	}
+	if sec {
+		ms *= 1000
+	}
+	if flags&(setEX|setPX) != 0 {
+		ms += c.Now // wraps on overflow, caught below as Redis does
+	}
+	if ms <= 0 {
+		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		return 0, false
+	}
+	return ms, true
+}
+
+// setKey is Redis's setKey after a lookupKeyWrite that found the key (found)
+// or not: it stores v, fires "new" for a new key, drops the deadline
+// unless keepTTL, and signals the modification.
+func (c *Ctx) setKey(key []byte, v store.Value, found, keepTTL bool) *store.Entry {
+	var e *store.Entry
+	if found && keepTTL {
+		e = c.DB.Replace(string(key), v, c.Now)
+	} else {
+		e = c.DB.Set(string(key), v, 0, c.Now)
+	}
+	if !found {
+		c.notifyNew(key)
+	}
+	c.Modified(key)
+	return e
+}
+
+// setGeneric is SET, SETNX, SETEX and PSETEX. okReply/abortReply select
+// SETNX's integer replies instead of OK/nil.
+func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bool) {
+	var when int64
+	if expire != nil {
+		var ok bool
+		if when, ok = c.expireMillis(expire, flags); !ok {
+			return
+		}
+	}
+	if flags&setGet != 0 {
+		s, ok := c.lookupString(key)
+		if !ok {
+			return
+		}
+		if s == nil {
+			c.W.Null()
+		} else {
+			c.W.Bulk(s.B)
+		}
+	}
+	found := c.LookupWrite(key) != nil
+	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
+		if flags&setGet == 0 {
+			if intReplies {
+				c.W.Int(0)
+			} else {
+				c.W.Null()
+			}
+		}
+		return
+	}
+	c.setKey(key, store.NewString(val), found, flags&setKeepTTL != 0)
+	c.Notify(NotifyString, "set", key)
+	if expire != nil {
+		c.DB.SetExpire(string(key), when)
+		c.Notify(NotifyGeneric, "expire", key)
+	}
+	if flags&setGet == 0 {
+		if intReplies {
+			c.W.Int(1)
+		} else {
+			c.W.OK()
+		}
+	}
+}
+
+// stringInt parses a string value as Redis's getLongLongFromObject.
+func stringInt(s *store.String) (int64, bool) {
+	if s == nil {
+		return 0, true
+	}
+	return ParseInt(s.B)
+}
+
+// ---- handlers, in Redis doc order ----
+
 func get(c *Ctx, args [][]byte) {
-	e := c.Lookup(args[1])
+	s, ok := c.lookupString(args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Null()
+		return
+	}
+	c.W.Bulk(s.B)
+}
+
+func set(c *Ctx, args [][]byte) {
+	flags, expire, ok := c.parseStringOptions(args[3:], true)
+	if !ok {
+		return
+	}
+	setGeneric(c, args[1], args[2], flags, expire, false)
+}
+
+func setnx(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[2], setNX, nil, true) }
+
+func setex(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setEX, args[2], false) }
+
+func psetex(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setPX, args[2], false) }
+
+func getset(c *Ctx, args [][]byte) {
+	s, ok := c.lookupString(args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Null()
+	} else {
+		c.W.Bulk(s.B)
+	}
+	found := c.LookupWrite(args[1]) != nil
+	c.setKey(args[1], store.NewString(args[2]), found, false)
+	c.Notify(NotifyString, "set", args[1])
+}
+
+func getdel(c *Ctx, args [][]byte) {
+	e := c.LookupWrite(args[1])
 	if e == nil {
 		c.W.Null()
 		return
@@ -22,17 +265,498 @@ func get(c *Ctx, args [][]byte) {
 		c.WrongType()
 		return
 	}
+	e.Access = c.Now
 	c.W.Bulk(s.B)
+	c.DB.Delete(string(args[1]))
+	c.Modified(args[1])
+	c.Notify(NotifyGeneric, "del", args[1])
 }
 
-func set(c *Ctx, args [][]byte) {
-	if len(args) != 3 {
-		c.Error(ErrSyntax)
+func getex(c *Ctx, args [][]byte) {
+	flags, expire, ok := c.parseStringOptions(args[2:], false)
+	if !ok {
 		return
 	}
-	c.LookupWrite(args[1])
-	c.DB.Set(string(args[1]), store.NewString(args[2]), 0, c.Now)
-	c.Modified(args[1])
-	c.Notify(NotifyString, "set", args[1])
-	c.W.OK()
+	key := args[1]
+	s, ok := c.lookupString(key)
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Null()
+		return
+	}
+	var when int64
+	if expire != nil {
+		if when, ok = c.expireMillis(expire, flags); !ok {
+			return
+		}
+	}
+	c.W.Bulk(s.B)
+	switch {
+	case flags&(setEXAT|setPXAT) != 0 && when <= c.Now:
+		c.DB.Delete(string(key))
+		c.Modified(key)
+		c.Notify(NotifyGeneric, "del", key)
+	case expire != nil:
+		c.DB.SetExpire(string(key), when)
+		c.Modified(key)
+		c.Notify(NotifyGeneric, "expire", key)
+	case flags&setPersist != 0:
+		if e := c.DB.Peek(string(key)); e != nil && e.Expire != 0 {
+			c.DB.SetExpire(string(key), 0)
+			c.Modified(key)
+			c.Notify(NotifyGeneric, "persist", key)
+		}
+	}
+}
+
+func mget(c *Ctx, args [][]byte) {
+	c.W.Array(len(args) - 1)
+	for _, key := range args[1:] {
+		e := c.Lookup(key)
+		if e == nil {
+			c.W.Null()
+			continue
+		}
+		if s, ok := e.Value.(*store.String); ok {
+			c.W.Bulk(s.B)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+func msetGeneric(c *Ctx, args [][]byte, nx bool) {
+	if len(args)%2 == 0 {
+		c.Error(ErrWrongArgs(c.Spec.FullName()))
+		return
+	}
+	if nx {
+		for j := 1; j < len(args); j += 2 {
+			if c.LookupWrite(args[j]) != nil {
+				c.W.Int(0)
+				return
+			}
+		}
+	}
+	for j := 1; j < len(args); j += 2 {
+		found := c.LookupWrite(args[j]) != nil
+		c.setKey(args[j], store.NewString(args[j+1]), found, false)
+		c.Notify(NotifyString, "set", args[j])
+	}
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+func mset(c *Ctx, args [][]byte)   { msetGeneric(c, args, false) }
+func msetnx(c *Ctx, args [][]byte) { msetGeneric(c, args, true) }
+
+// incrDecr is Redis's incrDecrCommand.
+func incrDecr(c *Ctx, key []byte, incr int64) {
+	e := c.LookupWrite(key)
+	var s *store.String
+	if e != nil {
+		var ok bool
+		if s, ok = e.Value.(*store.String); !ok {
+			c.WrongType()
+			return
+		}
+	}
+	v, ok := stringInt(s)
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if (incr < 0 && v < 0 && incr < math.MinInt64-v) || (incr > 0 && v > 0 && incr > math.MaxInt64-v) {
+		c.Error(ErrOverflow)
+		return
+	}
+	v += incr
+	var buf [20]byte
+	b := strconv.AppendInt(buf[:0], v, 10)
+	if s != nil {
+		// In place, like Redis's int-encoded update: the value keeps its
+		// deadline and becomes int-encoded again.
+		s.B = append(s.B[:0], b...)
+		s.Raw, s.NotInt = false, false
+		e.Access = c.Now
+		c.Modified(key)
+	} else {
+		c.setKey(key, store.NewString(b), false, false)
+	}
+	c.Notify(NotifyString, "incrby", key)
+	c.W.Int(v)
+}
+
+func incr(c *Ctx, args [][]byte) { incrDecr(c, args[1], 1) }
+func decr(c *Ctx, args [][]byte) { incrDecr(c, args[1], -1) }
+
+func incrby(c *Ctx, args [][]byte) {
+	n, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	incrDecr(c, args[1], n)
+}
+
+func decrby(c *Ctx, args [][]byte) {
+	n, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if n == math.MinInt64 {
+		c.Error(ErrDecrOverflow)
+		return
+	}
+	incrDecr(c, args[1], -n)
+}
+
+func incrbyfloat(c *Ctx, args [][]byte) {
+	key := args[1]
+	e := c.LookupWrite(key)
+	var s *store.String
+	if e != nil {
+		var ok bool
+		if s, ok = e.Value.(*store.String); !ok {
+			c.WrongType()
+			return
+		}
+	}
+	var value *big.Float
+	if s == nil {
+		value = new(big.Float).SetPrec(longDoublePrec)
+	} else if value = parseLongDouble(s.B); value == nil {
+		c.Error(ErrNotFloat)
+		return
+	}
+	inc := parseLongDouble(args[2])
+	if inc == nil {
+		c.Error(ErrNotFloat)
+		return
+	}
+	if value.IsInf() || inc.IsInf() {
+		c.Error(ErrIncrNaNInf) // inf+x is inf or NaN either way
+		return
+	}
+	value.Add(value, inc)
+	if longDoubleOverflows(value) {
+		c.Error(ErrIncrNaNInf)
+		return
+	}
+	b := formatLongDoubleHuman(value)
+	ns := &store.String{B: b, NotInt: true}
+	if s != nil {
+		c.DB.Replace(string(key), ns, c.Now)
+		c.Modified(key)
+	} else {
+		c.setKey(key, ns, false, false)
+	}
+	c.Notify(NotifyString, "incrbyfloat", key)
+	c.W.Bulk(b)
+}
+
+func appendCmd(c *Ctx, args [][]byte) {
+	key, val := args[1], args[2]
+	e := c.LookupWrite(key)
+	var total int
+	if e == nil {
+		c.setKey(key, store.NewString(val), false, false)
+		total = len(val)
+	} else {
+		s, ok := e.Value.(*store.String)
+		if !ok {
+			c.WrongType()
+			return
+		}
+		if !c.checkStringLength(int64(len(s.B)), int64(len(val))) {
+			return
+		}
+		s.B = append(s.B, val...)
+		s.Raw = true
+		e.Access = c.Now
+		total = len(s.B)
+		c.Modified(key)
+	}
+	c.Notify(NotifyString, "append", key)
+	c.W.Int(int64(total))
+}
+
+// checkStringLength refuses a string that would grow past
+// proto-max-bulk-len.
+func (c *Ctx) checkStringLength(size, add int64) bool {
+	total := size + add
+	if total > c.E.Config.ProtoMaxBulkLen || total < size || total < add {
+		c.Error(ErrStringTooLong)
+		return false
+	}
+	return true
+}
+
+func strlen(c *Ctx, args [][]byte) {
+	s, ok := c.lookupString(args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(len(s.B)))
+}
+
+func getrange(c *Ctx, args [][]byte) {
+	start, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	end, ok := ParseInt(args[3])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	s, ok := c.lookupString(args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.W.Bulk(nil)
+		return
+	}
+	n := int64(len(s.B))
+	if start < 0 && end < 0 && start > end {
+		c.W.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if end < 0 {
+		end = 0
+	}
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.W.Bulk(nil)
+		return
+	}
+	c.W.Bulk(s.B[start : end+1])
+}
+
+func setrange(c *Ctx, args [][]byte) {
+	key, val := args[1], args[3]
+	offset, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if offset < 0 {
+		c.Error(ErrOffsetRange)
+		return
+	}
+	e := c.LookupWrite(key)
+	if e == nil {
+		if len(val) == 0 {
+			c.W.Int(0)
+			return
+		}
+		if !c.checkStringLength(offset, int64(len(val))) {
+			return
+		}
+		b := make([]byte, offset+int64(len(val)))
+		copy(b[offset:], val)
+		c.setKey(key, &store.String{B: b, Raw: true}, false, false)
+		c.Notify(NotifyString, "setrange", key)
+		c.W.Int(int64(len(b)))
+		return
+	}
+	s, ok := e.Value.(*store.String)
+	if !ok {
+		c.WrongType()
+		return
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(len(s.B)))
+		return
+	}
+	if !c.checkStringLength(offset, int64(len(val))) {
+		return
+	}
+	need := offset + int64(len(val))
+	if int64(len(s.B)) < need {
+		if int64(cap(s.B)) >= need {
+			old := len(s.B)
+			s.B = s.B[:need]
+			clear(s.B[old:])
+		} else {
+			nb := make([]byte, need)
+			copy(nb, s.B)
+			s.B = nb
+		}
+	}
+	copy(s.B[offset:], val)
+	s.Raw = true
+	e.Access = c.Now
+	c.Modified(key)
+	c.Notify(NotifyString, "setrange", key)
+	c.W.Int(int64(len(s.B)))
+}
+
+// ---- INCRBYFLOAT arithmetic ----
+//
+// Redis computes INCRBYFLOAT in C long double, which on x86-64 is the x87
+// 80-bit format: a 64-bit significand and a 15-bit exponent. lockkv does
+// the same arithmetic with big.Float at 64 bits of precision (round to
+// nearest even, as the x87 does), refuses what strtold would overflow, and
+// formats like ld2string's LD_STR_HUMAN mode: "%.17Lf", then trailing
+// zeros (and a trailing '.') removed, "-0" printed as "0".
+
+const (
+	longDoublePrec = 64
+	// longDoubleMaxExp: values with a binary exponent above it (x >= 2^16384)
+	// are infinite in long double.
+	longDoubleMaxExp = 16384
+	// longDoubleMinExp: below the smallest subnormal (2^-16445) strtold
+	// gives zero with ERANGE, which Redis refuses.
+	longDoubleMinExp = -16444
+	// maxLongDoubleChars is Redis's MAX_LONG_DOUBLE_CHARS: longer inputs
+	// are not parsed.
+	maxLongDoubleChars = 5 * 1024
+)
+
+// parseLongDouble parses b as Redis's string2ld (strtold with the whole
+// string consumed, no leading space, no NaN, no overflow) and returns nil
+// when it is not a valid float.
+func parseLongDouble(b []byte) *big.Float {
+	if len(b) == 0 || len(b) >= maxLongDoubleChars || isSpaceByte(b[0]) {
+		return nil
+	}
+	s := string(b)
+	body := s
+	neg := false
+	if body[0] == '+' || body[0] == '-' {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	if EqualFold([]byte(body), "inf") || EqualFold([]byte(body), "infinity") {
+		return new(big.Float).SetPrec(longDoublePrec).SetInf(neg)
+	}
+	hex := len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
+	ok, huge, zero := validFloatSyntax(body, hex)
+	if !ok {
+		return nil
+	}
+	f := new(big.Float).SetPrec(longDoublePrec).SetMode(big.ToNearestEven)
+	if huge {
+		if zero {
+			return f.SetInt64(0) // 0e99999999 is zero; anything else overflows or underflows
+		}
+		return nil
+	}
+	var err error
+	if hex {
+		_, _, err = f.Parse(s, 0)
+	} else {
+		_, _, err = f.Parse(s, 10)
+	}
+	if err != nil {
+		return nil
+	}
+	if longDoubleOverflows(f) {
+		return nil
+	}
+	if f.Sign() != 0 && f.MantExp(nil) < longDoubleMinExp {
+		return nil // underflows to zero
+	}
+	return f
+}
+
+// validFloatSyntax checks the strtold syntax of an unsigned number: decimal
+// digits with an optional fraction and exponent, or (hex) 0x hex digits
+// with an optional fraction and p exponent, with at least one mantissa
+// digit. huge reports an exponent so large in magnitude that the value
+// overflows or underflows whatever its (at most 5 KB long) mantissa, and
+// zero that every mantissa digit is 0.
+func validFloatSyntax(s string, hex bool) (ok, huge, zero bool) {
+	i := 0
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	limit := int64(20000) // decimal digits
+	if hex {
+		i = 2
+		limit = 100000 // binary digits
+		isDigit = func(c byte) bool {
+			return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+		}
+	}
+	digits := 0
+	zero = true
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		digits++
+		zero = zero && s[i] == '0'
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && isDigit(s[i]); i++ {
+			digits++
+			zero = zero && s[i] == '0'
+		}
+	}
+	if digits == 0 {
+		return false, false, false
+	}
+	if i == len(s) {
+		return true, false, zero
+	}
+	e := s[i]
+	if (hex && (e == 'p' || e == 'P')) || (!hex && (e == 'e' || e == 'E')) {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		n := 0
+		exp := int64(0)
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			n++
+			if exp <= limit {
+				exp = exp*10 + int64(s[i]-'0')
+			}
+		}
+		return n > 0 && i == len(s), exp > limit, zero
+	}
+	return false, false, false
+}
+
+func longDoubleOverflows(f *big.Float) bool {
+	return f.IsInf() || (f.Sign() != 0 && f.MantExp(nil) > longDoubleMaxExp)
+}
+
+// formatLongDoubleHuman is ld2string(LD_STR_HUMAN): "%.17Lf" trimmed.
+func formatLongDoubleHuman(f *big.Float) []byte {
+	b := f.Append(nil, 'f', 17)
+	if i := len(b) - 1; i >= 0 {
+		for b[i] == '0' {
+			i--
+		}
+		if b[i] == '.' {
+			i--
+		}
+		b = b[:i+1]
+	}
+	if len(b) == 2 && b[0] == '-' && b[1] == '0' {
+		b = b[:1]
+		b[0] = '0'
+	}
+	return b
 }

@@ -52,11 +52,21 @@ type Value interface {
 	Encoding() string
 }
 
+// Cloner is implemented by values that COPY can duplicate. Clone returns a
+// deep copy that shares no mutable state with the receiver and reports the
+// same encoding (Redis's dupStringObject, hashTypeDup, ...).
+type Cloner interface {
+	Clone() Value
+}
+
 // String is a string value. Raw is set once the value was modified in place
-// (APPEND, SETRANGE), which Redis reports as the "raw" encoding.
+// (APPEND, SETRANGE), which Redis reports as the "raw" encoding. NotInt is
+// set for values Redis never stores int-encoded even when they look like
+// an integer (INCRBYFLOAT's result is an embstr or raw object).
 type String struct {
-	B   []byte
-	Raw bool
+	B      []byte
+	Raw    bool
+	NotInt bool
 }
 
 // NewString returns a string value holding a copy of b.
@@ -67,9 +77,14 @@ func NewString(b []byte) *String {
 // Type implements Value.
 func (s *String) Type() Type { return TypeString }
 
+// Clone implements Cloner.
+func (s *String) Clone() Value {
+	return &String{B: append(make([]byte, 0, len(s.B)), s.B...), Raw: s.Raw, NotInt: s.NotInt}
+}
+
 // Encoding implements Value: int, embstr or raw, as Redis decides.
 func (s *String) Encoding() string {
-	if len(s.B) <= 20 && !s.Raw {
+	if len(s.B) <= 20 && !s.Raw && !s.NotInt {
 		if _, err := strconv.ParseInt(string(s.B), 10, 64); err == nil && isCanonicalInt(s.B) {
 			return "int"
 		}

@@ -1,0 +1,578 @@
+package commands
+
+import (
+	"math"
+	"sort"
+
+	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Generic key commands: Redis's db.c and expire.c.
+
+var keyCommands = []*Spec{
+	{Name: "del", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: del},
+	{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: del},
+	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: exists},
+	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: typeCmd},
+	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Fn: keysCmd},
+	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: scan},
+	{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: rename},
+	{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: renamenx},
+	{Name: "move", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: move},
+	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: copyCmd},
+	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace", "read", "fast"}, Fn: dbsize},
+	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushdb},
+	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushall},
+	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Fn: swapdb},
+	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: randomkey},
+	{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expire},
+	{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpire},
+	{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expireat},
+	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpireat},
+	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: ttl},
+	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pttl},
+	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: expiretime},
+	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pexpiretime},
+	{Name: "persist", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: persist},
+	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: touch},
+}
+
+func init() { Register(keyCommands) }
+
+// ---- key helpers ----
+
+// lookupNoTouch returns a live key without updating its access time
+// (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, TTL...).
+func (c *Ctx) lookupNoTouch(key []byte) *store.Entry {
+	return c.DB.Lookup(string(key), c.Now)
+}
+
+// lookupWriteIn is LookupWrite against database db: an expired key is
+// reclaimed first, firing "expired" in that database.
+func (c *Ctx) lookupWriteIn(db int, key string) *store.Entry {
+	d := c.E.DBs[db]
+	if d.DeleteIfExpired(key, c.Now) {
+		c.E.keyExpired(db, key)
+	}
+	return d.Lookup(key, c.Now)
+}
+
+// notifyNew fires the "new" event Redis's dbAdd fires whenever a key is
+// created (class 'n', off unless asked for explicitly).
+func (c *Ctx) notifyNew(key []byte) { c.Notify(NotifyNew, "new", key) }
+
+// modifiedIn is Modified for a key of database db without counting a
+// write (for the second key of RENAME and MOVE, which Redis counts once).
+func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
+
+// parseInt32 is Redis's getIntFromObject: an integer within C int range.
+func parseInt32(b []byte) (int, bool) {
+	n, ok := ParseInt(b)
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// dbIndex parses a database index as MOVE and COPY do, replying with the
+// error and returning false when it is not an int or out of range.
+func (c *Ctx) dbIndex(b []byte) (int, bool) {
+	n, ok := ParseInt(b)
+	if !ok {
+		c.Error(ErrNotInt)
+		return 0, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.Error(ErrIntRange)
+		return 0, false
+	}
+	id := int(n)
+	if id < 0 || id >= len(c.E.DBs) {
+		c.Error(ErrDBIndex)
+		return 0, false
+	}
+	return id, true
+}
+
+// ---- handlers, in Redis doc order ----
+
+// del is DEL and UNLINK (lockkv frees synchronously either way).
+func del(c *Ctx, args [][]byte) {
+	n := int64(0)
+	for _, key := range args[1:] {
+		if c.LookupWrite(key) == nil {
+			continue
+		}
+		c.DB.Delete(string(key))
+		c.Modified(key)
+		c.Notify(NotifyGeneric, "del", key)
+		n++
+	}
+	c.W.Int(n)
+}
+
+func exists(c *Ctx, args [][]byte) {
+	n := int64(0)
+	for _, key := range args[1:] {
+		if c.lookupNoTouch(key) != nil {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+func typeCmd(c *Ctx, args [][]byte) {
+	e := c.lookupNoTouch(args[1])
+	if e == nil {
+		c.W.Status("none")
+		return
+	}
+	c.W.Status(e.Value.Type().String())
+}
+
+func keysCmd(c *Ctx, args [][]byte) {
+	pat := args[1]
+	all := glob.MatchAll(pat)
+	var out []string
+	c.DB.Range(func(key string, e *store.Entry) bool {
+		if (all || glob.Match(pat, key, false)) && !e.Expired(c.Now) {
+			out = append(out, key)
+		}
+		return true
+	})
+	c.W.StringArray(out)
+}
+
+func scan(c *Ctx, args [][]byte) {
+	cursor, ok := c.ScanCursor(args[1])
+	if !ok {
+		return
+	}
+	opts, ok := c.ScanOptions(args[2:], true)
+	if !ok {
+		return
+	}
+	var keys []string
+	cursor = ScanLoop(cursor, opts.Count, func() int { return len(keys) }, func(cur uint64) uint64 {
+		return c.DB.Scan(cur, func(key string, e *store.Entry) {
+			keys = append(keys, key)
+		})
+	})
+	out := keys[:0]
+	for _, key := range keys {
+		if !opts.MatchesString(key) {
+			continue
+		}
+		e := c.DB.Lookup(key, c.Now)
+		if opts.Type != nil {
+			typ := "none"
+			if e != nil {
+				typ = e.Value.Type().String()
+			}
+			if !EqualFold(cString(opts.Type), typ) {
+				continue
+			}
+		}
+		if e == nil {
+			continue // expired
+		}
+		out = append(out, key)
+	}
+	WriteScanStrings(c.W, cursor, out)
+}
+
+func renameGeneric(c *Ctx, args [][]byte, nx bool) {
+	src, dst := args[1], args[2]
+	same := string(src) == string(dst)
+	e := c.LookupWrite(src)
+	if e == nil {
+		c.Error(ErrNoSuchKey)
+		return
+	}
+	if same {
+		if nx {
+			c.W.Int(0)
+		} else {
+			c.W.OK()
+		}
+		return
+	}
+	v, expire, access := e.Value, e.Expire, e.Access
+	d := string(dst)
+	if c.lookupWriteIn(c.C.DB, d) != nil {
+		if nx {
+			c.W.Int(0)
+			return
+		}
+		c.DB.Delete(d)
+	}
+	ne := c.DB.Set(d, v, expire, c.Now)
+	ne.Access = access
+	c.notifyNew(dst)
+	c.DB.Delete(string(src))
+	c.Modified(src)
+	c.modifiedIn(c.C.DB, d)
+	c.Notify(NotifyGeneric, "rename_from", src)
+	c.Notify(NotifyGeneric, "rename_to", dst)
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+func rename(c *Ctx, args [][]byte)   { renameGeneric(c, args, false) }
+func renamenx(c *Ctx, args [][]byte) { renameGeneric(c, args, true) }
+
+func move(c *Ctx, args [][]byte) {
+	dbid, ok := c.dbIndex(args[2])
+	if !ok {
+		return
+	}
+	src := c.C.DB
+	if dbid == src {
+		c.Error(ErrSameObject)
+		return
+	}
+	key := string(args[1])
+	e := c.LookupWrite(args[1])
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	if c.lookupWriteIn(dbid, key) != nil {
+		c.W.Int(0)
+		return
+	}
+	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.Now)
+	ne.Access = e.Access
+	c.E.notify(dbid, NotifyNew, "new", key)
+	c.DB.Delete(key)
+	c.Modified(args[1])
+	c.modifiedIn(dbid, key)
+	c.Notify(NotifyGeneric, "move_from", args[1])
+	c.E.notify(dbid, NotifyGeneric, "move_to", key)
+	c.W.Int(1)
+}
+
+func copyCmd(c *Ctx, args [][]byte) {
+	dbid := c.C.DB
+	replace := false
+	for j := 3; j < len(args); j++ {
+		switch {
+		case EqualFold(cString(args[j]), "replace"):
+			replace = true
+		case EqualFold(cString(args[j]), "db") && j+1 < len(args):
+			id, ok := c.dbIndex(args[j+1])
+			if !ok {
+				return
+			}
+			dbid = id
+			j++
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	src, dst := args[1], args[2]
+	if dbid == c.C.DB && string(src) == string(dst) {
+		c.Error(ErrSameObject)
+		return
+	}
+	e := c.Lookup(src)
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	d := string(dst)
+	exists := c.lookupWriteIn(dbid, d) != nil
+	if exists && !replace {
+		c.W.Int(0)
+		return
+	}
+	cl, ok := e.Value.(store.Cloner)
+	if !ok {
+		c.Error(ErrUnknownTypeObject)
+		return
+	}
+	ddb := c.E.DBs[dbid]
+	if exists {
+		ddb.Delete(d)
+	}
+	ddb.Set(d, cl.Clone(), e.Expire, c.Now)
+	c.E.notify(dbid, NotifyNew, "new", d)
+	c.E.Stats.Dirty++
+	c.modifiedIn(dbid, d)
+	c.E.notify(dbid, NotifyGeneric, "copy_to", d)
+	c.W.Int(1)
+}
+
+func dbsize(c *Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
+
+// flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC.
+func flushArgs(c *Ctx, args [][]byte) bool {
+	if len(args) == 1 || (len(args) == 2 && (EqualFold(cString(args[1]), "sync") || EqualFold(cString(args[1]), "async"))) {
+		return true
+	}
+	c.Error(ErrSyntax)
+	return false
+}
+
+// flushDB empties database db, breaking the WATCH of clients watching a key
+// it held (Redis's touchAllWatchedKeysInDb).
+func (e *Engine) flushDB(db int) int {
+	d := e.DBs[db]
+	n := d.Len()
+	e.touchWatchedExisting(db, d, nil)
+	d.Flush()
+	return n
+}
+
+// touchWatchedExisting touches every watched key of database db that
+// exists in a or (when b is not nil) in b.
+func (e *Engine) touchWatchedExisting(db int, a, b *store.DB) {
+	var touch []string
+	for wk := range e.watches.keys {
+		if wk.db != db {
+			continue
+		}
+		if a.Peek(wk.key) != nil || (b != nil && b.Peek(wk.key) != nil) {
+			touch = append(touch, wk.key)
+		}
+	}
+	for _, k := range touch {
+		e.touchWatched(db, k)
+	}
+}
+
+func flushdb(c *Ctx, args [][]byte) {
+	if !flushArgs(c, args) {
+		return
+	}
+	c.E.Stats.Dirty += int64(c.E.flushDB(c.C.DB))
+	c.W.OK()
+}
+
+func flushall(c *Ctx, args [][]byte) {
+	if !flushArgs(c, args) {
+		return
+	}
+	n := 0
+	for i := range c.E.DBs {
+		n += c.E.flushDB(i)
+	}
+	c.E.Stats.Dirty += int64(n) + 1
+	c.W.OK()
+}
+
+func swapdb(c *Ctx, args [][]byte) {
+	a, ok := parseInt32(args[1])
+	if !ok {
+		c.Error(ErrInvalidDBIndex)
+		return
+	}
+	b, ok := parseInt32(args[2])
+	if !ok {
+		c.Error(ErrInvalidDBIndex2)
+		return
+	}
+	n := len(c.E.DBs)
+	if a < 0 || a >= n || b < 0 || b >= n {
+		c.Error(ErrDBIndex)
+		return
+	}
+	if a != b {
+		da, db := c.E.DBs[a], c.E.DBs[b]
+		c.E.touchWatchedExisting(a, da, db)
+		c.E.touchWatchedExisting(b, db, da)
+		da.Swap(db)
+		c.E.signalReadyAll(a)
+		c.E.signalReadyAll(b)
+	}
+	c.E.Stats.Dirty++
+	c.W.OK()
+}
+
+// signalReadyAll marks every list and sorted set of database db as ready,
+// so clients blocked on a key that SWAPDB brought in are served (Redis's
+// scanDatabaseForReadyKeys).
+func (e *Engine) signalReadyAll(db int) {
+	e.DBs[db].Range(func(key string, en *store.Entry) bool {
+		if t := en.Value.Type(); t == store.TypeList || t == store.TypeZSet {
+			e.signalReady(db, key)
+		}
+		return true
+	})
+}
+
+func randomkey(c *Ctx, args [][]byte) {
+	rnd := func(n uint64) uint64 { return c.E.Rand.Uint64N(n) }
+	// Sample like Redis's dbRandomKey, skipping expired keys. Expired keys
+	// are not reclaimed here (reads never delete); if sampling keeps
+	// hitting them, pick among the live keys directly.
+	for try := 0; try < 100; try++ {
+		key, e, ok := c.DB.Random(rnd)
+		if !ok {
+			c.W.Null()
+			return
+		}
+		if !e.Expired(c.Now) {
+			c.W.BulkString(key)
+			return
+		}
+	}
+	var live []string
+	c.DB.Range(func(key string, e *store.Entry) bool {
+		if !e.Expired(c.Now) {
+			live = append(live, key)
+		}
+		return true
+	})
+	if len(live) == 0 {
+		c.W.Null()
+		return
+	}
+	sort.Strings(live)
+	c.W.BulkString(live[rnd(uint64(len(live)))])
+}
+
+// Expire flags (expire.c EXPIRE_*).
+const (
+	expireNX = 1 << iota
+	expireXX
+	expireGT
+	expireLT
+)
+
+// expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: when is
+// base + args[2] in seconds (unitSec) or milliseconds.
+func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
+	var flags int
+	for _, opt := range args[3:] {
+		o := cString(opt)
+		switch {
+		case EqualFold(o, "nx"):
+			flags |= expireNX
+		case EqualFold(o, "xx"):
+			flags |= expireXX
+		case EqualFold(o, "gt"):
+			flags |= expireGT
+		case EqualFold(o, "lt"):
+			flags |= expireLT
+		default:
+			c.Error(ErrUnsupportedOption(opt))
+			return
+		}
+	}
+	if flags&expireNX != 0 && flags&(expireXX|expireGT|expireLT) != 0 {
+		c.Error(ErrInvalidExpireNX)
+		return
+	}
+	if flags&expireGT != 0 && flags&expireLT != 0 {
+		c.Error(ErrInvalidExpireGL)
+		return
+	}
+	when, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if unitSec {
+		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
+			c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+			return
+		}
+		when *= 1000
+	}
+	if when > math.MaxInt64-base {
+		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		return
+	}
+	when += base
+	key := args[1]
+	e := c.LookupWrite(key)
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	if flags != 0 {
+		cur := e.Expire // 0: no deadline (Redis's -1)
+		switch {
+		case flags&expireNX != 0 && cur != 0,
+			flags&expireXX != 0 && cur == 0,
+			flags&expireGT != 0 && (cur == 0 || when <= cur),
+			flags&expireLT != 0 && cur != 0 && when >= cur:
+			c.W.Int(0)
+			return
+		}
+	}
+	if when <= c.Now {
+		c.DB.Delete(string(key))
+		c.Modified(key)
+		c.Notify(NotifyGeneric, "del", key)
+		c.W.Int(1)
+		return
+	}
+	c.DB.SetExpire(string(key), when)
+	c.W.Int(1)
+	c.Modified(key)
+	c.Notify(NotifyGeneric, "expire", key)
+}
+
+func expire(c *Ctx, args [][]byte)    { expireGeneric(c, args, c.Now, true) }
+func pexpire(c *Ctx, args [][]byte)   { expireGeneric(c, args, c.Now, false) }
+func expireat(c *Ctx, args [][]byte)  { expireGeneric(c, args, 0, true) }
+func pexpireat(c *Ctx, args [][]byte) { expireGeneric(c, args, 0, false) }
+
+// ttlGeneric is TTL, PTTL, EXPIRETIME and PEXPIRETIME: -2 for a missing
+// key, -1 without a deadline.
+func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
+	e := c.lookupNoTouch(key)
+	if e == nil {
+		c.W.Int(-2)
+		return
+	}
+	if e.Expire == 0 {
+		c.W.Int(-1)
+		return
+	}
+	t := e.Expire
+	if !abs {
+		t -= c.Now
+	}
+	if t < 0 {
+		t = 0
+	}
+	if !ms {
+		t = (t + 500) / 1000
+	}
+	c.W.Int(t)
+}
+
+func ttl(c *Ctx, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
+func pttl(c *Ctx, args [][]byte)        { ttlGeneric(c, args[1], true, false) }
+func expiretime(c *Ctx, args [][]byte)  { ttlGeneric(c, args[1], false, true) }
+func pexpiretime(c *Ctx, args [][]byte) { ttlGeneric(c, args[1], true, true) }
+
+func persist(c *Ctx, args [][]byte) {
+	e := c.LookupWrite(args[1])
+	if e == nil || e.Expire == 0 {
+		c.W.Int(0)
+		return
+	}
+	c.DB.SetExpire(string(args[1]), 0)
+	c.Modified(args[1])
+	c.Notify(NotifyGeneric, "persist", args[1])
+	c.W.Int(1)
+}
+
+func touch(c *Ctx, args [][]byte) {
+	n := int64(0)
+	for _, key := range args[1:] {
+		if c.Lookup(key) != nil {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
