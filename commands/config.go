@@ -32,7 +32,7 @@ func NewConfig() *Config {
 		MaxClients:             10000,
 		ProtoMaxBulkLen:        512 * 1024 * 1024,
 		Hz:                     10,
-		HashMaxListpackEntries: 128,
+		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,
 		SetMaxIntsetEntries:    512,
 		ZSetMaxListpackEntries: 128,

@@ -156,3 +156,10 @@ func cString(b []byte) []byte {
 	}
 	return b
 }
+
+// Hash and set family (hash.go, set.go).
+const (
+	ErrNaNOrInf     = "ERR value is NaN or Infinity"
+	ErrValueRange   = "ERR value is out of range"
+	ErrLongMaxRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)

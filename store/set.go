@@ -1,0 +1,226 @@
+package store
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/lockkv/lockkv/internal/dict"
+)
+
+// Set is a set value. Like Redis 7.0 it has two encodings (7.0 has no
+// listpack sets):
+//
+//   - "intset": sorted int64s, while every member is an integer in
+//     canonical form and there are at most set-max-intset-entries of them;
+//     members come back in ascending order, as from Redis.
+//   - "hashtable": a dict.Dict, in table order. The conversion is one way.
+type Set struct {
+	is []int64
+	ht *dict.Dict[struct{}]
+}
+
+// NewSet returns an empty intset-encoded set.
+func NewSet() *Set { return &Set{} }
+
+// Type implements Value.
+func (s *Set) Type() Type { return TypeSet }
+
+// Encoding implements Value.
+func (s *Set) Encoding() string {
+	if s.ht != nil {
+		return "hashtable"
+	}
+	return "intset"
+}
+
+// Clone implements Cloner: a deep copy.
+func (s *Set) Clone() Value {
+	if s.ht == nil {
+		return &Set{is: append([]int64(nil), s.is...)}
+	}
+	d := dict.New[struct{}]()
+	s.ht.Range(func(k string, _ *struct{}) bool {
+		d.Set(k, struct{}{})
+		return true
+	})
+	return &Set{ht: d}
+}
+
+// Len returns the number of members.
+func (s *Set) Len() int {
+	if s.ht != nil {
+		return s.ht.Len()
+	}
+	return len(s.is)
+}
+
+// parseInt64 parses b as Redis's string2ll: canonical decimal only (no '+',
+// no leading zeros, no spaces, "-0" refused), within int64.
+func parseInt64(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	p := b
+	neg := p[0] == '-'
+	if neg {
+		p = p[1:]
+		if len(p) == 0 {
+			return 0, false
+		}
+	}
+	if p[0] < '1' || p[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1-uint64(c-'0'))/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+func (s *Set) search(n int64) (int, bool) {
+	i := sort.Search(len(s.is), func(i int) bool { return s.is[i] >= n })
+	return i, i < len(s.is) && s.is[i] == n
+}
+
+// Add adds a copy of member and reports whether it was new. maxIntset is
+// set-max-intset-entries.
+func (s *Set) Add(member []byte, maxIntset int) bool {
+	if s.ht == nil {
+		if n, ok := parseInt64(member); ok {
+			i, found := s.search(n)
+			if found {
+				return false
+			}
+			s.is = append(s.is, 0)
+			copy(s.is[i+1:], s.is[i:])
+			s.is[i] = n
+			if len(s.is) > maxIntset {
+				s.convert()
+			}
+			return true
+		}
+		s.convert()
+	}
+	if s.ht.Get(b2s(member)) != nil {
+		return false
+	}
+	s.ht.Set(string(member), struct{}{})
+	return true
+}
+
+func (s *Set) convert() {
+	d := dict.New[struct{}]()
+	var buf [24]byte
+	for _, n := range s.is {
+		d.Set(string(strconv.AppendInt(buf[:0], n, 10)), struct{}{})
+	}
+	s.ht = d
+	s.is = nil
+}
+
+// Has reports whether member is in the set.
+func (s *Set) Has(member []byte) bool {
+	if s.ht != nil {
+		return s.ht.Get(b2s(member)) != nil
+	}
+	n, ok := parseInt64(member)
+	if !ok {
+		return false
+	}
+	_, found := s.search(n)
+	return found
+}
+
+// Remove removes member and reports whether it was present.
+func (s *Set) Remove(member []byte) bool {
+	if s.ht != nil {
+		return s.ht.Delete(b2s(member))
+	}
+	n, ok := parseInt64(member)
+	if !ok {
+		return false
+	}
+	i, found := s.search(n)
+	if !found {
+		return false
+	}
+	s.removeAt(i)
+	return true
+}
+
+func (s *Set) removeAt(i int) {
+	s.is = append(s.is[:i], s.is[i+1:]...)
+	if len(s.is) == 0 {
+		s.is = nil
+	}
+}
+
+// Range calls fn for every member until fn returns false: ascending for an
+// intset, table order for a hashtable. The slice is a view valid only
+// during the call. fn must not modify the set.
+func (s *Set) Range(fn func(member []byte) bool) {
+	if s.ht != nil {
+		s.ht.Range(func(k string, _ *struct{}) bool { return fn(s2b(k)) })
+		return
+	}
+	var buf [24]byte
+	for _, n := range s.is {
+		if !fn(strconv.AppendInt(buf[:0], n, 10)) {
+			return
+		}
+	}
+}
+
+// Scan continues an SSCAN iteration at cursor and returns the next cursor.
+// An intset is returned whole with cursor 0, as Redis does.
+func (s *Set) Scan(cursor uint64, fn func(member []byte)) uint64 {
+	if s.ht != nil {
+		return s.ht.Scan(cursor, func(k string, _ *struct{}) { fn(s2b(k)) })
+	}
+	s.Range(func(m []byte) bool { fn(m); return true })
+	return 0
+}
+
+// Random returns a random member; the set must not be empty. The result is
+// a copy for an intset and an immutable view for a hashtable, so it
+// survives later changes to the set.
+func (s *Set) Random(rnd func(n uint64) uint64) []byte {
+	if s.ht != nil {
+		k, _, _ := s.ht.Random(rnd)
+		return s2b(k)
+	}
+	return strconv.AppendInt(nil, s.is[rnd(uint64(len(s.is)))], 10)
+}
+
+// Pop removes and returns a random member; the set must not be empty. The
+// result stays valid after the removal.
+func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
+	if s.ht != nil {
+		k, _, _ := s.ht.Random(rnd)
+		s.ht.Delete(k)
+		return s2b(k)
+	}
+	i := int(rnd(uint64(len(s.is))))
+	m := strconv.AppendInt(nil, s.is[i], 10)
+	s.removeAt(i)
+	return m
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"testing"
+)
+
+func setModelCheck(t *testing.T, s *Set, model map[string]bool) {
+	t.Helper()
+	if s.Len() != len(model) {
+		t.Fatalf("Len = %d, model %d", s.Len(), len(model))
+	}
+	var got []string
+	s.Range(func(m []byte) bool { got = append(got, string(m)); return true })
+	if len(got) != len(model) {
+		t.Fatalf("Range gave %d, model %d", len(got), len(model))
+	}
+	for _, m := range got {
+		if !model[m] {
+			t.Fatalf("member %q not in model", m)
+		}
+	}
+	if s.Encoding() == "intset" {
+		if !sort.SliceIsSorted(got, func(i, j int) bool {
+			a, _ := strconv.ParseInt(got[i], 10, 64)
+			b, _ := strconv.ParseInt(got[j], 10, 64)
+			return a < b
+		}) {
+			t.Fatalf("intset not ascending: %v", got)
+		}
+	}
+}
+
+func TestSetModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rnd := func(n uint64) uint64 { return rng.Uint64N(n) }
+	for round := 0; round < 40; round++ {
+		maxIntset := 1 + rng.IntN(20)
+		s := NewSet()
+		model := map[string]bool{}
+		strProb := 5 + rng.IntN(200)
+		for op := 0; op < 400; op++ {
+			m := fmt.Sprint(rng.IntN(40) - 20)
+			switch rng.IntN(strProb) {
+			case 0:
+				m = "m" + m
+			case 1:
+				m = "0" + m // not canonical: a string member
+			case 2:
+				m = "9223372036854775808"
+			}
+			switch rng.IntN(7) {
+			case 0, 1, 2:
+				wasIntset := s.Encoding() == "intset"
+				if s.Add([]byte(m), maxIntset) == model[m] {
+					t.Fatalf("Add(%q) result wrong", m)
+				}
+				model[m] = true
+				_, isInt := parseInt64([]byte(m))
+				if wasIntset && (!isInt || len(model) > maxIntset) && s.Encoding() != "hashtable" {
+					t.Fatalf("not converted after %q (len %d max %d)", m, len(model), maxIntset)
+				}
+			case 3, 4:
+				if s.Remove([]byte(m)) != model[m] {
+					t.Fatalf("Remove(%q) result wrong", m)
+				}
+				delete(model, m)
+			case 5:
+				if s.Has([]byte(m)) != model[m] {
+					t.Fatalf("Has(%q) != %v", m, model[m])
+				}
+				if len(model) > 0 && !model[string(s.Random(rnd))] {
+					t.Fatal("Random returned a non-member")
+				}
+			case 6:
+				if len(model) > 0 {
+					p := string(s.Pop(rnd))
+					if !model[p] {
+						t.Fatalf("Pop returned non-member %q", p)
+					}
+					delete(model, p)
+				}
+			}
+			setModelCheck(t, s, model)
+		}
+		c := s.Clone().(*Set)
+		setModelCheck(t, c, model)
+		c.Add([]byte("clone-only"), maxIntset)
+		if s.Has([]byte("clone-only")) {
+			t.Fatal("clone shares storage")
+		}
+	}
+}
+
+func TestParseInt64(t *testing.T) {
+	for in, ok := range map[string]bool{"0": true, "-1": true, "01": false, "-0": false, "+1": false, "": false,
+		"9223372036854775807": true, "9223372036854775808": false, "-9223372036854775808": true,
+		"-9223372036854775809": false, " 1": false, "1a": false} {
+		if _, got := parseInt64([]byte(in)); got != ok {
+			t.Errorf("parseInt64(%q) ok=%v want %v", in, got, ok)
+		}
+	}
+}
