@@ -27,6 +27,7 @@ var hashCommands = []*Spec{
 	{Name: "hvals", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hvals},
 	{Name: "hgetall", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hgetall},
 	{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hexists},
+	{Name: "hscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hscan},
 	{Name: "hrandfield", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hrandfield},
 }
 
@@ -450,4 +451,43 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 		seen[string(f)] = struct{}{}
 		pair(f, v)
 	}
+}
+
+func hscan(c *Ctx, args [][]byte) {
+	cursor, ok := c.ScanCursor(args[2])
+	if !ok {
+		return
+	}
+	e := c.Lookup(args[1])
+	if e == nil {
+		WriteEmptyScan(c.W)
+		return
+	}
+	h, isHash := e.Value.(*store.Hash)
+	if !isHash {
+		c.WrongType()
+		return
+	}
+	opts, ok := c.ScanOptions(args[3:], false)
+	if !ok {
+		return
+	}
+	var elems [][]byte
+	collect := func(f, v []byte) { elems = append(elems, f, v) }
+	if h.Encoding() == "hashtable" {
+		cursor = ScanLoop(cursor, opts.Count, func() int { return len(elems) },
+			func(cur uint64) uint64 { return h.Scan(cur, collect) })
+	} else {
+		cursor = h.Scan(cursor, collect)
+	}
+	if opts.Match != nil {
+		kept := elems[:0]
+		for i := 0; i < len(elems); i += 2 {
+			if opts.Matches(elems[i]) {
+				kept = append(kept, elems[i], elems[i+1])
+			}
+		}
+		elems = kept
+	}
+	WriteScan(c.W, cursor, elems)
 }

@@ -15,6 +15,7 @@ var setCommands = []*Spec{
 	{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Fn: scard},
 	{Name: "spop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: spop},
 	{Name: "srandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: srandmember},
+	{Name: "sscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sscan},
 }
 
 func init() { Register(setCommands) }
@@ -190,12 +191,9 @@ func spop(c *Ctx, args [][]byte) {
 }
 
 func spopCount(c *Ctx, args [][]byte) {
+	// getPositiveLongFromObjectOrReply: one message for both errors.
 	n, ok := ParseInt(args[2])
-	if !ok {
-		c.Error(ErrNotInt)
-		return
-	}
-	if n < 0 {
+	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
 	}
@@ -305,4 +303,44 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 		seen[string(m)] = struct{}{}
 		c.W.Bulk(m)
 	}
+}
+
+func sscan(c *Ctx, args [][]byte) {
+	cursor, ok := c.ScanCursor(args[2])
+	if !ok {
+		return
+	}
+	e := c.Lookup(args[1])
+	if e == nil {
+		WriteEmptyScan(c.W)
+		return
+	}
+	s, isSet := e.Value.(*store.Set)
+	if !isSet {
+		c.WrongType()
+		return
+	}
+	opts, ok := c.ScanOptions(args[3:], false)
+	if !ok {
+		return
+	}
+	var elems [][]byte
+	if s.Encoding() == "hashtable" {
+		collect := func(m []byte) { elems = append(elems, m) }
+		cursor = ScanLoop(cursor, opts.Count, func() int { return len(elems) },
+			func(cur uint64) uint64 { return s.Scan(cur, collect) })
+	} else {
+		// Intset members are formatted into a reused buffer: copy them.
+		cursor = s.Scan(cursor, func(m []byte) { elems = append(elems, append([]byte(nil), m...)) })
+	}
+	if opts.Match != nil {
+		kept := elems[:0]
+		for _, m := range elems {
+			if opts.Matches(m) {
+				kept = append(kept, m)
+			}
+		}
+		elems = kept
+	}
+	WriteScan(c.W, cursor, elems)
 }

@@ -499,3 +499,93 @@ func TestHashNotifications(t *testing.T) {
 	}
 	sub.NoReply(100 * time.Millisecond)
 }
+
+// fullScan runs a SCAN-family command to completion on one server and
+// returns every element seen (pairs joined as "field=value" when pairs).
+func fullScan(t *testing.T, c *Conn, pairs bool, args ...string) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	cursor := "0"
+	for i := 0; ; i++ {
+		if i > 10000 {
+			t.Fatalf("%s: scan does not end", c.Addr)
+		}
+		a := append([]string{args[0], args[1], cursor}, args[2:]...)
+		v, err := c.Do(a...)
+		if err != nil || v.Kind != '*' || len(v.Elems) != 2 {
+			t.Fatalf("%s: %q: %v %v", c.Addr, a, v, err)
+		}
+		els := v.Elems[1].Elems
+		step := 1
+		if pairs {
+			step = 2
+		}
+		for j := 0; j < len(els); j += step {
+			k := els[j].Str
+			if pairs {
+				k += "=" + els[j+1].Str
+			}
+			seen[k]++
+		}
+		cursor = v.Elems[0].Str
+		if cursor == "0" {
+			return seen
+		}
+	}
+}
+
+// compareScans requires both servers' full scans to return the same
+// elements (each at least once, as SCAN guarantees).
+func compareScans(t *testing.T, p *Pair, pairs bool, args ...string) {
+	t.Helper()
+	l, r := fullScan(t, p.L, pairs, args...), fullScan(t, p.R, pairs, args...)
+	same := len(l) == len(r)
+	for k := range r {
+		if l[k] == 0 {
+			same = false
+		}
+	}
+	comparisons.Add(1)
+	if !same {
+		divergences.Add(1)
+		t.Errorf("%q: full scan differs: lockkv %d elements, redis %d", args, len(l), len(r))
+	}
+}
+
+func TestHashHSCAN(t *testing.T) {
+	p := NewPair(t)
+	p.Do("HSCAN", "nokey", "0")
+	p.Do("HSCAN", "nokey", "x")
+	p.Do("HSCAN", "nokey", "0", "COUNT", "x") // options are not checked for a missing key
+	p.Do("HSCAN", "h")
+	p.Do("SET", "str", "x")
+	p.Do("HSCAN", "str", "0")
+	p.Do("HSET", "h", "a1", "1", "b1", "2", "a2", "3")
+	p.Do("HSCAN", "h", "0")
+	p.Do("HSCAN", "h", "123")
+	p.Do("HSCAN", "h", "0", "MATCH", "a*")
+	p.Do("HSCAN", "h", "0", "match", "*", "count", "1")
+	p.Do("HSCAN", "h", "0", "MATCH", "zz*")
+	p.Do("HSCAN", "h", "0", "COUNT", "0")
+	p.Do("HSCAN", "h", "0", "COUNT", "-1")
+	p.Do("HSCAN", "h", "0", "COUNT", "x")
+	p.Do("HSCAN", "h", "0", "COUNT")
+	p.Do("HSCAN", "h", "0", "FOO", "bar")
+	p.Do("HSCAN", "h", "0", "TYPE", "string")
+	p.Do("HSCAN", "h", "-1")
+	p.Do("HSCAN", "h", "abc")
+	p.Do("HSCAN", "h", "18446744073709551616")
+	args := []string{"HSET", "big"}
+	for i := 0; i < 1000; i++ {
+		args = append(args, "f"+strconv.Itoa(i), "v"+strconv.Itoa(i))
+	}
+	p.Do(args...)
+	compareScans(t, p, true, "HSCAN", "big")
+	compareScans(t, p, true, "HSCAN", "big", "COUNT", "100")
+	compareScans(t, p, true, "HSCAN", "big", "MATCH", "f1*", "COUNT", "7")
+	compareScans(t, p, true, "HSCAN", "big", "MATCH", "nothing*")
+	lv, _ := p.DoShape("HSCAN", "big", "0", "COUNT", "2000")
+	if n := len(lv.Elems[1].Elems); n != 2000 {
+		t.Errorf("HSCAN COUNT 2000 on lockkv returned %d elements", n)
+	}
+}

@@ -1,0 +1,325 @@
+package conformance
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestSetSADD(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SADD", "s", "3", "1", "2", "1")
+	p.Do("SADD", "s", "2")
+	p.Do("SMEMBERS", "s") // intset: ascending
+	encoding(p, "s")
+	p.Do("SADD", "s", "-5", "9223372036854775807", "-9223372036854775808")
+	p.Do("SMEMBERS", "s")
+	encoding(p, "s")
+	p.Do("SADD", "s", "a")
+	encoding(p, "s")
+	p.DoSorted("SMEMBERS", "s")
+	p.Do("SADD", "s")
+	p.Do("SADD")
+	p.Do("SET", "str", "x")
+	p.Do("SADD", "str", "a")
+	doIfSupported(p, "TYPE", "s")
+	// Members that are not canonical integers make a hashtable.
+	for _, m := range []string{"01", "+1", "-0", " 1", "1.0", "9223372036854775808", ""} {
+		key := "nc" + m
+		p.Do("SADD", key, m)
+		encoding(p, key)
+		p.Do("SISMEMBER", key, m)
+		p.Do("SMEMBERS", key)
+	}
+	p.Do("SADD", "bin", "\x00\r\n", "x")
+	p.DoSorted("SMEMBERS", "bin")
+}
+
+func TestSetSREM(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SADD", "s", "1", "2", "3")
+	p.Do("SREM", "s", "1", "1", "x", "01")
+	p.Do("SMEMBERS", "s")
+	p.Do("SREM", "s", "2", "3", "4")
+	p.Do("EXISTS", "s")
+	p.Do("SREM", "nokey", "a")
+	p.Do("SREM", "s")
+	p.Do("SADD", "h", "a", "b", "c")
+	p.Do("SREM", "h", "a", "b")
+	p.Do("SMEMBERS", "h")
+	p.Do("SREM", "h", "c")
+	p.Do("EXISTS", "h")
+	p.Do("SET", "str", "x")
+	p.Do("SREM", "str", "a")
+}
+
+func TestSetSISMEMBER(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SADD", "i", "1", "2", "-3")
+	p.Do("SADD", "h", "a", "1")
+	for _, key := range []string{"i", "h", "nokey"} {
+		for _, m := range []string{"1", "a", "-3", "01", "x", ""} {
+			p.Do("SISMEMBER", key, m)
+		}
+		p.Do("SMISMEMBER", key, "1", "a", "-3", "nosuch")
+	}
+	p.Do("SISMEMBER", "i")
+	p.Do("SISMEMBER", "i", "1", "2")
+	p.Do("SMISMEMBER", "i")
+	p.Do("SET", "str", "x")
+	p.Do("SISMEMBER", "str", "a")
+	p.Do("SMISMEMBER", "str", "a")
+}
+
+func TestSetSMEMBERSSCARD(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SMEMBERS", "nokey")
+	p.Do("SCARD", "nokey")
+	p.Do("SADD", "s", "10", "-1", "5")
+	p.Do("SMEMBERS", "s")
+	p.Do("SCARD", "s")
+	p.Do("SMEMBERS", "s", "x")
+	p.Do("SCARD")
+	p.Do("SET", "str", "x")
+	p.Do("SMEMBERS", "str")
+	p.Do("SCARD", "str")
+}
+
+func TestSetEncodingThresholds(t *testing.T) {
+	p := NewPair(t)
+	// 512 integers (set-max-intset-entries) stay an intset; 513 convert.
+	args := []string{"SADD", "s"}
+	for i := 512; i > 0; i-- {
+		args = append(args, strconv.Itoa(i*7))
+	}
+	p.Do(args...)
+	encoding(p, "s")
+	p.Do("SMEMBERS", "s")
+	p.Do("SADD", "s", "7")
+	p.Do("SADD", "s", "1")
+	encoding(p, "s")
+	p.Do("SCARD", "s")
+	p.DoSorted("SMEMBERS", "s")
+	p.Do("SISMEMBER", "s", "14")
+	p.Do("SREM", "s", "14", "1")
+	encoding(p, "s")
+	p.Do("SCARD", "s")
+	args = append([]string{"SADD", "t"}, args[2:]...)
+	args = append(args, "513")
+	p.Do(args...)
+	encoding(p, "t")
+	// A string member converts at once.
+	p.Do("SADD", "u", "1", "2", "x", "3")
+	encoding(p, "u")
+	p.DoSorted("SMEMBERS", "u")
+}
+
+func TestSetSPOP(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SPOP", "nokey")
+	p.Do("SPOP", "nokey", "3")
+	p.Do("SPOP", "nokey", "0")
+	p.Do("SPOP", "nokey", "-1")
+	p.Do("SPOP", "nokey", "x")
+	p.Do("SPOP", "nokey", "1", "2")
+	p.Do("SET", "str", "x")
+	p.Do("SPOP", "str")
+	p.Do("SPOP", "str", "1")
+	p.Do("SPOP", "str", "-1")
+	p.Do("SPOP", "str", "0")
+
+	p.Do("SADD", "one", "x")
+	p.Do("SPOP", "one")
+	p.Do("EXISTS", "one")
+	p.Do("SADD", "one", "5")
+	p.Do("SPOP", "one", "1")
+	p.Do("EXISTS", "one")
+
+	for _, set := range [][]string{{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}} {
+		model := map[string]bool{}
+		for _, m := range set {
+			model[m] = true
+		}
+		p.Do(append([]string{"SADD", "s"}, set...)...)
+		// The servers pop different members: remove what each popped from
+		// the other so that their contents stay equal.
+		syncPop := func(lv, rv Value) {
+			t.Helper()
+			lm, rm := members(lv), members(rv)
+			if lv.Kind == '$' {
+				lm, rm = []string{lv.Str}, []string{rv.Str}
+			}
+			for _, m := range lm {
+				if !model[m] {
+					t.Errorf("SPOP gave %q, not a member", m)
+				}
+			}
+			for _, m := range append(lm, rm...) {
+				delete(model, m)
+			}
+			p.L.Do(append([]string{"SREM", "s"}, rm...)...)
+			p.R.Do(append([]string{"SREM", "s"}, lm...)...)
+		}
+		lv, rv := p.DoShape("SPOP", "s")
+		syncPop(lv, rv)
+		p.DoSorted("SMEMBERS", "s")
+		lv, rv = p.DoShape("SPOP", "s", "2")
+		syncPop(lv, rv)
+		p.DoSorted("SMEMBERS", "s")
+		lv, rv = p.DoShape("SPOP", "s", "5")
+		syncPop(lv, rv)
+		p.Do("SCARD", "s")
+		p.DoSorted("SMEMBERS", "s")
+		p.DoSorted("SPOP", "s", "100")
+		p.Do("EXISTS", "s")
+	}
+	// Big hashtable set: SPOP with count leaves the right cardinality.
+	args := []string{"SADD", "big"}
+	for i := 0; i < 600; i++ {
+		args = append(args, "m"+strconv.Itoa(i))
+	}
+	p.Do(args...)
+	p.DoShape("SPOP", "big", "10")
+	p.DoShape("SPOP", "big", "500")
+	p.Do("SCARD", "big")
+	p.DoShape("SPOP", "big", "89")
+	p.Do("SCARD", "big")
+	p.DoShape("SPOP", "big", "1")
+	p.Do("EXISTS", "big")
+}
+
+func TestSetSRANDMEMBER(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SRANDMEMBER", "nokey")
+	p.Do("SRANDMEMBER", "nokey", "5")
+	p.Do("SRANDMEMBER", "nokey", "-5")
+	p.Do("SRANDMEMBER", "nokey", "0")
+	p.Do("SRANDMEMBER", "nokey", "x")
+	p.Do("SRANDMEMBER", "nokey", "1", "2")
+	p.Do("SRANDMEMBER", "nokey", "-9223372036854775808")
+	p.Do("SET", "str", "x")
+	p.Do("SRANDMEMBER", "str")
+	p.Do("SRANDMEMBER", "str", "1")
+	p.Do("SRANDMEMBER", "str", "x")
+	for _, n := range []int{5, 600} {
+		for _, prefix := range []string{"", "m"} {
+			key := prefix + "s" + strconv.Itoa(n)
+			model := map[string]bool{}
+			args := []string{"SADD", key}
+			for i := 0; i < n; i++ {
+				m := prefix + strconv.Itoa(i)
+				model[m] = true
+				args = append(args, m)
+			}
+			p.Do(args...)
+			lv, _ := p.DoShape("SRANDMEMBER", key)
+			if !model[lv.Str] {
+				t.Errorf("SRANDMEMBER gave %q", lv.Str)
+			}
+			for _, count := range []int{1, 2, n - 1, n, n + 3, -1, -3, -n, -2 * n, 0} {
+				lv, _ := p.DoShape("SRANDMEMBER", key, strconv.Itoa(count))
+				seen := map[string]bool{}
+				for _, m := range members(lv) {
+					if !model[m] {
+						t.Errorf("%s: SRANDMEMBER gave %q", key, m)
+					}
+					if count > 0 && seen[m] {
+						t.Errorf("%s: SRANDMEMBER %d repeated %q", key, count, m)
+					}
+					seen[m] = true
+				}
+			}
+			p.DoSorted("SRANDMEMBER", key, strconv.Itoa(n+1))
+			p.Do("SRANDMEMBER", key, "-9223372036854775808")
+			p.Do("SCARD", key)
+		}
+	}
+}
+
+func TestSetRESP3(t *testing.T) {
+	p := NewPair(t)
+	resp3(t, p)
+	p.Do("SADD", "s", "3", "1", "2")
+	p.Do("SMEMBERS", "s")
+	p.Do("SMEMBERS", "nokey")
+	p.Do("SISMEMBER", "s", "1")
+	p.Do("SMISMEMBER", "s", "1", "x")
+	p.Do("SPOP", "nokey")
+	p.Do("SPOP", "nokey", "2")
+	p.Do("SPOP", "s", "0")
+	p.Do("SRANDMEMBER", "nokey")
+	p.Do("SRANDMEMBER", "nokey", "2")
+	p.DoShape("SRANDMEMBER", "s")
+	p.DoShape("SRANDMEMBER", "s", "2")
+	p.DoShape("SRANDMEMBER", "s", "-5")
+	p.Do("SRANDMEMBER", "s", "3")
+	p.DoShape("SPOP", "s")
+	p.DoShape("SPOP", "s", "1")
+	p.DoShape("SPOP", "s", "5")
+	p.Do("EXISTS", "s")
+	p.Do("SADD", "h", "a", "b", "c")
+	p.DoSorted("SMEMBERS", "h")
+	p.DoSorted("SPOP", "h", "3")
+}
+
+// TestSetNotifications checks keyspace events: sadd, srem, spop, and del
+// when the set is emptied (t_set.c).
+func TestSetNotifications(t *testing.T) {
+	p := NewPair(t)
+	if !doIfSupported(p, "CONFIG", "SET", "notify-keyspace-events", "KEA") {
+		t.Skip("lockkv has no CONFIG SET yet")
+	}
+	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	sub := Connect(t)
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	p.Do("SADD", "s", "1", "2", "3", "4")
+	p.Do("SADD", "s", "1") // no event
+	p.Do("SREM", "s", "x") // no event
+	p.Do("SREM", "s", "1")
+	p.Do("SPOP", "s", "0") // no event
+	p.DoShape("SPOP", "s")
+	p.DoShape("SPOP", "s", "1")
+	p.Do("SREM", "s", "1", "2", "3", "4")
+	p.Do("SADD", "t", "1", "2")
+	p.DoSorted("SPOP", "t", "5")
+	p.Do("SADD", "u", "1")
+	p.Do("SPOP", "u")
+	// sadd srem spop spop srem del sadd spop del sadd spop del
+	for i := 0; i < 2*12; i++ {
+		sub.Receive()
+	}
+	sub.NoReply(100 * time.Millisecond)
+}
+
+func TestSetSSCAN(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SSCAN", "nokey", "0")
+	p.Do("SSCAN", "nokey", "x")
+	p.Do("SSCAN", "s")
+	p.Do("SET", "str", "x")
+	p.Do("SSCAN", "str", "0")
+	p.Do("SADD", "s", "30", "-2", "11", "1")
+	p.Do("SSCAN", "s", "0")
+	p.Do("SSCAN", "s", "77", "COUNT", "1")
+	p.Do("SSCAN", "s", "0", "MATCH", "1*")
+	p.Do("SSCAN", "s", "0", "MATCH", "-*")
+	p.Do("SSCAN", "s", "0", "COUNT", "0")
+	p.Do("SSCAN", "s", "0", "MATCH")
+	p.Do("SSCAN", "s", "0", "TYPE", "set")
+	p.Do("SADD", "m", "a", "b", "c")
+	p.DoSorted("SSCAN", "m", "0") // small hashtable: one call, any order
+	args := []string{"SADD", "big"}
+	for i := 0; i < 1000; i++ {
+		args = append(args, "m"+strconv.Itoa(i))
+	}
+	p.Do(args...)
+	compareScans(t, p, false, "SSCAN", "big")
+	compareScans(t, p, false, "SSCAN", "big", "COUNT", "50")
+	compareScans(t, p, false, "SSCAN", "big", "MATCH", "m9?", "COUNT", "3")
+	args = []string{"SADD", "ints"}
+	for i := 0; i < 600; i++ {
+		args = append(args, strconv.Itoa(i))
+	}
+	p.Do(args...)
+	compareScans(t, p, false, "SSCAN", "ints", "MATCH", "*7*")
+}
