@@ -589,3 +589,25 @@ func TestHashHSCAN(t *testing.T) {
 		t.Errorf("HSCAN COUNT 2000 on lockkv returned %d elements", n)
 	}
 }
+
+func TestHashCOPY(t *testing.T) {
+	p := NewPair(t)
+	p.Do("HSET", "h", "a", "1", "b", "2")
+	p.Do("COPY", "h", "h2")
+	p.Do("HSET", "h2", "c", "3")
+	p.Do("HINCRBY", "h2", "a", "5")
+	p.Do("HGETALL", "h")
+	p.Do("HGETALL", "h2")
+	encoding(p, "h2")
+	args := []string{"HSET", "big"}
+	for i := 0; i < 600; i++ {
+		args = append(args, "f"+strconv.Itoa(i), "v")
+	}
+	p.Do(args...)
+	p.Do("COPY", "big", "big2")
+	p.Do("HDEL", "big2", "f1")
+	p.Do("HLEN", "big")
+	p.Do("HLEN", "big2")
+	encoding(p, "big2")
+	p.Do("TYPE", "h2")
+}

@@ -323,3 +323,20 @@ func TestSetSSCAN(t *testing.T) {
 	p.Do(args...)
 	compareScans(t, p, false, "SSCAN", "ints", "MATCH", "*7*")
 }
+
+func TestSetCOPY(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SADD", "s", "1", "2")
+	p.Do("COPY", "s", "s2")
+	p.Do("SADD", "s2", "3")
+	p.Do("SMEMBERS", "s")
+	p.Do("SMEMBERS", "s2")
+	encoding(p, "s2")
+	p.Do("SADD", "h", "a", "b")
+	p.Do("COPY", "h", "h2")
+	p.Do("SREM", "h2", "a")
+	p.DoSorted("SMEMBERS", "h")
+	p.DoSorted("SMEMBERS", "h2")
+	encoding(p, "h2")
+	p.Do("TYPE", "h2")
+}
