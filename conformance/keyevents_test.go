@@ -1,0 +1,99 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+)
+
+// requireLockkv skips the test unless lockkv accepts cmd (a command another
+// family provides), then runs cmd on Redis too.
+func requireLockkv(t *testing.T, p *Pair, cmd ...string) {
+	t.Helper()
+	if v, err := p.L.Do(cmd...); err != nil || v.Kind == '-' {
+		t.Skipf("lockkv does not support %q yet", cmd)
+	}
+	if _, err := p.R.Do(cmd...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// drainEvents reads every message Redis pushes to sub until it is quiet for
+// 100 ms, then reads as many from lockkv and requires the same ones.
+func drainEvents(t *testing.T, sub *Pair) int {
+	t.Helper()
+	var want []Value
+	for {
+		v, err := sub.R.Read(100 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		want = append(want, v)
+	}
+	for i, rv := range want {
+		lv, err := sub.L.Read(2 * time.Second)
+		if err != nil {
+			sub.check("event", Value{Kind: '-', Str: "missing: " + err.Error()}, rv, false)
+			return i
+		}
+		sub.check("event", lv, rv, Equal(lv, rv))
+	}
+	sub.NoReply(20 * time.Millisecond)
+	return len(want)
+}
+
+func TestKeysNotifications(t *testing.T) {
+	p := NewPair(t)
+	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
+	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	sub := Connect(t)
+	requireLockkv(t, sub, "PSUBSCRIBE", "__key*@*__:*")
+	for _, cmd := range [][]string{
+		{"SET", "a", "1"}, {"SET", "a", "2", "EX", "100"}, {"SET", "a", "3", "KEEPTTL"},
+		{"SET", "a", "4", "NX"}, {"SET", "a", "5", "XX", "GET"}, {"SETNX", "b", "1"},
+		{"SETEX", "c", "100", "v"}, {"PSETEX", "c", "100000", "v"}, {"GETSET", "c", "w"},
+		{"MSET", "a", "1", "m", "2"}, {"MSETNX", "n1", "1", "n2", "2"}, {"MSETNX", "n1", "1"},
+		{"INCR", "i"}, {"INCRBY", "i", "5"}, {"DECR", "i"}, {"DECRBY", "i", "2"},
+		{"INCRBYFLOAT", "fl", "1.5"}, {"INCRBYFLOAT", "fl", "x"}, {"APPEND", "ap", "x"},
+		{"APPEND", "ap", "y"}, {"SETRANGE", "sr", "2", "x"}, {"SETRANGE", "sr", "0", "y"},
+		{"SETRANGE", "sr", "0", ""}, {"GETDEL", "sr"}, {"GETDEL", "sr"},
+		{"GETEX", "a", "EX", "100"}, {"GETEX", "a", "PERSIST"}, {"GETEX", "a", "PERSIST"},
+		{"GETEX", "a", "PXAT", "1"}, {"EXPIRE", "b", "100"}, {"PEXPIRE", "b", "100000", "GT"},
+		{"EXPIRE", "b", "10", "GT"}, {"PERSIST", "b"}, {"PERSIST", "b"}, {"EXPIRE", "b", "-1"},
+		{"DEL", "c", "nosuch", "m"}, {"UNLINK", "n1"}, {"RENAME", "n2", "r"},
+		{"SET", "r2", "x"}, {"RENAME", "r", "r2"}, {"RENAMENX", "r2", "r3"},
+		{"COPY", "r3", "cp"}, {"COPY", "r3", "cp", "REPLACE"}, {"COPY", "r3", "cp", "DB", "1"},
+		{"MOVE", "r3", "2"}, {"SET", "short", "v", "PX", "1"},
+	} {
+		p.Do(cmd...)
+		drainEvents(t, sub)
+	}
+	p.waitExpired("short")
+	drainEvents(t, sub)
+	p.Do("FLUSHALL")
+	drainEvents(t, sub)
+}
+
+func TestStringEncoding(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "probe", "1")
+	requireLockkv(t, p, "OBJECT", "ENCODING", "probe")
+	for _, v := range []string{"1", "0", "-1", "12345", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "01", "-0", "+1", " 1", "abc", "", "1.5",
+		"12345678901234567890123456789012345678901234", "123456789012345678901234567890123456789012345"} {
+		p.Do("SET", "k", v)
+		p.Do("OBJECT", "ENCODING", "k")
+	}
+	for _, cmd := range [][]string{
+		{"SET", "s", "abc"}, {"APPEND", "s", "d"}, {"SET", "s2", "5"}, {"APPEND", "s2", "5"},
+		{"APPEND", "s3", "123"}, {"SETRANGE", "s4", "0", "1"}, {"SET", "s5", "12"},
+		{"SETRANGE", "s5", "0", "3"}, {"INCR", "s5"}, {"INCR", "s6"}, {"SET", "f", "2"},
+		{"INCRBYFLOAT", "f", "1"}, {"INCRBYFLOAT", "f2", "1.5"}, {"INCR", "f"},
+		{"SETEX", "x", "100", "12"}, {"GETSET", "y", "12"}, {"MSET", "z", "12", "z2", "ab"},
+		{"COPY", "s", "s7"}, {"COPY", "s2", "s8"}, {"COPY", "f2", "s9"}, {"SET", "big", string(make([]byte, 100))},
+	} {
+		p.Do(cmd...)
+	}
+	for _, k := range []string{"s", "s2", "s3", "s4", "s5", "s6", "f", "f2", "x", "y", "z", "z2", "s7", "s8", "s9", "big"} {
+		p.Do("OBJECT", "ENCODING", k)
+	}
+}
