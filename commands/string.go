@@ -2,9 +2,9 @@ package commands
 
 import (
 	"math"
-	"math/big"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -421,35 +421,31 @@ func incrbyfloat(c *Ctx, args [][]byte) {
 	key := args[1]
 	e := c.LookupWrite(key)
 	var s *store.String
+	ok := true
 	if e != nil {
-		var ok bool
 		if s, ok = e.Value.(*store.String); !ok {
 			c.WrongType()
 			return
 		}
 	}
-	var value *big.Float
-	if s == nil {
-		value = new(big.Float).SetPrec(longDoublePrec)
-	} else if value = parseLongDouble(s.B); value == nil {
+	value := longdouble.FromInt(0)
+	if s != nil {
+		if value, ok = longdouble.Parse(s.B); !ok {
+			c.Error(ErrNotFloat)
+			return
+		}
+	}
+	inc, ok := longdouble.Parse(args[2])
+	if !ok {
 		c.Error(ErrNotFloat)
 		return
 	}
-	inc := parseLongDouble(args[2])
-	if inc == nil {
-		c.Error(ErrNotFloat)
-		return
-	}
-	if value.IsInf() || inc.IsInf() {
-		c.Error(ErrIncrNaNInf) // inf+x is inf or NaN either way
-		return
-	}
-	value.Add(value, inc)
-	if longDoubleOverflows(value) {
+	sum, ok := longdouble.Add(value, inc)
+	if !ok {
 		c.Error(ErrIncrNaNInf)
 		return
 	}
-	b := formatLongDoubleHuman(value)
+	b := longdouble.AppendHuman(nil, sum)
 	ns := &store.String{B: b, NotInt: true}
 	if s != nil {
 		c.DB.Replace(string(key), ns, c.Now)
@@ -613,150 +609,4 @@ func setrange(c *Ctx, args [][]byte) {
 	c.Modified(key)
 	c.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))
-}
-
-// ---- INCRBYFLOAT arithmetic ----
-//
-// Redis computes INCRBYFLOAT in C long double, which on x86-64 is the x87
-// 80-bit format: a 64-bit significand and a 15-bit exponent. lockkv does
-// the same arithmetic with big.Float at 64 bits of precision (round to
-// nearest even, as the x87 does), refuses what strtold would overflow, and
-// formats like ld2string's LD_STR_HUMAN mode: "%.17Lf", then trailing
-// zeros (and a trailing '.') removed, "-0" printed as "0".
-
-const (
-	longDoublePrec = 64
-	// longDoubleMaxExp: values with a binary exponent above it (x >= 2^16384)
-	// are infinite in long double.
-	longDoubleMaxExp = 16384
-	// longDoubleMinExp: below the smallest subnormal (2^-16445) strtold
-	// gives zero with ERANGE, which Redis refuses.
-	longDoubleMinExp = -16444
-	// maxLongDoubleChars is Redis's MAX_LONG_DOUBLE_CHARS: longer inputs
-	// are not parsed.
-	maxLongDoubleChars = 5 * 1024
-)
-
-// parseLongDouble parses b as Redis's string2ld (strtold with the whole
-// string consumed, no leading space, no NaN, no overflow) and returns nil
-// when it is not a valid float.
-func parseLongDouble(b []byte) *big.Float {
-	if len(b) == 0 || len(b) >= maxLongDoubleChars || isSpaceByte(b[0]) {
-		return nil
-	}
-	s := string(b)
-	body := s
-	neg := false
-	if body[0] == '+' || body[0] == '-' {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if EqualFold([]byte(body), "inf") || EqualFold([]byte(body), "infinity") {
-		return new(big.Float).SetPrec(longDoublePrec).SetInf(neg)
-	}
-	hex := len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
-	ok, huge, zero := validFloatSyntax(body, hex)
-	if !ok {
-		return nil
-	}
-	f := new(big.Float).SetPrec(longDoublePrec).SetMode(big.ToNearestEven)
-	if huge {
-		if zero {
-			return f.SetInt64(0) // 0e99999999 is zero; anything else overflows or underflows
-		}
-		return nil
-	}
-	var err error
-	if hex {
-		_, _, err = f.Parse(s, 0)
-	} else {
-		_, _, err = f.Parse(s, 10)
-	}
-	if err != nil {
-		return nil
-	}
-	if longDoubleOverflows(f) {
-		return nil
-	}
-	if f.Sign() != 0 && f.MantExp(nil) < longDoubleMinExp {
-		return nil // underflows to zero
-	}
-	return f
-}
-
-// validFloatSyntax checks the strtold syntax of an unsigned number: decimal
-// digits with an optional fraction and exponent, or (hex) 0x hex digits
-// with an optional fraction and p exponent, with at least one mantissa
-// digit. huge reports an exponent so large in magnitude that the value
-// overflows or underflows whatever its (at most 5 KB long) mantissa, and
-// zero that every mantissa digit is 0.
-func validFloatSyntax(s string, hex bool) (ok, huge, zero bool) {
-	i := 0
-	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
-	limit := int64(20000) // decimal digits
-	if hex {
-		i = 2
-		limit = 100000 // binary digits
-		isDigit = func(c byte) bool {
-			return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-		}
-	}
-	digits := 0
-	zero = true
-	for ; i < len(s) && isDigit(s[i]); i++ {
-		digits++
-		zero = zero && s[i] == '0'
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && isDigit(s[i]); i++ {
-			digits++
-			zero = zero && s[i] == '0'
-		}
-	}
-	if digits == 0 {
-		return false, false, false
-	}
-	if i == len(s) {
-		return true, false, zero
-	}
-	e := s[i]
-	if (hex && (e == 'p' || e == 'P')) || (!hex && (e == 'e' || e == 'E')) {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		n := 0
-		exp := int64(0)
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			n++
-			if exp <= limit {
-				exp = exp*10 + int64(s[i]-'0')
-			}
-		}
-		return n > 0 && i == len(s), exp > limit, zero
-	}
-	return false, false, false
-}
-
-func longDoubleOverflows(f *big.Float) bool {
-	return f.IsInf() || (f.Sign() != 0 && f.MantExp(nil) > longDoubleMaxExp)
-}
-
-// formatLongDoubleHuman is ld2string(LD_STR_HUMAN): "%.17Lf" trimmed.
-func formatLongDoubleHuman(f *big.Float) []byte {
-	b := f.Append(nil, 'f', 17)
-	if i := len(b) - 1; i >= 0 {
-		for b[i] == '0' {
-			i--
-		}
-		if b[i] == '.' {
-			i--
-		}
-		b = b[:i+1]
-	}
-	if len(b) == 2 && b[0] == '-' && b[1] == '0' {
-		b = b[:1]
-		b[0] = '0'
-	}
-	return b
 }

@@ -595,3 +595,36 @@ func (p *Pair) waitExpired(keys ...string) {
 		}
 	}
 }
+
+// TestKeysOtherTypes runs the generic commands against every type lockkv
+// supports so far.
+func TestKeysOtherTypes(t *testing.T) {
+	p := NewPair(t)
+	keys := otherTypes(t, p)
+	p.Do("SET", "str", "v")
+	for _, k := range keys {
+		p.Do("TYPE", k)
+		p.Do("EXISTS", k)
+		p.Do("EXPIRE", k, "100")
+		p.DoApprox(1, "TTL", k)
+		p.Do("PERSIST", k)
+		p.Do("RENAME", k, k+"2")
+		p.Do("TYPE", k+"2")
+		p.Do("COPY", k+"2", k)
+		p.Do("TYPE", k)
+		p.Do("COPY", k, "str", "REPLACE")
+		p.Do("TYPE", "str")
+		p.Do("MOVE", k+"2", "1")
+		p.Do("SET", "str", "v")
+	}
+	p.DoSorted("KEYS", "*")
+	for _, typ := range []string{"string", "hash", "set", "list", "zset", "HASH", "none"} {
+		p.ScanEqual(t, "SCAN", "{cursor}", "TYPE", typ)
+	}
+	p.Do("SELECT", "1")
+	p.DoSorted("KEYS", "*")
+	p.Do("FLUSHDB")
+	p.Do("SELECT", "0")
+	p.Do(append([]string{"DEL"}, keys...)...)
+	p.DoSorted("KEYS", "*")
+}

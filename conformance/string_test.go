@@ -390,27 +390,46 @@ func TestStringSETRANGE(t *testing.T) {
 	p.Do("SETRANGE", "k", "0")
 }
 
-// TestStringWrongType runs every string command against a key of another
-// type. Until other types exist, SET/GET against a string cover the path
-// through lookupString only.
+// otherTypes creates, on both servers, one key of each non-string type
+// lockkv supports so far and returns their names.
+func otherTypes(t *testing.T, p *Pair) []string {
+	t.Helper()
+	var keys []string
+	for _, c := range [][]string{
+		{"HSET", "hash", "f", "v"}, {"SADD", "set", "m"}, {"LPUSH", "list", "a"}, {"ZADD", "zset", "1", "m"},
+	} {
+		if v, err := p.L.Do(c...); err != nil || v.Kind == '-' {
+			continue
+		}
+		p.R.Do(c...)
+		keys = append(keys, c[1])
+	}
+	if len(keys) == 0 {
+		t.Skip("lockkv has no other type yet")
+	}
+	return keys
+}
+
+// TestStringWrongType runs every string command against keys of the other
+// types.
 func TestStringWrongType(t *testing.T) {
 	p := NewPair(t)
-	if v, err := p.L.Do("LPUSH", "list", "a"); err != nil || v.Kind == '-' {
-		t.Skip("lockkv has no list type yet")
+	for _, k := range otherTypes(t, p) {
+		for _, cmd := range [][]string{
+			{"GET", k}, {"SET", k, "v", "GET"}, {"GETSET", k, "v"}, {"GETDEL", k},
+			{"GETEX", k}, {"GETEX", k, "EX", "0"}, {"GETEX", k, "FOO"}, {"GETEX", "nosuch", "EX", "0"},
+			{"MGET", k, "nosuch", k}, {"INCR", k}, {"DECR", k}, {"INCRBY", k, "1"},
+			{"INCRBY", k, "x"}, {"DECRBY", k, "1"}, {"INCRBYFLOAT", k, "1"},
+			{"INCRBYFLOAT", k, "x"}, {"APPEND", k, "x"}, {"STRLEN", k},
+			{"GETRANGE", k, "0", "1"}, {"GETRANGE", k, "x", "1"}, {"SETRANGE", k, "0", "x"},
+			{"SETRANGE", k, "0", ""}, {"SETRANGE", k, "-1", "x"}, {"TYPE", k},
+			{"SET", k, "v", "NX"}, {"SETNX", k, "v"}, {"MSETNX", k, "v"}, {"SET", k, "v", "GET", "NX"},
+		} {
+			p.Do(cmd...)
+		}
 	}
-	p.R.Do("LPUSH", "list", "a")
-	for _, cmd := range [][]string{
-		{"GET", "list"}, {"SET", "list", "v", "GET"}, {"GETSET", "list", "v"}, {"GETDEL", "list"},
-		{"GETEX", "list"}, {"GETEX", "list", "EX", "0"}, {"GETEX", "nosuch", "EX", "0"},
-		{"MGET", "list", "nosuch"}, {"INCR", "list"}, {"DECR", "list"}, {"INCRBY", "list", "1"},
-		{"INCRBY", "list", "x"}, {"DECRBY", "list", "1"}, {"INCRBYFLOAT", "list", "1"},
-		{"INCRBYFLOAT", "list", "x"}, {"APPEND", "list", "x"}, {"STRLEN", "list"},
-		{"GETRANGE", "list", "0", "1"}, {"GETRANGE", "list", "x", "1"}, {"SETRANGE", "list", "0", "x"},
-		{"SETRANGE", "list", "0", ""}, {"SETRANGE", "list", "-1", "x"}, {"TYPE", "list"},
-		{"SET", "list", "v", "NX"}, {"SETNX", "list", "v"}, {"MSETNX", "list", "v"},
-	} {
-		p.Do(cmd...)
-	}
-	p.Do("SET", "list", "v")
-	p.Do("GET", "list")
+	// SET overwrites any type.
+	p.Do("SET", "hash", "v")
+	p.Do("GET", "hash")
+	p.Do("TYPE", "hash")
 }
