@@ -307,7 +307,7 @@ func TestSetSSCAN(t *testing.T) {
 	p.Do("SSCAN", "s", "0", "MATCH")
 	p.Do("SSCAN", "s", "0", "TYPE", "set")
 	p.Do("SADD", "m", "a", "b", "c")
-	p.DoSorted("SSCAN", "m", "0") // small hashtable: one call, any order
+	compareScans(t, p, false, "SSCAN", "m") // small hashtable: any order
 	args := []string{"SADD", "big"}
 	for i := 0; i < 1000; i++ {
 		args = append(args, "m"+strconv.Itoa(i))

@@ -20,10 +20,48 @@ import (
 // Field and value slices returned by Get, Range, Scan and Random are views
 // into the hash: they stay valid only until the hash is next modified, and
 // must never be written to.
+//
+// The header is 16 bytes, not the 32 of a slice plus a pointer: p points
+// either to the listpack's bytes (n, c are its length and capacity) or,
+// when n == htMark, to the dict. A million one-field lock hashes save 16 MB.
 type Hash struct {
-	lp []byte             // listpack encoding (when ht == nil)
-	ht *dict.Dict[string] // hashtable encoding
+	p unsafe.Pointer
+	n uint32
+	c uint32
 }
+
+// htMark in Hash.n marks the hashtable encoding.
+const htMark = ^uint32(0)
+
+// maxListpack bounds a listpack's size so that its length fits Hash.n;
+// larger ones convert (only reachable with huge hash-max-listpack-* values).
+const maxListpack = 1 << 30
+
+// lp returns the listpack bytes (nil for a hashtable).
+func (h *Hash) lp() []byte {
+	if h.n == htMark || h.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.c)[:h.n]
+}
+
+func (h *Hash) setLP(b []byte) {
+	if cap(b) == 0 {
+		h.p, h.n, h.c = nil, 0, 0
+		return
+	}
+	h.p, h.n, h.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
+}
+
+// ht returns the dict of a hashtable hash, or nil.
+func (h *Hash) ht() *dict.Dict[string] {
+	if h.n != htMark {
+		return nil
+	}
+	return (*dict.Dict[string])(h.p)
+}
+
+func (h *Hash) setHT(d *dict.Dict[string]) { h.p, h.n, h.c = unsafe.Pointer(d), htMark, 0 }
 
 // NewHash returns an empty listpack-encoded hash.
 func NewHash() *Hash { return &Hash{} }
@@ -33,7 +71,7 @@ func (h *Hash) Type() Type { return TypeHash }
 
 // Encoding implements Value.
 func (h *Hash) Encoding() string {
-	if h.ht != nil {
+	if h.n == htMark {
 		return "hashtable"
 	}
 	return "listpack"
@@ -42,25 +80,31 @@ func (h *Hash) Encoding() string {
 // Clone implements Cloner: a deep copy (strings are immutable in Go, so the
 // hashtable copy shares them).
 func (h *Hash) Clone() Value {
-	if h.ht == nil {
-		return &Hash{lp: append([]byte(nil), h.lp...)}
+	ht := h.ht()
+	if ht == nil {
+		c := &Hash{}
+		c.setLP(append([]byte(nil), h.lp()...))
+		return c
 	}
 	d := dict.New[string]()
-	h.ht.Range(func(k string, v *string) bool {
+	ht.Range(func(k string, v *string) bool {
 		d.Set(k, *v)
 		return true
 	})
-	return &Hash{ht: d}
+	c := &Hash{}
+	c.setHT(d)
+	return c
 }
 
 // Len returns the number of fields.
 func (h *Hash) Len() int {
-	if h.ht != nil {
-		return h.ht.Len()
+	if ht := h.ht(); ht != nil {
+		return ht.Len()
 	}
+	lp := h.lp()
 	n := 0
-	for off := 0; off < len(h.lp); n++ {
-		_, _, off = lpPair(h.lp, off)
+	for off := 0; off < len(lp); n++ {
+		_, _, off = lpPair(lp, off)
 	}
 	return n
 }
@@ -92,7 +136,7 @@ func lpPair(lp []byte, off int) (field, value []byte, next int) {
 // and the offset after the pair, or pair == -1 and count = the number of
 // pairs when field is absent.
 func (h *Hash) lpFind(field []byte) (pair, val, end, count int) {
-	lp := h.lp
+	lp := h.lp()
 	for off := 0; off < len(lp); count++ {
 		f, voff := lpString(lp, off)
 		_, next := lpString(lp, voff)
@@ -112,8 +156,8 @@ func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Get returns field's value (a view), or ok == false.
 func (h *Hash) Get(field []byte) (value []byte, ok bool) {
-	if h.ht != nil {
-		if v := h.ht.Get(b2s(field)); v != nil {
+	if ht := h.ht(); ht != nil {
+		if v := ht.Get(b2s(field)); v != nil {
 			return s2b(*v), true
 		}
 		return nil, false
@@ -122,7 +166,7 @@ func (h *Hash) Get(field []byte) (value []byte, ok bool) {
 	if pair < 0 {
 		return nil, false
 	}
-	v, _ := lpString(h.lp, voff)
+	v, _ := lpString(h.lp(), voff)
 	return v, true
 }
 
@@ -139,15 +183,16 @@ func (h *Hash) Exists(field []byte) bool {
 // Redis's hashTypeSet does) or when it has more than maxEntries fields
 // after the write.
 func (h *Hash) Set(field, value []byte, maxEntries, maxValue int) (added bool) {
-	if h.ht == nil && (len(field) > maxValue || len(value) > maxValue) {
+	if h.n != htMark && (len(field) > maxValue || len(value) > maxValue ||
+		int(h.n)+len(field)+len(value)+2*binary.MaxVarintLen64 > maxListpack) {
 		h.convert()
 	}
-	if h.ht != nil {
-		if p := h.ht.Get(b2s(field)); p != nil {
+	if ht := h.ht(); ht != nil {
+		if p := ht.Get(b2s(field)); p != nil {
 			*p = string(value)
 			return false
 		}
-		h.ht.Set(string(field), string(value))
+		ht.Set(string(field), string(value))
 		return true
 	}
 	pair, voff, end, count := h.lpFind(field)
@@ -155,14 +200,15 @@ func (h *Hash) Set(field, value []byte, maxEntries, maxValue int) (added bool) {
 		h.lpReplace(voff, end, value)
 		return false
 	}
-	need := uvarintLen(len(field)) + len(field) + uvarintLen(len(value)) + len(value)
-	if h.lp == nil {
-		h.lp = make([]byte, 0, need)
+	lp := h.lp()
+	if lp == nil {
+		lp = make([]byte, 0, uvarintLen(len(field))+len(field)+uvarintLen(len(value))+len(value))
 	}
-	h.lp = binary.AppendUvarint(h.lp, uint64(len(field)))
-	h.lp = append(h.lp, field...)
-	h.lp = binary.AppendUvarint(h.lp, uint64(len(value)))
-	h.lp = append(h.lp, value...)
+	lp = binary.AppendUvarint(lp, uint64(len(field)))
+	lp = append(lp, field...)
+	lp = binary.AppendUvarint(lp, uint64(len(value)))
+	lp = append(lp, value...)
+	h.setLP(lp)
 	if count+1 > maxEntries {
 		h.convert()
 	}
@@ -171,7 +217,8 @@ func (h *Hash) Set(field, value []byte, maxEntries, maxValue int) (added bool) {
 
 // lpReplace replaces the length-prefixed string in lp[start:end] by value.
 func (h *Hash) lpReplace(start, end int, value []byte) {
-	old, _ := lpString(h.lp, start)
+	cur := h.lp()
+	old, _ := lpString(cur, start)
 	if len(old) == len(value) {
 		copy(old[:len(value)], value)
 		return
@@ -180,19 +227,19 @@ func (h *Hash) lpReplace(start, end int, value []byte) {
 	prefix := binary.PutUvarint(tmp[:], uint64(len(value)))
 	repl := prefix + len(value)
 	delta := repl - (end - start)
-	n := len(h.lp) + delta
-	if n <= cap(h.lp) {
-		lp := h.lp[:n]
-		copy(lp[start+repl:], h.lp[end:])
-		h.lp = lp
+	n := len(cur) + delta
+	var lp []byte
+	if n <= cap(cur) {
+		lp = cur[:n]
+		copy(lp[start+repl:], cur[end:])
 	} else {
-		lp := make([]byte, n, n+n/4)
-		copy(lp, h.lp[:start])
-		copy(lp[start+repl:], h.lp[end:])
-		h.lp = lp
+		lp = make([]byte, n, n+n/4)
+		copy(lp, cur[:start])
+		copy(lp[start+repl:], cur[end:])
 	}
-	copy(h.lp[start:], tmp[:prefix])
-	copy(h.lp[start+prefix:], value)
+	copy(lp[start:], tmp[:prefix])
+	copy(lp[start+prefix:], value)
+	h.setLP(lp)
 }
 
 func uvarintLen(n int) int {
@@ -207,28 +254,30 @@ func uvarintLen(n int) int {
 // convert turns a listpack hash into a hashtable.
 func (h *Hash) convert() {
 	d := dict.New[string]()
-	for off := 0; off < len(h.lp); {
+	lp := h.lp()
+	for off := 0; off < len(lp); {
 		var f, v []byte
-		f, v, off = lpPair(h.lp, off)
+		f, v, off = lpPair(lp, off)
 		d.Set(string(f), string(v))
 	}
-	h.ht = d
-	h.lp = nil
+	h.setHT(d)
 }
 
 // Delete removes field and reports whether it was present.
 func (h *Hash) Delete(field []byte) bool {
-	if h.ht != nil {
-		return h.ht.Delete(b2s(field))
+	if ht := h.ht(); ht != nil {
+		return ht.Delete(b2s(field))
 	}
 	pair, _, end, _ := h.lpFind(field)
 	if pair < 0 {
 		return false
 	}
-	h.lp = append(h.lp[:pair], h.lp[end:]...)
-	if len(h.lp) == 0 {
-		h.lp = nil
+	lp := h.lp()
+	lp = append(lp[:pair], lp[end:]...)
+	if len(lp) == 0 {
+		lp = nil
 	}
+	h.setLP(lp)
 	return true
 }
 
@@ -236,13 +285,14 @@ func (h *Hash) Delete(field []byte) bool {
 // for a listpack hash, in table order for a hashtable. fn must not modify
 // the hash.
 func (h *Hash) Range(fn func(field, value []byte) bool) {
-	if h.ht != nil {
-		h.ht.Range(func(k string, v *string) bool { return fn(s2b(k), s2b(*v)) })
+	if ht := h.ht(); ht != nil {
+		ht.Range(func(k string, v *string) bool { return fn(s2b(k), s2b(*v)) })
 		return
 	}
-	for off := 0; off < len(h.lp); {
+	lp := h.lp()
+	for off := 0; off < len(lp); {
 		var f, v []byte
-		f, v, off = lpPair(h.lp, off)
+		f, v, off = lpPair(lp, off)
 		if !fn(f, v) {
 			return
 		}
@@ -253,8 +303,8 @@ func (h *Hash) Range(fn func(field, value []byte) bool) {
 // A listpack hash is returned whole in one call with cursor 0, as Redis
 // does; a hashtable follows dict.Dict.Scan's guarantee.
 func (h *Hash) Scan(cursor uint64, fn func(field, value []byte)) uint64 {
-	if h.ht != nil {
-		return h.ht.Scan(cursor, func(k string, v *string) { fn(s2b(k), s2b(*v)) })
+	if ht := h.ht(); ht != nil {
+		return ht.Scan(cursor, func(k string, v *string) { fn(s2b(k), s2b(*v)) })
 	}
 	h.Range(func(f, v []byte) bool { fn(f, v); return true })
 	return 0
@@ -263,15 +313,16 @@ func (h *Hash) Scan(cursor uint64, fn func(field, value []byte)) uint64 {
 // Random returns a random pair (views); the hash must not be empty. rnd(n)
 // returns a uniform number in [0, n).
 func (h *Hash) Random(rnd func(n uint64) uint64) (field, value []byte) {
-	if h.ht != nil {
-		k, v, _ := h.ht.Random(rnd)
+	if ht := h.ht(); ht != nil {
+		k, v, _ := ht.Random(rnd)
 		return s2b(k), s2b(*v)
 	}
+	lp := h.lp()
 	i := rnd(uint64(h.Len()))
 	off := 0
 	for ; i > 0; i-- {
-		_, _, off = lpPair(h.lp, off)
+		_, _, off = lpPair(lp, off)
 	}
-	field, value, _ = lpPair(h.lp, off)
+	field, value, _ = lpPair(lp, off)
 	return
 }
