@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-type fixedClock struct{ t time.Time }
+type hashBenchClock struct{ t time.Time }
 
-func (c fixedClock) Now() time.Time { return c.t }
+func (c hashBenchClock) Now() time.Time { return c.t }
 
 // benchEngine returns an engine and a client whose replies are discarded
 // between commands.
 func benchEngine() (*Engine, *Client) {
-	e := NewEngine(nil, fixedClock{time.Unix(1700000000, 0)})
+	e := NewEngine(nil, hashBenchClock{time.Unix(1700000000, 0)})
 	return e, e.NewClient(nil)
 }
 
