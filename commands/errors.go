@@ -68,6 +68,12 @@ const (
 	ErrInvalidDBIndex   = "ERR invalid first DB index"
 	ErrInvalidDBIndex2  = "ERR invalid second DB index"
 	ErrSelectNotAllowed = "ERR SELECT is not allowed in cluster mode"
+
+	// Sorted sets (zset.go).
+	ErrZNaN           = "ERR resulting score is not a number (NaN)"
+	ErrZIncrPair      = "ERR INCR option supports a single increment-element pair"
+	ErrZLimitRank     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZWithscoresLex = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 )
 
 // ErrWrongArgs is the arity error for command name (lower case, "a|b" for

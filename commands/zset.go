@@ -1,0 +1,930 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Sorted-set commands (Redis 7.0 t_zset.c).
+
+var zsetCommands = []*Spec{
+	{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zadd},
+	{Name: "zincrby", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zincrby},
+	{Name: "zrem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zrem},
+	{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zscore},
+	{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zmscore},
+	{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zcard},
+	{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zcount},
+	{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zlexcount},
+	{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zrank},
+	{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zrevrank},
+	{Name: "zrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrange},
+	{Name: "zrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrange},
+	{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrangebyscore},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrangebyscore},
+	{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrangebylex},
+	{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrangebylex},
+	{Name: "zremrangebyscore", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebyscore},
+	{Name: "zremrangebyrank", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebyrank},
+	{Name: "zremrangebylex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebylex},
+	{Name: "zpopmin", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmin},
+	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmax},
+	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, ACL: []string{"write", "sortedset", "slow"}, Fn: zmpop},
+	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
+}
+
+func init() { Register(zsetCommands) }
+
+// ---------------------------------------------------------------------------
+// zset helpers
+
+// zsetRead returns the sorted set at key for reading: nil with ok when the
+// key is missing, ok == false (WRONGTYPE written) for another type.
+func (c *Ctx) zsetRead(key []byte) (*store.ZSet, bool) {
+	e := c.Lookup(key)
+	if e == nil {
+		return nil, true
+	}
+	z, ok := e.Value.(*store.ZSet)
+	if !ok {
+		c.WrongType()
+	}
+	return z, ok
+}
+
+// zsetWrite is zsetRead for a command that modifies the set.
+func (c *Ctx) zsetWrite(key []byte) (*store.ZSet, bool) {
+	e := c.LookupWrite(key)
+	if e == nil {
+		return nil, true
+	}
+	z, ok := e.Value.(*store.ZSet)
+	if !ok {
+		c.WrongType()
+	}
+	return z, ok
+}
+
+// zsetDeleteIfEmpty deletes key when z became empty and reports it.
+func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
+	if z.Len() > 0 {
+		return false
+	}
+	c.DB.Delete(string(key))
+	return true
+}
+
+// parseScoreRange parses ZRANGEBYSCORE-style bounds.
+func parseScoreRange(min, max []byte) (store.ScoreRange, bool) {
+	var r store.ScoreRange
+	var ok bool
+	if r.Min, r.MinEx, ok = parseRangeScore(min); !ok {
+		return r, false
+	}
+	if r.Max, r.MaxEx, ok = parseRangeScore(max); !ok {
+		return r, false
+	}
+	return r, true
+}
+
+// parseLexBound parses one ZRANGEBYLEX bound ("-", "+", "(x", "[x") as
+// zslParseLexRangeItem does.
+func parseLexBound(b []byte) (store.LexBound, bool) {
+	if len(b) == 0 {
+		return store.LexBound{}, false
+	}
+	switch b[0] {
+	case '+', '-':
+		if len(b) > 1 && b[1] != 0 {
+			return store.LexBound{}, false
+		}
+		inf := int8(1)
+		if b[0] == '-' {
+			inf = -1
+		}
+		return store.LexBound{Inf: inf, Ex: true}, true
+	case '(':
+		return store.LexBound{S: string(b[1:]), Ex: true}, true
+	case '[':
+		return store.LexBound{S: string(b[1:])}, true
+	}
+	return store.LexBound{}, false
+}
+
+func parseLexRange(min, max []byte) (store.LexRange, bool) {
+	var r store.LexRange
+	var ok bool
+	if r.Min, ok = parseLexBound(min); !ok {
+		return r, false
+	}
+	if r.Max, ok = parseLexBound(max); !ok {
+		return r, false
+	}
+	return r, true
+}
+
+// zsetNewForAdd creates the set ZADD stores for a missing key: Redis 7.0
+// starts with a skiplist when listpacks are disabled or the first member is
+// already too long.
+func (c *Ctx) zsetNewForAdd(firstMember []byte) *store.ZSet {
+	cfg := c.E.Config
+	return store.NewZSet(cfg.ZSetMaxListpackEntries == 0 || cfg.ZSetMaxListpackValue < len(firstMember))
+}
+
+// appendListpackScore formats a score the way a listpack stores it (what
+// ZSCAN returns for a listpack-encoded set): integral values within
+// ±LLONG_MAX/2 as integers, others as %.17g.
+func appendListpackScore(dst []byte, f float64) []byte {
+	const lim = float64(math.MaxInt64 / 2)
+	if f >= -lim && f <= lim && f == math.Trunc(f) {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return resp.AppendDouble(dst, f)
+}
+
+// finishArray inserts an array header of n elements at byte offset p of w,
+// before elements already written (Redis's deferred length).
+func finishArray(w *resp.Writer, p int, n int) {
+	var tmp [24]byte
+	h := append(tmp[:0], '*')
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	w.B = append(w.B, h...)
+	copy(w.B[p+len(h):], w.B[p:len(w.B)-len(h)])
+	copy(w.B[p:], h)
+}
+
+// zrangeEmitter writes range results: a flat member/score array in RESP2,
+// [member, score] pairs under RESP3 (zrangeResultEmitCBufferToClient).
+type zrangeEmitter struct {
+	w          *resp.Writer
+	withscores bool
+	nested     bool
+}
+
+func (z *zrangeEmitter) emit(member string, score float64) {
+	if z.nested {
+		z.w.Array(2)
+	}
+	z.w.BulkString(member)
+	if z.withscores {
+		z.w.Double(score)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// ZADD / ZINCRBY
+
+func zadd(c *Ctx, args [][]byte)    { zaddGeneric(c, args, 0) }
+func zincrby(c *Ctx, args [][]byte) { zaddGeneric(c, args, store.ZAddIncr) }
+
+// zaddGeneric is Redis's zaddGenericCommand, shared by ZADD and ZINCRBY.
+func zaddGeneric(c *Ctx, args [][]byte, flags int) {
+	key := args[1]
+	ch := false
+	scoreidx := 2
+options:
+	for ; scoreidx < len(args); scoreidx++ {
+		o := args[scoreidx]
+		switch {
+		case EqualFold(o, "nx"):
+			flags |= store.ZAddNX
+		case EqualFold(o, "xx"):
+			flags |= store.ZAddXX
+		case EqualFold(o, "ch"):
+			ch = true
+		case EqualFold(o, "incr"):
+			flags |= store.ZAddIncr
+		case EqualFold(o, "gt"):
+			flags |= store.ZAddGT
+		case EqualFold(o, "lt"):
+			flags |= store.ZAddLT
+		default:
+			break options
+		}
+	}
+	incr := flags&store.ZAddIncr != 0
+	nx := flags&store.ZAddNX != 0
+	xx := flags&store.ZAddXX != 0
+	gt := flags&store.ZAddGT != 0
+	lt := flags&store.ZAddLT != 0
+
+	elements := len(args) - scoreidx
+	if elements%2 != 0 || elements == 0 {
+		c.Error(ErrSyntax)
+		return
+	}
+	elements /= 2
+	if nx && xx {
+		c.Error(ErrXXandNX)
+		return
+	}
+	if (gt && nx) || (lt && nx) || (gt && lt) {
+		c.Error(ErrGTLTNX)
+		return
+	}
+	if incr && elements > 1 {
+		c.Error(ErrZIncrPair)
+		return
+	}
+
+	// Parse every score first: the command runs fully or not at all.
+	var buf [8]float64
+	scores := buf[:0]
+	if elements > len(buf) {
+		scores = make([]float64, 0, elements)
+	}
+	for j := 0; j < elements; j++ {
+		f, ok := parseScore(args[scoreidx+j*2])
+		if !ok {
+			c.Error(ErrNotFloat)
+			return
+		}
+		scores = append(scores, f)
+	}
+
+	z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	added, updated, processed := 0, 0, 0
+	var score float64
+	if z == nil {
+		if xx {
+			goto reply
+		}
+		z = c.zsetNewForAdd(args[scoreidx+1])
+		c.DB.Set(string(key), z, 0, c.Now)
+		c.Ready(key)
+		c.Notify(NotifyNew, "new", key)
+	}
+	{
+		cfg := c.E.Config
+		for j := 0; j < elements; j++ {
+			res, ns := z.Add(args[scoreidx+1+j*2], scores[j], flags, cfg.ZSetMaxListpackEntries, cfg.ZSetMaxListpackValue)
+			if res&store.ZAddNaN != 0 {
+				c.Error(ErrZNaN)
+				goto notify
+			}
+			if res&store.ZAddAdded != 0 {
+				added++
+			}
+			if res&store.ZAddUpdated != 0 {
+				updated++
+			}
+			if res&store.ZAddNop == 0 {
+				processed++
+			}
+			score = ns
+		}
+	}
+reply:
+	if incr {
+		if processed > 0 {
+			c.W.Double(score)
+		} else {
+			c.W.Null()
+		}
+	} else if ch {
+		c.W.Int(int64(added + updated))
+	} else {
+		c.W.Int(int64(added))
+	}
+notify:
+	if added > 0 || updated > 0 {
+		c.Modified(key)
+		if incr {
+			c.Notify(NotifyZSet, "zincr", key)
+		} else {
+			c.Notify(NotifyZSet, "zadd", key)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// ZREM
+
+func zrem(c *Ctx, args [][]byte) {
+	key := args[1]
+	z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	deleted := 0
+	removed := false
+	for _, m := range args[2:] {
+		if z.Remove(m) {
+			deleted++
+		}
+		if z.Len() == 0 {
+			c.DB.Delete(string(key))
+			removed = true
+			break
+		}
+	}
+	if deleted > 0 {
+		c.Notify(NotifyZSet, "zrem", key)
+		if removed {
+			c.Notify(NotifyGeneric, "del", key)
+		}
+		c.Modified(key)
+	}
+	c.W.Int(int64(deleted))
+}
+
+// ---------------------------------------------------------------------------
+// Point reads
+
+func zscore(c *Ctx, args [][]byte) {
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	if s, found := z.Score(args[2]); found {
+		c.W.Double(s)
+	} else {
+		c.W.Null()
+	}
+}
+
+func zmscore(c *Ctx, args [][]byte) {
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	c.W.Array(len(args) - 2)
+	for _, m := range args[2:] {
+		if z == nil {
+			c.W.Null()
+			continue
+		}
+		if s, found := z.Score(m); found {
+			c.W.Double(s)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+func zcard(c *Ctx, args [][]byte) {
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.Len()))
+}
+
+func zcount(c *Ctx, args [][]byte) {
+	r, ok := parseScoreRange(args[2], args[3])
+	if !ok {
+		c.Error(ErrMinMaxNotFloat)
+		return
+	}
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.CountByScore(&r)))
+}
+
+func zlexcount(c *Ctx, args [][]byte) {
+	r, ok := parseLexRange(args[2], args[3])
+	if !ok {
+		c.Error(ErrMinMaxLex)
+		return
+	}
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.CountByLex(&r)))
+}
+
+func zrank(c *Ctx, args [][]byte)    { zrankGeneric(c, args, false) }
+func zrevrank(c *Ctx, args [][]byte) { zrankGeneric(c, args, true) }
+
+func zrankGeneric(c *Ctx, args [][]byte, reverse bool) {
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	if r, found := z.Rank(args[2], reverse); found {
+		c.W.Int(int64(r))
+	} else {
+		c.W.Null()
+	}
+}
+
+// ---------------------------------------------------------------------------
+// ZRANGE family
+
+type zrangeType uint8
+
+const (
+	zrangeAuto zrangeType = iota
+	zrangeRank
+	zrangeScore
+	zrangeLex
+)
+
+type zrangeDir uint8
+
+const (
+	zrangeDirAuto zrangeDir = iota
+	zrangeForward
+	zrangeReverse
+)
+
+func zrange(c *Ctx, args [][]byte)      { zrangeGeneric(c, args, zrangeAuto, zrangeDirAuto) }
+func zrevrange(c *Ctx, args [][]byte)   { zrangeGeneric(c, args, zrangeRank, zrangeReverse) }
+func zrangebylex(c *Ctx, args [][]byte) { zrangeGeneric(c, args, zrangeLex, zrangeForward) }
+func zrevrangebylex(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, zrangeLex, zrangeReverse)
+}
+func zrangebyscore(c *Ctx, args [][]byte) { zrangeGeneric(c, args, zrangeScore, zrangeForward) }
+func zrevrangebyscore(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, zrangeScore, zrangeReverse)
+}
+
+// zrangeGeneric is Redis's zrangeGenericCommand for the client-reply
+// variants: key min max [BYSCORE|BYLEX] [REV] [WITHSCORES] [LIMIT o c].
+func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
+	key := args[1]
+	minidx, maxidx := 2, 3
+	withscores := false
+	offset, limit := int64(0), int64(-1)
+	for j := 4; j < len(args); j++ {
+		left := len(args) - j - 1
+		a := args[j]
+		switch {
+		case EqualFold(a, "withscores"):
+			withscores = true
+		case left >= 2 && EqualFold(a, "limit"):
+			var ok bool
+			if offset, ok = ParseInt(args[j+1]); !ok {
+				c.Error(ErrNotInt)
+				return
+			}
+			if limit, ok = ParseInt(args[j+2]); !ok {
+				c.Error(ErrNotInt)
+				return
+			}
+			j += 2
+		case dir == zrangeDirAuto && EqualFold(a, "rev"):
+			dir = zrangeReverse
+		case rt == zrangeAuto && EqualFold(a, "bylex"):
+			rt = zrangeLex
+		case rt == zrangeAuto && EqualFold(a, "byscore"):
+			rt = zrangeScore
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if dir == zrangeDirAuto {
+		dir = zrangeForward
+	}
+	if rt == zrangeAuto {
+		rt = zrangeRank
+	}
+	if limit != -1 && rt == zrangeRank {
+		c.Error(ErrZLimitRank)
+		return
+	}
+	if withscores && rt == zrangeLex {
+		c.Error(ErrZWithscoresLex)
+		return
+	}
+	reverse := dir == zrangeReverse
+	if reverse && rt != zrangeRank {
+		minidx, maxidx = maxidx, minidx
+	}
+
+	var start, end int64
+	var sr store.ScoreRange
+	var lr store.LexRange
+	switch rt {
+	case zrangeRank:
+		var ok bool
+		if start, ok = ParseInt(args[minidx]); !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+		if end, ok = ParseInt(args[maxidx]); !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		var ok bool
+		if sr, ok = parseScoreRange(args[minidx], args[maxidx]); !ok {
+			c.Error(ErrMinMaxNotFloat)
+			return
+		}
+	case zrangeLex:
+		var ok bool
+		if lr, ok = parseLexRange(args[minidx], args[maxidx]); !ok {
+			c.Error(ErrMinMaxLex)
+			return
+		}
+	}
+
+	z, ok := c.zsetRead(key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Array(0)
+		return
+	}
+	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
+	mult := 1
+	if withscores && !c.W.Resp3() {
+		mult = 2
+	}
+	switch rt {
+	case zrangeRank:
+		llen := int64(z.Len())
+		if start < 0 {
+			start += llen
+		}
+		if end < 0 {
+			end += llen
+		}
+		if start < 0 {
+			start = 0
+		}
+		if start > end || start >= llen {
+			c.W.Array(0)
+			return
+		}
+		if end >= llen {
+			end = llen - 1
+		}
+		c.W.Array(int(end-start+1) * mult)
+		z.RangeByRank(int(start), int(end), reverse, em.emit)
+	case zrangeScore, zrangeLex:
+		off, lim := clampInt(offset), clampInt(limit)
+		p := len(c.W.B)
+		var n int
+		if rt == zrangeScore {
+			n = z.RangeByScore(&sr, off, lim, reverse, em.emit)
+		} else {
+			n = z.RangeByLex(&lr, off, lim, reverse, em.emit)
+		}
+		finishArray(c.W, p, n*mult)
+	}
+}
+
+// clampInt converts an int64 option to int (identical on 64-bit hosts).
+func clampInt(v int64) int {
+	if v > math.MaxInt {
+		return math.MaxInt
+	}
+	if v < math.MinInt {
+		return math.MinInt
+	}
+	return int(v)
+}
+
+// ---------------------------------------------------------------------------
+// ZREMRANGEBY*
+
+func zremrangebyscore(c *Ctx, args [][]byte) { zremrangeGeneric(c, args, zrangeScore) }
+func zremrangebyrank(c *Ctx, args [][]byte)  { zremrangeGeneric(c, args, zrangeRank) }
+func zremrangebylex(c *Ctx, args [][]byte)   { zremrangeGeneric(c, args, zrangeLex) }
+
+func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
+	key := args[1]
+	var start, end int64
+	var sr store.ScoreRange
+	var lr store.LexRange
+	var event string
+	switch rt {
+	case zrangeRank:
+		event = "zremrangebyrank"
+		var ok bool
+		if start, ok = ParseInt(args[2]); !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+		if end, ok = ParseInt(args[3]); !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		event = "zremrangebyscore"
+		var ok bool
+		if sr, ok = parseScoreRange(args[2], args[3]); !ok {
+			c.Error(ErrMinMaxNotFloat)
+			return
+		}
+	case zrangeLex:
+		event = "zremrangebylex"
+		var ok bool
+		if lr, ok = parseLexRange(args[2], args[3]); !ok {
+			c.Error(ErrMinMaxLex)
+			return
+		}
+	}
+	z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	var deleted int
+	switch rt {
+	case zrangeRank:
+		llen := int64(z.Len())
+		if start < 0 {
+			start += llen
+		}
+		if end < 0 {
+			end += llen
+		}
+		if start < 0 {
+			start = 0
+		}
+		if start > end || start >= llen {
+			c.W.Int(0)
+			return
+		}
+		if end >= llen {
+			end = llen - 1
+		}
+		deleted = z.RemoveRangeByRank(int(start), int(end))
+	case zrangeScore:
+		deleted = z.RemoveRangeByScore(&sr)
+	case zrangeLex:
+		deleted = z.RemoveRangeByLex(&lr)
+	}
+	removed := c.zsetDeleteIfEmpty(key, z)
+	if deleted > 0 {
+		c.Modified(key)
+		c.Notify(NotifyZSet, event, key)
+		if removed {
+			c.Notify(NotifyGeneric, "del", key)
+		}
+	}
+	c.W.Int(int64(deleted))
+}
+
+// ---------------------------------------------------------------------------
+// ZPOPMIN / ZPOPMAX / ZMPOP
+
+// zpopGeneric is Redis's genericZpopCommand. keys are tried in order: the
+// first existing one is popped (a wrong type stops the search with
+// WRONGTYPE). count < 0 is a plain single pop. nested writes [member,
+// score] pairs; emitKey prefixes the key (ZMPOP shape when nested, BZPOP
+// shape otherwise); nilWhenEmpty answers a null array instead of an empty
+// one when no key exists.
+func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+	var key []byte
+	var z *store.ZSet
+	for _, k := range keys {
+		zz, ok := c.zsetWrite(k)
+		if !ok {
+			return
+		}
+		if zz != nil {
+			key, z = k, zz
+			break
+		}
+	}
+	if z == nil {
+		if nilWhenEmpty {
+			c.W.NullArray()
+		} else {
+			c.W.Array(0)
+		}
+		return
+	}
+	if count == 0 {
+		c.W.Array(0)
+		return
+	}
+	if count < 0 {
+		count = 1
+	}
+	rangelen := int64(z.Len())
+	if count < rangelen {
+		rangelen = count
+	}
+	switch {
+	case !nested && !emitKey:
+		c.W.Array(int(rangelen * 2))
+	case nested && !emitKey:
+		c.W.Array(int(rangelen))
+	case !nested && emitKey:
+		c.W.Array(int(rangelen*2 + 1))
+		c.W.Bulk(key)
+	default:
+		c.W.Array(2)
+		c.W.Bulk(key)
+		c.W.Array(int(rangelen))
+	}
+	event := "zpopmin"
+	if max {
+		event = "zpopmax"
+	}
+	for i := int64(0); i < rangelen; i++ {
+		m, s := z.Pop(max)
+		if i == 0 {
+			c.Notify(NotifyZSet, event, key)
+		}
+		if nested {
+			c.W.Array(2)
+		}
+		c.W.BulkString(m)
+		c.W.Double(s)
+	}
+	if c.zsetDeleteIfEmpty(key, z) {
+		c.Notify(NotifyGeneric, "del", key)
+	}
+	c.Modified(key)
+}
+
+func zpopmin(c *Ctx, args [][]byte) { zpopMinMax(c, args, false) }
+func zpopmax(c *Ctx, args [][]byte) { zpopMinMax(c, args, true) }
+
+func zpopMinMax(c *Ctx, args [][]byte, max bool) {
+	if len(args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	if len(args) == 3 {
+		// getPositiveLongFromObjectOrReply: one message for both errors.
+		n, ok := ParseInt(args[2])
+		if !ok || n < 0 {
+			c.Error(ErrCountPositive)
+			return
+		}
+		count = n
+	}
+	zpopGeneric(c, args[1:2], max, false, count, c.W.Resp3() && count != -1, false)
+}
+
+// zmpopKeys returns ZMPOP's key positions: numkeys at 1, then the keys.
+func zmpopKeys(args [][]byte) []int { return numkeysPositions(args, 1) }
+
+// numkeysPositions returns the key positions of a command whose numkeys
+// argument is at idx and is followed by the keys.
+func numkeysPositions(args [][]byte, idx int) []int {
+	if idx >= len(args) {
+		return nil
+	}
+	n, ok := ParseInt(args[idx])
+	if !ok || n <= 0 || n > int64(len(args)-idx-1) {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = idx + 1 + i
+	}
+	return out
+}
+
+// zmpopArgs parses ZMPOP/BZMPOP's "numkeys key... MIN|MAX [COUNT n]" with
+// numkeys at args[idx]; it writes the error and returns ok == false.
+func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
+	numkeys, okn := ParseInt(args[idx])
+	if !okn || numkeys < 1 {
+		c.Error(ErrNumKeysZero)
+		return nil, false, 0, false
+	}
+	if numkeys > int64(len(args)) {
+		c.Error(ErrSyntax)
+		return nil, false, 0, false
+	}
+	whereIdx := idx + int(numkeys) + 1
+	if whereIdx >= len(args) {
+		c.Error(ErrSyntax)
+		return nil, false, 0, false
+	}
+	switch {
+	case EqualFold(args[whereIdx], "min"):
+	case EqualFold(args[whereIdx], "max"):
+		max = true
+	default:
+		c.Error(ErrSyntax)
+		return nil, false, 0, false
+	}
+	count = -1
+	for j := whereIdx + 1; j < len(args); j++ {
+		more := len(args) - 1 - j
+		if count == -1 && more > 0 && EqualFold(args[j], "count") {
+			j++
+			n, okc := ParseInt(args[j])
+			if !okc || n < 1 {
+				c.Error(ErrCountNegative)
+				return nil, false, 0, false
+			}
+			count = n
+			continue
+		}
+		c.Error(ErrSyntax)
+		return nil, false, 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return args[idx+1 : whereIdx], max, count, true
+}
+
+func zmpop(c *Ctx, args [][]byte) {
+	keys, max, count, ok := zmpopArgs(c, args, 1)
+	if !ok {
+		return
+	}
+	zpopGeneric(c, keys, max, true, count, true, true)
+}
+
+// ---------------------------------------------------------------------------
+// ZSCAN
+
+func zscan(c *Ctx, args [][]byte) {
+	cursor, ok := c.ScanCursor(args[2])
+	if !ok {
+		return
+	}
+	e := c.Lookup(args[1])
+	if e == nil {
+		WriteEmptyScan(c.W)
+		return
+	}
+	z, ok := e.Value.(*store.ZSet)
+	if !ok {
+		c.WrongType()
+		return
+	}
+	opts, ok := c.ScanOptions(args[3:], false)
+	if !ok {
+		return
+	}
+	var tmp [40]byte
+	if z.IsListpack() {
+		n := 0
+		z.Range(func(m string, s float64) {
+			if opts.MatchesString(m) {
+				n++
+			}
+		})
+		WriteScanHeader(c.W, 0, n*2)
+		z.Range(func(m string, s float64) {
+			if opts.MatchesString(m) {
+				c.W.BulkString(m)
+				c.W.Bulk(appendListpackScore(tmp[:0], s))
+			}
+		})
+		return
+	}
+	type pair struct {
+		m string
+		s float64
+	}
+	var items []pair
+	cursor = ScanLoop(cursor, opts.Count, func() int { return 2 * len(items) }, func(cur uint64) uint64 {
+		return z.Scan(cur, func(m string, s float64) { items = append(items, pair{m, s}) })
+	})
+	kept := items[:0]
+	for _, it := range items {
+		if opts.MatchesString(it.m) {
+			kept = append(kept, it)
+		}
+	}
+	WriteScanHeader(c.W, cursor, len(kept)*2)
+	for _, it := range kept {
+		c.W.BulkString(it.m)
+		c.W.Bulk(resp.AppendDouble(tmp[:0], it.s))
+	}
+}

@@ -1,0 +1,729 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/commands"
+)
+
+// zsetHas reports whether the lockkv under test has command name, so cases
+// that need another family's command (OBJECT, CONFIG, HELLO) run once it
+// lands instead of diverging before.
+func zsetHas(name string) bool {
+	return LockkvAddr() != "" && commands.Lookup([]byte(name)) != nil
+}
+
+// zsetPair is NewPair for the zset cases. Until FLUSHALL exists on main
+// it gives each test a fresh in-process lockkv instead (and flushes only
+// Redis), so the cases can use plain key names.
+func zsetPair(t *testing.T) *Pair {
+	t.Helper()
+	if zsetHas("flushall") || os.Getenv("LOCKKV_ADDR") != "" {
+		return NewPair(t)
+	}
+	if RedisAddr() == "" {
+		t.Skip("conformance: no Redis to compare against: " + skipReason)
+	}
+	srv := lockkv.NewServer(lockkv.Config{})
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start lockkv: %v", err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	l, err := Dial(srv.Addr())
+	if err != nil {
+		t.Fatalf("dial lockkv: %v", err)
+	}
+	r, err := Dial(RedisAddr())
+	if err != nil {
+		l.Close()
+		t.Fatalf("dial redis: %v", err)
+	}
+	t.Cleanup(func() { l.Close(); r.Close() })
+	if v, err := r.Do("FLUSHALL"); err != nil || v.Str != "OK" {
+		t.Fatalf("redis FLUSHALL: %v %v", v, err)
+	}
+	return &Pair{t: t, L: l, R: r}
+}
+
+// zsetExists compares whether key exists (EXISTS once it is on main; GET,
+// which answers nil or WRONGTYPE for a zset key, before).
+func zsetExists(p *Pair, key string) {
+	p.t.Helper()
+	if zsetHas("exists") {
+		zsetExists(p, key)
+	} else {
+		p.Do("GET", key)
+	}
+}
+
+// zsetBig fills key with n members "m000".. scored by index, in one ZADD.
+func zsetBig(p *Pair, key string, n int, score func(i int) string) {
+	args := []string{"ZADD", key}
+	for i := 0; i < n; i++ {
+		args = append(args, score(i), fmt.Sprintf("m%03d", i))
+	}
+	p.Do(args...)
+}
+
+func zsetEncoding(p *Pair, key string) {
+	if zsetHas("object") {
+		p.Do("OBJECT", "ENCODING", key)
+	}
+}
+
+var long65 = strings.Repeat("x", 65)
+var long64 = strings.Repeat("y", 64)
+
+// forEachEncoding runs f on a fresh pair with key "z" prepared in both
+// encodings: as given (listpack when small) and forced to skiplist by a
+// 65-byte member that is then removed (a zset never converts back).
+func forEachEncoding(t *testing.T, f func(t *testing.T, p *Pair, setup func(args ...string))) {
+	for _, enc := range []string{"listpack", "skiplist"} {
+		t.Run(enc, func(t *testing.T) {
+			p := zsetPair(t)
+			setup := func(args ...string) {
+				if enc == "skiplist" {
+					p.Do("ZADD", "z", "0", long65)
+				}
+				p.Do(append([]string{"ZADD", "z"}, args...)...)
+				if enc == "skiplist" {
+					p.Do("ZREM", "z", long65)
+				}
+				zsetEncoding(p, "z")
+			}
+			f(t, p, setup)
+		})
+	}
+}
+
+func TestZsetZADD(t *testing.T) {
+	p := zsetPair(t)
+	p.Do("ZADD", "z", "1", "a")
+	p.Do("ZADD", "z", "1", "a", "2", "b", "3", "c")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Do("ZADD", "z", "1.1", "a")
+	p.Do("ZSCORE", "z", "a")
+	p.Do("ZADD", "z", "CH", "1.1", "a", "5", "b", "9", "d")
+	p.Do("ZADD", "z", "nx", "100", "a", "100", "e")
+	p.Do("ZADD", "z", "XX", "100", "a", "100", "f")
+	p.Do("ZADD", "z", "XX", "CH", "100", "a", "100", "g")
+	p.Do("ZADD", "z", "GT", "CH", "50", "a", "200", "b")
+	p.Do("ZADD", "z", "LT", "CH", "60", "a", "300", "b", "7", "h")
+	p.Do("ZADD", "z", "XX", "GT", "CH", "61", "a", "1", "b")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	// INCR.
+	p.Do("ZADD", "z", "INCR", "5", "a")
+	p.Do("ZADD", "z", "INCR", "5", "new")
+	p.Do("ZADD", "z", "NX", "INCR", "5", "a")
+	p.Do("ZADD", "z", "XX", "INCR", "5", "nosuch")
+	p.Do("ZADD", "z", "GT", "INCR", "-5", "a")
+	p.Do("ZADD", "z", "LT", "INCR", "-5", "a")
+	p.Do("ZADD", "z", "INCR", "0", "a")
+	p.Do("ZADD", "nokey", "XX", "INCR", "1", "a")
+	p.Do("ZADD", "nokey", "XX", "1", "a")
+	zsetExists(p, "nokey")
+	// Option errors, in Redis's order.
+	p.Do("ZADD", "z", "NX", "XX", "1", "a")
+	p.Do("ZADD", "z", "NX", "GT", "1", "a")
+	p.Do("ZADD", "z", "NX", "LT", "1", "a")
+	p.Do("ZADD", "z", "GT", "LT", "1", "a")
+	p.Do("ZADD", "z", "INCR", "1", "a", "2", "b")
+	p.Do("ZADD", "z", "NX", "XX", "INCR", "1", "a", "2", "b")
+	p.Do("ZADD", "z", "1", "a", "2")
+	p.Do("ZADD", "z", "NX", "XX")
+	p.Do("ZADD", "z", "1")
+	p.Do("ZADD", "z", "nx")
+	p.Do("ZADD", "z", "FOO", "1", "a")
+	p.Do("ZADD", "z", "1", "a", "NX", "b")
+	p.Do("ZADD", "z")
+	p.Do("ZADD", "z", "x")
+	// Scores.
+	for _, s := range []string{"abc", "", " 1", "1 ", "nan", "NaN", "-nan", "1e400", "-1e400",
+		"1e-400", "1e-310", "0x10", "0X1p3", "0x", "1_0", ".5", "5.", "+.5e1", "1e", "1e+",
+		"inf", "+inf", "-inf", "Infinity", "-INFINITY", "infx", "-0", "+0", "007", "1\x00",
+		"17179869184", "1.7976931348623157e308", "4.9e-324", "0.1", "-1.5e-7", "123456789012345678901234567890"} {
+		p.Do("ZADD", "s", s, "m")
+		p.Do("ZSCORE", "s", "m")
+	}
+	p.Do("ZADD", "z", "1", "a", "x", "b")
+	p.Do("ZADD", "z", "INCR", "inf", "inc")
+	p.Do("ZADD", "z", "INCR", "-inf", "inc")
+	p.Do("ZSCORE", "z", "inc")
+	p.Do("ZINCRBY", "z", "-inf", "inc")
+	p.Do("ZINCRBY", "z", "+inf", "inc")
+	p.Do("ZSCORE", "z", "inc")
+	// Wrong type, arity.
+	p.Do("SET", "str", "x")
+	p.Do("ZADD", "str", "1", "a")
+	p.Do("ZADD", "str", "XX", "1", "a")
+	p.Do("ZADD", "str", "1", "a", "x", "b")
+	p.Do("ZADD", "z", "1")
+	p.Do("ZINCRBY", "z", "1")
+	p.Do("ZINCRBY", "z", "1", "a", "b")
+}
+
+func TestZsetZINCRBY(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b")
+		p.Do("ZINCRBY", "z", "1.5", "a")
+		p.Do("ZINCRBY", "z", "-10", "b")
+		p.Do("ZINCRBY", "z", "3", "c")
+		p.Do("ZINCRBY", "z", "0.1", "c")
+		p.Do("ZINCRBY", "z", "0.2", "c")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		p.Do("ZINCRBY", "z", "x", "c")
+		p.Do("ZINCRBY", "z", "nx", "c")
+		p.Do("ZINCRBY", "z", "incr", "c")
+		p.Do("ZINCRBY", "z", "ch", "c")
+		p.Do("ZINCRBY", "new", "2", "m")
+		p.Do("ZRANGE", "new", "0", "-1", "WITHSCORES")
+		p.Do("SET", "str", "x")
+		p.Do("ZINCRBY", "str", "1", "a")
+	})
+}
+
+func TestZsetNegativeZero(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("-0", "a", "1", "b")
+		p.Do("ZSCORE", "z", "a")
+		p.Do("ZADD", "z", "-0", "c")
+		p.Do("ZSCORE", "z", "c")
+		p.Do("ZINCRBY", "z", "0", "c")
+		p.Do("ZSCORE", "z", "c")
+		p.Do("ZINCRBY", "z", "-0", "d")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		zsetScanCompare(t, p, "z")
+	})
+}
+
+func TestZsetZREM(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c")
+		p.Do("ZREM", "z", "a", "x", "a")
+		p.Do("ZREM", "z", "x")
+		p.Do("ZCARD", "z")
+		p.Do("ZREM", "z", "b", "c", "d")
+		zsetExists(p, "z")
+		p.Do("ZREM", "z", "a")
+		p.Do("ZREM", "z")
+		p.Do("SET", "str", "x")
+		p.Do("ZREM", "str", "a")
+	})
+}
+
+func TestZsetPointReads(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "2", "c", "3", "d", "-inf", "lo", "inf", "hi")
+		for _, m := range []string{"a", "b", "c", "d", "lo", "hi", "x"} {
+			p.Do("ZSCORE", "z", m)
+			p.Do("ZRANK", "z", m)
+			p.Do("ZREVRANK", "z", m)
+		}
+		p.Do("ZMSCORE", "z", "a", "x", "hi", "lo")
+		p.Do("ZMSCORE", "nokey", "a", "b")
+		p.Do("ZMSCORE", "z")
+		p.Do("ZCARD", "z")
+		p.Do("ZCARD", "nokey")
+		p.Do("ZSCORE", "nokey", "a")
+		p.Do("ZRANK", "nokey", "a")
+		p.Do("ZREVRANK", "nokey", "a")
+		p.Do("ZRANK", "z", "a", "withscore")
+		p.Do("ZSCORE", "z")
+		p.Do("ZCARD", "z", "x")
+		p.Do("SET", "str", "x")
+		p.Do("ZSCORE", "str", "a")
+		p.Do("ZMSCORE", "str", "a")
+		p.Do("ZCARD", "str")
+		p.Do("ZRANK", "str", "a")
+		p.Do("ZREVRANK", "str", "a")
+	})
+}
+
+func TestZsetZCOUNT(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "2", "c", "3", "d", "-inf", "lo", "inf", "hi", "2.5", "e")
+		for _, r := range [][2]string{{"-inf", "+inf"}, {"1", "2"}, {"(1", "2"}, {"(1", "(2"}, {"2", "2"},
+			{"(2", "2"}, {"3", "1"}, {"-inf", "-inf"}, {"inf", "inf"}, {"(-inf", "(inf"}, {"", ""},
+			{"(", "5"}, {" 2", "3"}, {"2.5", "1e400"}, {"0x2", "0x3"}, {"((1", "2"}, {"1 ", "2"},
+			{"nan", "1"}, {"1", "x"}, {"1\x00z", "2"}, {"-1e400", "(2"}} {
+			p.Do("ZCOUNT", "z", r[0], r[1])
+			p.Do("ZRANGEBYSCORE", "z", r[0], r[1], "WITHSCORES")
+			p.Do("ZREVRANGEBYSCORE", "z", r[1], r[0], "WITHSCORES")
+		}
+		p.Do("ZCOUNT", "nokey", "0", "1")
+		p.Do("ZCOUNT", "nokey", "x", "1")
+		p.Do("SET", "str", "x")
+		p.Do("ZCOUNT", "str", "0", "1")
+		p.Do("ZCOUNT", "str", "x", "1")
+	})
+}
+
+func TestZsetZRANGE(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "2", "c", "3", "d", "4", "e", "5", "f")
+		for _, r := range [][2]string{{"0", "-1"}, {"0", "0"}, {"1", "3"}, {"-2", "-1"}, {"-100", "100"},
+			{"3", "1"}, {"6", "10"}, {"-1", "-2"}, {"5", "5"}, {"-7", "-6"}} {
+			p.Do("ZRANGE", "z", r[0], r[1])
+			p.Do("ZRANGE", "z", r[0], r[1], "WITHSCORES")
+			p.Do("ZRANGE", "z", r[0], r[1], "REV", "withscores")
+			p.Do("ZREVRANGE", "z", r[0], r[1])
+			p.Do("ZREVRANGE", "z", r[0], r[1], "WITHSCORES")
+		}
+		p.Do("ZRANGE", "z", "x", "1")
+		p.Do("ZRANGE", "z", "0", "1.5")
+		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "0", "1")
+		p.Do("ZREVRANGE", "z", "0", "-1", "LIMIT", "0", "1")
+		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "0")
+		p.Do("ZRANGE", "z", "0", "-1", "REV", "REV")
+		p.Do("ZREVRANGE", "z", "0", "-1", "REV")
+		p.Do("ZRANGE", "z", "0", "-1", "BYSCORE", "BYLEX")
+		p.Do("ZRANGE", "z", "0", "-1", "foo")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES", "WITHSCORES")
+		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "x", "1", "BYSCORE")
+		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "0", "1.5", "BYSCORE")
+		p.Do("ZRANGE", "nokey", "0", "-1")
+		p.Do("ZRANGE", "nokey", "x", "-1")
+		p.Do("ZRANGE", "nokey", "0", "-1", "LIMIT", "0", "1")
+		// BYSCORE / REV / LIMIT.
+		p.Do("ZRANGE", "z", "2", "4", "BYSCORE")
+		p.Do("ZRANGE", "z", "(2", "+inf", "BYSCORE", "WITHSCORES")
+		p.Do("ZRANGE", "z", "4", "2", "BYSCORE", "REV", "WITHSCORES")
+		p.Do("ZRANGE", "z", "2", "4", "BYSCORE", "REV")
+		p.Do("ZRANGE", "z", "-inf", "+inf", "BYSCORE", "LIMIT", "1", "2")
+		p.Do("ZRANGE", "z", "+inf", "-inf", "BYSCORE", "REV", "LIMIT", "1", "2", "WITHSCORES")
+		p.Do("ZRANGE", "z", "x", "1", "BYSCORE")
+		for _, l := range [][2]string{{"0", "0"}, {"0", "-1"}, {"-1", "2"}, {"1", "-1"}, {"5", "10"},
+			{"6", "1"}, {"100", "1"}, {"2", "1"}, {"0", "100"}, {"-5", "-5"}} {
+			p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", l[0], l[1])
+			p.Do("ZRANGEBYSCORE", "z", "2", "4", "WITHSCORES", "LIMIT", l[0], l[1])
+			p.Do("ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", l[0], l[1], "WITHSCORES")
+			p.Do("ZREVRANGEBYSCORE", "z", "4", "(2", "LIMIT", l[0], l[1])
+		}
+		p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "0", "1", "LIMIT", "1", "1")
+		p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "REV")
+		p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "BYSCORE")
+		p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "1")
+		p.Do("ZRANGEBYSCORE", "z", "-inf")
+		p.Do("ZRANGEBYSCORE", "nokey", "-inf", "+inf")
+		p.Do("ZRANGEBYSCORE", "nokey", "x", "+inf")
+		p.Do("SET", "str", "x")
+		p.Do("ZRANGE", "str", "0", "-1")
+		p.Do("ZRANGE", "str", "x", "-1")
+		p.Do("ZRANGEBYSCORE", "str", "0", "1")
+		p.Do("ZREVRANGE", "str", "0", "1")
+		p.Do("ZRANGE", "z", "0")
+	})
+}
+
+func TestZsetLex(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("0", "a", "0", "b", "0", "c", "0", "d", "0", "e", "0", "aa", "0", "", "0", "f\x00g", "0", "f")
+		ranges := [][2]string{{"-", "+"}, {"[a", "[c"}, {"(a", "(c"}, {"[aa", "+"}, {"-", "(b"},
+			{"+", "-"}, {"-", "-"}, {"+", "+"}, {"[c", "[a"}, {"[b", "[b"}, {"(b", "[b"}, {"[", "[a"},
+			{"(", "+"}, {"[f", "[f\x00h"}, {"a", "[b"}, {"[a", "b"}, {"", "+"}, {"+x", "+"}, {"-\x00", "+"},
+			{"[z", "+"}, {"-", "(\x00"}}
+		for _, r := range ranges {
+			p.Do("ZLEXCOUNT", "z", r[0], r[1])
+			p.Do("ZRANGEBYLEX", "z", r[0], r[1])
+			p.Do("ZREVRANGEBYLEX", "z", r[1], r[0])
+			p.Do("ZRANGE", "z", r[0], r[1], "BYLEX")
+			p.Do("ZRANGE", "z", r[1], r[0], "BYLEX", "REV")
+		}
+		for _, l := range [][2]string{{"0", "2"}, {"1", "-1"}, {"-1", "1"}, {"3", "0"}, {"8", "3"}, {"20", "1"}} {
+			p.Do("ZRANGEBYLEX", "z", "-", "+", "LIMIT", l[0], l[1])
+			p.Do("ZREVRANGEBYLEX", "z", "+", "-", "LIMIT", l[0], l[1])
+			p.Do("ZRANGEBYLEX", "z", "[b", "(f", "LIMIT", l[0], l[1])
+			p.Do("ZREVRANGEBYLEX", "z", "(f", "[b", "LIMIT", l[0], l[1])
+		}
+		p.Do("ZRANGEBYLEX", "z", "-", "+", "WITHSCORES")
+		p.Do("ZRANGE", "z", "-", "+", "BYLEX", "WITHSCORES")
+		p.Do("ZRANGEBYLEX", "z", "-", "+", "LIMIT", "x", "1")
+		p.Do("ZRANGEBYLEX", "z", "-", "+", "LIMIT", "1")
+		p.Do("ZRANGEBYLEX", "nokey", "-", "+")
+		p.Do("ZRANGEBYLEX", "nokey", "x", "+")
+		p.Do("ZLEXCOUNT", "nokey", "-", "+")
+		p.Do("ZREMRANGEBYLEX", "z", "[b", "(d")
+		p.Do("ZRANGE", "z", "0", "-1")
+		p.Do("ZREMRANGEBYLEX", "z", "x", "(d")
+		p.Do("ZREMRANGEBYLEX", "z", "(z", "+")
+		p.Do("ZREMRANGEBYLEX", "z", "-", "+")
+		zsetExists(p, "z")
+		p.Do("ZREMRANGEBYLEX", "nokey", "-", "+")
+		p.Do("SET", "str", "x")
+		p.Do("ZLEXCOUNT", "str", "-", "+")
+		p.Do("ZRANGEBYLEX", "str", "-", "+")
+		p.Do("ZREMRANGEBYLEX", "str", "-", "+")
+		p.Do("ZREMRANGEBYLEX", "str", "x", "+")
+	})
+}
+
+func TestZsetLexMixedScoresListpack(t *testing.T) {
+	// Lex ranges over different scores are "undefined" but deterministic
+	// for listpacks: Redis scans from the head.
+	p := zsetPair(t)
+	p.Do("ZADD", "z", "1", "d", "2", "a", "3", "c", "4", "b", "5", "e")
+	for _, r := range [][2]string{{"-", "+"}, {"[b", "[d"}, {"(a", "(e"}, {"[c", "+"}, {"-", "[c"}} {
+		p.Do("ZRANGEBYLEX", "z", r[0], r[1])
+		p.Do("ZREVRANGEBYLEX", "z", r[1], r[0])
+		p.Do("ZLEXCOUNT", "z", r[0], r[1])
+		p.Do("ZRANGEBYLEX", "z", r[0], r[1], "LIMIT", "1", "2")
+	}
+	p.Do("ZREMRANGEBYLEX", "z", "[b", "[d")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+}
+
+func TestZsetZREMRANGE(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c", "4", "d", "5", "e", "6", "f")
+		p.Do("ZREMRANGEBYSCORE", "z", "(1", "2")
+		p.Do("ZREMRANGEBYSCORE", "z", "10", "20")
+		p.Do("ZREMRANGEBYSCORE", "z", "5", "2")
+		p.Do("ZREMRANGEBYSCORE", "z", "x", "2")
+		p.Do("ZREMRANGEBYSCORE", "z", "(5", "(5")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		p.Do("ZREMRANGEBYRANK", "z", "-1", "-1")
+		p.Do("ZREMRANGEBYRANK", "z", "5", "10")
+		p.Do("ZREMRANGEBYRANK", "z", "2", "1")
+		p.Do("ZREMRANGEBYRANK", "z", "x", "1")
+		p.Do("ZREMRANGEBYRANK", "z", "0", "1.0")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		p.Do("ZREMRANGEBYRANK", "z", "-100", "0")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		p.Do("ZREMRANGEBYRANK", "z", "0", "-1")
+		zsetExists(p, "z")
+		setup("1", "a", "2", "b")
+		p.Do("ZREMRANGEBYSCORE", "z", "-inf", "+inf")
+		zsetExists(p, "z")
+		p.Do("ZREMRANGEBYSCORE", "nokey", "-inf", "+inf")
+		p.Do("ZREMRANGEBYRANK", "nokey", "0", "-1")
+		p.Do("ZREMRANGEBYSCORE", "nokey", "x", "+inf")
+		p.Do("SET", "str", "x")
+		p.Do("ZREMRANGEBYSCORE", "str", "-inf", "+inf")
+		p.Do("ZREMRANGEBYRANK", "str", "0", "-1")
+		p.Do("ZREMRANGEBYRANK", "str", "x", "-1")
+		p.Do("ZREMRANGEBYRANK", "z", "0")
+	})
+}
+
+func TestZsetZPOP(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c", "4", "d", "5", "e", "6", "f")
+		p.Do("ZPOPMIN", "z")
+		p.Do("ZPOPMAX", "z")
+		p.Do("ZPOPMIN", "z", "2")
+		p.Do("ZPOPMAX", "z", "0")
+		p.Do("ZPOPMAX", "z", "1")
+		p.Do("ZPOPMIN", "z", "-1")
+		p.Do("ZPOPMIN", "z", "x")
+		p.Do("ZPOPMIN", "z", "1", "2")
+		p.Do("ZPOPMAX", "z", "100")
+		zsetExists(p, "z")
+		p.Do("ZPOPMIN", "z")
+		p.Do("ZPOPMIN", "z", "0")
+		p.Do("ZPOPMIN", "z", "-1")
+		p.Do("SET", "str", "x")
+		p.Do("ZPOPMIN", "str")
+		p.Do("ZPOPMAX", "str", "0")
+		p.Do("ZPOPMIN")
+	})
+}
+
+func TestZsetZMPOP(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c", "4", "d", "5", "e", "6", "f")
+		p.Do("ZMPOP", "1", "z", "MIN")
+		p.Do("ZMPOP", "1", "z", "max")
+		p.Do("ZMPOP", "2", "nokey", "z", "MIN", "COUNT", "2")
+		p.Do("ZMPOP", "2", "nokey", "nokey2", "MIN")
+		p.Do("ZMPOP", "1", "z", "MAX", "COUNT", "100")
+		zsetExists(p, "z")
+		for _, bad := range [][]string{
+			{"0", "z", "MIN"}, {"-1", "z", "MIN"}, {"x", "z", "MIN"}, {"1", "z"}, {"2", "z", "MIN"},
+			{"1", "z", "MID"}, {"1", "z", "MIN", "COUNT"}, {"1", "z", "MIN", "COUNT", "0"},
+			{"1", "z", "MIN", "COUNT", "-1"}, {"1", "z", "MIN", "COUNT", "x"},
+			{"1", "z", "MIN", "COUNT", "1", "COUNT", "1"}, {"1", "z", "MIN", "FOO"},
+			{"100", "z", "MIN"}, {"9223372036854775807", "z", "MIN"}, {"1", "z", "MIN", "count", "1.5"},
+		} {
+			p.Do(append([]string{"ZMPOP"}, bad...)...)
+		}
+		p.Do("SET", "str", "x")
+		p.Do("ZADD", "z2", "1", "a")
+		p.Do("ZMPOP", "2", "str", "z2", "MIN")
+		p.Do("ZMPOP", "2", "z2", "str", "MIN")
+		p.Do("ZMPOP", "2", "nokey", "str", "MIN")
+		p.Do("ZMPOP", "1", "z")
+	})
+}
+
+func TestZsetEncodings(t *testing.T) {
+	p := zsetPair(t)
+	// 128 entries stay a listpack, the 129th converts.
+	zsetBig(p, "z", 128, func(i int) string { return strconv.Itoa(i % 7) })
+	zsetEncoding(p, "z")
+	p.Do("ZSCAN", "z", "0")
+	p.Do("ZADD", "z", "3", "extra")
+	zsetEncoding(p, "z")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Do("ZRANGE", "z", "50", "60")
+	p.Do("ZREVRANGE", "z", "10", "20", "WITHSCORES")
+	p.Do("ZRANGEBYSCORE", "z", "(2", "4", "LIMIT", "5", "10")
+	p.Do("ZREVRANGEBYSCORE", "z", "4", "(2", "LIMIT", "5", "10", "WITHSCORES")
+	p.Do("ZCOUNT", "z", "(2", "4")
+	p.Do("ZRANK", "z", "m077")
+	p.Do("ZREVRANK", "z", "m077")
+	p.Do("ZREM", "z", "extra", "m000")
+	zsetEncoding(p, "z") // never converts back
+	// Members of 64 bytes stay, 65 convert.
+	p.Do("ZADD", "y", "1", long64)
+	zsetEncoding(p, "y")
+	p.Do("ZADD", "y", "2", long65)
+	zsetEncoding(p, "y")
+	p.Do("ZADD", "x", "1", long65, "2", "b")
+	zsetEncoding(p, "x")
+	// Duplicates within one ZADD count once (7.0 creates a listpack and
+	// converts on the 129th distinct member only).
+	args := []string{"ZADD", "d"}
+	for i := 0; i < 200; i++ {
+		args = append(args, "1", "same")
+	}
+	p.Do(args...)
+	zsetEncoding(p, "d")
+	p.Do("ZSCAN", "d", "0")
+	// Listpack ZSCAN formats integral scores as integers.
+	p.Do("ZADD", "f", "1e17", "a", "4611686018427387904", "b", "9223372036854775808", "c",
+		"1.5", "d", "-4611686018427387904", "e", "-inf", "f", "inf", "g", "0.1", "h", "1e300", "i")
+	p.Do("ZSCAN", "f", "0")
+	p.Do("ZRANGE", "f", "0", "-1", "WITHSCORES")
+}
+
+// zsetFullScan iterates ZSCAN to the end on one connection.
+func zsetFullScan(t *testing.T, c *Conn, key string, extra ...string) (map[string]string, error) {
+	out := map[string]string{}
+	cur := "0"
+	for i := 0; i < 100000; i++ {
+		v, err := c.Do(append([]string{"ZSCAN", key, cur}, extra...)...)
+		if err != nil {
+			return nil, err
+		}
+		if v.Kind != '*' || len(v.Elems) != 2 {
+			return nil, fmt.Errorf("bad reply %v", v)
+		}
+		for j := 0; j+1 < len(v.Elems[1].Elems); j += 2 {
+			out[v.Elems[1].Elems[j].Str] = v.Elems[1].Elems[j+1].Str
+		}
+		cur = v.Elems[0].Str
+		if cur == "0" {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("scan did not finish")
+}
+
+func zsetScanCompare(t *testing.T, p *Pair, key string, extra ...string) {
+	t.Helper()
+	lm, err := zsetFullScan(t, p.L, key, extra...)
+	if err != nil {
+		t.Fatalf("lockkv: %v", err)
+	}
+	rm, err := zsetFullScan(t, p.R, key, extra...)
+	if err != nil {
+		t.Fatalf("redis: %v", err)
+	}
+	flat := func(m map[string]string) Value {
+		var ks []string
+		for k, v := range m {
+			ks = append(ks, k+"="+v)
+		}
+		sort.Strings(ks)
+		return Value{Kind: '+', Str: strings.Join(ks, ",")}
+	}
+	lv, rv := flat(lm), flat(rm)
+	p.check(append([]string{"full ZSCAN", key}, extra...), lv, rv, lv.Str == rv.Str)
+}
+
+func TestZsetZSCAN(t *testing.T) {
+	p := zsetPair(t)
+	p.Do("ZADD", "small", "1", "a", "2", "b", "1.5", "c", "-inf", "d", "1e20", "e")
+	p.Do("ZSCAN", "small", "0")
+	p.Do("ZSCAN", "small", "0", "MATCH", "[ab]")
+	p.Do("ZSCAN", "small", "0", "COUNT", "1")
+	p.Do("ZSCAN", "small", "0", "MATCH", "*", "COUNT", "100")
+	p.Do("ZSCAN", "small", "17")
+	p.Do("ZSCAN", "small", "x")
+	p.Do("ZSCAN", "small", "0", "COUNT", "0")
+	p.Do("ZSCAN", "small", "0", "COUNT", "x")
+	p.Do("ZSCAN", "small", "0", "MATCH")
+	p.Do("ZSCAN", "small", "0", "TYPE", "zset")
+	p.Do("ZSCAN", "small", "0", "FOO", "bar")
+	p.Do("ZSCAN", "nokey", "0")
+	p.Do("ZSCAN", "nokey", "0", "FOO")
+	p.Do("ZSCAN", "nokey", "x")
+	p.Do("SET", "str", "x")
+	p.Do("ZSCAN", "str", "0")
+	p.Do("ZSCAN", "str", "x")
+	p.Do("ZSCAN", "small")
+	zsetBig(p, "big", 1000, func(i int) string { return strconv.FormatFloat(float64(i)/7, 'g', -1, 64) })
+	p.Do("ZADD", "big", "-0", "negzero", "1e17", "int17")
+	zsetScanCompare(t, p, "big")
+	zsetScanCompare(t, p, "big", "COUNT", "3")
+	zsetScanCompare(t, p, "big", "MATCH", "m1*", "COUNT", "50")
+	zsetScanCompare(t, p, "big", "MATCH", "*zero")
+}
+
+func TestZsetTies(t *testing.T) {
+	p := zsetPair(t)
+	// Equal scores order by member bytes: shorter prefix first, binary.
+	p.Do("ZADD", "z", "1", "b", "1", "a", "1", "ab", "1", "B", "1", "", "1", "\xff", "1", "a\x00", "0", "zz", "2", "0")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Do("ZREVRANGE", "z", "0", "-1")
+	p.Do("ZRANK", "z", "a\x00")
+	p.Do("ZRANGEBYSCORE", "z", "1", "1", "LIMIT", "2", "3")
+	zsetBig(p, "big", 300, func(i int) string { return strconv.Itoa(i % 3) })
+	p.Do("ZRANGE", "big", "0", "-1", "WITHSCORES")
+	p.Do("ZRANGEBYSCORE", "big", "1", "1", "LIMIT", "10", "20")
+	p.Do("ZREVRANGEBYSCORE", "big", "1", "1", "LIMIT", "10", "20")
+	p.Do("ZRANK", "big", "m150")
+	p.Do("ZREVRANK", "big", "m150")
+	p.Do("ZCOUNT", "big", "1", "1")
+	p.Do("ZREMRANGEBYSCORE", "big", "(0", "(2")
+	p.Do("ZRANGE", "big", "95", "105", "WITHSCORES")
+	p.Do("ZREMRANGEBYRANK", "big", "50", "149")
+	p.Do("ZRANGE", "big", "0", "-1")
+	p.Do("ZPOPMIN", "big", "3")
+	p.Do("ZPOPMAX", "big", "3")
+	p.Do("ZCARD", "big")
+}
+
+// TestZsetRedissonFairLock replays, with plain commands, what Redisson's
+// fair lock does with its timeout zset: waiters' deadlines in Unix ms.
+func TestZsetRedissonFairLock(t *testing.T) {
+	p := zsetPair(t)
+	ts := "redisson_lock_timeout:{lock}"
+	now := int64(1700000000000)
+	threads := []string{"b7f2c1d4-6a1e-4a8e-9f62-1:1", "b7f2c1d4-6a1e-4a8e-9f62-1:2", "c0ffee00-0000-4000-8000-2:77"}
+	for i, th := range threads {
+		p.Do("ZADD", ts, strconv.FormatInt(now+30000+int64(i)*5000, 10), th)
+	}
+	p.Do("ZRANGE", ts, "0", "-1")
+	p.Do("ZRANGE", ts, "0", "-1", "WITHSCORES")
+	for _, th := range threads {
+		p.Do("ZSCORE", ts, th)
+	}
+	// First waiter times out: remove the stale ones.
+	p.Do("ZRANGEBYSCORE", ts, "-inf", strconv.FormatInt(now+31000, 10))
+	p.Do("ZREMRANGEBYSCORE", ts, "-inf", strconv.FormatInt(now+31000, 10))
+	p.Do("ZREM", ts, threads[0])
+	p.Do("ZADD", ts, "XX", strconv.FormatInt(now+40000, 10), threads[1])
+	p.Do("ZADD", ts, "NX", strconv.FormatInt(now+1, 10), threads[1])
+	p.Do("ZRANGE", ts, "0", "0", "WITHSCORES")
+	p.Do("ZINCRBY", ts, "-5000", threads[2])
+	p.Do("ZSCORE", ts, threads[2])
+	p.Do("ZREM", ts, threads[1], threads[2])
+	zsetExists(p, ts)
+	p.Do("ZRANGE", ts, "0", "-1")
+	p.Do("ZSCORE", ts, threads[1])
+	// Permit-expirable semaphore: permits with expiry, reclaimed by score.
+	sem := "redisson_sc:{sem}"
+	for i := 0; i < 5; i++ {
+		p.Do("ZADD", sem, strconv.FormatInt(now+int64(i)*1000, 10), fmt.Sprintf("permit-%d", i))
+	}
+	p.Do("ZRANGEBYSCORE", sem, "0", strconv.FormatInt(now+2000, 10), "LIMIT", "0", "2")
+	p.Do("ZCOUNT", sem, "-inf", strconv.FormatInt(now+2000, 10))
+	p.Do("ZREMRANGEBYSCORE", sem, "0", strconv.FormatInt(now+2000, 10))
+	p.Do("ZCARD", sem)
+	p.Do("ZADD", sem, "GT", strconv.FormatInt(now+9000, 10), "permit-3")
+	p.Do("ZRANGE", sem, "-inf", "+inf", "BYSCORE", "WITHSCORES")
+}
+
+func TestZsetExpiryKept(t *testing.T) {
+	p := zsetPair(t)
+	if !zsetHas("expire") || !zsetHas("ttl") {
+		t.Skip("EXPIRE/TTL not on this branch yet")
+	}
+	p.Do("ZADD", "z", "1", "a")
+	p.Do("EXPIRE", "z", "100")
+	p.Do("ZADD", "z", "2", "b")
+	p.Do("ZREM", "z", "a")
+	p.DoApprox(1, "TTL", "z")
+}
+
+func TestZsetRESP3(t *testing.T) {
+	p := zsetPair(t)
+	if !zsetHas("hello") {
+		t.Skip("HELLO not on this branch yet")
+	}
+	p.Do("HELLO", "3")
+	p.Do("ZADD", "z", "1.1", "a", "2", "b", "3", "c", "4", "d")
+	p.Do("ZADD", "z", "INCR", "1", "a")
+	p.Do("ZADD", "z", "NX", "INCR", "1", "a")
+	p.Do("ZINCRBY", "z", "1", "b")
+	p.Do("ZSCORE", "z", "a")
+	p.Do("ZSCORE", "z", "x")
+	p.Do("ZSCORE", "nokey", "x")
+	p.Do("ZMSCORE", "z", "a", "x")
+	p.Do("ZRANK", "z", "x")
+	p.Do("ZRANK", "nokey", "x")
+	p.Do("ZRANGE", "z", "0", "-1")
+	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Do("ZRANGE", "z", "0", "-1", "REV", "WITHSCORES")
+	p.Do("ZRANGEBYSCORE", "z", "-inf", "+inf", "WITHSCORES", "LIMIT", "1", "2")
+	p.Do("ZREVRANGEBYSCORE", "z", "+inf", "-inf", "WITHSCORES")
+	p.Do("ZREVRANGE", "z", "0", "1", "WITHSCORES")
+	p.Do("ZRANGE", "nokey", "0", "-1", "WITHSCORES")
+	p.Do("ZSCAN", "z", "0")
+	p.Do("ZPOPMIN", "z")
+	p.Do("ZPOPMIN", "z", "1")
+	p.Do("ZPOPMAX", "z", "0")
+	p.Do("ZPOPMIN", "nokey")
+	p.Do("ZMPOP", "1", "z", "MAX", "COUNT", "2")
+	p.Do("ZMPOP", "1", "nokey", "MAX")
+	p.Do("ZADD", "inf", "inf", "a", "-inf", "b")
+	p.Do("ZRANGE", "inf", "0", "-1", "WITHSCORES")
+	p.Do("ZSCORE", "inf", "b")
+}
+
+func TestZsetNotifications(t *testing.T) {
+	if !zsetHas("config") {
+		t.Skip("CONFIG not on this branch yet")
+	}
+	p := zsetPair(t)
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	t.Cleanup(func() { p.Do("CONFIG", "SET", "notify-keyspace-events", "") })
+	sub := Connect(t)
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	for _, cmd := range [][]string{
+		{"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"},
+		{"ZADD", "z", "1", "a"},
+		{"ZADD", "z", "5", "a"},
+		{"ZINCRBY", "z", "1", "a"},
+		{"ZINCRBY", "z", "0", "a"},
+		{"ZADD", "z", "INCR", "1", "b"},
+		{"ZREM", "z", "x"},
+		{"ZREM", "z", "a"},
+		{"ZREMRANGEBYSCORE", "z", "100", "200"},
+		{"ZREMRANGEBYSCORE", "z", "2", "2"},
+		{"ZPOPMIN", "z"},
+		{"ZPOPMAX", "z", "5"},
+		{"ZADD", "y", "1", "a", "2", "b"},
+		{"ZREMRANGEBYRANK", "y", "0", "0"},
+		{"ZREMRANGEBYLEX", "y", "-", "+"},
+		{"ZADD", "y", "1", "a"},
+		{"ZMPOP", "1", "y", "MIN"},
+	} {
+		p.Do(cmd...)
+		p.Do("PING") // fence: the events of cmd precede this reply
+		sub.Send("PING")
+		for {
+			v := sub.Receive()
+			if v.Kind == '+' || (len(v.Elems) > 0 && v.Elems[0].Str == "pong") {
+				break
+			}
+		}
+	}
+}
