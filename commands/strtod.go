@@ -187,6 +187,11 @@ func parseRangeScore(b []byte) (f float64, ex bool, ok bool) {
 		ex = true
 		b = b[1:]
 	}
+	if len(b) > 0 && len(b) <= 15 {
+		if v, ok := ParseInt(b); ok {
+			return float64(v), ex, true
+		}
+	}
 	f, n, _ := strtod(b)
 	if n != len(b) || f != f {
 		return 0, false, false

@@ -194,6 +194,14 @@ func (zsl *zskiplist) randomLevel() int {
 }
 
 func (zsl *zskiplist) insert(score float64, member string) *zslNode {
+	x := &zslNode{member: member, score: score, level: make([]zslLevel, zsl.randomLevel())}
+	zsl.insertNode(x)
+	return x
+}
+
+// insertNode links x (member, score and level set) into the list.
+func (zsl *zskiplist) insertNode(n *zslNode) {
+	score, member := n.score, n.member
 	var update [zslMaxLevel]*zslNode
 	var rank [zslMaxLevel]int
 	x := zsl.header
@@ -207,7 +215,7 @@ func (zsl *zskiplist) insert(score float64, member string) *zslNode {
 		}
 		update[i] = x
 	}
-	level := zsl.randomLevel()
+	level := len(n.level)
 	if level > zsl.level {
 		for i := zsl.level; i < level; i++ {
 			rank[i] = 0
@@ -216,7 +224,7 @@ func (zsl *zskiplist) insert(score float64, member string) *zslNode {
 		}
 		zsl.level = level
 	}
-	x = &zslNode{member: member, score: score, level: make([]zslLevel, level)}
+	x = n
 	for i := 0; i < level; i++ {
 		x.level[i].forward = update[i].level[i].forward
 		update[i].level[i].forward = x
@@ -235,7 +243,6 @@ func (zsl *zskiplist) insert(score float64, member string) *zslNode {
 		zsl.tail = x
 	}
 	zsl.length++
-	return x
 }
 
 func (zsl *zskiplist) deleteNode(x *zslNode, update *[zslMaxLevel]*zslNode) {
@@ -294,9 +301,16 @@ func (zsl *zskiplist) updateScore(curscore float64, member string, newscore floa
 		x.score = newscore
 		return x
 	}
+	// Relink the same node (Redis allocates a new one; reusing it keeps its
+	// level, which is as random as a fresh one).
 	zsl.deleteNode(x, &update)
-	n := zsl.insert(newscore, x.member)
-	return n
+	x.score = newscore
+	x.backward = nil
+	for i := range x.level {
+		x.level[i] = zslLevel{}
+	}
+	zsl.insertNode(x)
+	return x
 }
 
 // rank returns the 1-based rank of (score, member), or 0.
