@@ -148,16 +148,6 @@ func isAlnum(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// cString returns b up to its first NUL byte, as C code sees an argument.
-func cString(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
-}
-
 // parseScore parses a score as Redis's getDoubleFromObject (string2d)
 // does: the whole argument must parse, no leading space, no overflow, no
 // underflow to zero, no NaN.

@@ -188,7 +188,7 @@ func zaddGeneric(c *Ctx, args [][]byte, flags int) {
 	scoreidx := 2
 options:
 	for ; scoreidx < len(args); scoreidx++ {
-		o := args[scoreidx]
+		o := cString(args[scoreidx]) // strcasecmp stops at NUL
 		switch {
 		case EqualFold(o, "nx"):
 			flags |= store.ZAddNX
@@ -482,7 +482,7 @@ func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
 	offset, limit := int64(0), int64(-1)
 	for j := 4; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := args[j]
+		a := cString(args[j])
 		switch {
 		case EqualFold(a, "withscores"):
 			withscores = true
@@ -832,8 +832,8 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 		return nil, false, 0, false
 	}
 	switch {
-	case EqualFold(args[whereIdx], "min"):
-	case EqualFold(args[whereIdx], "max"):
+	case EqualFold(cString(args[whereIdx]), "min"):
+	case EqualFold(cString(args[whereIdx]), "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
@@ -842,7 +842,7 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
 		more := len(args) - 1 - j
-		if count == -1 && more > 0 && EqualFold(args[j], "count") {
+		if count == -1 && more > 0 && EqualFold(cString(args[j]), "count") {
 			j++
 			n, okc := ParseInt(args[j])
 			if !okc || n < 1 {

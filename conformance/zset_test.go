@@ -56,7 +56,7 @@ func zsetPair(t *testing.T) *Pair {
 func zsetExists(p *Pair, key string) {
 	p.t.Helper()
 	if zsetHas("exists") {
-		zsetExists(p, key)
+		p.Do("EXISTS", key)
 	} else {
 		p.Do("GET", key)
 	}
@@ -140,6 +140,7 @@ func TestZsetZADD(t *testing.T) {
 	p.Do("ZADD", "z", "1")
 	p.Do("ZADD", "z", "nx")
 	p.Do("ZADD", "z", "FOO", "1", "a")
+	p.Do("ZADD", "z", "ch\x00", "1", "a")
 	p.Do("ZADD", "z", "1", "a", "NX", "b")
 	p.Do("ZADD", "z")
 	p.Do("ZADD", "z", "x")
@@ -285,6 +286,8 @@ func TestZsetZRANGE(t *testing.T) {
 		p.Do("ZRANGE", "z", "0", "-1", "BYSCORE", "BYLEX")
 		p.Do("ZRANGE", "z", "0", "-1", "foo")
 		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES", "WITHSCORES")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES\x00x")
+		p.Do("ZRANGE", "z", "-inf", "inf", "byscore\x00", "limit\x00", "1", "1")
 		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "x", "1", "BYSCORE")
 		p.Do("ZRANGE", "z", "0", "-1", "LIMIT", "0", "1.5", "BYSCORE")
 		p.Do("ZRANGE", "nokey", "0", "-1")
@@ -439,6 +442,7 @@ func TestZsetZMPOP(t *testing.T) {
 		setup("1", "a", "2", "b", "3", "c", "4", "d", "5", "e", "6", "f")
 		p.Do("ZMPOP", "1", "z", "MIN")
 		p.Do("ZMPOP", "1", "z", "max")
+		p.Do("ZMPOP", "1", "z", "max\x00", "count\x00", "1")
 		p.Do("ZMPOP", "2", "nokey", "z", "MIN", "COUNT", "2")
 		p.Do("ZMPOP", "2", "nokey", "nokey2", "MIN")
 		p.Do("ZMPOP", "1", "z", "MAX", "COUNT", "100")
