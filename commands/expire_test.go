@@ -45,3 +45,27 @@ func TestCronExpiresInSlices(t *testing.T) {
 		t.Fatalf("%d keys left, want 1", l)
 	}
 }
+
+// BenchmarkLockCycle runs a lock's life through Exec: SET NX PX, GET,
+// PEXPIRE (renew), PTTL, DEL. ns/op covers the five commands.
+func BenchmarkLockCycle(b *testing.B) {
+	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+	cl := e.NewClient(nil)
+	cl.Authenticated = true
+	cmds := [][][]byte{
+		{[]byte("SET"), []byte("lock:resource:42"), []byte("token-abcdef"), []byte("NX"), []byte("PX"), []byte("30000")},
+		{[]byte("GET"), []byte("lock:resource:42")},
+		{[]byte("PEXPIRE"), []byte("lock:resource:42"), []byte("30000")},
+		{[]byte("PTTL"), []byte("lock:resource:42")},
+		{[]byte("DEL"), []byte("lock:resource:42")},
+	}
+	ctx := Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0]}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, a := range cmds {
+			cl.W.Reset()
+			ctx.Now = 1_000_000 + int64(i)
+			Exec(&ctx, a)
+		}
+	}
+}

@@ -143,11 +143,17 @@ func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
 // or not: it stores v, fires "new" for a new key, drops the deadline
 // unless keepTTL, and signals the modification.
 func (c *Ctx) setKey(key []byte, v store.Value, found, keepTTL bool) *store.Entry {
+	return c.setKeyExpire(key, v, found, keepTTL, 0)
+}
+
+// setKeyExpire is setKey that also gives the key the deadline expire (not
+// 0) in the same store operation; the caller fires "expire".
+func (c *Ctx) setKeyExpire(key []byte, v store.Value, found, keepTTL bool, expire int64) *store.Entry {
 	var e *store.Entry
 	if found && keepTTL {
 		e = c.DB.Replace(string(key), v, c.Now)
 	} else {
-		e = c.DB.Set(string(key), v, 0, c.Now)
+		e = c.DB.Set(string(key), v, expire, c.Now)
 	}
 	if !found {
 		c.notifyNew(key)
@@ -188,10 +194,10 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bo
 		}
 		return
 	}
-	c.setKey(key, store.NewString(val), found, flags&setKeepTTL != 0)
+	// KEEPTTL never comes with a deadline, so Set applies when at once.
+	c.setKeyExpire(key, store.NewString(val), found, flags&setKeepTTL != 0, when)
 	c.Notify(NotifyString, "set", key)
 	if expire != nil {
-		c.DB.SetExpire(string(key), when)
 		c.Notify(NotifyGeneric, "expire", key)
 	}
 	if flags&setGet == 0 {

@@ -66,14 +66,16 @@ func (db *DB) DeleteIfExpired(key string, now int64) bool {
 // previous value and deadline. It returns the entry.
 func (db *DB) Set(key string, v Value, expire int64, now int64) *Entry {
 	e, added := db.keys.Upsert(key)
+	old := int64(0)
 	if !added && e.Expire != 0 {
+		old = e.Expire
 		db.expires--
 	}
 	e.Value = v
 	e.Expire = 0
 	e.Access = now
 	if expire != 0 {
-		db.setDeadline(key, e, expire)
+		db.setDeadline(key, e, expire, old)
 	}
 	return e
 }
@@ -103,33 +105,49 @@ func (db *DB) Delete(key string) bool {
 // SetExpire sets key's deadline (0 removes it) and reports whether the key
 // exists.
 func (db *DB) SetExpire(key string, at int64) bool {
-	e := db.keys.Get(key)
+	stored, e := db.keys.GetKey(key) // the heap shares the stored key
 	if e == nil {
 		return false
 	}
+	old := e.Expire
 	if e.Expire != 0 {
 		db.expires--
 		e.Expire = 0
 	}
 	if at != 0 {
-		db.setDeadline(key, e, at)
+		db.setDeadline(stored, e, at, old)
 	}
 	return true
 }
 
-func (db *DB) setDeadline(key string, e *Entry, at int64) {
+// setDeadline gives e the deadline at. old is the deadline the key had
+// until now (0 for none): when it is the same, the heap already holds a
+// live item for it and nothing is pushed, so renewing a lease to the same
+// millisecond (PEXPIREAT in a loop, SET PX within one millisecond) cannot
+// grow the heap.
+func (db *DB) setDeadline(key string, e *Entry, at, old int64) {
 	e.Expire = at
 	db.expires++
-	heap.Push(&db.deadlines, deadline{at: at, key: key})
+	if at == old {
+		return
+	}
+	db.deadlines.push(deadline{at: at, key: key})
 	if len(db.deadlines) > 64 && len(db.deadlines) > 4*db.expires {
 		db.compactDeadlines()
 	}
 }
 
+// compactDeadlines drops stale heap items, and duplicates: a key deleted
+// and re-created with the same deadline has two items that both look live.
 func (db *DB) compactDeadlines() {
 	live := db.deadlines[:0]
+	seen := make(map[string]struct{}, db.expires)
 	for _, d := range db.deadlines {
 		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
+			if _, dup := seen[d.key]; dup {
+				continue
+			}
+			seen[d.key] = struct{}{}
 			live = append(live, d)
 		}
 	}
@@ -156,7 +174,7 @@ func (db *DB) NextDeadline() int64 {
 func (db *DB) ExpireDue(now int64, max int, fn func(key string)) int {
 	n := 0
 	for n < max && len(db.deadlines) > 0 && db.deadlines[0].at <= now {
-		d := heap.Pop(&db.deadlines).(deadline)
+		d := db.deadlines.pop()
 		e := db.keys.Get(d.key)
 		if e == nil || e.Expire != d.at {
 			continue // stale
@@ -217,6 +235,8 @@ type deadline struct {
 	key string
 }
 
+// deadlineHeap is a binary min-heap on at. It is written out rather than
+// using container/heap, whose interface{} Push/Pop allocate on every call.
 type deadlineHeap []deadline
 
 func (h deadlineHeap) Len() int           { return len(h) }
@@ -229,4 +249,45 @@ func (h *deadlineHeap) Pop() any {
 	old[len(old)-1] = deadline{}
 	*h = old[:len(old)-1]
 	return x
+}
+
+func (h *deadlineHeap) push(d deadline) {
+	*h = append(*h, d)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if s[p].at <= s[i].at {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *deadlineHeap) pop() deadline {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = deadline{}
+	s = s[:n]
+	*h = s
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r].at < s[l].at {
+			m = r
+		}
+		if s[i].at <= s[m].at {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	return top
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -106,5 +107,90 @@ func BenchmarkExpireDue(b *testing.B) {
 		for db.ExpireDue(10_000, 2000, nil) > 0 {
 		}
 		done += n
+	}
+}
+
+// TestSameDeadlineDoesNotGrowHeap: renewing a lease to the same deadline
+// (PEXPIREAT in a loop, SET PX twice in one millisecond), or deleting and
+// re-creating a key with the same deadline, keeps the heap small.
+func TestSameDeadlineDoesNotGrowHeap(t *testing.T) {
+	db := NewDB()
+	v := NewString([]byte("v"))
+	for i := 0; i < 10000; i++ {
+		db.Set("lock", v, 5000, 0)
+		db.SetExpire("lock", 5000)
+		if i%2 == 0 {
+			db.Delete("lock")
+		}
+	}
+	if n := len(db.deadlines); n > 130 {
+		t.Fatalf("heap holds %d items for one key", n)
+	}
+	var got []string
+	if n := db.ExpireDue(5000, 100, func(k string) { got = append(got, k) }); n != 1 || got[0] != "lock" {
+		t.Fatalf("ExpireDue removed %d (%v)", n, got)
+	}
+	if db.Len() != 0 || db.ExpiresLen() != 0 {
+		t.Fatalf("%d keys, %d deadlines left", db.Len(), db.ExpiresLen())
+	}
+}
+
+// TestExpireDueModel checks the deadline heap against a map model under
+// random sets, renewals, persists and deletes (fixed seed).
+func TestExpireDueModel(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	db := NewDB()
+	model := map[string]int64{} // key -> deadline (0: none)
+	v := NewString([]byte("v"))
+	now := int64(0)
+	for step := 0; step < 200000; step++ {
+		k := "k" + strconv.Itoa(rnd.IntN(500))
+		switch op := rnd.IntN(10); {
+		case op < 4:
+			at := int64(0)
+			if rnd.IntN(4) > 0 {
+				at = now + 1 + rnd.Int64N(200)
+			}
+			db.Set(k, v, at, now)
+			model[k] = at
+		case op < 6:
+			if _, ok := model[k]; ok {
+				at := now + 1 + rnd.Int64N(200)
+				db.SetExpire(k, at)
+				model[k] = at
+			}
+		case op < 7:
+			if _, ok := model[k]; ok {
+				db.SetExpire(k, 0)
+				model[k] = 0
+			}
+		case op < 8:
+			db.Delete(k)
+			delete(model, k)
+		default:
+			now += rnd.Int64N(20)
+			var got []string
+			db.ExpireDue(now, 1+rnd.IntN(50), func(key string) { got = append(got, key) })
+			for _, key := range got {
+				if at := model[key]; at == 0 || at > now {
+					t.Fatalf("step %d: %s reclaimed at %d, deadline %d", step, key, now, at)
+				}
+				delete(model, key)
+			}
+		}
+		if db.Len() != len(model) {
+			t.Fatalf("step %d: %d keys, model %d", step, db.Len(), len(model))
+		}
+	}
+	// Everything due eventually goes, in one pass with a big budget.
+	now += 1000
+	db.ExpireDue(now, 1<<30, nil)
+	for k, at := range model {
+		if at != 0 {
+			delete(model, k)
+		}
+	}
+	if db.Len() != len(model) || db.ExpiresLen() != 0 {
+		t.Fatalf("final: %d keys (%d deadlines), model %d", db.Len(), db.ExpiresLen(), len(model))
 	}
 }

@@ -134,6 +134,21 @@ func (d *Dict[V]) find(key string, h uint64) *node[V] {
 }
 
 // Get returns a pointer to the value stored for key, or nil. The pointer
+// GetKey is Get that also returns the key string the dict stores, so a
+// caller can keep a reference to the key without copying its argument.
+func (d *Dict[V]) GetKey(key string) (string, *V) {
+	if d.Len() == 0 {
+		return "", nil
+	}
+	if d.rehashing() {
+		d.rehashStep(1)
+	}
+	if e := d.find(key, Hash(key)); e != nil {
+		return e.key, &e.val
+	}
+	return "", nil
+}
+
 // stays valid until the key is deleted.
 func (d *Dict[V]) Get(key string) *V {
 	if d.Len() == 0 {
