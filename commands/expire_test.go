@@ -46,9 +46,9 @@ func TestCronExpiresInSlices(t *testing.T) {
 	}
 }
 
-// BenchmarkLockCycle runs a lock's life through Exec: SET NX PX, GET,
+// BenchmarkStringLockCycle runs a lock's life through Exec: SET NX PX, GET,
 // PEXPIRE (renew), PTTL, DEL. ns/op covers the five commands.
-func BenchmarkLockCycle(b *testing.B) {
+func BenchmarkStringLockCycle(b *testing.B) {
 	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
 	cl := e.NewClient(nil)
 	cl.Authenticated = true
