@@ -35,6 +35,8 @@ type Engine struct {
 	blocking blockState
 	tracking trackingState
 	monitors monitorState
+
+	scripting *scriptingState
 }
 
 // Stats are the counters INFO reports.

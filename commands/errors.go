@@ -169,3 +169,14 @@ const (
 	ErrValueRange   = "ERR value is out of range"
 	ErrLongMaxRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+// Scripting errors (EVAL family, SCRIPT, redis.call gates).
+const (
+	ErrScriptUnknownCommand   = "ERR Unknown Redis command called from script"
+	ErrScriptWrongArgs        = "ERR Wrong number of args calling Redis command from script"
+	ErrScriptROWrite          = "ERR Can not execute a script with write flag using *_ro command."
+	ErrScriptFlushArg         = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	ErrScriptDebugArg         = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	ErrScriptDebugUnsupported = "ERR SCRIPT DEBUG YES/SYNC is not supported"
+	ErrUnkillable             = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+)

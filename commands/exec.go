@@ -11,18 +11,30 @@ import (
 func Exec(c *Ctx, args [][]byte) {
 	spec := Lookup(args[0])
 	if spec == nil {
+		if c.InScript {
+			c.W.Error(ErrScriptUnknownCommand)
+			return
+		}
 		c.reject(ErrUnknownCommand(args))
 		return
 	}
 	if len(spec.Sub) > 0 && len(args) >= 2 {
 		sub := spec.Subcommand(args[1])
 		if sub == nil {
+			if c.InScript {
+				c.W.Error(ErrScriptUnknownCommand)
+				return
+			}
 			c.reject(ErrUnknownSubcommand(spec.Name, args[1]))
 			return
 		}
 		spec = sub
 	}
 	if !spec.CheckArity(len(args)) {
+		if c.InScript {
+			c.W.Error(ErrScriptWrongArgs)
+			return
+		}
 		c.reject(ErrWrongArgs(spec.FullName()))
 		return
 	}

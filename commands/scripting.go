@@ -1,0 +1,276 @@
+package commands
+
+import (
+	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine"
+	"github.com/lockkv/lockkv/scriptcache"
+)
+
+// Scripting commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT.
+
+var scriptingCommands = []*Spec{
+	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalCmd},
+	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaCmd},
+	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalROCmd},
+	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaROCmd},
+	{Name: "script", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
+		{Name: "debug", Arity: 3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptDebug},
+		{Name: "exists", Arity: -3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptExists},
+		{Name: "flush", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: scriptKill},
+		{Name: "load", Arity: 3, Flags: NoScript | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptLoad},
+	}},
+}
+
+func init() { Register(scriptingCommands) }
+
+// scripting helpers
+
+// scriptingState is the engine's scripting machinery: one interpreter,
+// the script cache, and the client scripts run commands as (Redis's
+// lua_client).
+type scriptingState struct {
+	lua    *luaengine.Engine
+	cache  *scriptcache.Cache
+	client *Client
+	w      resp.Writer // redis.call replies
+
+	running  bool
+	dirty    bool // the running script called a write command
+	ro       bool
+	now      int64
+	caller   *Client
+	run      luaengine.Run
+	callFunc luaengine.Caller
+}
+
+func (e *Engine) scripts() *scriptingState {
+	s := e.scripting
+	if s == nil {
+		s = &scriptingState{
+			lua:   luaengine.New(),
+			cache: scriptcache.New(scriptcache.MaxEval),
+			// Not registered: it has no connection and takes no client id.
+			client: &Client{Authenticated: true},
+		}
+		s.client.W.Proto = 2
+		s.callFunc = func(args [][]byte, proto int) []byte { return e.scriptCall(args, proto) }
+		s.run.Call = s.callFunc
+		s.run.Exists = func(args [][]byte) bool { return scriptLookup(args) != nil }
+		e.scripting = s
+	}
+	return s
+}
+
+// scriptCall runs one redis.call/redis.pcall command as the script client,
+// in the script's database, at the script's time.
+func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
+	s := e.scripting
+	s.w.Reset()
+	s.w.Proto = proto
+	cl := s.client
+	ctx := Ctx{E: e, C: cl, W: &s.w, DB: e.DBs[cl.DB], Now: s.now, InScript: true, ScriptRO: s.ro}
+	Exec(&ctx, args)
+	if ctx.Spec != nil && ctx.Spec.Flags&Write != 0 {
+		s.dirty = true
+	}
+	e.Stats.Commands++
+	return s.w.B
+}
+
+// scriptLookup is lookupCommand: a container without a known subcommand
+// is no command.
+func scriptLookup(args [][]byte) *Spec {
+	spec := Lookup(args[0])
+	if spec != nil && len(spec.Sub) > 0 && len(args) >= 2 {
+		return spec.Subcommand(args[1])
+	}
+	return spec
+}
+
+func evalKeys(args [][]byte) []int {
+	if len(args) < 3 {
+		return nil
+	}
+	n, ok := ParseInt(args[2])
+	if !ok || n < 0 || n > int64(len(args)-3) {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 3 + i
+	}
+	return out
+}
+
+// loadScript compiles body and caches it; it writes the error and returns
+// nil when the script does not compile.
+func (s *scriptingState) loadScript(c *Ctx, body []byte, sha string, load bool) *scriptcache.Entry {
+	if ent := s.cache.Get(sha); ent != nil {
+		if load {
+			s.cache.MakePermanent(ent)
+		}
+		return ent
+	}
+	proto, flags, err := luaengine.Compile(body)
+	if err != nil {
+		c.W.Error(err.Error())
+		return nil
+	}
+	ent := &scriptcache.Entry{Body: string(body)}
+	ent.Script.Proto = proto
+	ent.Script.Flags = flags
+	s.cache.Add(sha, ent, load)
+	return ent
+}
+
+func evalCmd(c *Ctx, args [][]byte)      { evalGeneric(c, args, false, false) }
+func evalROCmd(c *Ctx, args [][]byte)    { evalGeneric(c, args, false, true) }
+func evalshaCmd(c *Ctx, args [][]byte)   { evalGeneric(c, args, true, false) }
+func evalshaROCmd(c *Ctx, args [][]byte) { evalGeneric(c, args, true, true) }
+
+// evalGeneric is Redis's evalGenericCommand.
+func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
+	if bySHA && len(args[1]) != 40 {
+		c.Error(ErrNoScript)
+		return
+	}
+	numkeys, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if numkeys > int64(len(args)-3) {
+		c.Error(ErrNumKeysTooBig)
+		return
+	}
+	if numkeys < 0 {
+		c.Error(ErrNumKeysNegative)
+		return
+	}
+	s := c.E.scripts()
+	var ent *scriptcache.Entry
+	if bySHA {
+		ent = s.cache.GetBytes(args[1])
+		if ent == nil {
+			c.Error(ErrNoScript)
+			return
+		}
+	} else {
+		sha := scriptcache.SHA1Hex(args[1])
+		ent = s.loadScript(c, args[1], sha, false)
+		if ent == nil {
+			return
+		}
+	}
+	s.cache.Touch(ent)
+	flags := ent.Script.Flags
+	if flags&luaengine.FlagEvalCompat == 0 && flags&luaengine.FlagNoWrites == 0 && ro {
+		c.Error(ErrScriptROWrite)
+		return
+	}
+	scriptRO := ro || (flags&luaengine.FlagEvalCompat == 0 && flags&luaengine.FlagNoWrites != 0)
+	s.runScript(c, &ent.Script, ent.Script.SHA, args[3:3+numkeys], args[3+numkeys:], scriptRO, true)
+}
+
+// runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
+func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
+	s.client.DB = c.C.DB
+	s.client.W.Proto = 2
+	s.running, s.dirty, s.ro, s.now, s.caller = true, false, ro, c.Now, c.C
+	run := &s.run
+	run.Name = name
+	run.Keys, run.Args = keys, argv
+	run.Eval = eval
+	run.Out = c.W
+	run.Resp = 2
+	s.lua.Run(sc, run)
+	run.Keys, run.Args, run.Out = nil, nil, nil
+	s.running, s.caller = false, nil
+}
+
+// SCRIPT subcommands
+
+func scriptDebug(c *Ctx, args [][]byte) {
+	switch {
+	case EqualFold(args[2], "no"):
+		c.W.OK()
+	case EqualFold(args[2], "yes"), EqualFold(args[2], "sync"):
+		c.Error(ErrScriptDebugUnsupported)
+	default:
+		c.Error(ErrScriptDebugArg)
+	}
+}
+
+func scriptExists(c *Ctx, args [][]byte) {
+	s := c.E.scripts()
+	c.W.Array(len(args) - 2)
+	for _, sha := range args[2:] {
+		if s.cache.GetBytes(sha) != nil {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+	}
+}
+
+func scriptFlush(c *Ctx, args [][]byte) {
+	if len(args) > 3 || (len(args) == 3 && !EqualFold(args[2], "sync") && !EqualFold(args[2], "async")) {
+		c.Error(ErrScriptFlushArg)
+		return
+	}
+	s := c.E.scripts()
+	s.cache.Flush()
+	s.lua.Reset()
+	c.W.OK()
+}
+
+var scriptHelpLines = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func scriptHelp(c *Ctx, args [][]byte) {
+	c.W.Array(len(scriptHelpLines))
+	for _, l := range scriptHelpLines {
+		c.W.Status(l)
+	}
+}
+
+func scriptKill(c *Ctx, args [][]byte) {
+	s := c.E.scripts()
+	if !s.running {
+		c.Error(ErrNotBusy)
+		return
+	}
+	if s.dirty {
+		c.Error(ErrUnkillable)
+		return
+	}
+	c.W.OK()
+}
+
+func scriptLoad(c *Ctx, args [][]byte) {
+	s := c.E.scripts()
+	sha := scriptcache.SHA1Hex(args[2])
+	if s.loadScript(c, args[2], sha, true) == nil {
+		return
+	}
+	c.W.BulkString(sha)
+}

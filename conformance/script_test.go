@@ -1,0 +1,264 @@
+package conformance
+
+import "testing"
+
+// evalAll runs each script with EVAL on both servers (no keys).
+func evalAll(p *Pair, scripts ...string) {
+	p.t.Helper()
+	for _, s := range scripts {
+		p.Do("EVAL", s, "0")
+	}
+}
+
+func TestScriptEvalBasics(t *testing.T) {
+	p := NewPair(t)
+	p.Do("EVAL", "return 1", "0")
+	p.Do("EVAL", "return KEYS[1]..ARGV[1]", "1", "k", "v")
+	p.Do("EVAL", "return {KEYS[1],KEYS[2],ARGV[1],ARGV[2]}", "2", "a", "b", "c", "d")
+	p.Do("EVAL", "return #KEYS + #ARGV", "0", "x", "y", "z")
+	p.Do("EVAL", "return 1", "-1")
+	p.Do("EVAL", "return 1", "2", "a")
+	p.Do("EVAL", "return 1", "x")
+	p.Do("EVAL", "return 1", "1.5")
+	p.Do("EVAL", "return 1")
+	p.Do("EVAL")
+	p.Do("eval", "return 'x'", "0")
+	p.Do("EVAL", "", "0")
+}
+
+func TestScriptEvalsha(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SCRIPT", "FLUSH")
+	p.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	p.Do("EVALSHA", "abc", "0")
+	p.Do("EVALSHA", "abc", "x")
+	p.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "x")
+	p.Do("SCRIPT", "LOAD", "return 1")
+	p.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	p.Do("EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0")
+	p.Do("EVALSHA_RO", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	p.Do("EVAL", "return 2", "0")
+	p.Do("SCRIPT", "EXISTS", "7f923f79fe76194c868d7e1d0820de36700eb649", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "nope", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB")
+	p.Do("EVALSHA", "7f923f79fe76194c868d7e1d0820de36700eb649", "0")
+	p.Do("SCRIPT", "FLUSH")
+	p.Do("SCRIPT", "EXISTS", "7f923f79fe76194c868d7e1d0820de36700eb649", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+	p.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	p.Do("SCRIPT", "FLUSH", "ASYNC")
+	p.Do("SCRIPT", "FLUSH", "sync")
+	p.Do("SCRIPT", "FLUSH", "x")
+	p.Do("SCRIPT", "FLUSH", "sync", "async")
+	p.Do("SCRIPT", "LOAD", "return +")
+	p.Do("SCRIPT", "LOAD")
+	p.Do("SCRIPT", "EXISTS")
+	p.Do("SCRIPT", "KILL")
+	p.Do("SCRIPT", "HELP")
+	p.Do("SCRIPT", "NOSUCH")
+	p.Do("SCRIPT")
+	p.Do("SCRIPT", "DEBUG", "no")
+	p.Do("SCRIPT", "DEBUG", "maybe")
+	p.Do("SCRIPT", "LOAD", "return redis.sha1hex('abc')")
+	p.Do("EVALSHA", "ad2c80def2d6b4b1fd5d5f5b7e3d3b4ec1ba5d10", "0")
+}
+
+func TestScriptLuaToReply(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return 3.99", "return -3.99", "return 0/0", "return 1/0", "return -1/0", "return 1e300",
+		"return 'str'", "return true", "return false", "return nil",
+		"return {1,2,nil,4}", "return {1,{2,{3,'x'}},true,false}", "return {}",
+		"return {a=1}", "return {1,2,a=1}",
+		"return {ok='fine'}", "return {ok='a\\r\\nb'}", "return {ok=5}",
+		"return {err='MY error'}", "return {err='noprefix'}", "return {err=''}", "return {err='a\\r\\nb'}", "return {err=5}",
+		"return {double=1.5}", "return {double=3}", "return {big_number='12345678901234567890'}",
+		"return {map={a=1}}", "return {set={x=true}}",
+		"return {verbatim_string={format='txt',string='hello'}}",
+		"return redis.status_reply('FINE')", "return redis.error_reply('FOO')", "return redis.error_reply('-FOO')",
+		"return redis.error_reply('-FOO bar')", "return redis.error_reply('foo bar')",
+		"return redis.error_reply(5)", "return redis.error_reply()", "return redis.status_reply(5)",
+		"return function() end", "return coroutine.create(function() end)",
+		"return {1, {ok='x'}, {err='ERR nested'}}",
+	)
+}
+
+func TestScriptReplyToLua(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "s", "hello")
+	evalAll(p,
+		"return redis.call('get','s')",
+		"return type(redis.call('get','nosuch'))",
+		"return redis.call('get','nosuch') == false",
+		"return redis.call('set','x','1')",
+		"return type(redis.call('set','x','1'))",
+		"return redis.call('set','x','1').ok",
+		"return redis.call('ping')",
+		"return redis.pcall('nosuchcmd')",
+		"return redis.pcall('nosuchcmd').err",
+		"local r = redis.pcall('nosuchcmd') return type(r)",
+		"return redis.pcall('get','a','b')",
+		"return redis.call('echo', 12)",
+		"return redis.call('echo', 1.5)",
+		"return redis.call('echo', 0.1)",
+		"return redis.call('echo', 1e20)",
+		"return redis.call('echo', -0.5)",
+		"return redis.call('echo', 123456789012345678)",
+	)
+}
+
+func TestScriptCallErrors(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return redis.call('nosuch')",
+		"return redis.call('get')",
+		"return redis.call('get','a','b')",
+		"return redis.call('script','nosuch')",
+		"return redis.call('script')",
+		"return redis.call('eval','return 1','0')",
+		"return redis.call('multi')",
+		"return redis.call('quit')",
+		"return redis.call()",
+		"return redis.call({})",
+		"return redis.call('get',{})",
+		"return redis.call('get',true)",
+		"return redis.pcall()",
+		"return redis.pcall('get', nil)",
+		"\n\nreturn redis.call('nosuch')",
+		"local x = 1\nlocal y = redis.call('nosuch')\nreturn y",
+		"return pcall(redis.call, 'nosuch')",
+		"return {pcall(redis.call, 'nosuch')}",
+		"local ok, e = pcall(redis.call, 'nosuch') return e",
+		"return redis.call('select', 5)",
+	)
+	p.Do("EVAL_RO", "return redis.call('set','a','b')", "0")
+	p.Do("EVAL_RO", "return redis.call('get','a')", "0")
+	p.Do("EVAL_RO", "return redis.pcall('set','a','b')", "0")
+	p.Do("EVAL", "#!lua flags=no-writes\nreturn redis.call('set','a','b')", "0")
+	p.Do("EVAL", "#!lua flags=no-writes\nreturn redis.call('get','a')", "0")
+	p.Do("EVAL_RO", "#!lua\nreturn 1", "0")
+	p.Do("EVAL", "#!lua\nreturn redis.call('set','a','b')", "0")
+	p.Do("EVAL", "#!lux\nreturn 1", "0")
+	p.Do("EVAL", "#!lua x=y\nreturn 1", "0")
+	p.Do("EVAL", "#!lua flags=bad\nreturn 1", "0")
+	p.Do("EVAL", "#!lua flags=no-writes,allow-oom,allow-stale,no-cluster\nreturn 1", "0")
+	p.Do("EVAL", "#!lua", "0")
+	p.Do("GET", "a")
+}
+
+func TestScriptRuntimeErrors(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"error('boom')",
+		"error({err='MY boom'})",
+		"error({err='no space'})",
+		"error()",
+		"error(5)",
+		"error('x', 0)",
+		"error('x', 2)",
+		"local t = {} t.x.y = 1",
+		"return nosuchvar",
+		"return x.y",
+		"x = 1",
+		"_G.x = 1",
+		"rawset(_G, 'x', 1)",
+		"setmetatable(_G, nil)",
+		"string.x = 1",
+		"redis.call = nil",
+		"math.random = function() return 4 end",
+		"local function f() error('deep') end\nf()",
+		"local function f()\n  return redis.call('nosuch')\nend\nreturn f()",
+		"return dofile",
+		"return loadfile",
+		"return print",
+		"return os",
+		"return io",
+		"return require",
+		"return module",
+		"return getfenv",
+		"return setfenv",
+		"return newproxy",
+		"return debug",
+		"return package",
+		"return _GOPHER_LUA_VERSION",
+		"return _VERSION",
+		"return type(loadstring)",
+		"return type(gcinfo)",
+		"return type(coroutine)",
+		"return type(getmetatable(_G))",
+		"return type(getmetatable(string))",
+		"return type(getmetatable(''))",
+		"getmetatable('').x = 1",
+		"return rawget(_G, 'redis') ~= nil",
+		"return redis.sha1hex()",
+		"return redis.sha1hex('')",
+		"return redis.sha1hex(5)",
+		"return redis.sha1hex({})",
+		"return redis.log(redis.LOG_WARNING)",
+		"return redis.log('x', 'y')",
+		"return redis.log(9, 'y')",
+		"return redis.log(redis.LOG_DEBUG, 'quiet')",
+		"return redis.setresp()",
+		"return redis.setresp(4)",
+		"return redis.set_repl()",
+		"return redis.set_repl(9)",
+		"redis.set_repl(redis.REPL_NONE) return 1",
+		"return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL}",
+		"return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}",
+		"return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}",
+		"return redis.breakpoint()",
+		"return redis.debug('x')",
+		"return redis.replicate_commands()",
+		"return redis.acl_check_cmd('get','a')",
+		"return redis.acl_check_cmd('nosuch')",
+		"return 1 + nil",
+		"local s = 'x' .. {}",
+		"return #nil",
+		"return nil < 1",
+		"return {} < {}",
+		"local a = nil; a()",
+	)
+}
+
+func TestScriptGlobals(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"local r={} for k,v in pairs(_G) do r[#r+1]=k..':'..type(v) end table.sort(r) return r",
+		"local r={} for k,v in pairs(string) do r[#r+1]=k end table.sort(r) return r",
+		"local r={} for k,v in pairs(math) do r[#r+1]=k end table.sort(r) return r",
+		"local r={} for k,v in pairs(table) do r[#r+1]=k end table.sort(r) return r",
+		"local r={} for k,v in pairs(redis) do r[#r+1]=k end table.sort(r) return r",
+		"local r={} for k,v in pairs(coroutine) do r[#r+1]=k end table.sort(r) return r",
+		"local r={} for k,v in pairs(KEYS) do r[#r+1]=k end return r",
+	)
+	// KEYS and ARGV are replaced on every call; scripts cannot leak state.
+	p.Do("EVAL", "KEYS[1] = 'changed' return KEYS[1]", "1", "k")
+	p.Do("EVAL", "return KEYS[1]", "1", "other")
+	p.Do("EVAL", "return KEYS[1]", "0")
+	p.Do("EVAL", "table.insert(KEYS, 'x') return KEYS", "0")
+	p.Do("EVAL", "local ok, e = pcall(function() x = 1 end) return {ok and 1 or 0, e}", "0")
+	p.Do("EVAL", "return type(x)", "0")
+}
+
+func TestScriptSelect(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "k", "db0")
+	p.Do("EVAL", "redis.call('select', 1) redis.call('set', 'k', 'db1') return redis.call('get','k')", "0")
+	p.Do("GET", "k")
+	p.Do("SELECT", "1")
+	p.Do("GET", "k")
+	p.Do("EVAL", "return redis.call('get','k')", "0")
+	p.Do("SELECT", "0")
+	p.Do("EVAL", "return redis.call('get','k')", "0")
+	p.Do("SELECT", "1")
+	p.Do("FLUSHDB")
+	p.Do("SELECT", "0")
+}
+
+func TestScriptRandom(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"math.randomseed(42) return {tostring(math.random()), math.random(10), math.random(5, 100)}",
+		"math.randomseed(7) local t = {} for i=1,20 do t[i] = math.random(1000) end return t",
+		"return math.random(0)",
+		"return math.random(5, 1)",
+		"return math.random(1, 2, 3)",
+	)
+}

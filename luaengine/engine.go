@@ -1,0 +1,284 @@
+// Package luaengine runs Redis scripts on gopher-lua with Redis 7.0's
+// sandbox, redis.* API and reply conversions.
+//
+// It knows nothing about commands: the host passes a Caller that runs one
+// command and returns its RESP reply, and a resp.Writer the script's reply
+// is written to. Typical use (commands/scripting.go):
+//
+//	eng := luaengine.New()
+//	proto, flags, err := luaengine.Compile(body)
+//	eng.Run(&luaengine.Script{SHA: sha, Proto: proto}, &luaengine.Run{Call: ..., Out: w, Keys: keys, Args: argv, Eval: true})
+//
+// An Engine is used by one goroutine at a time (the command goroutine).
+package luaengine
+
+import (
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+// Caller runs one command for redis.call/redis.pcall as the script's client
+// and returns its RESP reply encoded in protocol version proto (2 or 3).
+// The returned bytes are read before the next call and never retained.
+type Caller func(args [][]byte, proto int) []byte
+
+// Script is a compiled script. Fn caches the function bound to one engine
+// state; the engine fills it in.
+type Script struct {
+	SHA   string
+	Proto *lua.FunctionProto
+	Flags uint64
+
+	fn  *lua.LFunction
+	gen uint64
+}
+
+// Run is one invocation.
+type Run struct {
+	Call Caller
+	// Exists reports whether a command exists (redis.acl_check_cmd).
+	Exists func(args [][]byte) bool
+	// Log receives redis.log lines at or above Verbosity.
+	Log       func(level int, msg string)
+	Verbosity int
+	// Name identifies the script in errors: the SHA for EVAL, the function
+	// name for FCALL.
+	Name       string
+	Keys, Args [][]byte
+	// Eval selects EVAL mode (KEYS and ARGV globals); otherwise the keys
+	// and args tables are passed as the function's two arguments.
+	Eval bool
+	// Out receives the script's reply, in the caller's protocol.
+	Out *resp.Writer
+
+	// Resp is the protocol redis.call uses, 2 unless redis.setresp changed it.
+	Resp int
+	// ReplFlags is what redis.set_repl last set (REPL_ALL by default).
+	ReplFlags int
+	// Killed, when it returns true, stops the script at its next check
+	// point with Redis's SCRIPT KILL error.
+	Killed func() bool
+}
+
+// Engine is a Lua interpreter set up as Redis sets up its scripting
+// environment.
+type Engine struct {
+	L   *lua.LState
+	gen uint64
+
+	globals *lua.LTable // the real global table
+	env     *lua.LTable // what scripts see as _G: an empty read-only proxy
+	// proxies maps every read-only proxy to the table it stands for.
+	proxies   map[*lua.LTable]*lua.LTable
+	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
+	strmeta   *lua.LTable // proxy of the string metatable
+	handler   *lua.LFunction
+	run       *Run
+	rand      rand48
+	argbuf    [][]byte
+	numbuf    []byte
+	errTables int
+}
+
+// New returns an engine with a fresh interpreter.
+func New() *Engine {
+	e := &Engine{rand: newRand48()}
+	e.reset()
+	return e
+}
+
+// Reset discards the interpreter and builds a new one (SCRIPT FLUSH).
+// Compiled scripts stay valid; their bound functions are rebuilt lazily.
+func (e *Engine) Reset() { e.reset() }
+
+func (e *Engine) reset() {
+	if e.L != nil {
+		e.L.Close()
+	}
+	e.gen++
+	e.L = lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    1024,
+		RegistrySize:     1024 * 4,
+		RegistryMaxSize:  1024 * 256,
+		RegistryGrowStep: 1024,
+	})
+	e.setup()
+}
+
+// bind returns sc's function in the current interpreter.
+func (e *Engine) bind(sc *Script) *lua.LFunction {
+	if sc.fn != nil && sc.gen == e.gen {
+		return sc.fn
+	}
+	fn := e.L.NewFunctionFromProto(sc.Proto)
+	fn.Env = e.env
+	sc.fn, sc.gen = fn, e.gen
+	return fn
+}
+
+// Run executes sc and writes its reply (or error) to run.Out.
+func (e *Engine) Run(sc *Script, run *Run) {
+	L := e.L
+	if run.Resp == 0 {
+		run.Resp = 2
+	}
+	run.ReplFlags = 3
+	e.run = run
+	fn := e.bind(sc)
+	keys := e.array(run.Keys)
+	args := e.array(run.Args)
+	L.Push(fn)
+	nargs := 0
+	if run.Eval {
+		e.globals.RawSetString("KEYS", keys)
+		e.globals.RawSetString("ARGV", args)
+	} else {
+		L.Push(keys)
+		L.Push(args)
+		nargs = 2
+	}
+	err := L.PCall(nargs, 1, e.handler)
+	e.run = nil
+	if err != nil {
+		e.writeRunError(run, err)
+	} else {
+		e.writeReply(run.Out, L.Get(-1), run.Resp)
+		L.Pop(1)
+	}
+	L.SetTop(0)
+	if e.tainted() {
+		// A script managed to store something in a shared table: start over
+		// so that no script sees another's state.
+		e.reset()
+	}
+}
+
+func (e *Engine) array(items [][]byte) *lua.LTable {
+	t := e.L.CreateTable(len(items), 0)
+	for i, a := range items {
+		t.RawSetInt(i+1, lua.LString(a))
+	}
+	return t
+}
+
+// tainted reports whether a shared proxy table was written to (through
+// table.insert and the like, which bypass metamethods).
+func (e *Engine) tainted() bool {
+	for p := range e.proxies {
+		if k, _ := p.Next(lua.LNil); k != lua.LNil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRunError formats an error that escaped the script as Redis's
+// luaCallFunction does.
+func (e *Engine) writeRunError(run *Run, err error) {
+	var obj lua.LValue = lua.LString(err.Error())
+	if ae, ok := err.(*lua.ApiError); ok {
+		obj = ae.Object
+	}
+	t, ok := obj.(*lua.LTable)
+	if !ok {
+		msg := "execution failure"
+		if s, ok := obj.(lua.LString); ok {
+			msg = string(s)
+		} else if n, ok := obj.(lua.LNumber); ok {
+			msg = formatNumber(n)
+		}
+		if len(msg) > 100 {
+			msg = msg[:100]
+		}
+		run.Out.Error("ERR Error running script " + run.Name + ", " + msg + "\n")
+		return
+	}
+	msg := ""
+	if s, ok := luaString(t.RawGetString("err")); ok {
+		msg = s
+	}
+	out := msg
+	src, okS := luaString(t.RawGetString("source"))
+	line, okL := luaString(t.RawGetString("line"))
+	if okS && okL {
+		out += " script: " + run.Name + ", on " + src + ":" + line + "."
+	}
+	writeErrorReply(run.Out, out)
+}
+
+// writeErrorReply is addReplyErrorFormat("-%s"): an error whose text
+// carries its own code.
+func writeErrorReply(w *resp.Writer, msg string) {
+	w.B = append(w.B, '-')
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		w.B = append(w.B, c)
+	}
+	w.B = append(w.B, '\r', '\n')
+}
+
+// luaString is lua_isstring + lua_tostring: strings and numbers.
+func luaString(v lua.LValue) (string, bool) {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x), true
+	case lua.LNumber:
+		return formatNumber(x), true
+	}
+	return "", false
+}
+
+// formatNumber formats n as Lua 5.1 does (LUAI_NUMFFORMAT "%.14g").
+func formatNumber(n lua.LNumber) string {
+	var buf [32]byte
+	return string(appendNumber(buf[:0], float64(n)))
+}
+
+// errHandler is Redis's __redis__err__handler: it turns the error into a
+// table {err=..., source=..., line=...} naming the script line that
+// failed (the caller of a Go function when the error came from one).
+func (e *Engine) errHandler(L *lua.LState) int {
+	errv := L.Get(1)
+	var t *lua.LTable
+	if tt, ok := errv.(*lua.LTable); ok {
+		t = tt
+	} else {
+		t = L.CreateTable(0, 3)
+		s, _ := luaString(errv)
+		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
+			s = L.ToStringMeta(errv).String()
+		}
+		t.RawSetString("err", lua.LString("ERR "+lua51Message(s)))
+	}
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			break
+		}
+		if dbg.What == "G" || dbg.CurrentLine < 0 {
+			continue
+		}
+		src := dbg.Source
+		if src == SourceName {
+			src = "@" + src
+		}
+		t.RawSetString("source", lua.LString(src))
+		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		break
+	}
+	L.Push(t)
+	return 1
+}
+
+// itoa is strconv.Itoa, kept short for error texts.
+func itoa(n int) string { return strconv.Itoa(n) }

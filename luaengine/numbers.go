@@ -1,0 +1,331 @@
+package luaengine
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// appendNumber formats f like Lua 5.1's lua_Number2str ("%.14g").
+func appendNumber(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 14, 64)
+}
+
+// appendArg formats a number argument of redis.call ("%.17g").
+func appendArg(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+}
+
+// str2number is Lua 5.1's luaO_str2d: strtod (decimal, or hex after
+// "0x"), surrounding white space allowed, nothing else.
+func str2number(s string) (float64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	t = strings.TrimRight(t, " \t\n\v\f\r")
+	if t == "" {
+		return 0, false
+	}
+	body := t
+	neg := false
+	if body[0] == '-' || body[0] == '+' {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		v, err := strconv.ParseUint(body[2:], 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		f := float64(v)
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			low := strings.ToLower(body)
+			if low == "inf" || low == "infinity" {
+				if neg {
+					return math.Inf(-1), true
+				}
+				return math.Inf(1), true
+			}
+			if low == "nan" {
+				return math.NaN(), true
+			}
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+func baseTostring(L *lua.LState) int {
+	v := L.CheckAny(1)
+	if n, ok := v.(lua.LNumber); ok {
+		L.Push(lua.LString(formatNumber(n)))
+		return 1
+	}
+	L.Push(L.ToStringMeta(v))
+	return 1
+}
+
+func baseTonumber(L *lua.LState) int {
+	v := L.CheckAny(1)
+	base := L.OptInt(2, 10)
+	if base == 10 {
+		switch x := v.(type) {
+		case lua.LNumber:
+			L.Push(x)
+			return 1
+		case lua.LString:
+			if f, ok := str2number(string(x)); ok {
+				L.Push(lua.LNumber(f))
+				return 1
+			}
+		}
+		L.Push(lua.LNil)
+		return 1
+	}
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	s := strings.TrimSpace(L.CheckString(1))
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	if err != nil || s == "" {
+		L.Push(lua.LNil)
+		return 1
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	L.Push(lua.LNumber(f))
+	return 1
+}
+
+// maxUnpack is how many values Lua 5.1 (LUAI_MAXCSTACK) lets unpack push.
+const maxUnpack = 8000
+
+func baseUnpack(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := L.OptInt(2, 1)
+	var j int
+	if L.Get(3) == lua.LNil {
+		j = t.Len()
+	} else {
+		j = L.CheckInt(3)
+	}
+	if i > j {
+		return 0
+	}
+	n := j - i + 1
+	if n <= 0 || n >= maxUnpack {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := i; k <= j; k++ {
+		L.Push(t.RawGetInt(k))
+	}
+	return n
+}
+
+func tableForeach(L *lua.LState) int {
+	t := L.CheckTable(1)
+	fn := L.CheckFunction(2)
+	k, v := t.Next(lua.LNil)
+	for k != lua.LNil {
+		L.Push(fn)
+		L.Push(k)
+		L.Push(v)
+		L.Call(2, 1)
+		if r := L.Get(-1); r != lua.LNil {
+			return 1
+		}
+		L.Pop(1)
+		k, v = t.Next(k)
+	}
+	return 0
+}
+
+func tableForeachi(L *lua.LState) int {
+	t := L.CheckTable(1)
+	fn := L.CheckFunction(2)
+	n := t.Len()
+	for i := 1; i <= n; i++ {
+		L.Push(fn)
+		L.Push(lua.LNumber(i))
+		L.Push(t.RawGetInt(i))
+		L.Call(2, 1)
+		if r := L.Get(-1); r != lua.LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+func tableSetn(L *lua.LState) int {
+	L.CheckTable(1)
+	L.RaiseError("'setn' is obsolete")
+	return 0
+}
+
+func tableGetn(L *lua.LState) int {
+	L.Push(lua.LNumber(L.CheckTable(1).Len()))
+	return 1
+}
+
+// strFormat is Lua 5.1's string.format, C printf semantics included.
+func strFormat(L *lua.LState) int {
+	fmtStr := L.CheckString(1)
+	arg := 1
+	var out []byte
+	for i := 0; i < len(fmtStr); i++ {
+		c := fmtStr[i]
+		if c != '%' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(fmtStr) {
+			L.RaiseError("invalid option '%%' to 'format'")
+		}
+		if fmtStr[i] == '%' {
+			out = append(out, '%')
+			continue
+		}
+		arg++
+		start := i
+		for i < len(fmtStr) && strings.IndexByte("-+ #0", fmtStr[i]) >= 0 {
+			i++
+		}
+		if i-start > 5 {
+			L.RaiseError("invalid format (repeated flags)")
+		}
+		digits := 0
+		for i < len(fmtStr) && fmtStr[i] >= '0' && fmtStr[i] <= '9' {
+			i++
+			digits++
+		}
+		if digits > 2 {
+			L.RaiseError("invalid format (width or precision too long)")
+		}
+		if i < len(fmtStr) && fmtStr[i] == '.' {
+			i++
+			digits = 0
+			for i < len(fmtStr) && fmtStr[i] >= '0' && fmtStr[i] <= '9' {
+				i++
+				digits++
+			}
+			if digits > 2 {
+				L.RaiseError("invalid format (width or precision too long)")
+			}
+		}
+		if i >= len(fmtStr) {
+			L.RaiseError("invalid option '%%' to 'format'")
+		}
+		spec := fmtStr[start:i]
+		conv := fmtStr[i]
+		switch conv {
+		case 'c':
+			n := L.CheckNumber(arg)
+			out = append(out, cFormat(spec, 'c', int64(n))...)
+		case 'd', 'i':
+			n := L.CheckNumber(arg)
+			out = append(out, cFormat(spec, 'd', toInt64(float64(n)))...)
+		case 'o', 'u', 'x', 'X':
+			n := L.CheckNumber(arg)
+			out = append(out, cFormat(spec, conv, uint64(toInt64(float64(n))))...)
+		case 'e', 'E', 'f', 'g', 'G':
+			n := L.CheckNumber(arg)
+			out = append(out, cFormat(spec, conv, float64(n))...)
+		case 'q':
+			out = appendQuoted(out, L.CheckString(arg))
+		case 's':
+			v := L.Get(arg)
+			var s string
+			switch x := v.(type) {
+			case lua.LString:
+				s = string(x)
+			case lua.LNumber:
+				s = formatNumber(x)
+			default:
+				s = L.CheckString(arg)
+			}
+			if !strings.Contains(spec, ".") && len(s) >= 100 {
+				out = append(out, s...)
+			} else {
+				out = append(out, cFormat(spec, 's', s)...)
+			}
+		default:
+			L.RaiseError("invalid option '%%%c' to 'format'", conv)
+		}
+	}
+	L.Push(lua.LString(out))
+	return 1
+}
+
+func toInt64(f float64) int64 {
+	if f != f || f >= 9.2233720368547758e18 || f < -9.2233720368547758e18 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+func appendQuoted(out []byte, s string) []byte {
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			out = append(out, '\\', c)
+		case '\r':
+			out = append(out, "\\r"...)
+		case 0:
+			out = append(out, "\\000"...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
+}

@@ -1,0 +1,308 @@
+package luaengine
+
+import (
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Errors of the read-only global table, as Redis 7.0 words them.
+const (
+	errReadonly  = "Attempt to modify a readonly table"
+	errNoGlobalF = "Script attempted to access nonexistent global variable '"
+)
+
+// globalsAllowed are the globals Redis 7.0 leaves to scripts (besides
+// KEYS, ARGV and the libraries).
+var globalsAllowed = map[string]bool{
+	"_G": true, "_VERSION": true, "assert": true, "collectgarbage": true,
+	"error": true, "gcinfo": true, "getmetatable": true, "ipairs": true,
+	"load": true, "loadstring": true, "next": true, "pairs": true,
+	"pcall": true, "rawequal": true, "rawget": true, "rawset": true,
+	"select": true, "setmetatable": true, "tonumber": true, "tostring": true,
+	"type": true, "unpack": true, "xpcall": true,
+	"string": true, "table": true, "math": true, "coroutine": true,
+}
+
+// setup builds the environment Redis's scriptingInit builds: base, table,
+// string, math (with Redis's random), coroutine, cjson, struct, cmsgpack,
+// bit and the redis table, with every global and library table read-only.
+//
+// gopher-lua has no read-only tables, so scripts see proxies: empty
+// tables whose metatable reads through to the real table and refuses
+// writes. The functions that bypass metatables (rawset, rawget, next,
+// pairs, setmetatable, getmetatable) are replaced by versions that know
+// the proxies. Scripts therefore can never change what the next script
+// sees; Run double-checks and rebuilds the interpreter if they managed to.
+func (e *Engine) setup() {
+	L := e.L
+	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
+		L.Push(L.NewFunction(open))
+		L.Call(0, 0)
+	}
+	G := L.G.Global
+	e.globals = G
+	e.proxies = map[*lua.LTable]*lua.LTable{}
+
+	var drop []string
+	G.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); !ok || !globalsAllowed[string(s)] {
+			drop = append(drop, k.String())
+		}
+	})
+	for _, k := range drop {
+		G.RawSetString(k, lua.LNil)
+	}
+	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
+	G.RawSetString("gcinfo", L.NewFunction(baseGcinfo))
+	G.RawSetString("pcall", L.NewFunction(basePcall))
+	G.RawSetString("error", L.NewFunction(baseError))
+	G.RawSetString("tostring", L.NewFunction(baseTostring))
+	G.RawSetString("tonumber", L.NewFunction(baseTonumber))
+	G.RawSetString("unpack", L.NewFunction(baseUnpack))
+	G.RawSetString("rawset", L.NewFunction(e.baseRawset))
+	G.RawSetString("rawget", L.NewFunction(e.baseRawget))
+	G.RawSetString("setmetatable", L.NewFunction(e.baseSetmetatable))
+	G.RawSetString("getmetatable", L.NewFunction(e.baseGetmetatable))
+	next := L.NewFunction(e.baseNext)
+	G.RawSetString("next", next)
+	G.RawSetString("pairs", L.NewClosure(e.basePairs, next))
+
+	// string: a clean copy (gopher-lua's table doubles as the string
+	// metatable and holds __index).
+	str := L.CreateTable(0, 20)
+	G.RawGetString("string").(*lua.LTable).ForEach(func(k, v lua.LValue) {
+		if k.String() != "__index" {
+			str.RawSet(k, v)
+		}
+	})
+	str.RawSetString("format", L.NewFunction(strFormat))
+	G.RawSetString("string", str)
+
+	tbl := G.RawGetString("table").(*lua.LTable)
+	tbl.RawSetString("foreach", L.NewFunction(tableForeach))
+	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
+	tbl.RawSetString("setn", L.NewFunction(tableSetn))
+	tbl.RawSetString("getn", L.NewFunction(tableGetn))
+
+	m := G.RawGetString("math").(*lua.LTable)
+	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	m.RawSetString("random", L.NewFunction(e.mathRandom))
+	m.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
+
+	G.RawSetString("redis", e.redisTable())
+	G.RawSetString("cjson", openCjson(L))
+	G.RawSetString("struct", openStruct(L))
+	G.RawSetString("cmsgpack", openCmsgpack(L))
+	G.RawSetString("bit", openBit(L))
+
+	e.handler = L.NewFunction(e.errHandler)
+	G.RawSetString("__redis__err__handler", e.handler)
+
+	// Library tables become proxies.
+	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "struct", "cmsgpack", "bit"} {
+		if t, ok := G.RawGetString(name).(*lua.LTable); ok {
+			G.RawSetString(name, e.proxy(t))
+		}
+	}
+
+	// _G's own metatable: reading an unknown global is an error.
+	roErr := L.NewFunction(readonlyError)
+	gm := L.CreateTable(0, 2)
+	gm.RawSetString("__index", L.NewFunction(globalError))
+	gm.RawSetString("__newindex", L.NewFunction(e.newindexAllowList))
+	L.SetMetatable(G, gm)
+	e.gmeta = e.proxy(gm)
+
+	// The environment scripts run in.
+	env := L.CreateTable(0, 0)
+	em := L.CreateTable(0, 2)
+	em.RawSetString("__index", G)
+	em.RawSetString("__newindex", roErr)
+	L.SetMetatable(env, em)
+	e.proxies[env] = G
+	e.env = env
+	G.RawSetString("_G", env)
+	L.Env = env
+
+	// The string metatable, as getmetatable("") shows it.
+	sm := L.CreateTable(0, 1)
+	sm.RawSetString("__index", G.RawGetString("string"))
+	e.strmeta = e.proxy(sm)
+}
+
+// proxy returns a read-only view of t.
+func (e *Engine) proxy(t *lua.LTable) *lua.LTable {
+	L := e.L
+	p := L.CreateTable(0, 0)
+	m := L.CreateTable(0, 2)
+	m.RawSetString("__index", t)
+	m.RawSetString("__newindex", L.NewFunction(readonlyError))
+	L.SetMetatable(p, m)
+	e.proxies[p] = t
+	return p
+}
+
+// real returns the table a proxy stands for, or t itself.
+func (e *Engine) real(t *lua.LTable) *lua.LTable {
+	if r, ok := e.proxies[t]; ok {
+		return r
+	}
+	return t
+}
+
+func readonlyError(L *lua.LState) int {
+	L.RaiseError(errReadonly)
+	return 0
+}
+
+func globalError(L *lua.LState) int {
+	name, _ := luaString(L.Get(2))
+	L.RaiseError("%s", errNoGlobalF+name+"'")
+	return 0
+}
+
+// newindexAllowList guards the real global table (only reachable by
+// code that bypasses the proxy): nothing may be added.
+func (e *Engine) newindexAllowList(L *lua.LState) int {
+	L.RaiseError(errReadonly)
+	return 0
+}
+
+func (e *Engine) baseRawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.CheckAny(2)
+	L.CheckAny(3)
+	if _, ok := e.proxies[t]; ok {
+		L.Error(lua.LString(errReadonly), 0)
+	}
+	t.RawSet(L.Get(2), L.Get(3))
+	L.SetTop(1)
+	return 1
+}
+
+func (e *Engine) baseRawget(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.CheckAny(2)
+	L.Push(e.real(t).RawGet(L.Get(2)))
+	return 1
+}
+
+func (e *Engine) baseSetmetatable(L *lua.LState) int {
+	t := L.CheckTable(1)
+	mt := L.Get(2)
+	if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
+		L.ArgError(2, "nil or table expected")
+	}
+	if _, ok := e.proxies[t]; ok {
+		L.Error(lua.LString(errReadonly), 0)
+	}
+	if cur, ok := L.GetMetatable(t).(*lua.LTable); ok && cur.RawGetString("__metatable") != lua.LNil {
+		L.RaiseError("cannot change a protected metatable")
+	}
+	L.SetMetatable(t, mt)
+	L.SetTop(1)
+	return 1
+}
+
+func (e *Engine) baseGetmetatable(L *lua.LState) int {
+	v := L.CheckAny(1)
+	switch x := v.(type) {
+	case *lua.LTable:
+		if x == e.env {
+			L.Push(e.gmeta)
+			return 1
+		}
+		if _, ok := e.proxies[x]; ok {
+			L.Push(lua.LNil)
+			return 1
+		}
+	case lua.LString:
+		L.Push(e.strmeta)
+		return 1
+	}
+	mt := L.GetMetatable(v)
+	if t, ok := mt.(*lua.LTable); ok {
+		if p := t.RawGetString("__metatable"); p != lua.LNil {
+			L.Push(p)
+			return 1
+		}
+	}
+	L.Push(mt)
+	return 1
+}
+
+func (e *Engine) baseNext(L *lua.LState) int {
+	t := e.real(L.CheckTable(1))
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+func (e *Engine) basePairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
+}
+
+func baseGcinfo(L *lua.LState) int {
+	L.Push(lua.LNumber(64))
+	return 1
+}
+
+// basePcall is Redis's pcall: like Lua's, but an error table carrying an
+// "err" string is reduced to that string (Redis 6 compatibility).
+func basePcall(L *lua.LState) int {
+	L.CheckAny(1)
+	n := L.GetTop()
+	fn := L.Get(1)
+	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
+		return 2
+	}
+	if err := L.PCall(n-1, lua.MultRet, nil); err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			obj = ae.Object
+		}
+		if t, ok := obj.(*lua.LTable); ok {
+			if s, ok := luaString(t.RawGetString("err")); ok {
+				obj = lua.LString(s)
+			}
+		}
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// baseError is Lua 5.1's error: strings and numbers get the position of
+// the function `level` levels up (1 by default); nil is a valid message.
+func baseError(L *lua.LState) int {
+	v := L.Get(1)
+	level := L.OptInt(2, 1)
+	switch x := v.(type) {
+	case lua.LString, lua.LNumber:
+		msg, _ := luaString(x)
+		if level > 0 {
+			if w := L.Where(level); w != "" {
+				msg = w + " " + msg
+			}
+		}
+		L.Error(lua.LString(msg), 0)
+	}
+	L.Error(v, 0)
+	return 0
+}
