@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"sort"
+
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -15,6 +17,14 @@ var setCommands = []*Spec{
 	{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Fn: scard},
 	{Name: "spop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: spop},
 	{Name: "srandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: srandmember},
+	{Name: "smove", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: smove},
+	{Name: "sinter", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sinter},
+	{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: sintercardKeys, ACL: []string{"read", "set", "slow"}, Fn: sintercard},
+	{Name: "sinterstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sinterstore},
+	{Name: "sunion", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sunion},
+	{Name: "sunionstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sunionstore},
+	{Name: "sdiff", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sdiff},
+	{Name: "sdiffstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sdiffstore},
 	{Name: "sscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sscan},
 }
 
@@ -344,3 +354,257 @@ func sscan(c *Ctx, args [][]byte) {
 	}
 	WriteScan(c.W, cursor, elems)
 }
+
+func smove(c *Ctx, args [][]byte) {
+	src, dst := c.LookupWrite(args[1]), c.LookupWrite(args[2])
+	if src == nil {
+		c.W.Int(0)
+		return
+	}
+	ss, ok := src.Value.(*store.Set)
+	if !ok {
+		c.WrongType()
+		return
+	}
+	var ds *store.Set
+	if dst != nil {
+		if ds, ok = dst.Value.(*store.Set); !ok {
+			c.WrongType()
+			return
+		}
+	}
+	member := args[3]
+	if ss == ds {
+		if ss.Has(member) {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+		return
+	}
+	if !ss.Remove(member) {
+		c.W.Int(0)
+		return
+	}
+	c.Notify(NotifySet, "srem", args[1])
+	if setDeleteIfEmpty(c, args[1], ss) {
+		c.Notify(NotifyGeneric, "del", args[1])
+	}
+	if ds == nil {
+		ds = store.NewSet()
+		c.DB.Set(string(args[2]), ds, 0, c.Now)
+		c.Notify(NotifyNew, "new", args[2])
+	}
+	c.Modified(args[1])
+	if ds.Add(member, c.E.Config.SetMaxIntsetEntries) {
+		c.Modified(args[2])
+		c.Notify(NotifySet, "sadd", args[2])
+	}
+	c.W.Int(1)
+}
+
+// readSets looks up the sets named by keys for SINTER/SUNION/SDIFF: a
+// missing key is a nil set; any other type replies WRONGTYPE (every key is
+// checked, as Redis 7.0 does).
+func readSets(c *Ctx, keys [][]byte) ([]*store.Set, bool) {
+	sets := make([]*store.Set, len(keys))
+	for i, k := range keys {
+		s, ok := readSet(c, k)
+		if !ok {
+			return nil, false
+		}
+		sets[i] = s
+	}
+	return sets, true
+}
+
+// setStoreResult is the STORE variants' ending (Redis's setKey or
+// dbDelete): a non-empty result replaces dst, dropping its TTL; an empty
+// one deletes dst.
+func setStoreResult(c *Ctx, dst []byte, res *store.Set, event string) {
+	if res.Len() > 0 {
+		existed := c.LookupWrite(dst) != nil
+		c.DB.Set(string(dst), res, 0, c.Now)
+		if !existed {
+			c.Notify(NotifyNew, "new", dst)
+		}
+		c.Modified(dst)
+		c.W.Int(int64(res.Len()))
+		c.Notify(NotifySet, event, dst)
+		return
+	}
+	c.W.Int(0)
+	if c.LookupWrite(dst) != nil {
+		c.DB.Delete(string(dst))
+		c.Modified(dst)
+		c.Notify(NotifyGeneric, "del", dst)
+	}
+}
+
+// setInter is Redis's sinterGenericCommand. dst != nil stores the result;
+// cardOnly replies with the cardinality, stopping at limit (0: no limit).
+func setInter(c *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
+	sets, ok := readSets(c, keys)
+	if !ok {
+		return
+	}
+	for _, s := range sets {
+		if s == nil {
+			switch {
+			case dst != nil:
+				setStoreResult(c, dst, store.NewSet(), "sinterstore")
+			case cardOnly:
+				c.W.Int(0)
+			default:
+				c.W.Set(0)
+			}
+			return
+		}
+	}
+	// Smallest first (stable, like glibc's merge-sort qsort).
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].Len() < sets[j].Len() })
+	var out [][]byte
+	var res *store.Set
+	if dst != nil {
+		res = store.NewSet()
+	}
+	card := int64(0)
+	max := c.E.Config.SetMaxIntsetEntries
+	sets[0].Range(func(m []byte) bool {
+		for _, s := range sets[1:] {
+			if s != sets[0] && !s.Has(m) {
+				return true
+			}
+		}
+		card++
+		switch {
+		case cardOnly:
+			return limit == 0 || card < limit
+		case dst != nil:
+			res.Add(m, max)
+		default:
+			out = append(out, append([]byte(nil), m...))
+		}
+		return true
+	})
+	switch {
+	case cardOnly:
+		c.W.Int(card)
+	case dst != nil:
+		setStoreResult(c, dst, res, "sinterstore")
+	default:
+		c.W.Set(len(out))
+		for _, m := range out {
+			c.W.Bulk(m)
+		}
+	}
+}
+
+func sinter(c *Ctx, args [][]byte)      { setInter(c, args[1:], nil, false, 0) }
+func sinterstore(c *Ctx, args [][]byte) { setInter(c, args[2:], args[1], false, 0) }
+
+func sintercardKeys(args [][]byte) []int { return numkeysPositions(args, 1) }
+
+func sintercard(c *Ctx, args [][]byte) {
+	numkeys, ok := ParseInt(args[1])
+	if !ok || numkeys < 1 {
+		c.Error(ErrNumKeysZero)
+		return
+	}
+	if numkeys > int64(len(args)-2) {
+		c.Error(ErrNumKeysTooBig)
+		return
+	}
+	limit := int64(0)
+	for j := 2 + int(numkeys); j < len(args); j++ {
+		if EqualFold(args[j], "limit") && j+1 < len(args) {
+			j++
+			n, ok := ParseInt(args[j])
+			if !ok || n < 0 {
+				c.Error(ErrLimitNegative)
+				return
+			}
+			limit = n
+		} else {
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	setInter(c, args[2:2+numkeys], nil, true, limit)
+}
+
+// setUnionDiff is Redis's sunionDiffGenericCommand: the result is built as
+// a new set (an intset while it can be), so its reply order is that set's.
+func setUnionDiff(c *Ctx, keys [][]byte, dst []byte, union bool) {
+	sets, ok := readSets(c, keys)
+	if !ok {
+		return
+	}
+	res := store.NewSet()
+	max := c.E.Config.SetMaxIntsetEntries
+	if union {
+		for _, s := range sets {
+			if s != nil {
+				s.Range(func(m []byte) bool { res.Add(m, max); return true })
+			}
+		}
+	} else if sets[0] != nil && !setDiffSameSet(sets) {
+		// Redis's two algorithms give different encodings for the same
+		// members (adding then removing may have converted the result),
+		// so pick the one it picks.
+		one, two := 0, 0
+		for _, s := range sets {
+			if s != nil {
+				one += sets[0].Len()
+				two += s.Len()
+			}
+		}
+		if one/2 <= two {
+			sets[0].Range(func(m []byte) bool {
+				for _, s := range sets[1:] {
+					if s != nil && s.Has(m) {
+						return true
+					}
+				}
+				res.Add(m, max)
+				return true
+			})
+		} else {
+			sets[0].Range(func(m []byte) bool { res.Add(m, max); return true })
+			for _, s := range sets[1:] {
+				if res.Len() == 0 {
+					break
+				}
+				if s != nil {
+					s.Range(func(m []byte) bool { res.Remove(m); return true })
+				}
+			}
+		}
+	}
+	if dst != nil {
+		event := "sdiffstore"
+		if union {
+			event = "sunionstore"
+		}
+		setStoreResult(c, dst, res, event)
+		return
+	}
+	c.W.Set(res.Len())
+	res.Range(func(m []byte) bool { c.W.Bulk(m); return true })
+}
+
+// setDiffSameSet reports whether a later key names the first set (SDIFF's
+// result is then empty).
+func setDiffSameSet(sets []*store.Set) bool {
+	for _, s := range sets[1:] {
+		if s == sets[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func sunion(c *Ctx, args [][]byte)      { setUnionDiff(c, args[1:], nil, true) }
+func sunionstore(c *Ctx, args [][]byte) { setUnionDiff(c, args[2:], args[1], true) }
+func sdiff(c *Ctx, args [][]byte)       { setUnionDiff(c, args[1:], nil, false) }
+func sdiffstore(c *Ctx, args [][]byte)  { setUnionDiff(c, args[2:], args[1], false) }
