@@ -610,3 +610,46 @@ func TestHashCOPY(t *testing.T) {
 	encoding(p, "big2")
 	p.Do("TYPE", "h2")
 }
+
+// Redisson's RLock scripts (RedissonLock.tryLockInnerAsync and
+// unlockInnerAsync), run through EVAL on both servers.
+const (
+	redissonLockScript = `if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then ` +
+		`redis.call('hincrby', KEYS[1], ARGV[2], 1); ` +
+		`redis.call('pexpire', KEYS[1], ARGV[1]); ` +
+		`return nil; ` +
+		`end; ` +
+		`return redis.call('pttl', KEYS[1]);`
+	redissonUnlockScript = `if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ` +
+		`return nil;` +
+		`end; ` +
+		`local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ` +
+		`if (counter > 0) then ` +
+		`redis.call('pexpire', KEYS[1], ARGV[2]); ` +
+		`return 0; ` +
+		`else ` +
+		`redis.call('del', KEYS[1]); ` +
+		`return 1; ` +
+		`end; ` +
+		`return nil;`
+)
+
+func TestHashRedissonLockScript(t *testing.T) {
+	p := NewPair(t)
+	lv, _ := p.L.Do("EVAL", "return 1", "0")
+	if lv.Kind == '-' {
+		t.Skip("lockkv has no EVAL yet")
+	}
+	const lock, me, other = "myLock", "8743c9c0-0795-4907-87fd-6c719a6b4586:1", "8743c9c0-0795-4907-87fd-6c719a6b4586:2"
+	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)               // acquired: nil
+	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)               // reentered: nil
+	p.DoApprox(100, "EVAL", redissonLockScript, "1", lock, "30000", other) // busy: pttl
+	p.Do("HGETALL", lock)
+	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", other) // not the owner: nil
+	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", me)    // 0: still held once
+	p.DoApprox(100, "PTTL", lock)
+	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", me) // 1: released
+	p.Do("EXISTS", lock)
+	p.Do("EVAL", redissonLockScript, "1", lock, "30000", other)
+	p.Do("HGETALL", lock)
+}
