@@ -370,6 +370,18 @@ func hrandfield(c *Ctx, args [][]byte) {
 	c.W.Bulk(f)
 }
 
+// hashPairs returns views of every field and value of h.
+func hashPairs(h *store.Hash) (fs, vs [][]byte) {
+	n := h.Len()
+	fs, vs = make([][]byte, 0, n), make([][]byte, 0, n)
+	h.Range(func(f, v []byte) bool {
+		fs = append(fs, f)
+		vs = append(vs, v)
+		return true
+	})
+	return fs, vs
+}
+
 func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 	e := c.Lookup(key)
 	if e == nil {
@@ -412,6 +424,15 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 	// CASE 1: negative count (or 1): sample with repetition.
 	if !uniq || count == 1 {
 		header(count)
+		if h.Encoding() == "listpack" && count > 1 {
+			// Index the pairs once instead of walking the listpack per pick.
+			fs, vs := hashPairs(h)
+			for ; count > 0; count-- {
+				i := rnd(size)
+				pair(fs[i], vs[i])
+			}
+			return
+		}
 		for ; count > 0; count-- {
 			pair(h.Random(rnd))
 		}
@@ -426,13 +447,7 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 	header(count)
 	// CASE 3: most of the hash: shuffle all pairs, keep count.
 	if count*3 > size {
-		fs := make([][]byte, 0, size)
-		vs := make([][]byte, 0, size)
-		h.Range(func(f, v []byte) bool {
-			fs = append(fs, f)
-			vs = append(vs, v)
-			return true
-		})
+		fs, vs := hashPairs(h)
 		for i := uint64(0); i < count; i++ {
 			j := i + rnd(size-i)
 			fs[i], fs[j] = fs[j], fs[i]

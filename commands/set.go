@@ -277,8 +277,10 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 	// CASE 1: negative count (or 1): sample with repetition.
 	if !uniq || count == 1 {
 		c.W.Array(int(count))
+		var buf []byte
 		for ; count > 0; count-- {
-			c.W.Bulk(s.Random(rnd))
+			buf = s.AppendRandom(buf[:0], rnd)
+			c.W.Bulk(buf)
 		}
 		return
 	}

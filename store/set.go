@@ -211,6 +211,16 @@ func (s *Set) Random(rnd func(n uint64) uint64) []byte {
 	return strconv.AppendInt(nil, s.is[rnd(uint64(len(s.is)))], 10)
 }
 
+// AppendRandom appends a random member to dst; the set must not be empty.
+// Unlike Random it does not allocate for an intset.
+func (s *Set) AppendRandom(dst []byte, rnd func(n uint64) uint64) []byte {
+	if s.ht != nil {
+		k, _, _ := s.ht.Random(rnd)
+		return append(dst, k...)
+	}
+	return strconv.AppendInt(dst, s.is[rnd(uint64(len(s.is)))], 10)
+}
+
 // Pop removes and returns a random member; the set must not be empty. The
 // result stays valid after the removal.
 func (s *Set) Pop(rnd func(n uint64) uint64) []byte {

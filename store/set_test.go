@@ -75,6 +75,9 @@ func TestSetModel(t *testing.T) {
 				if len(model) > 0 && !model[string(s.Random(rnd))] {
 					t.Fatal("Random returned a non-member")
 				}
+				if len(model) > 0 && !model[string(s.AppendRandom([]byte("junk")[:0], rnd))] {
+					t.Fatal("AppendRandom returned a non-member")
+				}
 			case 6:
 				if len(model) > 0 {
 					p := string(s.Pop(rnd))
