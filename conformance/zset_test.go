@@ -645,17 +645,6 @@ func TestZsetRedissonFairLock(t *testing.T) {
 	p.Do("ZRANGE", sem, "-inf", "+inf", "BYSCORE", "WITHSCORES")
 }
 
-func TestZsetExpiryKept(t *testing.T) {
-	p := zsetPair(t)
-	if !zsetHas("expire") || !zsetHas("ttl") {
-		t.Skip("EXPIRE/TTL not on this branch yet")
-	}
-	p.Do("ZADD", "z", "1", "a")
-	p.Do("EXPIRE", "z", "100")
-	p.Do("ZADD", "z", "2", "b")
-	p.Do("ZREM", "z", "a")
-	p.DoApprox(1, "TTL", "z")
-}
 
 func TestZsetRESP3(t *testing.T) {
 	p := zsetPair(t)
@@ -730,4 +719,35 @@ func TestZsetNotifications(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestZsetKeyspace(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "-0", "c", "1.5", "d")
+		p.Do("TYPE", "z")
+		p.Do("COPY", "z", "c1")
+		p.Do("ZADD", "c1", "9", "e")
+		p.Do("ZRANGE", "c1", "0", "-1", "WITHSCORES")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+		zsetScanCompare(t, p, "c1")
+		p.Do("RENAME", "c1", "c2")
+		p.Do("ZCARD", "c2")
+		p.Do("EXPIRE", "z", "100")
+		p.Do("ZADD", "z", "3", "e")
+		p.Do("ZREM", "z", "a")
+		p.Do("ZINCRBY", "z", "1", "b")
+		p.Do("ZPOPMIN", "z")
+		p.DoApprox(1, "TTL", "z")
+		p.Do("ZREMRANGEBYRANK", "z", "0", "-1")
+		p.Do("TTL", "z")
+		p.Do("ZADD", "z", "1", "a")
+		p.Do("TTL", "z")
+		p.Do("DEL", "c2")
+		p.Do("ZCARD", "c2")
+		p.Do("SET", "s", "x")
+		p.Do("ZADD", "s", "1", "a")
+		p.Do("ZRANGE", "s", "0", "-1")
+		p.Do("ZSCAN", "s", "0")
+		p.Do("ZPOPMIN", "s")
+	})
 }
