@@ -645,7 +645,6 @@ func TestZsetRedissonFairLock(t *testing.T) {
 	p.Do("ZRANGE", sem, "-inf", "+inf", "BYSCORE", "WITHSCORES")
 }
 
-
 func TestZsetRESP3(t *testing.T) {
 	p := zsetPair(t)
 	if !zsetHas("hello") {
