@@ -33,6 +33,8 @@ var zsetCommands = []*Spec{
 	{Name: "zpopmin", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmin},
 	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmax},
 	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, ACL: []string{"write", "sortedset", "slow"}, Fn: zmpop},
+	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zrangestore},
+	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrandmember},
 	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
 }
 
@@ -462,29 +464,39 @@ const (
 	zrangeReverse
 )
 
-func zrange(c *Ctx, args [][]byte)      { zrangeGeneric(c, args, zrangeAuto, zrangeDirAuto) }
-func zrevrange(c *Ctx, args [][]byte)   { zrangeGeneric(c, args, zrangeRank, zrangeReverse) }
-func zrangebylex(c *Ctx, args [][]byte) { zrangeGeneric(c, args, zrangeLex, zrangeForward) }
-func zrevrangebylex(c *Ctx, args [][]byte) {
-	zrangeGeneric(c, args, zrangeLex, zrangeReverse)
+func zrange(c *Ctx, args [][]byte)    { zrangeGeneric(c, args, 1, nil, zrangeAuto, zrangeDirAuto) }
+func zrevrange(c *Ctx, args [][]byte) { zrangeGeneric(c, args, 1, nil, zrangeRank, zrangeReverse) }
+func zrangebylex(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, 1, nil, zrangeLex, zrangeForward)
 }
-func zrangebyscore(c *Ctx, args [][]byte) { zrangeGeneric(c, args, zrangeScore, zrangeForward) }
+func zrevrangebylex(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, 1, nil, zrangeLex, zrangeReverse)
+}
+func zrangebyscore(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, 1, nil, zrangeScore, zrangeForward)
+}
 func zrevrangebyscore(c *Ctx, args [][]byte) {
-	zrangeGeneric(c, args, zrangeScore, zrangeReverse)
+	zrangeGeneric(c, args, 1, nil, zrangeScore, zrangeReverse)
+}
+func zrangestore(c *Ctx, args [][]byte) {
+	zrangeGeneric(c, args, 2, args[1], zrangeAuto, zrangeDirAuto)
 }
 
-// zrangeGeneric is Redis's zrangeGenericCommand for the client-reply
-// variants: key min max [BYSCORE|BYLEX] [REV] [WITHSCORES] [LIMIT o c].
-func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
-	key := args[1]
-	minidx, maxidx := 2, 3
+// zrangeGeneric is Redis's zrangeGenericCommand: the arguments from
+// argStart are "src min max [BYSCORE|BYLEX] [REV] [WITHSCORES] [LIMIT o c]";
+// dst, when not nil, makes it ZRANGESTORE (no WITHSCORES; the result is
+// stored and its size replied).
+func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeType, dir zrangeDir) {
+	isStore := dst != nil
+	key := args[argStart]
+	minidx, maxidx := argStart+1, argStart+2
 	withscores := false
 	offset, limit := int64(0), int64(-1)
-	for j := 4; j < len(args); j++ {
+	for j := argStart + 3; j < len(args); j++ {
 		left := len(args) - j - 1
 		a := cString(args[j])
 		switch {
-		case EqualFold(a, "withscores"):
+		case !isStore && EqualFold(a, "withscores"):
 			withscores = true
 		case left >= 2 && EqualFold(a, "limit"):
 			var ok bool
@@ -560,16 +572,16 @@ func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
 		return
 	}
 	if z == nil {
-		c.W.Array(0)
+		if isStore {
+			c.zrangeStoreFinish(dst, nil)
+		} else {
+			c.W.Array(0)
+		}
 		return
 	}
-	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
-	mult := 1
-	if withscores && !c.W.Resp3() {
-		mult = 2
-	}
-	switch rt {
-	case zrangeRank:
+
+	// Rank ranges know their length up front.
+	if rt == zrangeRank {
 		llen := int64(z.Len())
 		if start < 0 {
 			start += llen
@@ -581,12 +593,48 @@ func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
 			start = 0
 		}
 		if start > end || start >= llen {
-			c.W.Array(0)
+			if isStore {
+				c.zrangeStoreFinish(dst, nil)
+			} else {
+				c.W.Array(0)
+			}
 			return
 		}
 		if end >= llen {
 			end = llen - 1
 		}
+	}
+
+	if isStore {
+		cfg := c.E.Config
+		var out *store.ZSet
+		if rt == zrangeRank {
+			out = store.NewZSet(end-start+1 > int64(cfg.ZSetMaxListpackEntries))
+		} else {
+			out = store.NewZSet(false)
+		}
+		add := func(m string, s float64) {
+			out.AddString(m, s, 0, cfg.ZSetMaxListpackEntries, cfg.ZSetMaxListpackValue)
+		}
+		switch rt {
+		case zrangeRank:
+			z.RangeByRank(int(start), int(end), reverse, add)
+		case zrangeScore:
+			z.RangeByScore(&sr, clampInt(offset), clampInt(limit), reverse, add)
+		case zrangeLex:
+			z.RangeByLex(&lr, clampInt(offset), clampInt(limit), reverse, add)
+		}
+		c.zrangeStoreFinish(dst, out)
+		return
+	}
+
+	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
+	mult := 1
+	if withscores && !c.W.Resp3() {
+		mult = 2
+	}
+	switch rt {
+	case zrangeRank:
 		c.W.Array(int(end-start+1) * mult)
 		z.RangeByRank(int(start), int(end), reverse, em.emit)
 	case zrangeScore, zrangeLex:
@@ -599,6 +647,40 @@ func zrangeGeneric(c *Ctx, args [][]byte, rt zrangeType, dir zrangeDir) {
 			n = z.RangeByLex(&lr, off, lim, reverse, em.emit)
 		}
 		finishArray(c.W, p, n*mult)
+	}
+}
+
+// zrangeStoreFinish stores a ZRANGESTORE result (zrangeResultFinalizeStore):
+// a non-empty result replaces dst (any type, no TTL), an empty one deletes it.
+func (c *Ctx) zrangeStoreFinish(dst []byte, out *store.ZSet) {
+	if out != nil && out.Len() > 0 {
+		c.zsetStore(dst, out)
+		c.W.Int(int64(out.Len()))
+		c.Notify(NotifyZSet, "zrangestore", dst)
+		return
+	}
+	c.W.Int(0)
+	c.zsetStoreEmpty(dst)
+}
+
+// zsetStore is Redis's setKey for a computed sorted set: it overwrites dst
+// whatever its type and TTL.
+func (c *Ctx) zsetStore(dst []byte, z *store.ZSet) {
+	existed := c.LookupWrite(dst) != nil
+	c.DB.Set(string(dst), z, 0, c.Now)
+	if !existed {
+		c.Ready(dst)
+		c.Notify(NotifyNew, "new", dst)
+	}
+	c.Modified(dst)
+}
+
+// zsetStoreEmpty deletes dst for an empty store result, as Redis does.
+func (c *Ctx) zsetStoreEmpty(dst []byte) {
+	if c.LookupWrite(dst) != nil {
+		c.DB.Delete(string(dst))
+		c.Modified(dst)
+		c.Notify(NotifyGeneric, "del", dst)
 	}
 }
 
@@ -867,6 +949,95 @@ func zmpop(c *Ctx, args [][]byte) {
 		return
 	}
 	zpopGeneric(c, keys, max, true, count, true, true)
+}
+
+// ---------------------------------------------------------------------------
+// ZRANDMEMBER
+
+func zrandmember(c *Ctx, args [][]byte) {
+	if len(args) >= 3 {
+		l, ok := ParseInt(args[2])
+		if !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+		if l == math.MinInt64 {
+			c.Error(ErrLongMaxRange)
+			return
+		}
+		withscores := false
+		if len(args) > 4 || (len(args) == 4 && !EqualFold(cString(args[3]), "withscores")) {
+			c.Error(ErrSyntax)
+			return
+		} else if len(args) == 4 {
+			withscores = true
+			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+				c.Error(ErrValueRange)
+				return
+			}
+		}
+		zrandmemberCount(c, args[1], l, withscores)
+		return
+	}
+	z, ok := c.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	m, _ := z.Nth(int(c.E.Rand.Uint64N(uint64(z.Len()))))
+	c.W.BulkString(m)
+}
+
+// zrandmemberCount is zrandmemberWithCountCommand: a negative count may
+// repeat members; a positive one returns distinct members, the whole set
+// (from the highest score, as Redis iterates) when count >= size.
+func zrandmemberCount(c *Ctx, key []byte, l int64, withscores bool) {
+	z, ok := c.zsetRead(key)
+	if !ok {
+		return
+	}
+	if z == nil || l == 0 {
+		c.W.Array(0)
+		return
+	}
+	size := z.Len()
+	uniq := l > 0
+	count := l
+	if !uniq {
+		count = -l
+	}
+	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
+	mult := 1
+	if withscores && !c.W.Resp3() {
+		mult = 2
+	}
+	rnd := c.E.Rand
+	if !uniq || count == 1 {
+		c.W.Array(int(count) * mult)
+		for ; count > 0; count-- {
+			em.emit(z.Nth(int(rnd.Uint64N(uint64(size)))))
+		}
+		return
+	}
+	if count >= int64(size) {
+		c.W.Array(size * mult)
+		z.RangeByRank(0, size-1, true, em.emit)
+		return
+	}
+	// Distinct random ranks: a partial Fisher-Yates over [0, size).
+	c.W.Array(int(count) * mult)
+	perm := make([]int32, size)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	for i := 0; i < int(count); i++ {
+		j := i + int(rnd.Uint64N(uint64(size-i)))
+		perm[i], perm[j] = perm[j], perm[i]
+		em.emit(z.Nth(int(perm[i])))
+	}
 }
 
 // ---------------------------------------------------------------------------

@@ -750,3 +750,84 @@ func TestZsetKeyspace(t *testing.T) {
 		p.Do("ZPOPMIN", "s")
 	})
 }
+
+func TestZsetZRANGESTORE(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c", "4", "d", "-0", "e", "5", "f")
+		p.Do("ZRANGESTORE", "d1", "z", "0", "-1")
+		p.Do("ZRANGE", "d1", "0", "-1", "WITHSCORES")
+		zsetScanCompare(t, p, "d1")
+		p.Do("ZRANGESTORE", "d1", "z", "1", "2", "REV")
+		p.Do("ZRANGE", "d1", "0", "-1", "WITHSCORES")
+		p.Do("ZRANGESTORE", "d2", "z", "(1", "+inf", "BYSCORE", "LIMIT", "1", "2")
+		p.Do("ZRANGE", "d2", "0", "-1", "WITHSCORES")
+		p.Do("ZRANGESTORE", "d2", "z", "+inf", "-inf", "BYSCORE", "REV", "LIMIT", "0", "3")
+		p.Do("ZRANGE", "d2", "0", "-1", "WITHSCORES")
+		p.Do("ZRANGESTORE", "d3", "z", "[b", "+", "BYLEX")
+		p.Do("ZRANGE", "d3", "0", "-1", "WITHSCORES")
+		// Empty results delete the destination, whatever it held.
+		p.Do("SET", "str", "x")
+		p.Do("EXPIRE", "str", "100")
+		p.Do("ZRANGESTORE", "str", "z", "0", "0")
+		p.Do("TYPE", "str")
+		p.Do("TTL", "str")
+		p.Do("ZRANGESTORE", "str", "z", "10", "20")
+		zsetExists(p, "str")
+		p.Do("ZRANGESTORE", "d1", "nokey", "0", "-1")
+		zsetExists(p, "d1")
+		p.Do("ZRANGESTORE", "d2", "z", "100", "200", "BYSCORE")
+		zsetExists(p, "d2")
+		// Errors.
+		p.Do("ZRANGESTORE", "d1", "z", "0", "-1", "WITHSCORES")
+		p.Do("ZRANGESTORE", "d1", "z", "0", "-1", "LIMIT", "0", "1")
+		p.Do("ZRANGESTORE", "d1", "z", "a", "b", "BYLEX")
+		p.Do("ZRANGESTORE", "d1", "z", "x", "1")
+		p.Do("ZRANGESTORE", "d1", "str2", "0", "-1")
+		p.Do("SET", "str2", "x")
+		p.Do("ZRANGESTORE", "d1", "str2", "0", "-1")
+		p.Do("ZRANGESTORE", "d1", "z", "0")
+		p.Do("ZRANGESTORE", "z", "z", "0", "1")
+		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
+	})
+	p := zsetPair(t)
+	// A rank range over 128 members is stored as a skiplist from the start
+	// (so -0 survives), a score range as a listpack first.
+	args := []string{"ZADD", "big", "0", long65}
+	for i := 0; i < 200; i++ {
+		args = append(args, "-0", fmt.Sprintf("m%03d", i))
+	}
+	p.Do(args...)
+	p.Do("ZRANGESTORE", "r", "big", "0", "-1")
+	zsetScanCompare(t, p, "r")
+	p.Do("ZRANGESTORE", "s", "big", "-inf", "+inf", "BYSCORE")
+	zsetScanCompare(t, p, "s")
+	p.Do("ZRANGESTORE", "t", "big", "0", "9")
+	p.Do("ZSCAN", "t", "0")
+}
+
+func TestZsetZRANDMEMBER(t *testing.T) {
+	forEachEncoding(t, func(t *testing.T, p *Pair, setup func(args ...string)) {
+		setup("1", "a", "2", "b", "3", "c", "-0", "d", "1.5", "e")
+		p.Do("ZRANDMEMBER", "z", "5")
+		p.Do("ZRANDMEMBER", "z", "100", "WITHSCORES")
+		p.DoShape("ZRANDMEMBER", "z")
+		p.DoShape("ZRANDMEMBER", "z", "1")
+		p.DoShape("ZRANDMEMBER", "z", "3")
+		p.DoShape("ZRANDMEMBER", "z", "4", "WITHSCORES")
+		p.DoShape("ZRANDMEMBER", "z", "-3")
+		p.DoShape("ZRANDMEMBER", "z", "-20", "withscores")
+		p.Do("ZRANDMEMBER", "z", "0")
+		p.Do("ZRANDMEMBER", "nokey")
+		p.Do("ZRANDMEMBER", "nokey", "5")
+		p.Do("ZRANDMEMBER", "nokey", "0", "WITHSCORES")
+		for _, bad := range [][]string{{"x"}, {"1.5"}, {"-9223372036854775808"}, {"9223372036854775807", "WITHSCORES"},
+			{"-4611686018427387904", "WITHSCORES"}, {"1", "WITHSCORE"}, {"1", "WITHSCORES", "x"}} {
+			p.Do(append([]string{"ZRANDMEMBER", "z"}, bad...)...)
+			p.Do(append([]string{"ZRANDMEMBER", "nokey"}, bad...)...)
+		}
+		p.Do("SET", "str", "x")
+		p.Do("ZRANDMEMBER", "str")
+		p.Do("ZRANDMEMBER", "str", "0")
+		p.Do("ZRANDMEMBER", "str", "-1")
+	})
+}

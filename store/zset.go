@@ -2,6 +2,7 @@ package store
 
 import (
 	"sort"
+	"strings"
 	"unsafe"
 
 	"github.com/lockkv/lockkv/internal/dict"
@@ -566,6 +567,17 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 // (maxEntries, maxValue) would be exceeded. It returns ZAdd* result flags
 // and the member's resulting score (valid unless ZAddNop or ZAddNaN).
 func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue int) (int, float64) {
+	return z.add(bstr(member), true, score, flags, maxEntries, maxValue)
+}
+
+// AddString is Add for a member the caller will not modify (it is stored
+// without a copy).
+func (z *ZSet) AddString(member string, score float64, flags int, maxEntries, maxValue int) (int, float64) {
+	return z.add(member, false, score, flags, maxEntries, maxValue)
+}
+
+// add is Add; copy says m is a borrowed view that must be copied if stored.
+func (z *ZSet) add(m string, copy bool, score float64, flags int, maxEntries, maxValue int) (int, float64) {
 	incr := flags&ZAddIncr != 0
 	nx := flags&ZAddNX != 0
 	xx := flags&ZAddXX != 0
@@ -574,7 +586,12 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 	if score != score {
 		return ZAddNaN, 0
 	}
-	m := bstr(member)
+	owned := func() string {
+		if copy {
+			return strings.Clone(m)
+		}
+		return m
+	}
 	if z.sl == nil {
 		if i := z.lpFind(m); i >= 0 {
 			if nx {
@@ -601,8 +618,8 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 		if xx {
 			return ZAddNop, 0
 		}
-		if len(z.lp)+1 <= maxEntries && len(member) <= maxValue {
-			z.lpInsert(string(member), score)
+		if len(z.lp)+1 <= maxEntries && len(m) <= maxValue {
+			z.lpInsert(owned(), score)
 			return ZAddAdded, score
 		}
 		z.convert()
@@ -631,7 +648,7 @@ func (z *ZSet) Add(member []byte, score float64, flags int, maxEntries, maxValue
 	if xx {
 		return ZAddNop, 0
 	}
-	ms := string(member)
+	ms := owned()
 	n := z.sl.insert(score, ms)
 	z.dict.Set(ms, n)
 	return ZAddAdded, score
@@ -1087,4 +1104,13 @@ func (z *ZSet) Range(fn func(member string, score float64)) {
 // not be called on a listpack.
 func (z *ZSet) Scan(cursor uint64, fn func(member string, score float64)) uint64 {
 	return z.dict.Scan(cursor, func(k string, v **zslNode) { fn(k, (*v).score) })
+}
+
+// Nth returns the member with 0-based rank i (0 <= i < Len()).
+func (z *ZSet) Nth(i int) (string, float64) {
+	if z.sl == nil {
+		return z.lp[i].member, z.lp[i].score
+	}
+	x := z.sl.byRank(i + 1)
+	return x.member, x.score
 }
