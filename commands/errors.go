@@ -70,11 +70,17 @@ const (
 	ErrSelectNotAllowed = "ERR SELECT is not allowed in cluster mode"
 
 	// Sorted sets (zset.go).
-	ErrZNaN           = "ERR resulting score is not a number (NaN)"
-	ErrZIncrPair      = "ERR INCR option supports a single increment-element pair"
-	ErrZLimitRank     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
-	ErrZWithscoresLex = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZNaN            = "ERR resulting score is not a number (NaN)"
+	ErrZIncrPair       = "ERR INCR option supports a single increment-element pair"
+	ErrZLimitRank      = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZWithscoresLex  = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZWeightNotFloat = "ERR weight value is not a float"
 )
+
+// ErrZAtLeastOneKey is ZUNIONSTORE & co's error for numkeys < 1.
+func ErrZAtLeastOneKey(name string) string {
+	return "ERR at least 1 input key is needed for '" + name + "' command"
+}
 
 // ErrWrongArgs is the arity error for command name (lower case, "a|b" for
 // subcommands).

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/resp"
@@ -35,6 +36,13 @@ var zsetCommands = []*Spec{
 	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, ACL: []string{"write", "sortedset", "slow"}, Fn: zmpop},
 	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zrangestore},
 	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrandmember},
+	{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zunion},
+	{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zinter},
+	{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zdiff},
+	{Name: "zintercard", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zintercard},
+	{Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zunionstore},
+	{Name: "zinterstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zinterstore},
+	{Name: "zdiffstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zdiffstore},
 	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
 }
 
@@ -1037,6 +1045,321 @@ func zrandmemberCount(c *Ctx, key []byte, l int64, withscores bool) {
 		j := i + int(rnd.Uint64N(uint64(size-i)))
 		perm[i], perm[j] = perm[j], perm[i]
 		em.emit(z.Nth(int(perm[i])))
+	}
+}
+
+// ---------------------------------------------------------------------------
+// ZUNION / ZINTER / ZDIFF (+STORE), ZINTERCARD
+
+const (
+	zsetopUnion = iota
+	zsetopInter
+	zsetopDiff
+)
+
+const (
+	aggrSum = iota
+	aggrMin
+	aggrMax
+)
+
+// zsetopKeys returns the key positions of a set-operation command: numkeys
+// at idx followed by the keys, plus the destination at 1 when dst is set.
+func zsetopKeys(idx int, dst bool) func(args [][]byte) []int {
+	return func(args [][]byte) []int {
+		keys := numkeysPositions(args, idx)
+		if dst && len(args) > 1 {
+			keys = append([]int{1}, keys...)
+		}
+		return keys
+	}
+}
+
+// zsetopSrc is one input of a set operation: a sorted set or a set
+// (every member scored 1), or nothing for a missing key.
+type zsetopSrc struct {
+	z      *store.ZSet
+	s      *store.Set
+	weight float64
+}
+
+func (o *zsetopSrc) len() int {
+	switch {
+	case o.z != nil:
+		return o.z.Len()
+	case o.s != nil:
+		return o.s.Len()
+	}
+	return 0
+}
+
+func (o *zsetopSrc) each(fn func(m string, score float64)) {
+	switch {
+	case o.z != nil:
+		o.z.Range(fn)
+	case o.s != nil:
+		o.s.Range(func(m []byte) bool { fn(string(m), 1); return true })
+	}
+}
+
+func (o *zsetopSrc) find(m string) (float64, bool) {
+	switch {
+	case o.z != nil:
+		return o.z.Score([]byte(m))
+	case o.s != nil:
+		return 1, o.s.Has([]byte(m))
+	}
+	return 0, false
+}
+
+func (o *zsetopSrc) same(p *zsetopSrc) bool {
+	return (o.z != nil && o.z == p.z) || (o.s != nil && o.s == p.s)
+}
+
+// zunionInterAggregate folds val into *target; a NaN sum (inf + -inf) is 0.
+func zunionInterAggregate(target *float64, val float64, aggr int) {
+	switch aggr {
+	case aggrSum:
+		*target += val
+		if *target != *target {
+			*target = 0
+		}
+	case aggrMin:
+		if val < *target {
+			*target = val
+		}
+	case aggrMax:
+		if val > *target {
+			*target = val
+		}
+	}
+}
+
+type zsetopResult struct {
+	m string
+	s float64
+}
+
+func zunion(c *Ctx, args [][]byte)      { zsetopGeneric(c, args, nil, 1, zsetopUnion, false) }
+func zinter(c *Ctx, args [][]byte)      { zsetopGeneric(c, args, nil, 1, zsetopInter, false) }
+func zdiff(c *Ctx, args [][]byte)       { zsetopGeneric(c, args, nil, 1, zsetopDiff, false) }
+func zintercard(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, nil, 1, zsetopInter, true) }
+func zunionstore(c *Ctx, args [][]byte) { zsetopGeneric(c, args, args[1], 2, zsetopUnion, false) }
+func zinterstore(c *Ctx, args [][]byte) { zsetopGeneric(c, args, args[1], 2, zsetopInter, false) }
+func zdiffstore(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, args[1], 2, zsetopDiff, false) }
+
+// zsetopGeneric is Redis's zunionInterDiffGenericCommand.
+func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
+	setnum, ok := ParseInt(args[numkeysIdx])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if setnum < 1 {
+		c.Error(ErrZAtLeastOneKey(c.Spec.FullName()))
+		return
+	}
+	if setnum > int64(len(args)-(numkeysIdx+1)) {
+		c.Error(ErrSyntax)
+		return
+	}
+	src := make([]zsetopSrc, setnum)
+	j := numkeysIdx + 1
+	for i := range src {
+		var e *store.Entry
+		if dst != nil {
+			e = c.LookupWrite(args[j])
+		} else {
+			e = c.Lookup(args[j])
+		}
+		if e != nil {
+			switch v := e.Value.(type) {
+			case *store.ZSet:
+				src[i].z = v
+			case *store.Set:
+				src[i].s = v
+			default:
+				c.WrongType()
+				return
+			}
+		}
+		src[i].weight = 1
+		j++
+	}
+	aggr := aggrSum
+	withscores := false
+	limit := int64(0)
+	for remaining := len(args) - j; remaining > 0; remaining = len(args) - j {
+		a := cString(args[j])
+		switch {
+		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && EqualFold(a, "weights"):
+			j++
+			for i := range src {
+				w, ok := parseScore(args[j])
+				if !ok {
+					c.Error(ErrZWeightNotFloat)
+					return
+				}
+				src[i].weight = w
+				j++
+			}
+		case op != zsetopDiff && !cardOnly && remaining >= 2 && EqualFold(a, "aggregate"):
+			switch v := cString(args[j+1]); {
+			case EqualFold(v, "sum"):
+				aggr = aggrSum
+			case EqualFold(v, "min"):
+				aggr = aggrMin
+			case EqualFold(v, "max"):
+				aggr = aggrMax
+			default:
+				c.Error(ErrSyntax)
+				return
+			}
+			j += 2
+		case dst == nil && !cardOnly && EqualFold(a, "withscores"):
+			withscores = true
+			j++
+		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
+			n, ok := ParseInt(args[j+1])
+			if !ok || n < 0 {
+				c.Error(ErrLimitNegative)
+				return
+			}
+			limit = n
+			j += 2
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if op != zsetopDiff {
+		// Smallest first (glibc's qsort is a stable merge sort).
+		sort.SliceStable(src, func(a, b int) bool { return src[a].len() < src[b].len() })
+	}
+
+	var res []zsetopResult
+	maxlen := 0
+	keep := func(m string, s float64) {
+		res = append(res, zsetopResult{m, s})
+		if len(m) > maxlen {
+			maxlen = len(m)
+		}
+	}
+	card := int64(0)
+	switch op {
+	case zsetopInter:
+		if src[0].len() == 0 {
+			break
+		}
+		stop := false
+		src[0].each(func(m string, s float64) {
+			if stop {
+				return
+			}
+			score := src[0].weight * s
+			if score != score {
+				score = 0
+			}
+			for k := 1; k < len(src); k++ {
+				var v float64
+				if src[k].same(&src[0]) {
+					v = s * src[k].weight
+				} else if f, found := src[k].find(m); found {
+					v = f * src[k].weight
+				} else {
+					return
+				}
+				zunionInterAggregate(&score, v, aggr)
+			}
+			if cardOnly {
+				card++
+				if limit > 0 && card >= limit {
+					stop = true
+				}
+				return
+			}
+			keep(m, score)
+		})
+	case zsetopUnion:
+		acc := make(map[string]float64)
+		var order []string
+		for i := range src {
+			w := src[i].weight
+			src[i].each(func(m string, s float64) {
+				score := w * s
+				if score != score {
+					score = 0
+				}
+				if p, found := acc[m]; found {
+					zunionInterAggregate(&p, score, aggr)
+					acc[m] = p
+					return
+				}
+				acc[m] = score
+				order = append(order, m)
+			})
+		}
+		for _, m := range order {
+			keep(m, acc[m])
+		}
+	case zsetopDiff:
+		if src[0].len() == 0 {
+			break
+		}
+		for k := 1; k < len(src); k++ {
+			if src[k].same(&src[0]) {
+				goto done
+			}
+		}
+		src[0].each(func(m string, s float64) {
+			for k := 1; k < len(src); k++ {
+				if _, found := src[k].find(m); found {
+					return
+				}
+			}
+			keep(m, s)
+		})
+	}
+done:
+	if cardOnly {
+		c.W.Int(card)
+		return
+	}
+	sort.Slice(res, func(a, b int) bool {
+		return res[a].s < res[b].s || (res[a].s == res[b].s && res[a].m < res[b].m)
+	})
+
+	if dst != nil {
+		if len(res) == 0 {
+			c.W.Int(0)
+			c.zsetStoreEmpty(dst)
+			return
+		}
+		cfg := c.E.Config
+		out := store.NewZSet(!(len(res) <= cfg.ZSetMaxListpackEntries && maxlen <= cfg.ZSetMaxListpackValue))
+		for _, r := range res {
+			out.AddString(r.m, r.s, 0, math.MaxInt, math.MaxInt)
+		}
+		c.zsetStore(dst, out)
+		c.W.Int(int64(len(res)))
+		event := "zunionstore"
+		switch op {
+		case zsetopInter:
+			event = "zinterstore"
+		case zsetopDiff:
+			event = "zdiffstore"
+		}
+		c.Notify(NotifyZSet, event, dst)
+		return
+	}
+	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
+	if withscores && !c.W.Resp3() {
+		c.W.Array(len(res) * 2)
+	} else {
+		c.W.Array(len(res))
+	}
+	for _, r := range res {
+		em.emit(r.m, r.s)
 	}
 }
 
