@@ -1,0 +1,138 @@
+package conformance
+
+import (
+	"bufio"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkEvalshaLockPair measures the reentrant lock's acquire+release
+// pair by EVALSHA on lockkv and on redis-server in the same run, with the
+// same client, and reports the ratio lockkv/Redis (below 1 means lockkv is
+// faster). "rtt" sends one pair per round trip; "pipe" sends 64 pairs per
+// round trip, which shows the server's own cost.
+//
+//	go test ./conformance/ -run '^$' -bench EvalshaLockPair -benchtime 20000x
+func BenchmarkEvalshaLockPair(b *testing.B) {
+	if RedisAddr() == "" {
+		b.Skip("no redis-server")
+	}
+	release := lockRelease
+	if !hasCommand(LockkvAddr(), "publish") {
+		// PUBLISH is another family's; without it release without the
+		// notification on both servers.
+		release = lockReleaseNoPublish
+	}
+	for _, mode := range []struct {
+		name  string
+		depth int
+	}{{"rtt", 1}, {"pipe", 64}} {
+		b.Run(mode.name, func(b *testing.B) {
+			lk := newBenchConn(b, LockkvAddr(), release)
+			rd := newBenchConn(b, RedisAddr(), release)
+			// Warm up both, then alternate in slices so that machine noise
+			// hits both sides alike.
+			lk.pairs(200, mode.depth)
+			rd.pairs(200, mode.depth)
+			var tl, tr time.Duration
+			const slice = 500
+			b.ResetTimer()
+			for done := 0; done < b.N; done += slice {
+				n := min(slice, b.N-done)
+				t0 := time.Now()
+				lk.pairs(n, mode.depth)
+				t1 := time.Now()
+				rd.pairs(n, mode.depth)
+				tr += time.Since(t1)
+				tl += t1.Sub(t0)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(tl.Nanoseconds())/float64(b.N), "lockkv-ns/pair")
+			b.ReportMetric(float64(tr.Nanoseconds())/float64(b.N), "redis-ns/pair")
+			b.ReportMetric(float64(tl)/float64(tr), "lockkv/redis")
+		})
+	}
+}
+
+const lockReleaseNoPublish = `if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then
+    return nil;
+end;
+local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1);
+if (counter > 0) then
+    redis.call('pexpire', KEYS[1], ARGV[2]);
+    return 0;
+else
+    redis.call('del', KEYS[1]);
+    return 1;
+end;
+return nil;`
+
+func hasCommand(addr, name string) bool {
+	c, err := Dial(addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	v, err := c.Do(name)
+	return err == nil && !(v.Kind == '-' && len(v.Str) > 19 && v.Str[:19] == "ERR unknown command")
+}
+
+type benchConn struct {
+	b       *testing.B
+	nc      net.Conn
+	r       *bufio.Reader
+	acquire []byte
+	release []byte
+	buf     []byte
+}
+
+func newBenchConn(b *testing.B, addr, release string) *benchConn {
+	c, err := Dial(addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	acq, err := c.Do("SCRIPT", "LOAD", lockAcquire)
+	if err != nil || acq.Kind != '$' {
+		b.Fatalf("script load on %s: %v %v", addr, acq, err)
+	}
+	rel, err := c.Do("SCRIPT", "LOAD", release)
+	if err != nil || rel.Kind != '$' {
+		b.Fatalf("script load on %s: %v %v", addr, rel, err)
+	}
+	const owner = "8743c9c0-0795-4907-87fd-6c719a6b4586:1"
+	bc := &benchConn{b: b, nc: c.nc, r: c.r}
+	bc.acquire = encodeCommand([]string{"EVALSHA", acq.Str, "1", "bench:{lock}", "30000", owner})
+	bc.release = encodeCommand([]string{"EVALSHA", rel.Str, "2", "bench:{lock}", "redisson_lock__channel:{bench:{lock}}", "0", "30000", owner})
+	return bc
+}
+
+// pairs runs n acquire+release pairs, depth pairs per round trip.
+func (c *benchConn) pairs(n, depth int) {
+	for n > 0 {
+		d := min(depth, n)
+		c.buf = c.buf[:0]
+		for i := 0; i < d; i++ {
+			c.buf = append(c.buf, c.acquire...)
+			c.buf = append(c.buf, c.release...)
+		}
+		if _, err := c.nc.Write(c.buf); err != nil {
+			c.b.Fatal(err)
+		}
+		for i := 0; i < 2*d; i++ {
+			v, err := readValue(c.r)
+			if err != nil {
+				c.b.Fatal(err)
+			}
+			if v.Kind == '-' {
+				c.b.Fatalf("script error: %s", v.Str)
+			}
+			if i%2 == 1 && v.Str != "1" {
+				c.b.Fatalf("release answered %v, want 1 ("+strconv.Itoa(i)+")", v)
+			}
+		}
+		n -= d
+	}
+}
