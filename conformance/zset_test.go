@@ -912,3 +912,139 @@ func TestZsetSetOps(t *testing.T) {
 	p.Do("ZUNIONSTORE", "l2", "2", "long", "b")
 	zsetScanCompare(t, p, "l2")
 }
+
+// TestZsetRandomized sends the same pseudo-random command stream (fixed
+// seed) to both servers: small domains make collisions, ties, empty
+// results and deleted keys frequent. Key "big" is pushed past the listpack
+// limits; "lex" keeps equal scores so lex ranges are defined.
+func TestZsetRandomized(t *testing.T) {
+	p := zsetPair(t)
+	r := newTestRand(7)
+	keys := []string{"small", "big", "lex"}
+	scores := []string{"0", "1", "2", "-1", "1.5", "-0", "inf", "-inf", "3", "10", "2.25"}
+	bounds := []string{"-inf", "+inf", "0", "(0", "1", "(1", "2", "(2.25", "10", "(inf", "-1", "1.5"}
+	lexb := []string{"-", "+", "[m1", "(m1", "[m5", "(m9", "[", "(m", "[m15"}
+	ints := []string{"0", "1", "-1", "2", "-2", "5", "-5", "100", "3"}
+	member := func(k string) string {
+		n := r.Intn(20)
+		if k == "big" {
+			n = r.Intn(200)
+			if r.Intn(50) == 0 {
+				return long65 + strconv.Itoa(n%3)
+			}
+		}
+		return "m" + strconv.Itoa(n)
+	}
+	pick := func(a []string) string { return a[r.Intn(len(a))] }
+	for step := 0; step < 4000; step++ {
+		k := pick(keys)
+		sc := pick(scores)
+		if k == "lex" {
+			sc = "0"
+		}
+		switch r.Intn(16) {
+		case 0, 1, 2:
+			args := []string{"ZADD", k}
+			if r.Intn(3) == 0 {
+				args = append(args, pick([]string{"NX", "XX", "GT", "LT", "CH", "XX", "INCR"}))
+			}
+			n := 1 + r.Intn(4)
+			if args[len(args)-1] == "INCR" {
+				n = 1
+			}
+			for i := 0; i < n; i++ {
+				args = append(args, sc, member(k))
+				sc = pick(scores)
+				if k == "lex" {
+					sc = "0"
+				}
+			}
+			p.Do(args...)
+		case 3:
+			if k != "lex" {
+				p.Do("ZINCRBY", k, sc, member(k))
+			}
+		case 4:
+			p.Do("ZREM", k, member(k), member(k))
+		case 5:
+			p.Do("ZSCORE", k, member(k))
+			p.Do("ZRANK", k, member(k))
+			p.Do("ZREVRANK", k, member(k))
+		case 6:
+			args := []string{"ZRANGE", k, pick(ints), pick(ints)}
+			if r.Intn(2) == 0 {
+				args = append(args, "REV")
+			}
+			if r.Intn(2) == 0 {
+				args = append(args, "WITHSCORES")
+			}
+			p.Do(args...)
+		case 7, 8:
+			args := []string{"ZRANGEBYSCORE", k, pick(bounds), pick(bounds)}
+			if r.Intn(2) == 0 {
+				args[0] = "ZREVRANGEBYSCORE"
+			}
+			if r.Intn(2) == 0 {
+				args = append(args, "WITHSCORES")
+			}
+			if r.Intn(2) == 0 {
+				args = append(args, "LIMIT", pick(ints), pick(ints))
+			}
+			p.Do(args...)
+			p.Do("ZCOUNT", k, pick(bounds), pick(bounds))
+		case 9:
+			if k == "lex" {
+				args := []string{"ZRANGEBYLEX", k, pick(lexb), pick(lexb)}
+				if r.Intn(2) == 0 {
+					args[0] = "ZREVRANGEBYLEX"
+				}
+				if r.Intn(2) == 0 {
+					args = append(args, "LIMIT", pick(ints), pick(ints))
+				}
+				p.Do(args...)
+				p.Do("ZLEXCOUNT", k, pick(lexb), pick(lexb))
+			}
+		case 10:
+			if r.Intn(4) == 0 {
+				p.Do("ZREMRANGEBYSCORE", k, pick(bounds), pick(bounds))
+			}
+		case 11:
+			if r.Intn(4) == 0 {
+				p.Do("ZREMRANGEBYRANK", k, pick(ints), pick(ints))
+			}
+		case 12:
+			if k == "lex" && r.Intn(4) == 0 {
+				p.Do("ZREMRANGEBYLEX", k, pick(lexb), pick(lexb))
+			}
+		case 13:
+			cmd := pick([]string{"ZPOPMIN", "ZPOPMAX"})
+			if r.Intn(2) == 0 {
+				p.Do(cmd, k)
+			} else {
+				p.Do(cmd, k, pick(ints[:6]))
+			}
+		case 14:
+			p.Do("ZMPOP", "2", k, pick(keys), pick([]string{"MIN", "MAX"}), "COUNT", pick([]string{"1", "2", "5"}))
+		case 15:
+			p.Do("ZCARD", k)
+			if k == "small" {
+				p.Do("ZSCAN", k, "0")
+			}
+			p.Do("ZUNION", "3", "small", "big", "lex", "WITHSCORES", "AGGREGATE", pick([]string{"SUM", "MIN", "MAX"}))
+		}
+	}
+	for _, k := range keys {
+		p.Do("ZRANGE", k, "0", "-1", "WITHSCORES")
+	}
+}
+
+type testRand struct{ x uint64 }
+
+func newTestRand(seed uint64) *testRand { return &testRand{x: seed*2654435761 + 1} }
+
+func (r *testRand) Intn(n int) int {
+	r.x ^= r.x << 13
+	r.x ^= r.x >> 7
+	r.x ^= r.x << 17
+	return int(r.x % uint64(n))
+}
