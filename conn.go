@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -18,6 +19,9 @@ type conn struct {
 	nc     net.Conn
 	client *commands.Client
 	ready  chan struct{}
+	// authed mirrors the client's authentication state for the reader,
+	// which applies Redis's tighter request limits before AUTH.
+	authed atomic.Bool
 
 	// acks returns finished batches to the reader for reuse.
 	acks chan *batch
@@ -187,6 +191,7 @@ func (c *conn) serve() {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
 		var perr *resp.ProtocolError
+		oneByOne := false
 		for start < end {
 			if b == nil {
 				if len(free) > 0 {
@@ -216,6 +221,12 @@ func (c *conn) serve() {
 				b.args = b.args[:len(b.args)+len(args)]
 			}
 			b.cmds = append(b.cmds, args)
+			if !c.authed.Load() {
+				// Before AUTH, one command at a time: the limits for the
+				// next request depend on whether this one authenticates.
+				oneByOne = true
+				break
+			}
 		}
 		if b != nil && len(b.cmds) > 0 {
 			// Wait for the batch and write its replies from this goroutine:
@@ -271,6 +282,9 @@ func (c *conn) serve() {
 			fb.cmds, fb.args = fb.cmds[:0], fb.args[:0]
 			free = append(free, fb)
 		}
+		if oneByOne && start < end && outstanding == 0 {
+			continue // parse the next request with the updated limits
+		}
 		// Make room to read. While batches are in flight their arguments
 		// point into buf, so it is only rewound when none are.
 		if start == end && outstanding == 0 {
@@ -302,9 +316,9 @@ func (c *conn) serve() {
 }
 
 func (c *conn) limits() resp.Limits {
-	// Authentication state lives on the command goroutine; the unauthenticated
-	// limits only apply when a password is set.
-	return resp.Limits{Authenticated: c.s.cfg.RequirePass == "" || c.authed()}
+	return resp.Limits{Authenticated: c.authed.Load(), MaxBulkLen: c.s.maxBulk.Load()}
 }
 
-func (c *conn) authed() bool { return true }
+// SetAuthenticated implements the engine's authConn: AUTH, HELLO AUTH and
+// RESET tell the reader the client's authentication state.
+func (c *conn) SetAuthenticated(ok bool) { c.authed.Store(ok) }

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
@@ -60,6 +61,10 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
 	closed bool
+	done   chan struct{}
+
+	// maxBulk mirrors proto-max-bulk-len for the connection readers.
+	maxBulk atomic.Int64
 }
 
 type request struct {
@@ -104,7 +109,15 @@ func NewServer(cfg Config) *Server {
 		reqs:  make(chan request, 1024),
 		quit:  make(chan struct{}),
 		conns: map[*conn]struct{}{},
+		done:  make(chan struct{}),
 	}
+	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
+	// SHUTDOWN closes the server; Close waits for the command goroutine,
+	// which is the caller, so it runs on its own goroutine.
+	s.eng.SetShutdownHook(func() {
+		s.log.Info("SHUTDOWN requested by a client")
+		go s.Close()
+	})
 	if tc, ok := cfg.Clock.(*TestClock); ok {
 		tc.attach(s)
 	}
@@ -119,6 +132,9 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.ln = ln
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+		s.eng.Config.Port = ta.Port
+	}
 	s.loopWG.Add(2)
 	go s.loop()
 	go s.acceptLoop()
@@ -154,6 +170,7 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		<-s.done
 		return nil
 	}
 	s.closed = true
@@ -172,11 +189,16 @@ func (s *Server) Close() error {
 	s.connWG.Wait()
 	close(s.quit)
 	s.loopWG.Wait()
+	close(s.done)
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	return err
 }
+
+// Done is closed once the server has shut down (Close, or a client's
+// SHUTDOWN).
+func (s *Server) Done() <-chan struct{} { return s.done }
 
 func (s *Server) acceptLoop() {
 	defer s.loopWG.Done()
@@ -244,6 +266,7 @@ func (s *Server) loop() {
 			return
 		}
 		s.eng.FlushOutputs()
+		s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
 		if at := s.eng.NextWakeup(); at > 0 {
 			d := time.Duration(at-s.eng.NowMs()) * time.Millisecond
 			if d < 0 {
@@ -261,6 +284,7 @@ func (s *Server) handle(r request) {
 		s.eng.ProcessBatch(r.c.client, b.cmds, b.ack)
 	case reqConnect:
 		r.c.client = s.eng.NewClient(r.c)
+		r.c.authed.Store(r.c.client.Authenticated)
 		if len(s.eng.Clients()) > s.eng.Config.MaxClients {
 			s.eng.Stats.RejectedConns++
 			w := s.eng.Writer(r.c.client)

@@ -33,6 +33,10 @@ type Client struct {
 	blk     blockClient
 	track   trackClient
 	monitor bool
+	// postponed is set while CLIENT PAUSE holds the client's next command.
+	postponed bool
+	// waiting is set while the client waits in WAIT for its timeout.
+	waiting bool
 
 	// queue holds pipelines not yet run, because the client is blocked.
 	queue []batch

@@ -1,12 +1,17 @@
 package commands
 
-// Connection commands: PING ECHO QUIT SELECT.
+import "crypto/subtle"
+
+// Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
 var connectionCommands = []*Spec{
 	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"fast", "connection"}, Fn: ping},
 	{Name: "echo", Arity: 2, Flags: Fast, ACL: []string{"fast", "connection"}, Fn: echo},
 	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"fast", "connection"}, Fn: quit},
 	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: selectDB},
+	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: hello},
+	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: auth},
+	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: reset},
 }
 
 func init() { Register(connectionCommands) }
@@ -53,4 +58,172 @@ func selectDB(c *Ctx, args [][]byte) {
 	c.C.DB = int(n)
 	c.DB = c.E.DBs[n]
 	c.W.OK()
+}
+
+// connection helpers
+
+// authAs checks user/pass against the only user lockkv has, "default",
+// whose password is requirepass (none: any password, as Redis's nopass).
+func (e *Engine) authAs(user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	rp := e.Config.RequirePass
+	if rp == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare(pass, []byte(rp)) == 1
+}
+
+// authConn is implemented by connections whose request parser applies
+// Redis's unauthenticated limits.
+type authConn interface{ SetAuthenticated(bool) }
+
+// SetAuthenticated records cl's authentication state and tells its
+// connection, whose reader applies tighter limits before AUTH.
+func (e *Engine) SetAuthenticated(cl *Client, ok bool) {
+	cl.Authenticated = ok
+	if ac, is := cl.Conn.(authConn); is {
+		ac.SetAuthenticated(ok)
+	}
+}
+
+// validClientName reports whether name is a valid CLIENT SETNAME argument:
+// printable ASCII without spaces.
+func validClientName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// setClientName sets cl's name, replying with the error Redis gives for an
+// invalid one; an empty name clears it.
+func (c *Ctx) setClientName(name []byte) bool {
+	if !validClientName(name) {
+		c.Error(ErrClientName)
+		return false
+	}
+	c.C.Name = string(name)
+	return true
+}
+
+func hello(c *Ctx, args [][]byte) {
+	ver := int64(0)
+	next := 1
+	if len(args) >= 2 {
+		v, ok := ParseInt(args[1])
+		if !ok {
+			c.Error(ErrHelloProtoNotInt)
+			return
+		}
+		if v < 2 || v > 3 {
+			c.Error(ErrNoProto)
+			return
+		}
+		ver = v
+		next = 2
+	}
+	var user, pass, name []byte
+	haveAuth, haveName := false, false
+	for j := next; j < len(args); j++ {
+		more := len(args) - 1 - j
+		switch {
+		case EqualFold(args[j], "auth") && more >= 2:
+			user, pass, haveAuth = args[j+1], args[j+2], true
+			j += 2
+		case EqualFold(args[j], "setname") && more >= 1:
+			name, haveName = args[j+1], true
+			j++
+		default:
+			c.Error(ErrHelloOption(args[j]))
+			return
+		}
+	}
+	if haveAuth {
+		if !c.E.authAs(user, pass) {
+			c.Error(ErrWrongPass)
+			return
+		}
+		c.E.SetAuthenticated(c.C, true)
+	}
+	if !c.C.Authenticated {
+		c.Error(ErrHelloNoAuth)
+		return
+	}
+	if haveName && !c.setClientName(name) {
+		return
+	}
+	if ver != 0 {
+		c.C.W.Proto = int(ver)
+		c.W.Proto = int(ver)
+	}
+	c.W.Map(7)
+	c.W.BulkString("server")
+	c.W.BulkString("redis")
+	c.W.BulkString("version")
+	c.W.BulkString(RedisVersion)
+	c.W.BulkString("proto")
+	c.W.Int(int64(c.C.W.Proto))
+	c.W.BulkString("id")
+	c.W.Int(c.C.ID)
+	c.W.BulkString("mode")
+	c.W.BulkString("standalone")
+	c.W.BulkString("role")
+	c.W.BulkString("master")
+	c.W.BulkString("modules")
+	c.W.Array(0)
+}
+
+func auth(c *Ctx, args [][]byte) {
+	if len(args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	user, pass := []byte("default"), args[1]
+	if len(args) == 2 {
+		if c.E.Config.RequirePass == "" {
+			c.Error(ErrAuthNoPassword)
+			return
+		}
+	} else {
+		user, pass = args[1], args[2]
+	}
+	if !c.E.authAs(user, pass) {
+		c.Error(ErrWrongPass)
+		return
+	}
+	c.E.SetAuthenticated(c.C, true)
+	c.W.OK()
+}
+
+// reset is Redis's RESET: the connection returns to the state of a new
+// one (clearClientConnectionState), keeping its ID.
+func reset(c *Ctx, args [][]byte) {
+	e, cl := c.E, c.C
+	e.ResetClient(cl)
+	c.DB = e.DBs[0]
+	c.W = e.Writer(cl) // replies are on again
+	c.W.Status("RESET")
+}
+
+// ResetClient clears cl's connection state as RESET does.
+func (e *Engine) ResetClient(cl *Client) {
+	e.monitorFreeClient(cl)
+	cl.monitor = false
+	cl.multi = multiClient{}
+	e.unwatchAll(cl)
+	cl.DB = 0
+	cl.W.Proto = 2
+	cl.Name = ""
+	e.trackingFreeClient(cl)
+	cl.track = trackClient{}
+	e.pubsubFreeClient(cl)
+	cl.sub = subClient{}
+	cl.NoTouch = false
+	cl.ReplyMode = ReplyOn
+	cl.Readonly = false
+	e.SetAuthenticated(cl, e.Config.RequirePass == "")
 }

@@ -37,6 +37,8 @@ type Engine struct {
 	monitors monitorState
 
 	scripting *scriptingState
+
+	srv serverState
 }
 
 // Stats are the counters INFO reports.
@@ -187,12 +189,17 @@ func (e *Engine) Cron() {
 	now := e.NowMs()
 	e.activeExpire(now)
 	e.blockTimeouts(now)
+	e.serverCron(now)
 }
 
 // NextWakeup returns the earliest time (Unix ms) the engine wants Cron to
 // run, or 0 for no particular time.
 func (e *Engine) NextWakeup() int64 {
-	return e.blockNextDeadline()
+	at := e.blockNextDeadline()
+	if p := e.pauseDeadline(); p > 0 && (at == 0 || p < at) {
+		at = p
+	}
+	return at
 }
 
 // activeExpire reclaims expired keys in bounded slices so that a million

@@ -186,3 +186,50 @@ const (
 	ErrScriptDebugUnsupported = "ERR SCRIPT DEBUG YES/SYNC is not supported"
 	ErrUnkillable             = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )
+
+// Connection and server commands (HELLO, AUTH, CLIENT, CONFIG, INFO, ...).
+const (
+	ErrHelloProtoNotInt   = "ERR Protocol version is not an integer or out of range"
+	ErrHelloNoAuth        = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	ErrClientName         = "ERR Client names cannot contain spaces, newlines or special characters."
+	ErrNoSuchClient       = "ERR No such client"
+	ErrClientIDPositive   = "ERR client-id should be greater than 0"
+	ErrInvalidClientID    = "ERR Invalid client ID"
+	ErrUnblockReason      = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+	ErrPauseMode          = "ERR CLIENT PAUSE mode must be WRITE or ALL"
+	ErrTimeoutNotInt      = "ERR timeout is not an integer or out of range"
+	ErrClusterDisabled    = "ERR This instance has cluster support disabled"
+	ErrInvalidCommand     = "ERR Invalid command specified"
+	ErrNoKeyArgs          = "ERR The command has no key arguments"
+	ErrInvalidArgsForCmd  = "ERR Invalid number of arguments specified for command"
+	ErrConfigRewriteNoCfg = "ERR The server is running without a config file"
+	ErrObjectFreqPolicy   = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrUnblocked          = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+)
+
+// ErrHelloOption is HELLO's error for an unknown or incomplete option.
+func ErrHelloOption(opt []byte) string {
+	return "ERR Syntax error in HELLO option '" + string(opt) + "'"
+}
+
+// ErrUnknownClientType is CLIENT LIST/KILL's error for a bad TYPE.
+func ErrUnknownClientType(t []byte) string {
+	return "ERR Unknown client type '" + string(t) + "'"
+}
+
+// ErrNoSuchUser is CLIENT KILL USER's error for an unknown user.
+func ErrNoSuchUser(u []byte) string {
+	return "ERR No such user '" + string(u) + "'"
+}
+
+// Server commands (SHUTDOWN, OBJECT).
+const (
+	ErrNoShutdown     = "ERR No shutdown in progress."
+	ErrShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrObjectIdleLFU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// ErrSubcommandSyntax is Redis's addReplySubcommandSyntaxError.
+func ErrSubcommandSyntax(container string, sub []byte) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + truncate(string(sub), 128) + "'. Try " + strings.ToUpper(container) + " HELP."
+}

@@ -57,12 +57,28 @@ func Exec(c *Ctx, args [][]byte) {
 			c.reject(sprintf(ErrPubSubContext, spec.FullName()))
 			return
 		}
+		if c.E.srv.pause != pauseOff && c.E.pausedFor(c.C, spec) {
+			c.C.postponed = true
+			return
+		}
 		if c.C.multi.active && !isMultiControl(spec) {
 			c.queueMulti(args)
+			c.E.feedMonitors(c, spec, args)
 			return
 		}
 	}
 	c.Spec = spec
+	if !c.InExec && c.E.monitors.count > 0 {
+		if spec.Flags&(SkipMonitor|Admin) == 0 {
+			spec.Fn(c, args)
+			c.E.feedMonitors(c, spec, args)
+			return
+		}
+		if isScriptRun(spec) {
+			// Shown before the commands the script runs, as Redis does.
+			c.E.feedMonitors(c, spec, args)
+		}
+	}
 	spec.Fn(c, args)
 }
 
@@ -124,6 +140,9 @@ func (e *Engine) Call(cl *Client, args [][]byte) {
 	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
 	Exec(&ctx, args)
 	e.current = nil
+	if cl.postponed {
+		return // CLIENT PAUSE: the command runs again when the pause ends
+	}
 	e.Stats.Commands++
 	cl.LastInteraction = now
 	if ctx.Spec != nil {
@@ -133,6 +152,9 @@ func (e *Engine) Call(cl *Client, args [][]byte) {
 		cl.ReplyMode = ReplyOn
 	}
 	e.afterCommand()
+	if e.srv.resume {
+		e.resumePaused()
+	}
 }
 
 // ProcessBatch runs a pipeline of commands from cl in order. done is called
@@ -145,7 +167,7 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 		return
 	}
 	cl.queue = append(cl.queue, batch{cmds: cmds, done: done})
-	if !cl.blk.blocked {
+	if !cl.blk.blocked && !cl.postponed && !cl.waiting {
 		e.runPending(cl)
 	}
 }
@@ -160,13 +182,18 @@ type batch struct {
 func (e *Engine) runPending(cl *Client) {
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
-		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.freed && !cl.CloseAfterReply {
-			args := b.cmds[0]
-			b.cmds = b.cmds[1:]
-			e.Stats.NetInputBytes += approxSize(args)
+		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.freed && !cl.CloseAfterReply {
+			rest := b.cmds
+			args := rest[0]
+			b.cmds = rest[1:]
 			e.Call(cl, args)
+			if cl.postponed {
+				b.cmds = rest // runs again when the pause ends
+				break
+			}
+			e.Stats.NetInputBytes += approxSize(args)
 		}
-		if cl.blk.blocked && !cl.freed {
+		if (cl.blk.blocked || cl.postponed || cl.waiting) && !cl.freed {
 			if cl.Conn != nil {
 				cl.Conn.Blocked()
 			}

@@ -1,6 +1,154 @@
 package commands
 
-// monitorState holds MONITOR clients.
-type monitorState struct{}
+import (
+	"strconv"
+)
 
-func (e *Engine) monitorFreeClient(c *Client) {}
+// MONITOR: every command a client runs is streamed to the monitors, in
+// Redis's format: +1690000000.123456 [0 127.0.0.1:1234] "cmd" "arg".
+
+var monitorCommands = []*Spec{
+	{Name: "monitor", Arity: 1, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: monitor},
+}
+
+func init() { Register(monitorCommands) }
+
+// monitorState holds MONITOR clients.
+type monitorState struct {
+	count   int
+	clients []*Client
+	line    []byte
+}
+
+func (e *Engine) monitorFreeClient(c *Client) {
+	if !c.monitor {
+		return
+	}
+	c.monitor = false
+	for i, m := range e.monitors.clients {
+		if m == c {
+			e.monitors.clients = append(e.monitors.clients[:i], e.monitors.clients[i+1:]...)
+			break
+		}
+	}
+	e.monitors.count = len(e.monitors.clients)
+}
+
+func monitor(c *Ctx, args [][]byte) {
+	if c.C.monitor {
+		return // Redis ignores MONITOR from a monitor
+	}
+	c.C.monitor = true
+	c.E.monitors.clients = append(c.E.monitors.clients, c.C)
+	c.E.monitors.count = len(c.E.monitors.clients)
+	c.W.OK()
+}
+
+// isScriptRun reports whether spec runs a script: MONITOR shows those even
+// though they are skip_monitor, before the commands the script calls.
+func isScriptRun(s *Spec) bool {
+	switch s.Name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return s.Parent() == nil
+	}
+	return false
+}
+
+// redactedArgs are the argument positions MONITOR hides for a command.
+func redactedArg(s *Spec, args [][]byte, i int) bool {
+	switch s.FullName() {
+	case "auth":
+		return i >= 1
+	case "hello":
+		for j := 2; j < len(args); j++ {
+			if EqualFold(args[j], "auth") && j+2 < len(args) {
+				if i == j+1 || i == j+2 {
+					return true
+				}
+				j += 2
+			} else if EqualFold(args[j], "setname") {
+				j++
+			}
+		}
+	case "migrate":
+		return i > 0 && (EqualFold(args[i-1], "auth") || EqualFold(args[i-1], "auth2"))
+	}
+	return false
+}
+
+// feedMonitors sends the command to every MONITOR client.
+func (e *Engine) feedMonitors(c *Ctx, spec *Spec, args [][]byte) {
+	if e.monitors.count == 0 {
+		return
+	}
+	now := e.Clock.Now()
+	b := e.monitors.line[:0]
+	b = append(b, '+')
+	b = strconv.AppendInt(b, now.Unix(), 10)
+	b = append(b, '.')
+	us := now.Nanosecond() / 1000
+	for d := 100000; d > 1; d /= 10 {
+		if us < d {
+			b = append(b, '0')
+		}
+	}
+	b = strconv.AppendInt(b, int64(us), 10)
+	b = append(b, " ["...)
+	b = strconv.AppendInt(b, int64(c.C.DB), 10)
+	b = append(b, ' ')
+	switch {
+	case c.InScript:
+		b = append(b, "lua"...)
+	case c.C.Conn != nil:
+		b = append(b, c.C.Conn.RemoteAddr()...)
+	default:
+		b = append(b, "unknown"...)
+	}
+	b = append(b, ']')
+	for i, a := range args {
+		b = append(b, ' ')
+		if redactedArg(spec, args, i) {
+			b = append(b, `"(redacted)"`...)
+			continue
+		}
+		b = appendRepr(b, a)
+	}
+	b = append(b, '\r', '\n')
+	e.monitors.line = b
+	for _, m := range e.monitors.clients {
+		if m.freed {
+			continue
+		}
+		w := e.Writer(m)
+		w.Raw(b)
+	}
+}
+
+// appendRepr quotes s as Redis's sdscatrepr does.
+func appendRepr(b []byte, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, ch := range s {
+		switch ch {
+		case '\\', '"':
+			b = append(b, '\\', ch)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\a':
+			b = append(b, '\\', 'a')
+		case '\b':
+			b = append(b, '\\', 'b')
+		default:
+			if ch >= 0x20 && ch < 0x7f {
+				b = append(b, ch)
+			} else {
+				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
+			}
+		}
+	}
+	return append(b, '"')
+}

@@ -29,6 +29,7 @@ const (
 	AllowBusy                        // allowed while a script is busy
 	Sentinel                         // sentinel command
 	NoMandatoryKeys                  // key arguments are optional
+	NoAsyncLoading                   // refused while loading asynchronously
 )
 
 var flagNames = []struct {
@@ -39,9 +40,10 @@ var flagNames = []struct {
 	{Admin, "admin"}, {PubSub, "pubsub"}, {NoScript, "noscript"},
 	{Blocking, "blocking"}, {Loading, "loading"}, {Stale, "stale"},
 	{SkipMonitor, "skip_monitor"}, {SkipSlowlog, "skip_slowlog"},
-	{Fast, "fast"}, {NoAuth, "no_auth"}, {MayReplicate, "may_replicate"},
+	{Fast, "fast"}, {NoAuth, "no_auth"},
+	// may_replicate and sentinel are hidden from COMMAND, as in Redis.
+	{NoMandatoryKeys, "no_mandatory_keys"}, {NoAsyncLoading, "no_async_loading"},
 	{NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
-	{NoMandatoryKeys, "no_mandatory_keys"},
 }
 
 // FlagNames returns the names of the flags set in f, in Redis's order.

@@ -1,6 +1,9 @@
 package conformance
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPing(t *testing.T) {
 	p := NewPair(t)
@@ -42,4 +45,156 @@ func TestInline(t *testing.T) {
 	p.Do("GET", "a b")
 	p.SendRaw([]byte("\r\n*0\r\n*-1\r\nPING\r\n"))
 	p.Receive()
+}
+
+// fields parses a CLIENT LIST/INFO line into its fields, in order.
+func clientFields(line string) (names []string, vals map[string]string) {
+	vals = map[string]string{}
+	for _, f := range strings.Fields(line) {
+		k, v, _ := strings.Cut(f, "=")
+		names = append(names, k)
+		vals[k] = v
+	}
+	return names, vals
+}
+
+// clientLineFieldsMatch compares two CLIENT INFO lines by field names (in
+// order) and by the values that must match between servers.
+func (p *Pair) clientInfoMatches(what string, lv, rv Value, must ...string) {
+	p.t.Helper()
+	ln, lf := clientFields(strings.TrimPrefix(lv.Str, "txt:"))
+	rn, rf := clientFields(strings.TrimPrefix(rv.Str, "txt:"))
+	same := lv.Kind == rv.Kind && strings.Join(ln, " ") == strings.Join(rn, " ")
+	for _, k := range must {
+		if lf[k] != rf[k] {
+			same = false
+		}
+	}
+	p.check(what, lv, rv, same)
+}
+
+var clientInfoMust = []string{"name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi", "events", "cmd", "user", "redir", "resp"}
+
+func TestConnectionHELLO(t *testing.T) {
+	p := Connect(t)
+	p.DoShape("HELLO")
+	p.DoShape("HELLO", "2")
+	p.Do("HELLO", "x")
+	p.Do("HELLO", "1")
+	p.Do("HELLO", "4")
+	p.Do("HELLO", "-1")
+	p.Do("HELLO", "99999999999999999999")
+	p.Do("HELLO", "2", "foo")
+	p.Do("HELLO", "2", "AUTH")
+	p.Do("HELLO", "2", "AUTH", "a")
+	p.Do("HELLO", "2", "SETNAME")
+	p.Do("HELLO", "2", "SETNAME", "a b")
+	p.Do("HELLO", "2", "AUTH", "nouser", "x")
+	p.DoShape("HELLO", "2", "SETNAME", "nm", "AUTH", "default", "anything")
+	p.Do("CLIENT", "GETNAME")
+	// The reply is the exact map but for the client ID.
+	lv, rv := p.DoShape("HELLO", "3")
+	for i := 0; i+1 < len(rv.Elems); i += 2 {
+		if rv.Elems[i].Str != "id" {
+			p.check("hello field "+rv.Elems[i].Str, lv.Elems[i+1], rv.Elems[i+1], Equal(lv.Elems[i+1], rv.Elems[i+1]))
+		}
+	}
+	p.Do("GET", "nosuchkey")
+	p.Do("CLIENT", "GETNAME")
+	p.DoShape("HELLO", "3", "SETNAME", "")
+	p.Do("CLIENT", "GETNAME")
+	p.DoShape("HELLO")
+	p.DoShape("HELLO", "2")
+	p.Do("GET", "nosuchkey")
+}
+
+func TestConnectionAUTH(t *testing.T) {
+	p := Connect(t)
+	p.Do("AUTH", "x")
+	p.Do("AUTH", "default", "x")
+	p.Do("AUTH", "other", "x")
+	p.Do("AUTH")
+	p.Do("AUTH", "a", "b", "c")
+
+	admin := Connect(t)
+	admin.Do("CONFIG", "SET", "requirepass", "s3cret")
+	t.Cleanup(func() {
+		a := Connect(t)
+		a.Do("AUTH", "s3cret")
+		a.Do("CONFIG", "SET", "requirepass", "")
+	})
+	// Existing connections stay authenticated.
+	p.Do("PING")
+	q := Connect(t)
+	q.Do("PING")
+	q.Do("GET", "k")
+	q.Do("HELLO", "3")
+	q.Do("CLIENT", "ID")
+	q.Do("HELLO", "3", "AUTH", "default", "wrong")
+	q.Do("AUTH", "wrong")
+	q.Do("AUTH", "default", "wrong")
+	q.Do("AUTH", "nouser", "s3cret")
+	q.Do("PING")
+	q.Do("AUTH", "s3cret")
+	q.Do("PING")
+	q.Do("RESET")
+	q.Do("PING")
+	q.DoShape("HELLO", "2", "AUTH", "default", "s3cret")
+	q.Do("PING")
+	q.Do("RESET")
+	q.Do("AUTH", "default", "s3cret")
+	q.Do("PING")
+
+	// Before AUTH, Redis refuses big requests outright.
+	for _, raw := range []string{
+		"*11\r\n",
+		"*2\r\n$4\r\nECHO\r\n$20000\r\n",
+	} {
+		u := Connect(t)
+		u.SendRaw([]byte(raw))
+		u.Receive()
+		u.Closed(2e9)
+	}
+	// AUTH then a big request in the same packet.
+	u := Connect(t)
+	big := strings.Repeat("x", 20000)
+	u.SendRaw([]byte("*2\r\n$4\r\nAUTH\r\n$6\r\ns3cret\r\n*12\r\n$4\r\nECHO\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n"))
+	u.Receive()
+	u.Receive()
+	u.Do("ECHO", big)
+}
+
+func TestConnectionRESET(t *testing.T) {
+	p := Connect(t)
+	p.Do("SELECT", "3")
+	p.Do("CLIENT", "SETNAME", "before")
+	p.DoShape("HELLO", "3")
+	p.Do("CLIENT", "NO-EVICT", "on")
+	p.Do("RESET")
+	p.Do("RESET", "x")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("GET", "nosuchkey") // RESP2 again
+	lv, rv := p.DoShape("CLIENT", "INFO")
+	p.clientInfoMatches("client info after reset", lv, rv, clientInfoMust...)
+	p.Send("CLIENT", "REPLY", "OFF")
+	p.Send("PING")
+	p.Do("RESET")
+	p.Do("PING")
+}
+
+func TestConnectionQUIT(t *testing.T) {
+	p := Connect(t)
+	p.Do("QUIT")
+	p.Closed(2e9)
+	p = Connect(t)
+	p.Do("QUIT", "extra")
+	p.Closed(2e9)
+}
+
+func TestConnectionROLE(t *testing.T) {
+	p := Connect(t)
+	p.Do("ROLE")
+	p.Do("ROLE", "x")
+	p.DoShape("HELLO", "3")
+	p.Do("ROLE")
 }

@@ -37,14 +37,20 @@ func main() {
 		MaxClients:  *maxClients,
 		Logger:      log,
 	})
+	// Catch signals before listening: a signal that arrives once clients
+	// can connect must shut down cleanly, not kill the process.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	if err := srv.Start(); err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	s := <-sig
-	log.Info("shutting down", "signal", s.String())
+	select {
+	case s := <-sig:
+		log.Info("shutting down", "signal", s.String())
+	case <-srv.Done():
+		log.Info("shut down by SHUTDOWN")
+	}
 	if err := srv.Close(); err != nil {
 		log.Error("close", "err", err)
 		os.Exit(1)

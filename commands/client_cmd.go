@@ -1,0 +1,626 @@
+package commands
+
+import (
+	"strconv"
+	"strings"
+)
+
+// CLIENT: the container and the subcommands that live with the connection
+// code. TRACKING, CACHING, TRACKINGINFO and GETREDIR are added by the
+// tracking code through RegisterSub("client", ...).
+//
+// Redis 7.0.15 has no CLIENT SETINFO and no CLIENT NO-TOUCH (both came in
+// 7.2): like it, lockkv answers them with the unknown-subcommand error.
+
+var clientSubs = []*Spec{
+	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
+	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientSetName},
+	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetName},
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientList},
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientInfo},
+	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
+	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
+	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
+	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
+	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnpause},
+	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnblock},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientHelp},
+}
+
+var clientCommands = []*Spec{
+	{Name: "client", Arity: -2, ACL: []string{"slow"}, Sub: clientSubs},
+}
+
+func init() { Register(clientCommands) }
+
+// client helpers
+
+// Client pause types, in Redis's order (a pause only ever upgrades).
+const (
+	pauseOff = iota
+	pauseWrite
+	pauseAll
+)
+
+// serverState is the engine state of the server and connection commands.
+type serverState struct {
+	pause     int   // pauseOff, pauseWrite or pauseAll
+	pauseEnd  int64 // Unix ms
+	postponed []*Client
+	resume    bool // unpaused: run the postponed clients after this command
+
+	// Shutdown, when set, stops the server (SHUTDOWN); it is called on
+	// the command goroutine and must not wait for it.
+	shutdown func()
+	// nextIdleCheck is when Cron next looks for idle clients (Unix ms).
+	nextIdleCheck int64
+	// waits are the clients blocked in WAIT.
+	waits []waitEntry
+}
+
+// SetShutdownHook sets what SHUTDOWN calls to stop the server. fn runs on
+// the command goroutine and must not wait for it.
+func (e *Engine) SetShutdownHook(fn func()) { e.srv.shutdown = fn }
+
+// pausedFor reports whether spec must wait for the end of CLIENT PAUSE
+// (Redis's blockPostponeClient): everything under ALL, commands that may
+// write under WRITE. Clients already waiting are queued in order.
+func (e *Engine) pausedFor(cl *Client, spec *Spec) bool {
+	if e.NowMs() >= e.srv.pauseEnd {
+		e.unpause()
+		return false
+	}
+	if e.srv.pause == pauseWrite && !mayWrite(cl, spec) {
+		return false
+	}
+	e.srv.postponed = append(e.srv.postponed, cl)
+	return true
+}
+
+func mayWrite(cl *Client, spec *Spec) bool {
+	if spec.Flags&(Write|MayReplicate) != 0 {
+		return true
+	}
+	if spec.Name == "exec" && spec.Parent() == nil {
+		for _, q := range cl.multi.queue {
+			if s := Lookup(q[0]); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unpause ends a client pause; the postponed clients run after the
+// current command.
+func (e *Engine) unpause() {
+	e.srv.pause = pauseOff
+	e.srv.pauseEnd = 0
+	if len(e.srv.postponed) > 0 {
+		e.srv.resume = true
+	}
+}
+
+// resumePaused runs the commands CLIENT PAUSE held, client by client in
+// the order they arrived.
+func (e *Engine) resumePaused() {
+	e.srv.resume = false
+	list := e.srv.postponed
+	e.srv.postponed = nil
+	for _, cl := range list {
+		if cl.freed || !cl.postponed {
+			continue
+		}
+		cl.postponed = false
+		e.runPending(cl)
+	}
+}
+
+// pauseDeadline is the pause's end for NextWakeup, or 0.
+func (e *Engine) pauseDeadline() int64 {
+	at := e.waitDeadline()
+	if e.srv.pause != pauseOff && (at == 0 || e.srv.pauseEnd < at) {
+		at = e.srv.pauseEnd
+	}
+	return at
+}
+
+// serverCron ends an expired pause and closes idle clients (timeout).
+func (e *Engine) serverCron(now int64) {
+	if e.srv.pause != pauseOff && now >= e.srv.pauseEnd {
+		e.unpause()
+	}
+	if e.srv.resume {
+		e.resumePaused()
+	}
+	e.waitTimeouts(now)
+	if t := e.Config.Timeout; t > 0 && now >= e.srv.nextIdleCheck {
+		e.srv.nextIdleCheck = now + 1000
+		for _, cl := range e.clients {
+			if cl.blk.blocked || cl.postponed || cl.waiting || cl.sub.count() > 0 || cl.monitor || cl.Conn == nil {
+				continue
+			}
+			if now-cl.LastInteraction > int64(t)*1000 {
+				cl.Conn.Close()
+				e.FreeClient(cl)
+			}
+		}
+	}
+}
+
+// clientFlags renders the flags field of CLIENT LIST.
+func clientFlags(cl *Client) string {
+	var b []byte
+	if cl.monitor {
+		b = append(b, 'O')
+	}
+	if cl.sub.count() > 0 {
+		b = append(b, 'P')
+	}
+	if cl.multi.active {
+		b = append(b, 'x')
+	}
+	if cl.blk.blocked || cl.postponed || cl.waiting {
+		b = append(b, 'b')
+	}
+	if cl.CloseAfterReply {
+		b = append(b, 'c')
+	}
+	if cl.Readonly {
+		b = append(b, 'r')
+	}
+	if cl.NoEvict {
+		b = append(b, 'e')
+	}
+	if len(b) == 0 {
+		return "N"
+	}
+	return string(b)
+}
+
+// appendClientInfo appends one CLIENT LIST line (without the newline), in
+// Redis 7.0's field order. lockkv has no file descriptors or query buffers
+// of Redis's shape: those fields carry plausible values.
+func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
+	field := func(name string) { b = append(b, ' '); b = append(b, name...); b = append(b, '=') }
+	num := func(name string, n int64) { field(name); b = strconv.AppendInt(b, n, 10) }
+	b = append(b, "id="...)
+	b = strconv.AppendInt(b, cl.ID, 10)
+	field("addr")
+	if cl.Conn != nil {
+		b = append(b, cl.Conn.RemoteAddr()...)
+	}
+	field("laddr")
+	if cl.Conn != nil {
+		b = append(b, cl.Conn.LocalAddr()...)
+	}
+	num("fd", 8)
+	field("name")
+	b = append(b, cl.Name...)
+	num("age", (now-cl.Created)/1000)
+	num("idle", (now-cl.LastInteraction)/1000)
+	field("flags")
+	b = append(b, clientFlags(cl)...)
+	num("db", int64(cl.DB))
+	num("sub", int64(len(cl.sub.channels)))
+	num("psub", int64(len(cl.sub.patterns)))
+	num("ssub", int64(len(cl.sub.shard)))
+	multi := int64(-1)
+	if cl.multi.active {
+		multi = int64(len(cl.multi.queue))
+	}
+	num("multi", multi)
+	num("qbuf", 0)
+	num("qbuf-free", 0)
+	num("argv-mem", 0)
+	num("multi-mem", 0)
+	num("rbs", 16384)
+	num("rbp", 16384)
+	num("obl", int64(len(cl.W.B)))
+	num("oll", 0)
+	num("omem", 0)
+	num("tot-mem", 0)
+	field("events")
+	b = append(b, 'r')
+	field("cmd")
+	if cl.LastCmd == "" {
+		b = append(b, "NULL"...)
+	} else {
+		b = append(b, cl.LastCmd...)
+	}
+	field("user")
+	b = append(b, "default"...)
+	num("redir", -1)
+	num("resp", int64(cl.W.Proto))
+	return b
+}
+
+// clientType classifies a client for TYPE filters.
+func clientType(cl *Client) string {
+	if cl.sub.count() > 0 {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// parseClientType validates a TYPE argument; replica/slave and master are
+// valid types that never match in lockkv.
+func parseClientType(b []byte) (string, bool) {
+	switch strings.ToLower(string(b)) {
+	case "normal":
+		return "normal", true
+	case "pubsub":
+		return "pubsub", true
+	case "master":
+		return "master", true
+	case "replica", "slave":
+		return "replica", true
+	}
+	return "", false
+}
+
+// sortedClients returns the connected clients in ID order.
+func (e *Engine) sortedClients() []*Client {
+	out := make([]*Client, 0, len(e.clients))
+	for _, cl := range e.clients {
+		out = append(out, cl)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// replyHelp writes a HELP reply: the header, lines, and HELP's own entry,
+// as Redis's addReplyHelp does.
+func replyHelp(c *Ctx, container string, lines []string) {
+	c.W.Array(len(lines) + 3)
+	c.W.Status(strings.ToUpper(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Status(l)
+	}
+	c.W.Status("HELP")
+	c.W.Status("    Prints this help.")
+}
+
+// CLIENT subcommands
+
+func clientID(c *Ctx, args [][]byte) { c.W.Int(c.C.ID) }
+
+func clientSetName(c *Ctx, args [][]byte) {
+	if c.setClientName(args[2]) {
+		c.W.OK()
+	}
+}
+
+func clientGetName(c *Ctx, args [][]byte) {
+	if c.C.Name == "" {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(c.C.Name)
+}
+
+func clientList(c *Ctx, args [][]byte) {
+	var typ string
+	var ids map[int64]bool
+	switch {
+	case len(args) == 2:
+	case len(args) == 4 && EqualFold(args[2], "type"):
+		t, ok := parseClientType(args[3])
+		if !ok {
+			c.Error(ErrUnknownClientType(args[3]))
+			return
+		}
+		typ = t
+	case len(args) > 3 && EqualFold(args[2], "id"):
+		ids = map[int64]bool{}
+		for _, a := range args[3:] {
+			id, ok := ParseInt(a)
+			if !ok {
+				c.Error(ErrInvalidClientID)
+				return
+			}
+			ids[id] = true
+		}
+	default:
+		c.Error(ErrSyntax)
+		return
+	}
+	now := c.Now
+	var b []byte
+	for _, cl := range c.E.sortedClients() {
+		if typ != "" && clientType(cl) != typ {
+			continue
+		}
+		if ids != nil && !ids[cl.ID] {
+			continue
+		}
+		b = c.E.appendClientInfo(b, cl, c.clientNow(cl, now))
+		b = append(b, '\n')
+	}
+	c.W.Verbatim(string(b), "txt")
+}
+
+// clientNow is the time CLIENT LIST computes ages with; the calling client
+// shows the command it is running.
+func (c *Ctx) clientNow(cl *Client, now int64) int64 {
+	if cl == c.C {
+		cl.LastCmd = c.Spec.FullName()
+		cl.LastInteraction = now
+	}
+	return now
+}
+
+func clientInfo(c *Ctx, args [][]byte) {
+	b := c.E.appendClientInfo(nil, c.C, c.clientNow(c.C, c.Now))
+	b = append(b, '\n')
+	c.W.Verbatim(string(b), "txt")
+}
+
+func clientKill(c *Ctx, args [][]byte) {
+	e := c.E
+	if len(args) == 3 {
+		// Old form: CLIENT KILL addr.
+		for _, cl := range e.sortedClients() {
+			if cl.Conn != nil && cl.Conn.RemoteAddr() == string(args[2]) {
+				c.W.OK()
+				e.killClient(c, cl)
+				return
+			}
+		}
+		c.Error(ErrNoSuchClient)
+		return
+	}
+	var (
+		id          int64
+		typ         string
+		addr, laddr string
+		haveAddr    bool
+		haveLaddr   bool
+		skipMe      = true
+	)
+	if len(args)%2 != 0 {
+		c.Error(ErrSyntax)
+		return
+	}
+	for i := 2; i < len(args); i += 2 {
+		opt, val := args[i], args[i+1]
+		switch {
+		case EqualFold(opt, "id"):
+			n, ok := ParseInt(val)
+			if !ok || n <= 0 {
+				c.Error(ErrClientIDPositive)
+				return
+			}
+			id = n
+		case EqualFold(opt, "type"):
+			t, ok := parseClientType(val)
+			if !ok {
+				c.Error(ErrUnknownClientType(val))
+				return
+			}
+			typ = t
+		case EqualFold(opt, "addr"):
+			addr, haveAddr = string(val), true
+		case EqualFold(opt, "laddr"):
+			laddr, haveLaddr = string(val), true
+		case EqualFold(opt, "user"):
+			if string(val) != "default" {
+				c.Error(ErrNoSuchUser(val))
+				return
+			}
+		case EqualFold(opt, "skipme"):
+			switch {
+			case EqualFold(val, "yes"):
+				skipMe = true
+			case EqualFold(val, "no"):
+				skipMe = false
+			default:
+				c.Error(ErrSyntax)
+				return
+			}
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	var victims []*Client
+	for _, cl := range e.sortedClients() {
+		if cl.Conn == nil {
+			continue
+		}
+		if id != 0 && cl.ID != id {
+			continue
+		}
+		if typ != "" && clientType(cl) != typ {
+			continue
+		}
+		if haveAddr && cl.Conn.RemoteAddr() != addr {
+			continue
+		}
+		if haveLaddr && cl.Conn.LocalAddr() != laddr {
+			continue
+		}
+		if skipMe && cl == c.C {
+			continue
+		}
+		victims = append(victims, cl)
+	}
+	c.W.Int(int64(len(victims)))
+	for _, cl := range victims {
+		e.killClient(c, cl)
+	}
+}
+
+// killClient closes cl: at once, or after this reply when it is the
+// calling client.
+func (e *Engine) killClient(c *Ctx, cl *Client) {
+	if cl == c.C {
+		cl.CloseAfterReply = true
+		return
+	}
+	cl.Conn.Close()
+	e.FreeClient(cl)
+}
+
+func clientNoEvict(c *Ctx, args [][]byte) {
+	switch {
+	case EqualFold(args[2], "on"):
+		c.C.NoEvict = true
+	case EqualFold(args[2], "off"):
+		c.C.NoEvict = false
+	default:
+		c.Error(ErrSyntax)
+		return
+	}
+	c.W.OK()
+}
+
+func clientReply(c *Ctx, args [][]byte) {
+	switch {
+	case EqualFold(args[2], "on"):
+		c.C.ReplyMode = ReplyOn
+		c.W = c.E.Writer(c.C)
+		c.W.OK()
+	case EqualFold(args[2], "off"):
+		c.C.ReplyMode = ReplyOff
+	case EqualFold(args[2], "skip"):
+		if c.C.ReplyMode != ReplyOff {
+			c.C.ReplyMode = ReplySkip
+		}
+	default:
+		c.Error(ErrSyntax)
+	}
+}
+
+func clientPause(c *Ctx, args [][]byte) {
+	ms, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNegative)
+		return
+	}
+	typ := pauseAll
+	if len(args) == 4 {
+		switch {
+		case EqualFold(args[3], "write"):
+			typ = pauseWrite
+		case EqualFold(args[3], "all"):
+		default:
+			c.Error(ErrPauseMode)
+			return
+		}
+	} else if len(args) > 4 {
+		c.Error(ErrSubcommandSyntax("client", args[1]))
+		return
+	}
+	end := int64(0)
+	if ms > 0 {
+		if ms > 1<<63-1-c.Now {
+			c.Error(ErrTimeoutOverflow)
+			return
+		}
+		end = c.Now + ms
+	}
+	e := c.E
+	if typ > e.srv.pause {
+		e.srv.pause = typ
+	}
+	if end > e.srv.pauseEnd {
+		e.srv.pauseEnd = end
+	}
+	if e.srv.pause != pauseOff && e.srv.pauseEnd <= c.Now {
+		e.unpause()
+	}
+	c.W.OK()
+}
+
+func clientUnpause(c *Ctx, args [][]byte) {
+	c.E.unpause()
+	c.W.OK()
+}
+
+func clientUnblock(c *Ctx, args [][]byte) {
+	id, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	withError := false
+	if len(args) == 4 {
+		switch {
+		case EqualFold(args[3], "timeout"):
+		case EqualFold(args[3], "error"):
+			withError = true
+		default:
+			c.Error(ErrUnblockReason)
+			return
+		}
+	} else if len(args) > 4 {
+		c.Error(ErrSubcommandSyntax("client", args[1]))
+		return
+	}
+	_ = withError
+	target := c.E.clients[id]
+	if target == nil || !target.blk.blocked {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(0)
+}
+
+var clientHelpLines = []string{
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+}
+
+func clientHelp(c *Ctx, args [][]byte) { replyHelp(c, "client", clientHelpLines) }

@@ -1,0 +1,400 @@
+package commands
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/lockkv/lockkv/store"
+)
+
+// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT MEMORY OBJECT DEBUG,
+// and the cluster probes a standalone Redis answers with an error.
+
+var serverCommands = []*Spec{
+	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: role},
+	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast"}, Fn: timeCmd},
+	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: lastsave},
+	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
+	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
+	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
+	{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
+	{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
+	{Name: "asking", Arity: 1, Flags: Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
+	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
+		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
+		{Name: "doctor", Arity: 2, ACL: []string{"slow"}, Fn: memoryDoctor},
+		{Name: "stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryStats},
+		{Name: "malloc-stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryMallocStats},
+		{Name: "purge", Arity: 2, ACL: []string{"slow"}, Fn: func(c *Ctx, args [][]byte) { c.W.OK() }},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: memoryHelp},
+	}},
+	{Name: "object", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
+		{Name: "encoding", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectEncoding},
+		{Name: "freq", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectFreq},
+		{Name: "idletime", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectIdletime},
+		{Name: "refcount", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectRefcount},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace", "slow"}, Fn: objectHelp},
+	}},
+	{Name: "cluster", Arity: -2, ACL: []string{"slow"}, Sub: clusterSubs()},
+}
+
+func init() { Register(serverCommands) }
+
+// clusterSubs declares CLUSTER's subcommands with Redis 7.0's arity and
+// flags; a standalone server answers each with the same error.
+func clusterSubs() []*Spec {
+	admin := Admin | Stale | NoAsyncLoading
+	adminACL := []string{"admin", "slow", "dangerous"}
+	ro := []string{"slow"}
+	subs := []struct {
+		name  string
+		arity int
+		flags Flag
+		acl   []string
+	}{
+		{"addslots", -3, admin, adminACL}, {"addslotsrange", -4, admin, adminACL},
+		{"bumpepoch", 2, admin, adminACL}, {"count-failure-reports", 3, Admin | Stale, adminACL},
+		{"countkeysinslot", 3, Stale, ro}, {"delslots", -3, admin, adminACL},
+		{"delslotsrange", -4, admin, adminACL}, {"failover", -2, admin, adminACL},
+		{"flushslots", 2, admin, adminACL}, {"forget", 3, admin, adminACL},
+		{"getkeysinslot", 4, Stale, ro}, {"help", 2, Loading | Stale, ro},
+		{"info", 2, Stale, ro}, {"keyslot", 3, Stale, ro}, {"links", 2, Stale, ro},
+		{"meet", -4, admin, adminACL}, {"myid", 2, Stale, ro}, {"nodes", 2, Stale, ro},
+		{"replicas", 3, Admin | Stale, adminACL}, {"replicate", 3, admin, adminACL},
+		{"reset", -2, Admin | NoScript | Stale, adminACL}, {"saveconfig", 2, admin, adminACL},
+		{"set-config-epoch", 3, admin, adminACL}, {"setslot", -4, admin, adminACL},
+		{"shards", 2, Stale, ro}, {"slaves", 3, Admin | Stale, adminACL}, {"slots", 2, Stale, ro},
+	}
+	out := make([]*Spec, len(subs))
+	for i, s := range subs {
+		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, ACL: s.acl, Fn: clusterDisabled}
+	}
+	return out
+}
+
+func clusterDisabled(c *Ctx, args [][]byte) { c.Error(ErrClusterDisabled) }
+
+func role(c *Ctx, args [][]byte) {
+	c.W.Array(3)
+	c.W.BulkString("master")
+	c.W.Int(0)
+	c.W.Array(0)
+}
+
+func timeCmd(c *Ctx, args [][]byte) {
+	now := c.E.Clock.Now()
+	c.W.Array(2)
+	c.W.BulkInt(now.Unix())
+	c.W.BulkInt(int64(now.Nanosecond() / 1000))
+}
+
+func lastsave(c *Ctx, args [][]byte) { c.W.Int(c.E.lastSave) }
+
+func shutdown(c *Ctx, args [][]byte) {
+	abort := false
+	for _, a := range args[1:] {
+		switch {
+		case EqualFold(a, "nosave"), EqualFold(a, "save"), EqualFold(a, "now"), EqualFold(a, "force"):
+		case EqualFold(a, "abort"):
+			abort = true
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if abort {
+		if len(args) != 2 {
+			c.Error(ErrSyntax)
+			return
+		}
+		c.Error(ErrNoShutdown)
+		return
+	}
+	if c.E.srv.shutdown == nil {
+		c.Error(ErrShutdownFailed)
+		return
+	}
+	// Redis closes every connection without replying to SHUTDOWN.
+	c.E.srv.shutdown()
+}
+
+func waitCmd(c *Ctx, args [][]byte) {
+	n, ok := ParseInt(args[1])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	ms, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNegative)
+		return
+	}
+	if n <= 0 || c.C.multi.active || c.InExec || c.InScript {
+		c.W.Int(0)
+		return
+	}
+	// No replica will ever acknowledge: like Redis, wait for the timeout
+	// (forever for 0) and answer 0.
+	c.E.waitReplicas(c.C, ms)
+}
+
+// waitReplicas parks cl until its WAIT times out; it is then answered 0.
+func (e *Engine) waitReplicas(cl *Client, ms int64) {
+	deadline := int64(0)
+	if ms > 0 {
+		deadline = e.NowMs() + ms
+	}
+	cl.waiting = true
+	e.srv.waits = append(e.srv.waits, waitEntry{cl: cl, deadline: deadline})
+}
+
+type waitEntry struct {
+	cl       *Client
+	deadline int64 // Unix ms; 0 = never
+}
+
+// waitTimeouts answers the WAITs whose timeout passed.
+func (e *Engine) waitTimeouts(now int64) {
+	if len(e.srv.waits) == 0 {
+		return
+	}
+	keep := e.srv.waits[:0]
+	var done []*Client
+	for _, w := range e.srv.waits {
+		switch {
+		case w.cl.freed:
+		case w.deadline != 0 && now >= w.deadline:
+			done = append(done, w.cl)
+		default:
+			keep = append(keep, w)
+		}
+	}
+	for i := len(keep); i < len(e.srv.waits); i++ {
+		e.srv.waits[i] = waitEntry{}
+	}
+	e.srv.waits = keep
+	for _, cl := range done {
+		cl.waiting = false
+		if cl.ReplyMode == ReplyOn {
+			e.Writer(cl).Int(0)
+		}
+		e.runPending(cl)
+	}
+}
+
+func (e *Engine) waitDeadline() int64 {
+	at := int64(0)
+	for _, w := range e.srv.waits {
+		if w.deadline != 0 && (at == 0 || w.deadline < at) {
+			at = w.deadline
+		}
+	}
+	return at
+}
+
+// debug implements the cheap DEBUG subcommands.
+func debug(c *Ctx, args [][]byte) {
+	switch {
+	case EqualFold(args[1], "sleep") && len(args) == 3:
+		f, ok := ParseFloat(args[2])
+		if !ok {
+			c.Error(ErrNotFloat)
+			return
+		}
+		if f > 0 {
+			time.Sleep(time.Duration(f * float64(time.Second)))
+		}
+		c.W.OK()
+	case EqualFold(args[1], "object") && len(args) == 3:
+		e := c.DB.Lookup(string(args[2]), c.Now)
+		if e == nil {
+			c.Error(ErrNoSuchKey)
+			return
+		}
+		c.W.Status("Value at:0x0 refcount:" + strconv.FormatInt(refcount(e.Value), 10) +
+			" encoding:" + e.Value.Encoding() + " serializedlength:0 lru:0 lru_seconds_idle:" +
+			strconv.FormatInt((c.Now-e.Access)/1000, 10))
+	default:
+		c.Error(ErrUnknownSubcommand("debug", args[1]))
+	}
+}
+
+// MEMORY
+
+// memoryUsage estimates a key's footprint the way Redis sizes its
+// allocations: key, entry and value with the encoding's overhead.
+func memoryUsage(c *Ctx, args [][]byte) {
+	for i := 3; i < len(args); i += 2 {
+		if !EqualFold(args[i], "samples") || i+1 >= len(args) {
+			c.Error(ErrSyntax)
+			return
+		}
+		if _, ok := ParseInt(args[i+1]); !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+	}
+	e := c.DB.Lookup(string(args[2]), c.Now)
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.Int(estimateSize(len(args[2]), e.Value))
+}
+
+// Sizer is implemented by values that can estimate their memory use.
+type Sizer interface{ MemoryUsage() int64 }
+
+func estimateSize(keyLen int, v store.Value) int64 {
+	n := int64(keyLen) + 24 + 16 // key sds, dict entry, robj
+	switch x := v.(type) {
+	case *store.String:
+		if x.Encoding() == "int" {
+			return n
+		}
+		n += int64(len(x.B)) + 3
+	case Sizer:
+		n += x.MemoryUsage()
+	default:
+		n += 64
+	}
+	return (n + 7) &^ 7
+}
+
+func memoryDoctor(c *Ctx, args [][]byte) {
+	c.W.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.", "txt")
+}
+
+func memoryStats(c *Ctx, args [][]byte) {
+	keys, expires := int64(0), int64(0)
+	for _, db := range c.E.DBs {
+		keys += int64(db.Len())
+		expires += int64(db.ExpiresLen())
+	}
+	fields := []struct {
+		k string
+		v int64
+	}{
+		{"peak.allocated", 0}, {"total.allocated", 0}, {"startup.allocated", 0},
+		{"replication.backlog", 0}, {"clients.slaves", 0}, {"clients.normal", 0},
+		{"cluster.links", 0}, {"aof.buffer", 0}, {"lua.caches", 0}, {"functions.caches", 0},
+		{"overhead.total", 0}, {"keys.count", keys},
+	}
+	c.W.Map(len(fields))
+	for _, f := range fields {
+		c.W.BulkString(f.k)
+		c.W.Int(f.v)
+	}
+}
+
+func memoryMallocStats(c *Ctx, args [][]byte) {
+	c.W.Verbatim("Stats not supported for the current allocator", "txt")
+}
+
+var memoryHelpLines = []string{
+	"DOCTOR",
+	"    Return memory problems reports.",
+	"MALLOC-STATS",
+	"    Return internal statistics report from the memory allocator.",
+	"PURGE",
+	"    Attempt to purge dirty pages for reclamation by the allocator.",
+	"STATS",
+	"    Return information about the memory usage of the server.",
+	"USAGE <key> [SAMPLES <count>]",
+	"    Return memory in bytes used by <key> and its value. Nested values are",
+	"    sampled up to <count> times (default: 5, 0 means sample all).",
+}
+
+func memoryHelp(c *Ctx, args [][]byte) { replyHelp(c, "memory", memoryHelpLines) }
+
+// OBJECT
+
+// objectLookup finds a key for OBJECT without touching its access time.
+func objectLookup(c *Ctx, key []byte) *store.Entry {
+	return c.DB.Lookup(string(key), c.Now)
+}
+
+func objectEncoding(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(e.Value.Encoding())
+}
+
+func lfuPolicy(c *Ctx) bool {
+	p := settingString(c.E, "maxmemory-policy")
+	return p == "allkeys-lfu" || p == "volatile-lfu"
+}
+
+func objectFreq(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	if !lfuPolicy(c) {
+		c.Error(ErrObjectFreqPolicy)
+		return
+	}
+	c.W.Int(5) // LFU_INIT_VAL: lockkv does not age access counters
+}
+
+func objectIdletime(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	if lfuPolicy(c) {
+		c.Error(ErrObjectIdleLFU)
+		return
+	}
+	idle := (c.Now - e.Access) / 1000
+	if idle < 0 {
+		idle = 0
+	}
+	c.W.Int(idle)
+}
+
+// refcount is what OBJECT REFCOUNT reports: Redis shares the integers
+// 0..9999 (OBJ_SHARED_INTEGERS), whose refcount is INT_MAX.
+func refcount(v store.Value) int64 {
+	if s, ok := v.(*store.String); ok && s.Encoding() == "int" {
+		if n, ok := ParseInt(s.B); ok && n >= 0 && n < 10000 {
+			return 2147483647
+		}
+	}
+	return 1
+}
+
+func objectRefcount(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.Int(refcount(e.Value))
+}
+
+var objectHelpLines = []string{
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+}
+
+func objectHelp(c *Ctx, args [][]byte) { replyHelp(c, "object", objectHelpLines) }

@@ -1,0 +1,216 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClientBasics(t *testing.T) {
+	p := Connect(t)
+	p.DoShape("CLIENT", "ID")
+	p.Do("CLIENT", "ID", "x")
+	p.Do("CLIENT")
+	p.Do("CLIENT", "FOO")
+	p.Do("CLIENT", "HELP")
+	p.Do("CLIENT", "HELP", "x")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("CLIENT", "SETNAME", "a b")
+	p.Do("CLIENT", "SETNAME", "a\nb")
+	p.Do("CLIENT", "SETNAME", "\x7f")
+	p.Do("CLIENT", "SETNAME", "lock-client-1")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("CLIENT", "SETNAME", "")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("CLIENT", "SETNAME")
+	// 7.0.15 has neither (they came in 7.2).
+	p.Do("CLIENT", "SETINFO", "lib-name", "go-redis")
+	p.Do("CLIENT", "NO-TOUCH", "on")
+	p.Do("CLIENT", "NO-EVICT", "x")
+	p.Do("CLIENT", "NO-EVICT", "on")
+	p.Do("CLIENT", "NO-EVICT", "OFF")
+	p.Do("CLIENT", "REPLY", "x")
+	p.Do("CLIENT", "UNPAUSE")
+	p.Do("CLIENT", "UNBLOCK", "x")
+	p.Do("CLIENT", "UNBLOCK", "999999")
+	p.Do("CLIENT", "UNBLOCK", "999999", "foo")
+	p.Do("CLIENT", "UNBLOCK", "999999", "error")
+	p.Do("CLIENT", "UNBLOCK", "999999", "timeout", "x")
+	p.Do("CLIENT", "PAUSE", "x")
+	p.Do("CLIENT", "PAUSE", "-1")
+	p.Do("CLIENT", "PAUSE", "1.5")
+	p.Do("CLIENT", "PAUSE", "10", "foo")
+	p.Do("CLIENT", "PAUSE", "0")
+	p.Do("CLIENT", "PAUSE", "0", "write")
+	p.Do("CLIENT", "UNPAUSE", "x")
+	p.Do("PING")
+}
+
+func TestClientINFOandLIST(t *testing.T) {
+	p := Connect(t)
+	p.Do("CLIENT", "SETNAME", "lister")
+	p.Do("SELECT", "2")
+	lv, rv := p.DoShape("CLIENT", "INFO")
+	p.clientInfoMatches("client info", lv, rv, clientInfoMust...)
+	p.Do("CLIENT", "NO-EVICT", "on")
+	lv, rv = p.DoShape("CLIENT", "INFO")
+	p.clientInfoMatches("client info no-evict", lv, rv, clientInfoMust...)
+	p.Do("CLIENT", "NO-EVICT", "off")
+
+	lid, rid := p.DoShape("CLIENT", "ID")
+	lv, _ = p.L.Do("CLIENT", "LIST", "ID", lid.Str, "999999")
+	rv, _ = p.R.Do("CLIENT", "LIST", "ID", rid.Str, "999999")
+	p.clientInfoMatches("client list id", lv, rv, clientInfoMust...)
+
+	p.Do("CLIENT", "LIST", "TYPE", "x")
+	p.Do("CLIENT", "LIST", "TYPE", "master")
+	p.Do("CLIENT", "LIST", "TYPE", "replica")
+	p.Do("CLIENT", "LIST", "TYPE", "slave")
+	p.Do("CLIENT", "LIST", "ID", "x")
+	p.Do("CLIENT", "LIST", "ID", "0")
+	p.Do("CLIENT", "LIST", "ID", "-1")
+	p.Do("CLIENT", "LIST", "ID")
+	p.Do("CLIENT", "LIST", "foo")
+	p.Do("CLIENT", "LIST", "TYPE", "normal", "x")
+	p.Do("CLIENT", "LIST", "ID", "999999", "999998")
+
+	// TYPE normal lists this client among others.
+	for _, c := range []*Conn{p.L, p.R} {
+		v, err := c.Do("CLIENT", "LIST", "TYPE", "normal")
+		if err != nil || !strings.Contains(v.Str, "name=lister ") {
+			t.Errorf("%s: CLIENT LIST TYPE normal = %v, %v", c.Addr, v, err)
+		}
+	}
+
+	p.DoShape("HELLO", "3")
+	lv, rv = p.DoShape("CLIENT", "INFO")
+	p.clientInfoMatches("client info resp3", lv, rv, clientInfoMust...)
+}
+
+func TestClientKILL(t *testing.T) {
+	p := Connect(t)
+	p.Do("CLIENT", "KILL", "1.2.3.4:5")
+	p.Do("CLIENT", "KILL", "x")
+	p.Do("CLIENT", "KILL", "ID", "x")
+	p.Do("CLIENT", "KILL", "ID", "-1")
+	p.Do("CLIENT", "KILL", "ID", "0")
+	p.Do("CLIENT", "KILL", "ID", "99999999")
+	p.Do("CLIENT", "KILL", "TYPE", "foo")
+	p.Do("CLIENT", "KILL", "TYPE", "master")
+	p.Do("CLIENT", "KILL", "TYPE", "replica")
+	p.Do("CLIENT", "KILL", "TYPE", "pubsub")
+	p.Do("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "maybe")
+	p.Do("CLIENT", "KILL", "USER", "nouser")
+	p.Do("CLIENT", "KILL", "ADDR", "1.2.3.4:5")
+	p.Do("CLIENT", "KILL", "LADDR", "1.2.3.4:5")
+	p.Do("CLIENT", "KILL", "ID", "1", "ID")
+	p.Do("CLIENT", "KILL", "MAXAGE", "5")
+	p.Do("CLIENT", "KILL", "a", "b", "c")
+	p.Do("CLIENT", "KILL", "SKIPME", "yes", "ID", "99999999")
+
+	// Kill another connection by ID, then by address (old form).
+	for _, form := range []string{"id", "addr", "oldaddr", "user"} {
+		victim := Connect(t)
+		victim.Do("CLIENT", "SETNAME", "victim")
+		for _, side := range []struct{ killer, victim *Conn }{{p.L, victim.L}, {p.R, victim.R}} {
+			id, _ := side.victim.Do("CLIENT", "ID")
+			info, _ := side.victim.Do("CLIENT", "INFO")
+			_, f := clientFields(strings.TrimPrefix(info.Str, "txt:"))
+			var v Value
+			switch form {
+			case "id":
+				v, _ = side.killer.Do("CLIENT", "KILL", "ID", id.Str)
+			case "addr":
+				v, _ = side.killer.Do("CLIENT", "KILL", "ADDR", f["addr"], "ID", id.Str)
+			case "oldaddr":
+				v, _ = side.killer.Do("CLIENT", "KILL", f["addr"])
+			case "user":
+				v, _ = side.killer.Do("CLIENT", "KILL", "USER", "default", "ID", id.Str)
+			}
+			want := ":1"
+			if form == "oldaddr" {
+				want = "+OK"
+			}
+			if string(v.Kind)+v.Str != want {
+				t.Errorf("%s kill %s: %v", side.killer.Addr, form, v)
+			}
+		}
+		victim.Closed(2e9)
+	}
+
+	// A client may kill itself: the reply arrives, then the connection closes.
+	self := Connect(t)
+	lid, _ := self.L.Do("CLIENT", "ID")
+	rid, _ := self.R.Do("CLIENT", "ID")
+	lv, _ := self.L.Do("CLIENT", "KILL", "ID", lid.Str, "SKIPME", "no")
+	rv, _ := self.R.Do("CLIENT", "KILL", "ID", rid.Str, "SKIPME", "no")
+	self.check("kill self", lv, rv, Equal(lv, rv))
+	self.Closed(2e9)
+}
+
+func TestClientREPLY(t *testing.T) {
+	p := Connect(t)
+	p.Do("CLIENT", "REPLY", "ON")
+	p.Send("CLIENT", "REPLY", "OFF")
+	p.Send("SET", "replykey", "1")
+	p.Send("GET", "replykey")
+	p.Send("NOSUCHCMD")
+	p.Do("CLIENT", "REPLY", "ON")
+	p.Do("GET", "replykey")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("GET", "replykey")
+	p.Do("ECHO", "after-skip")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("PING")
+	p.Do("ECHO", "after-double-skip")
+	p.Send("CLIENT", "REPLY", "OFF")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("PING")
+	p.Do("CLIENT", "REPLY", "ON")
+	p.Do("SET", "replykey", "x")
+}
+
+// TestClientPAUSE: paused commands wait and then run, in order.
+func TestClientPAUSE(t *testing.T) {
+	p := Connect(t)
+	q := Connect(t)
+	p.Do("SET", "pausekey", "1")
+	p.Do("CLIENT", "PAUSE", "300", "WRITE")
+	// Reads go on; a write waits, and so does the rest of its pipeline.
+	q.Do("GET", "pausekey")
+	start := time.Now()
+	q.Send("SET", "pausekey", "2")
+	q.Send("GET", "pausekey")
+	q.NoReply(100 * time.Millisecond)
+	q.Receive()
+	q.Receive()
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("paused write ran after %v", d)
+	}
+	// Wrong arity is refused at once even while paused.
+	start = time.Now()
+	p.Do("CLIENT", "PAUSE", "800", "ALL")
+	q.Do("SET", "x")
+	q.Send("PING")
+	q.NoReply(100 * time.Millisecond)
+	// A shorter pause does not shorten it; the paused PING answers when
+	// it ends.
+	p.Send("CLIENT", "PAUSE", "10", "WRITE")
+	q.Receive()
+	p.Receive()
+	if d := time.Since(start); d < 700*time.Millisecond {
+		t.Errorf("PAUSE ALL lifted early: %v", d)
+	}
+	// UNPAUSE releases waiting clients at once.
+	p.Do("CLIENT", "PAUSE", "5000", "WRITE")
+	q.Send("SET", "pausekey", "2")
+	q.NoReply(100 * time.Millisecond)
+	start = time.Now()
+	p.Do("CLIENT", "UNPAUSE")
+	q.Receive()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("UNPAUSE took %v", d)
+	}
+	p.Do("GET", "pausekey")
+}
