@@ -118,7 +118,7 @@ var commandTips = map[string][]string{
 	"script|flush":  {"request_policy:all_nodes", "response_policy:all_succeeded"},
 	"script|load":   {"request_policy:all_nodes", "response_policy:all_succeeded"},
 	"script|kill":   {"request_policy:all_shards", "response_policy:one_succeeded"},
-	"cluster|info": {"nondeterministic_output"}, "cluster|slots": {"nondeterministic_output"},
+	"cluster|info":  {"nondeterministic_output"}, "cluster|slots": {"nondeterministic_output"},
 	"cluster|nodes": {"nondeterministic_output"}, "cluster|shards": {"nondeterministic_output"},
 	"cluster|links": {"nondeterministic_output"}, "cluster|getkeysinslot": {"nondeterministic_output"},
 	"cluster|bumpepoch": {"nondeterministic_output"}, "cluster|count-failure-reports": {"nondeterministic_output"},
