@@ -6,7 +6,7 @@ import "crypto/subtle"
 
 var connectionCommands = []*Spec{
 	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"fast", "connection"}, Fn: ping},
-	{Name: "echo", Arity: 2, Flags: Fast, ACL: []string{"fast", "connection"}, Fn: echo},
+	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: echo},
 	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"fast", "connection"}, Fn: quit},
 	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: selectDB},
 	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: hello},

@@ -218,6 +218,12 @@ func infoPersistence(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "aof_last_cow_size", 0)
 	b = kvi(b, "module_fork_in_progress", 0)
 	b = kvi(b, "module_fork_last_cow_size", 0)
+	if aof == 1 {
+		for _, f := range []string{"aof_current_size", "aof_base_size", "aof_pending_rewrite",
+			"aof_buffer_length", "aof_pending_bio_fsync", "aof_delayed_fsync"} {
+			b = kvi(b, f, 0)
+		}
+	}
 	return b
 }
 
@@ -344,7 +350,7 @@ func (e *Engine) Info(now int64, names ...string) string {
 	var b []byte
 	n := 0
 	for _, s := range infoSections {
-		if !(want[s.name] || everything || (all && s.name != "modules") || (dflt && s.dflt)) {
+		if !(want[s.name] || everything || all || (dflt && s.dflt)) {
 			continue
 		}
 		if n > 0 {

@@ -356,6 +356,11 @@ func objectIdletime(c *Ctx, args [][]byte) {
 		return
 	}
 	idle := (c.Now - e.Access) / 1000
+	if refcount(e.Value) != 1 {
+		// A shared integer: its clock is the shared object's, set when the
+		// server started.
+		idle = (c.Now - c.E.StartTime.UnixMilli()) / 1000
+	}
 	if idle < 0 {
 		idle = 0
 	}

@@ -1,0 +1,375 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// infoFields parses INFO text into section titles and fields.
+func infoFields(s string) (sections []string, fields map[string]string) {
+	fields = map[string]string{}
+	for _, l := range strings.Split(strings.TrimPrefix(s, "txt:"), "\r\n") {
+		if strings.HasPrefix(l, "# ") {
+			sections = append(sections, l[2:])
+			continue
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			fields[k] = v
+		}
+	}
+	return sections, fields
+}
+
+// infoMatches compares INFO replies: the same sections, every Redis field
+// present, and the listed fields equal.
+func (p *Pair) infoMatches(args []string, must ...string) {
+	p.t.Helper()
+	lv, rv := p.DoShape(args...)
+	ls, lf := infoFields(lv.Str)
+	rs, rf := infoFields(rv.Str)
+	same := strings.Join(ls, ",") == strings.Join(rs, ",")
+	for k := range rf {
+		if _, ok := lf[k]; !ok && !strings.HasPrefix(k, "cmdstat_") && !strings.HasPrefix(k, "errorstat_") &&
+			!strings.HasPrefix(k, "latency_percentiles_") && !strings.HasPrefix(k, "db") {
+			p.t.Errorf("INFO %v: lockkv lacks field %s", args[1:], k)
+			same = false
+		}
+	}
+	for _, k := range must {
+		if lf[k] != rf[k] {
+			p.t.Errorf("INFO field %s: lockkv %q, redis %q", k, lf[k], rf[k])
+			same = false
+		}
+	}
+	p.check(args, lv, rv, same)
+}
+
+var infoMust = []string{"redis_version", "redis_mode", "arch_bits", "role", "connected_slaves",
+	"master_repl_offset", "aof_enabled", "loading", "cluster_enabled", "maxmemory", "maxmemory_policy",
+	"hz", "configured_hz", "rdb_bgsave_in_progress", "master_failover_state", "second_repl_offset",
+	"repl_backlog_active", "maxclients", "rdb_last_bgsave_status", "aof_rewrite_in_progress"}
+
+func TestServerINFO(t *testing.T) {
+	p := Connect(t)
+	p.infoMatches([]string{"INFO"}, infoMust...)
+	p.infoMatches([]string{"INFO", "default"}, infoMust...)
+	p.infoMatches([]string{"INFO", "all"}, infoMust...)
+	p.infoMatches([]string{"INFO", "everything"}, infoMust...)
+	p.infoMatches([]string{"INFO", "server"}, "redis_version", "redis_mode")
+	p.infoMatches([]string{"INFO", "SERVER", "replication"}, "redis_version", "role", "connected_slaves")
+	p.infoMatches([]string{"INFO", "replication"}, "role", "connected_slaves", "master_repl_offset")
+	p.infoMatches([]string{"INFO", "persistence"}, "aof_enabled", "loading")
+	p.infoMatches([]string{"INFO", "clients"}, "maxclients")
+	p.infoMatches([]string{"INFO", "memory"}, "maxmemory", "maxmemory_policy")
+	p.infoMatches([]string{"INFO", "stats"})
+	p.infoMatches([]string{"INFO", "cpu"})
+	p.infoMatches([]string{"INFO", "cluster"}, "cluster_enabled")
+	p.infoMatches([]string{"INFO", "commandstats"})
+	p.infoMatches([]string{"INFO", "keyspace"})
+	p.Do("INFO", "nosuchsection")
+	p.DoShape("HELLO", "3")
+	p.infoMatches([]string{"INFO", "server"}, "redis_version")
+	p.Do("INFO", "nosuchsection")
+}
+
+func TestServerCONFIG(t *testing.T) {
+	p := Connect(t)
+	for _, name := range []string{"databases", "maxclients", "notify-keyspace-events",
+		"proto-max-bulk-len", "timeout", "hz", "hash-max-listpack-entries", "hash-max-ziplist-entries",
+		"hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
+		"zset-max-ziplist-value", "list-max-listpack-size", "list-max-ziplist-size", "list-compress-depth",
+		"lua-time-limit", "busy-reply-threshold", "maxmemory", "maxmemory-policy", "appendonly",
+		"save", "appendfsync", "maxmemory-samples", "slave-read-only", "replica-read-only",
+		"min-slaves-to-write", "loglevel", "lfu-log-factor", "tcp-keepalive", "requirepass",
+		"MAXMEMORY", "Hz", "nosuch"} {
+		p.Do("CONFIG", "GET", name)
+	}
+	p.DoSorted("CONFIG", "GET", "maxmemory", "maxmemory", "hz")
+	p.DoPairsSorted("CONFIG", "GET", "*max-*-entries*")
+	p.DoPairsSorted("CONFIG", "GET", "*ziplist*")
+	p.DoPairsSorted("CONFIG", "GET", "hash-max-*")
+	p.DoPairsSorted("CONFIG", "GET", "lua-time-limi?")
+	p.DoPairsSorted("CONFIG", "GET", "notify-keyspace-event[rs]")
+	p.Do("CONFIG", "GET")
+	p.Do("CONFIG")
+	p.Do("CONFIG", "FOO")
+	p.Do("CONFIG", "HELP")
+
+	set := func(args ...string) { p.Do(append([]string{"CONFIG", "SET"}, args...)...) }
+	set("foo", "bar")
+	set("maxmemory", "x")
+	set("maxmemory", "-1")
+	set("maxmemory-policy", "foo")
+	set("appendfsync", "foo")
+	set("databases", "3")
+	set("timeout", "-1")
+	set("maxmemory", "1", "maxmemory", "2")
+	set("maxmemory", "1", "MAXMEMORY", "2")
+	set("hz", "11", "foo", "1")
+	set("hz", "11", "maxmemory", "x")
+	p.Do("CONFIG", "GET", "hz")
+	set("notify-keyspace-events", "Q")
+	set("appendonly", "maybe")
+	set("maxclients", "0")
+	set("a")
+	set("a", "b", "c")
+	set("dir", "/nonexist")
+	set("dbfilename", "x.rdb")
+	set("save", "x")
+	set("save", "1 2 3")
+	set("proto-max-bulk-len", "10")
+	set("list-max-ziplist-size", "x")
+	set("slowlog-log-slower-than", "-5")
+	set("maxmemory-samples", "0")
+	set("loglevel", "foo")
+	set("client-output-buffer-limit", "foo")
+	set("replicaof", "no one")
+
+	// Valid changes, read back, then restored.
+	set("hz", "0")
+	p.Do("CONFIG", "GET", "hz")
+	set("hz", "1000")
+	p.Do("CONFIG", "GET", "hz")
+	set("hz", "10")
+	set("maxmemory", "1kb")
+	p.Do("CONFIG", "GET", "maxmemory")
+	set("maxmemory", "1GB", "maxmemory-policy", "ALLKEYS-LRU")
+	p.Do("CONFIG", "GET", "maxmemory")
+	p.Do("CONFIG", "GET", "maxmemory-policy")
+	set("maxmemory", "0", "maxmemory-policy", "noeviction")
+	set("notify-keyspace-events", "KEA")
+	p.Do("CONFIG", "GET", "notify-keyspace-events")
+	set("notify-keyspace-events", "Elgx")
+	p.Do("CONFIG", "GET", "notify-keyspace-events")
+	set("notify-keyspace-events", "")
+	set("hash-max-ziplist-entries", "129")
+	p.Do("CONFIG", "GET", "hash-max-listpack-entries")
+	set("hash-max-ziplist-entries", "512")
+	set("lua-time-limit", "1000")
+	p.Do("CONFIG", "GET", "busy-reply-threshold")
+	set("busy-reply-threshold", "5000")
+	set("appendonly", "YES")
+	p.Do("CONFIG", "GET", "appendonly")
+	p.infoMatches([]string{"INFO", "persistence"}, "aof_enabled")
+	set("appendonly", "no")
+	set("save", "3600 1 300 100")
+	p.Do("CONFIG", "GET", "save")
+	set("save", "")
+	set("timeout", "0")
+	set("slave-read-only", "yes")
+	set("min-slaves-to-write", "0")
+	set("proto-max-bulk-len", "512mb")
+	p.Do("CONFIG", "GET", "proto-max-bulk-len")
+
+	p.Do("CONFIG", "RESETSTAT")
+	p.Do("CONFIG", "RESETSTAT", "x")
+	p.Do("CONFIG", "REWRITE")
+}
+
+func TestServerCONFIGTimeout(t *testing.T) {
+	p := Connect(t)
+	p.Do("CONFIG", "SET", "timeout", "1")
+	t.Cleanup(func() { Connect(t).Do("CONFIG", "SET", "timeout", "0") })
+	idle := Connect(t)
+	idle.Do("PING")
+	idle.Closed(4 * time.Second)
+}
+
+func TestServerCOMMAND(t *testing.T) {
+	p := Connect(t)
+	// The first seven fields of COMMAND INFO come from the command table
+	// and must equal Redis's.
+	lv, _ := p.L.Do("COMMAND", "LIST")
+	var names []string
+	for _, e := range lv.Elems {
+		names = append(names, e.Str)
+	}
+	if len(names) < 50 {
+		t.Fatalf("COMMAND LIST has only %d names", len(names))
+	}
+	for _, name := range names {
+		lv, rv := p.both([]string{"COMMAND", "INFO", name})
+		if rv.Elems[0].Null {
+			continue // a lockkv command Redis lacks
+		}
+		l, r := lv.Elems[0], rv.Elems[0]
+		same := len(l.Elems) == 10
+		for i := 0; same && i < 7; i++ {
+			if i == 2 || i == 6 {
+				same = Equal(l.Elems[i].Sorted(), r.Elems[i].Sorted())
+			} else {
+				same = Equal(l.Elems[i], r.Elems[i])
+			}
+		}
+		if same {
+			// Subcommands: lockkv's are among Redis's.
+			in := map[string]bool{}
+			for _, sub := range r.Elems[9].Elems {
+				in[sub.Elems[0].Str] = true
+			}
+			for _, sub := range l.Elems[9].Elems {
+				same = same && in[sub.Elems[0].Str]
+			}
+		}
+		p.check("COMMAND INFO "+name, l, r, same)
+	}
+	p.Do("COMMAND", "INFO", "get", "nosuch", "GET", "config|get", "config|nosuch")
+	p.Do("COMMAND", "INFO", "get")
+	p.Do("COMMAND", "INFO", "client|list")
+	p.Do("COMMAND", "GETKEYS", "get")
+	p.Do("COMMAND", "GETKEYS", "nosuch", "a")
+	p.Do("COMMAND", "GETKEYS", "get", "a")
+	p.Do("COMMAND", "GETKEYS", "GET", "a")
+	p.Do("COMMAND", "GETKEYS", "ping", "x")
+	p.Do("COMMAND", "GETKEYS", "get", "a", "b")
+	p.Do("COMMAND", "GETKEYS", "object", "encoding", "k")
+	p.Do("COMMAND", "GETKEYS", "memory", "usage", "k")
+	p.Do("COMMAND", "GETKEYS", "client", "list")
+	p.Do("COMMAND", "GETKEYSANDFLAGS", "get", "a")
+	p.Do("COMMAND", "GETKEYSANDFLAGS", "nosuch", "a")
+	p.Do("COMMAND", "LIST", "FILTERBY", "foo", "x")
+	p.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch")
+	p.Do("COMMAND", "LIST", "FILTERBY", "MODULE", "x")
+	p.Do("COMMAND", "LIST", "foo")
+	p.Do("COMMAND", "LIST", "FILTERBY", "PATTERN")
+	p.Do("COMMAND", "COUNT", "x")
+	p.Do("COMMAND", "DOCS", "nosuch")
+	p.Do("COMMAND", "HELP")
+	p.Do("COMMAND", "FOO")
+	p.DoShape("COMMAND", "COUNT")
+	// Every lockkv command in a filtered list is in Redis's list too.
+	for _, f := range [][]string{{"PATTERN", "client*"}, {"PATTERN", "CONFIG|*"}, {"ACLCAT", "connection"}, {"ACLCAT", "dangerous"}} {
+		args := append([]string{"COMMAND", "LIST", "FILTERBY"}, f...)
+		lv, rv := p.both(args)
+		in := map[string]bool{}
+		for _, e := range rv.Elems {
+			in[e.Str] = true
+		}
+		ok := lv.Kind == '*'
+		for _, e := range lv.Elems {
+			if !in[e.Str] {
+				t.Errorf("%v: lockkv lists %s, Redis does not", f, e.Str)
+				ok = false
+			}
+		}
+		p.check(args, lv, rv, ok)
+	}
+}
+
+func TestServerOBJECT(t *testing.T) {
+	p := Connect(t)
+	p.Do("SET", "objkey", "v")
+	p.Do("SET", "objint", "123")
+	p.Do("SET", "objbig", "12345")
+	p.Do("SET", "objlong", strings.Repeat("x", 50))
+	for _, k := range []string{"objkey", "objint", "objbig", "objlong", "nosuchkey"} {
+		p.Do("OBJECT", "ENCODING", k)
+		p.Do("OBJECT", "REFCOUNT", k)
+		p.Do("OBJECT", "FREQ", k)
+		p.DoApprox(1, "OBJECT", "IDLETIME", k)
+	}
+	p.Do("OBJECT")
+	p.Do("OBJECT", "HELP")
+	p.Do("OBJECT", "FOO", "k")
+	p.Do("OBJECT", "ENCODING")
+	p.Do("OBJECT", "ENCODING", "a", "b")
+	p.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
+	p.Do("OBJECT", "FREQ", "nosuchkey")
+	p.Do("OBJECT", "IDLETIME", "objkey")
+	p.Do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+}
+
+func TestServerMisc(t *testing.T) {
+	p := Connect(t)
+	lv, rv := p.DoShape("TIME")
+	if len(lv.Elems) == 2 && len(rv.Elems) == 2 && lv.Elems[0].Str != rv.Elems[0].Str {
+		d := len(lv.Elems[0].Str) - len(rv.Elems[0].Str)
+		if d != 0 {
+			t.Errorf("TIME seconds %q vs %q", lv.Elems[0].Str, rv.Elems[0].Str)
+		}
+	}
+	p.Do("TIME", "x")
+	p.DoShape("LASTSAVE")
+	p.Do("LASTSAVE", "x")
+	p.Do("WAIT", "0", "0")
+	p.Do("WAIT", "x", "0")
+	p.Do("WAIT", "0", "x")
+	p.Do("WAIT", "0", "-1")
+	p.Do("WAIT", "1", "50")
+	p.Do("WAIT", "5", "10")
+	p.Do("WAIT")
+	// 7.0.15 has no WAITAOF.
+	p.Do("WAITAOF", "0", "0", "0")
+	p.Do("SET", "memkey", "v")
+	p.DoShape("MEMORY", "USAGE", "memkey")
+	p.DoShape("MEMORY", "USAGE", "memkey", "SAMPLES", "5")
+	p.Do("MEMORY", "USAGE", "memkey", "SAMPLES", "x")
+	p.Do("MEMORY", "USAGE", "memkey", "foo")
+	p.Do("MEMORY", "USAGE", "nosuchkey")
+	p.Do("MEMORY", "FOO")
+	p.Do("MEMORY", "HELP")
+	p.Do("MEMORY")
+	p.Do("MEMORY", "USAGE")
+	for _, c := range []string{"INFO", "SLOTS", "NODES", "MYID", "SHARDS", "HELP"} {
+		p.Do("CLUSTER", c)
+	}
+	p.Do("CLUSTER", "KEYSLOT", "x")
+	p.Do("CLUSTER")
+	p.Do("CLUSTER", "FOO")
+	p.Do("CLUSTER", "INFO", "x")
+	p.Do("READONLY")
+	p.Do("READWRITE")
+	p.Do("ASKING")
+	p.Do("SHUTDOWN", "foo")
+	p.Do("SHUTDOWN", "ABORT")
+	p.Do("SHUTDOWN", "ABORT", "NOW")
+	p.Do("SHUTDOWN", "NOSAVE", "ABORT")
+	p.Do("DEBUG", "SLEEP", "0")
+	p.Do("DEBUG", "OBJECT", "nosuchkey")
+}
+
+func TestServerMONITOR(t *testing.T) {
+	mon := Connect(t)
+	mon.Do("MONITOR")
+	p := Connect(t)
+	p.Do("SET", "monkey", "a \"b\"\x01\n")
+	p.Do("GET", "monkey")
+	p.Do("AUTH", "a", "b")
+	p.Do("SELECT", "3")
+	p.Do("GET", "monkey")
+	p.Do("NOSUCHCMD")
+	p.Do("GET")
+	p.Do("CONFIG", "GET", "hz")
+	p.Do("SELECT", "0")
+	want := []string{
+		`"SET" "monkey" "a \"b\"\x01\n"`,
+		`"GET" "monkey"`,
+		`"AUTH" "(redacted)" "(redacted)"`,
+		`"SELECT" "3"`,
+		`"GET" "monkey"`,
+		`"SELECT" "0"`,
+	}
+	for _, side := range []*Conn{mon.L, mon.R} {
+		for i, w := range want {
+			v, err := side.Read(2 * time.Second)
+			if err != nil {
+				t.Fatalf("%s: monitor line %d: %v", side.Addr, i, err)
+			}
+			comparisons.Add(1)
+			// +1690000000.123456 [0 127.0.0.1:1234] "cmd" ...
+			ts, rest, _ := strings.Cut(v.Str, " ")
+			db, rest, _ := strings.Cut(rest, " ")
+			_, args, _ := strings.Cut(rest, "] ")
+			wantDB := "[0"
+			if i == 3 || i == 4 {
+				wantDB = "[3" // SELECT shows the database it selected
+			}
+			if v.Kind != '+' || len(ts) != 17 || ts[10] != '.' || db != wantDB || args != w {
+				divergences.Add(1)
+				t.Errorf("%s: monitor line %d = %q, want %s %s", side.Addr, i, v.Str, wantDB, w)
+			}
+		}
+	}
+	mon.NoReply(100 * time.Millisecond)
+}
