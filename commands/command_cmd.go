@@ -77,14 +77,11 @@ func commandFlagNames(s *Spec) []string {
 	var out []string
 	for _, fn := range flagNames {
 		if fn.f == AllowBusy && movable(s) {
-			out = append(out, "movablekeys")
+			out = append(out, "movablekeys") // Redis lists it before allow_busy
 		}
 		if s.Flags&fn.f != 0 {
 			out = append(out, fn.name)
 		}
-	}
-	if movable(s) && s.Flags&AllowBusy == 0 {
-		out = append(out, "movablekeys")
 	}
 	return out
 }

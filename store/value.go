@@ -96,7 +96,7 @@ func (s *String) Encoding() string {
 }
 
 func isCanonicalInt(b []byte) bool {
-	if len(b) == 0 {
+	if len(b) == 0 || b[0] == '+' { // string2l refuses a '+' sign
 		return false
 	}
 	if b[0] == '-' {
