@@ -126,7 +126,7 @@ var commandTips = map[string][]string{
 
 // legacyRange is the (first, last, step) COMMAND reports.
 func legacyRange(s *Spec) (int64, int64, int64) {
-	if movable(s) || s.FirstKey <= 0 {
+	if s.FirstKey <= 0 {
 		return 0, 0, 0
 	}
 	return int64(s.FirstKey), int64(s.LastKey), int64(s.Step)
