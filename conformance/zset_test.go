@@ -1048,3 +1048,47 @@ func (r *testRand) Intn(n int) int {
 	r.x ^= r.x << 17
 	return int(r.x % uint64(n))
 }
+
+// TestZsetCommandTable checks the zset specs (arity, flags, key positions,
+// ACL categories) against Redis's COMMAND INFO.
+func TestZsetCommandTable(t *testing.T) {
+	p := zsetPair(t)
+	for _, name := range []string{"zadd", "zincrby", "zrem", "zscore", "zmscore", "zcard", "zcount", "zlexcount",
+		"zrank", "zrevrank", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
+		"zrevrangebylex", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
+		"zmpop", "zscan", "zrangestore", "zrandmember", "zunion", "zinter", "zdiff", "zintercard",
+		"zunionstore", "zinterstore", "zdiffstore"} {
+		v, err := p.R.Do("COMMAND", "INFO", name)
+		if err != nil || len(v.Elems) != 1 || len(v.Elems[0].Elems) < 7 {
+			t.Fatalf("COMMAND INFO %s: %v %v", name, v, err)
+		}
+		info := v.Elems[0].Elems
+		spec := commands.Lookup([]byte(name))
+		if spec == nil {
+			t.Errorf("%s: not registered", name)
+			continue
+		}
+		var rflags []string
+		movable := false
+		for _, f := range info[2].Elems {
+			if f.Str == "movablekeys" {
+				movable = true
+				continue
+			}
+			rflags = append(rflags, f.Str)
+		}
+		var racl []string
+		for _, a := range info[6].Elems {
+			racl = append(racl, a.Str)
+		}
+		var lacl []string
+		for _, a := range spec.ACL {
+			lacl = append(lacl, "@"+a)
+		}
+		got := fmt.Sprintf("arity=%d flags=%v movable=%v keys=%d,%d,%d acl=%v", spec.Arity, spec.Flags.Names(),
+			spec.Keys != nil, spec.FirstKey, spec.LastKey, spec.Step, lacl)
+		want := fmt.Sprintf("arity=%s flags=%v movable=%v keys=%s,%s,%s acl=%v", info[1].Str, rflags, movable,
+			info[3].Str, info[4].Str, info[5].Str, racl)
+		p.check([]string{"COMMAND INFO", name}, Value{Kind: '+', Str: got}, Value{Kind: '+', Str: want}, got == want)
+	}
+}
