@@ -258,3 +258,35 @@ func TestScriptRandom(t *testing.T) {
 		"return math.random(1, 2, 3)",
 	)
 }
+
+func TestScriptCjson(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return cjson.encode({1,2,3})", "return cjson.encode({})", "return cjson.encode({a=1})",
+		"return cjson.encode({a={b='x/y'}})", "return cjson.encode('a\"b\\\\c\\n\\t\\1\\127')",
+		"return cjson.encode(1.5)", "return cjson.encode(0.1)", "return cjson.encode(1/3)", "return cjson.encode(1e20)",
+		"return cjson.encode(123456789012345)", "return cjson.encode(12345678901234)", "return cjson.encode(-0)",
+		"return cjson.encode(true)", "return cjson.encode(nil)", "return cjson.encode(cjson.null)",
+		"return cjson.encode({1,nil,3})", "return cjson.encode({[1]=1,[5]=2})", "return cjson.encode({[1]=1,[20]=2})",
+		"return cjson.encode({[1]=1,x=2})", "return cjson.encode(0/0)", "return cjson.encode(1/0)",
+		"return cjson.encode(function() end)", "return cjson.encode({[true]=1})",
+		"return cjson.encode({-1})", "return cjson.encode({[0]=1})", "return cjson.encode({[1.5]=1})",
+		"return cjson.encode({{},{{}},{a={}}})", "return cjson.encode()", "return cjson.encode(1, 2)",
+		"return cjson.decode('[1,2,3]')", "return cjson.decode('{\"a\":1}').a", "return type(cjson.decode('null'))",
+		"return cjson.decode('\"\\\\u00e9\\\\ud83d\\\\ude00\\\\n\\\\/\"')", "return cjson.decode('[1,')", "return cjson.decode('x')",
+		"return cjson.decode('{\"a\":1} x')", "return cjson.decode('1e2')", "return cjson.decode('[1.5, true, null, \"s\"]')",
+		"return cjson.decode()", "return cjson.decode('')", "return cjson.decode('{')", "return cjson.decode('{1:2}')",
+		"return cjson.decode('{\"a\" 2}')", "return cjson.decode('{\"a\":2 \"b\"}')", "return cjson.decode('[1 2]')",
+		"return cjson.decode('\"abc')", "return cjson.decode('\"\\\\q\"')", "return cjson.decode('\"\\\\u12\"')",
+		"return cjson.decode('0x10')", "return cjson.decode(' [ ] ')", "return cjson.decode('-')", "return cjson.decode('01')",
+		"return cjson.encode(cjson.decode('{}'))", "return cjson.encode(cjson.decode('[]'))",
+		"return cjson.encode(cjson.decode('{\"k\":[1,2,{\"x\":null}]}'))",
+		"return cjson.decode('{\"a\":{\"b\":[10,20]}}').a.b[2]",
+		"return cjson._VERSION", "return cjson._NAME",
+		"local r={} for k,v in pairs(cjson) do r[#r+1]=k end table.sort(r) return r",
+		"return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision()}",
+		"return {cjson.encode_sparse_array()}",
+		"return cjson.encode(string.rep('[', 3))",
+		"return cjson.decode(string.rep('[', 1001))",
+	)
+}
