@@ -525,3 +525,45 @@ func TestHashSetCommandTable(t *testing.T) {
 		p.check([]string{"COMMAND", "INFO", name}, lv, rv, Equal(lv, rv))
 	}
 }
+
+// TestHashSetConfigThresholds moves the encoding thresholds with CONFIG SET.
+func TestHashSetConfigThresholds(t *testing.T) {
+	p := NewPair(t)
+	if !doIfSupported(p, "CONFIG", "SET", "hash-max-listpack-entries", "4") {
+		t.Skip("lockkv has no CONFIG SET yet")
+	}
+	defer func() {
+		p.Do("CONFIG", "SET", "hash-max-listpack-entries", "512")
+		p.Do("CONFIG", "SET", "hash-max-listpack-value", "64")
+		p.Do("CONFIG", "SET", "set-max-intset-entries", "512")
+	}()
+	p.Do("CONFIG", "SET", "hash-max-listpack-value", "8")
+	p.Do("CONFIG", "SET", "set-max-intset-entries", "4")
+	p.Do("HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4")
+	encoding(p, "h")
+	p.Do("HGETALL", "h")
+	p.Do("HSET", "h", "e", "5")
+	encoding(p, "h")
+	p.Do("HSET", "v", "a", "12345678")
+	encoding(p, "v")
+	p.Do("HSET", "v", "b", "123456789")
+	encoding(p, "v")
+	p.Do("HINCRBYFLOAT", "w", "f", "0.125")
+	encoding(p, "w")
+	p.Do("HINCRBYFLOAT", "w", "f", "1000000.125")
+	encoding(p, "w")
+	p.Do("SADD", "s", "1", "2", "3", "4")
+	encoding(p, "s")
+	p.Do("SADD", "s", "5")
+	encoding(p, "s")
+	p.Do("SUNIONSTORE", "u", "s")
+	encoding(p, "u")
+	p.Do("CONFIG", "SET", "hash-max-listpack-entries", "0")
+	p.Do("CONFIG", "SET", "hash-max-listpack-value", "0")
+	p.Do("CONFIG", "SET", "set-max-intset-entries", "0")
+	p.Do("HSET", "z", "a", "1")
+	encoding(p, "z")
+	p.Do("SADD", "zs", "1")
+	encoding(p, "zs")
+	p.Do("SMEMBERS", "zs")
+}
