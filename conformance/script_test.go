@@ -290,3 +290,45 @@ func TestScriptCjson(t *testing.T) {
 		"return cjson.decode(string.rep('[', 1001))",
 	)
 }
+
+func TestScriptLua51Numbers(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "n", "5")
+	p.Do("SET", "f", "2.5")
+	evalAll(p,
+		"return 'x' .. 1.5", "return 'x' .. 1/3", "return 'x' .. 1e15", "return 'x' .. 1e100", "return 'x' .. 123456789012",
+		"return 'x' .. -0.0", "return 'x' .. 2^53", "return 1 .. ''", "return 1.25 .. 2",
+		"return tostring(1/3)", "return tostring(1e15)", "return tostring(-1/0)", "return tostring(0/0)", "return tostring(100)",
+		"return tostring(math.huge)", "return tostring(-math.huge)", "return tostring(2^63)",
+		"return tonumber('0x10')", "return tonumber('  5  ')", "return tonumber('1e2')", "return tonumber('')",
+		"return tonumber('5x')", "return tonumber('010')", "return tonumber('-0x10')", "return tonumber(' 0x1F ')",
+		"return tonumber('1e')", "return tonumber('.5') * 10", "return tonumber('5.')", "return tonumber('inf') > 0",
+		"return tonumber('z', 36)", "return tonumber('ff', 16)", "return tonumber('777', 8)", "return tonumber('8', 8)",
+		"return tonumber('11', 2)", "return tonumber(nil)", "return tonumber({})", "return tonumber(true)",
+		"return redis.call('get','n') + 1", "return redis.call('get','f') * 2", "return '10' / '4'",
+		"return '0x10' + 0", "return ' 7 ' + 1", "return '3' % 2", "return '2' ^ '3'", "return -'2'",
+		"local s = 0 for i = redis.call('get','n'), 7 do s = s + i end return s",
+		"local s = 0 for i = 1, redis.call('get','n') do s = s + i end return s",
+		"local s = 0 for i = 10, 1, '-3' do s = s + i end return s",
+		"local s = '' for i = 1, 3 do s = s .. i end return s",
+		"return #tostring(12345)", "return math.floor('3.7')", "return math.max('3', 10)",
+		"return string.rep('ab', '3')", "return ('x'):rep(3)", "return string.len(12345)",
+		"return select('#', unpack({1,2,3}))", "return select('#', unpack({}, 1, 100))",
+		"local t = {} for i=1,7999 do t[i]=i end return select('#', unpack(t))",
+		"local t = {} for i=1,10000 do t[i]=i end return select('#', unpack(t))",
+		"return {unpack({1,2,3}, 2)}", "return {unpack({1,2,3}, -1, 1)}",
+		"return math.fmod(7, 3)", "return math.mod(7, 3)", "return 7 % -3", "return -7 % 3", "return 5 // 2",
+		"return tostring(2^31)", "return 10 == '10'", "return math.huge == 1/0",
+		"return string.format('%d', 3.99)", "return string.format('%d', -3.99)", "return string.format('%5.2f|%-5d|%05d', 3.14159, 42, 7)",
+		"return string.format('%s %s %s', 1, 1.5, 1/3)", "return string.format('%.17g', 0.1)", "return string.format('%g', 1e20)",
+		"return string.format('%x %X %o', 255, 255, 8)", "return string.format('%x', -1)", "return string.format('%c%c', 72, 105)",
+		"return string.format('%q', 'a\\nb\"c\\0')", "return string.format('%5s|%-5s|', 'ab', 'cd')", "return string.format('%.2s', 'abcdef')",
+		"return string.format('%%')", "return string.format('%d', '12')", "return string.format('%d', 'x')",
+		"return string.format('%y', 1)", "return string.format('%d')", "return string.format('%e', 12345.678)",
+		"return string.format('%10.3e|%G', 0.000123, 1e-10)", "return string.format('%i', 42)", "return string.format('%u', 42)",
+		"return string.format('%.3f', 1/0)", "return string.format('%5.1f', -1/0)", "return string.format('%123d', 1)",
+		"return string.format('%s', true)", "return string.format('%s', nil)", "return string.format('%s', {})",
+		"return string.format('%-+ #0d', 1)", "return string.format('%+d % d', 5, 5)", "return string.format('%#x %#o', 255, 8)",
+		"return string.format('%s', string.rep('x', 150))",
+	)
+}

@@ -21,6 +21,9 @@ func appendNumber(dst []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
 	}
+	if f == 0 && math.Signbit(f) {
+		return append(dst, "-0"...)
+	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
@@ -39,6 +42,9 @@ func appendArg(dst []byte, f float64) []byte {
 		return append(dst, "inf"...)
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
+	}
+	if f == 0 && math.Signbit(f) {
+		return append(dst, "-0"...)
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
 		return strconv.AppendInt(dst, int64(f), 10)
@@ -236,6 +242,9 @@ func strFormat(L *lua.LState) int {
 			continue
 		}
 		arg++
+		if arg > L.GetTop() {
+			argError(L, arg, "format", "no value")
+		}
 		start := i
 		for i < len(fmtStr) && strings.IndexByte("-+ #0", fmtStr[i]) >= 0 {
 			i++
@@ -269,17 +278,17 @@ func strFormat(L *lua.LState) int {
 		conv := fmtStr[i]
 		switch conv {
 		case 'c':
-			n := L.CheckNumber(arg)
+			n := checkNumber(L, arg, "format")
 			out = append(out, cFormat(spec, 'c', int64(n))...)
 		case 'd', 'i':
-			n := L.CheckNumber(arg)
-			out = append(out, cFormat(spec, 'd', toInt64(float64(n)))...)
+			n := checkNumber(L, arg, "format")
+			out = append(out, cFormat(spec, 'd', toInt64(n))...)
 		case 'o', 'u', 'x', 'X':
-			n := L.CheckNumber(arg)
-			out = append(out, cFormat(spec, conv, uint64(toInt64(float64(n))))...)
+			n := checkNumber(L, arg, "format")
+			out = append(out, cFormat(spec, conv, uint64(toInt64(n)))...)
 		case 'e', 'E', 'f', 'g', 'G':
-			n := L.CheckNumber(arg)
-			out = append(out, cFormat(spec, conv, float64(n))...)
+			n := checkNumber(L, arg, "format")
+			out = append(out, cFormat(spec, conv, n)...)
 		case 'q':
 			out = appendQuoted(out, L.CheckString(arg))
 		case 's':
@@ -328,4 +337,45 @@ func appendQuoted(out []byte, s string) []byte {
 		}
 	}
 	return append(out, '"')
+}
+
+// stringNumArgs are the argument positions of string functions that Lua
+// 5.1 reads with luaL_checkint/optint, which accept numeric strings;
+// gopher-lua accepts only numbers there. -1 means every argument.
+var stringNumArgs = map[string][]int{
+	"rep": {2}, "sub": {2, 3}, "byte": {2, 3}, "char": {-1}, "find": {3}, "match": {3}, "gsub": {4},
+}
+
+// coerceStringArgs wraps the string functions so numeric strings are
+// converted where Lua 5.1 converts them.
+func coerceStringArgs(L *lua.LState, str *lua.LTable) {
+	for name, pos := range stringNumArgs {
+		fn, ok := str.RawGetString(name).(*lua.LFunction)
+		if !ok {
+			continue
+		}
+		pos := pos
+		inner := fn.GFunction
+		str.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			top := L.GetTop()
+			for _, p := range pos {
+				if p == -1 {
+					for i := 1; i <= top; i++ {
+						coerceArg(L, i)
+					}
+				} else if p <= top {
+					coerceArg(L, p)
+				}
+			}
+			return inner(L)
+		}))
+	}
+}
+
+func coerceArg(L *lua.LState, i int) {
+	if s, ok := L.Get(i).(lua.LString); ok {
+		if f, ok := str2number(string(s)); ok {
+			L.Replace(i, lua.LNumber(f))
+		}
+	}
 }

@@ -1,9 +1,244 @@
 package luaengine
 
 import (
+	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
 
-// rewriteChunk adjusts a parsed script where gopher-lua's semantics differ
-// from Lua 5.1's.
-func rewriteChunk(chunk []ast.Stmt) {}
+// gopher-lua and Lua 5.1 differ in two places real scripts touch, both
+// fixed here on the parsed script before it is compiled:
+//
+//   - `..` formats numbers with Go's shortest representation; Lua 5.1
+//     uses "%.14g" ("x" .. 1/3 is "x0.33333333333333", 1e15 is "1e+15").
+//     Non-literal operands of `..` go through a helper that formats
+//     numbers as Lua does; number literals are formatted at compile time.
+//   - A numeric `for` refuses strings; Lua 5.1 converts them, so a loop
+//     may start from a value HGET returned. Non-literal bounds go through
+//     a helper that converts them and raises Lua's own error otherwise.
+//
+// The helpers are locals of the script function, named so that no Lua
+// source can spell them, loaded once per call from the string metatable
+// (see installHelpers); scripts that do not use `..` or `for` are left
+// exactly as they were.
+
+const (
+	helperConcat   = "(lockkv concat)"
+	helperForInit  = "(lockkv for init)"
+	helperForLimit = "(lockkv for limit)"
+	helperForStep  = "(lockkv for step)"
+)
+
+var helperOrder = []string{helperConcat, helperForInit, helperForLimit, helperForStep}
+
+// helperKey is where a helper lives in the table that indexes strings.
+func helperKey(name string) string { return "\x00" + name }
+
+// installHelpers adds the helper functions to the string method table
+// (gopher-lua's builtin string metatable __index, which scripts cannot
+// reach: they see a clean copy of the string library).
+func installHelpers(L *lua.LState, strIndex *lua.LTable) {
+	strIndex.RawSetString(helperKey(helperConcat), L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(formatNumber(n)))
+			return 1
+		}
+		L.SetTop(1)
+		return 1
+	}))
+	forHelper := func(what string) lua.LGFunction {
+		return func(L *lua.LState) int {
+			switch v := L.Get(1).(type) {
+			case lua.LNumber:
+				L.Push(v)
+				return 1
+			case lua.LString:
+				if f, ok := str2number(string(v)); ok {
+					L.Push(lua.LNumber(f))
+					return 1
+				}
+			}
+			L.RaiseError("'for' %s must be a number", what)
+			return 0
+		}
+	}
+	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
+	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
+	strIndex.RawSetString(helperKey(helperForStep), L.NewFunction(forHelper("step")))
+}
+
+type rewriter struct {
+	used map[string]bool
+}
+
+// rewriteChunk rewrites the script function (the single function the
+// wrapper chunk defines).
+func rewriteChunk(chunk []ast.Stmt) {
+	if len(chunk) != 1 {
+		return
+	}
+	def, ok := chunk[0].(*ast.FuncDefStmt)
+	if !ok {
+		return
+	}
+	r := &rewriter{used: map[string]bool{}}
+	r.stmts(def.Func.Stmts)
+	if len(r.used) == 0 {
+		return
+	}
+	// local helper = ("")["\0helper"], for each helper used.
+	var decl []ast.Stmt
+	for _, name := range helperOrder {
+		if !r.used[name] {
+			continue
+		}
+		get := &ast.AttrGetExpr{Object: &ast.StringExpr{Value: ""}, Key: &ast.StringExpr{Value: helperKey(name)}}
+		st := &ast.LocalAssignStmt{Names: []string{name}, Exprs: []ast.Expr{get}}
+		st.SetLine(def.Func.Line())
+		st.SetLastLine(def.Func.Line())
+		get.SetLine(def.Func.Line())
+		get.SetLastLine(def.Func.Line())
+		decl = append(decl, st)
+	}
+	def.Func.Stmts = append(decl, def.Func.Stmts...)
+}
+
+func (r *rewriter) wrap(name string, e ast.Expr) ast.Expr {
+	r.used[name] = true
+	fn := &ast.IdentExpr{Value: name}
+	fn.SetLine(e.Line())
+	fn.SetLastLine(e.LastLine())
+	call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{e}, AdjustRet: true}
+	call.SetLine(e.Line())
+	call.SetLastLine(e.LastLine())
+	return call
+}
+
+func (r *rewriter) concatOperand(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.StringExpr, *ast.StringConcatOpExpr:
+		return r.expr(e)
+	case *ast.NumberExpr:
+		if f, ok := str2number(x.Value); ok {
+			s := &ast.StringExpr{Value: formatNumber(lua.LNumber(f))}
+			s.SetLine(x.Line())
+			s.SetLastLine(x.LastLine())
+			return s
+		}
+	}
+	return r.wrap(helperConcat, r.expr(e))
+}
+
+func (r *rewriter) forBound(name string, e ast.Expr) ast.Expr {
+	if e == nil {
+		return nil
+	}
+	if _, ok := e.(*ast.NumberExpr); ok {
+		return e
+	}
+	if u, ok := e.(*ast.UnaryMinusOpExpr); ok {
+		if _, ok := u.Expr.(*ast.NumberExpr); ok {
+			return e
+		}
+	}
+	return r.wrap(name, r.expr(e))
+}
+
+func (r *rewriter) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		r.stmt(s)
+	}
+}
+
+func (r *rewriter) exprs(list []ast.Expr) {
+	for i, e := range list {
+		list[i] = r.expr(e)
+	}
+}
+
+func (r *rewriter) stmt(s ast.Stmt) {
+	switch x := s.(type) {
+	case *ast.AssignStmt:
+		r.exprs(x.Lhs)
+		r.exprs(x.Rhs)
+	case *ast.LocalAssignStmt:
+		r.exprs(x.Exprs)
+	case *ast.FuncCallStmt:
+		x.Expr = r.expr(x.Expr)
+	case *ast.DoBlockStmt:
+		r.stmts(x.Stmts)
+	case *ast.WhileStmt:
+		x.Condition = r.expr(x.Condition)
+		r.stmts(x.Stmts)
+	case *ast.RepeatStmt:
+		x.Condition = r.expr(x.Condition)
+		r.stmts(x.Stmts)
+	case *ast.IfStmt:
+		x.Condition = r.expr(x.Condition)
+		r.stmts(x.Then)
+		r.stmts(x.Else)
+	case *ast.NumberForStmt:
+		x.Init = r.forBound(helperForInit, x.Init)
+		x.Limit = r.forBound(helperForLimit, x.Limit)
+		x.Step = r.forBound(helperForStep, x.Step)
+		r.stmts(x.Stmts)
+	case *ast.GenericForStmt:
+		r.exprs(x.Exprs)
+		r.stmts(x.Stmts)
+	case *ast.FuncDefStmt:
+		if x.Name != nil {
+			if x.Name.Func != nil {
+				x.Name.Func = r.expr(x.Name.Func)
+			}
+			if x.Name.Receiver != nil {
+				x.Name.Receiver = r.expr(x.Name.Receiver)
+			}
+		}
+		r.stmts(x.Func.Stmts)
+	case *ast.ReturnStmt:
+		r.exprs(x.Exprs)
+	}
+}
+
+func (r *rewriter) expr(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.AttrGetExpr:
+		x.Object = r.expr(x.Object)
+		x.Key = r.expr(x.Key)
+	case *ast.TableExpr:
+		for _, f := range x.Fields {
+			if f.Key != nil {
+				f.Key = r.expr(f.Key)
+			}
+			f.Value = r.expr(f.Value)
+		}
+	case *ast.FuncCallExpr:
+		if x.Func != nil {
+			x.Func = r.expr(x.Func)
+		}
+		if x.Receiver != nil {
+			x.Receiver = r.expr(x.Receiver)
+		}
+		r.exprs(x.Args)
+	case *ast.LogicalOpExpr:
+		x.Lhs = r.expr(x.Lhs)
+		x.Rhs = r.expr(x.Rhs)
+	case *ast.RelationalOpExpr:
+		x.Lhs = r.expr(x.Lhs)
+		x.Rhs = r.expr(x.Rhs)
+	case *ast.ArithmeticOpExpr:
+		x.Lhs = r.expr(x.Lhs)
+		x.Rhs = r.expr(x.Rhs)
+	case *ast.StringConcatOpExpr:
+		x.Lhs = r.concatOperand(x.Lhs)
+		x.Rhs = r.concatOperand(x.Rhs)
+	case *ast.UnaryMinusOpExpr:
+		x.Expr = r.expr(x.Expr)
+	case *ast.UnaryNotOpExpr:
+		x.Expr = r.expr(x.Expr)
+	case *ast.UnaryLenOpExpr:
+		x.Expr = r.expr(x.Expr)
+	case *ast.FunctionExpr:
+		r.stmts(x.Stmts)
+	}
+	return e
+}

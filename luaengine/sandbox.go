@@ -71,8 +71,11 @@ func (e *Engine) setup() {
 	// string: a clean copy (gopher-lua's table doubles as the string
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
-	G.RawGetString("string").(*lua.LTable).ForEach(func(k, v lua.LValue) {
-		if k.String() != "__index" {
+	gstr := G.RawGetString("string").(*lua.LTable)
+	installHelpers(L, gstr)
+	coerceStringArgs(L, gstr)
+	gstr.ForEach(func(k, v lua.LValue) {
+		if ks := k.String(); ks != "__index" && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
 		}
 	})
