@@ -156,6 +156,7 @@ func (e *Engine) markDirty(c *Client) {
 // loop calls it once per iteration, so a pipeline's replies reach the
 // socket in one write.
 func (e *Engine) FlushOutputs() {
+	e.trackingBeforeSleep()
 	for i, c := range e.dirty {
 		c.outDirty = false
 		if len(c.W.B) > 0 && !c.freed {
@@ -220,6 +221,8 @@ func (e *Engine) activeExpire(now int64) {
 // keyExpired fires what Redis fires when it reclaims an expired key.
 func (e *Engine) keyExpired(db int, key string) {
 	e.Stats.ExpiredKeys++
-	e.signalModified(db, key)
+	// Redis's deleteExpiredKeyAndPropagate: the event, then
+	// signalModifiedKey (WATCH and tracking).
 	e.notify(db, NotifyExpired, "expired", key)
+	e.signalModified(db, key)
 }

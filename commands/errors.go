@@ -233,3 +233,34 @@ const (
 func ErrSubcommandSyntax(container string, sub []byte) string {
 	return "ERR unknown subcommand or wrong number of arguments for '" + truncate(string(sub), 128) + "'. Try " + strings.ToUpper(container) + " HELP."
 }
+
+// Pub/sub, transactions, keyspace notifications, client-side caching
+// (pubsub.go, multi.go, notify.go, tracking.go).
+const (
+	ErrExecAbortBecause       = "EXECABORT Transaction discarded because of: "
+	ErrSSubscribeDenyBlocking = "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"
+	// ErrNotifyClassChar is the reason CONFIG SET notify-keyspace-events
+	// gives for an unknown class character.
+	ErrNotifyClassChar        = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+	ErrTrackingRedirectTwice  = "ERR A client can only redirect to a single other client"
+	ErrTrackingNoSuchRedirect = "ERR The client ID you want redirect to does not exist"
+	ErrTrackingPrefixNoBcast  = "ERR PREFIX option requires BCAST mode to be enabled"
+	ErrTrackingBcastSwitch    = "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."
+	ErrTrackingOptBcast       = "ERR OPTIN and OPTOUT are not compatible with BCAST"
+	ErrTrackingOptInOut       = "ERR You can't specify both OPTIN mode and OPTOUT mode"
+	ErrTrackingOptSwitch      = "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."
+	ErrCachingNotTracking     = "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"
+	ErrCachingYesNotOptin     = "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."
+	ErrCachingNoNotOptout     = "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."
+)
+
+// errPrefixOverlapExisting and errPrefixOverlapProvided are CLIENT
+// TRACKING's prefix collision errors (tracking.c); prefixes print as C
+// strings.
+func errPrefixOverlapExisting(p, existing string) string {
+	return "ERR Prefix '" + string(cString([]byte(p))) + "' overlaps with an existing prefix '" + string(cString([]byte(existing))) + "'. Prefixes for a single client must not overlap."
+}
+
+func errPrefixOverlapProvided(p, other string) string {
+	return "ERR Prefix '" + string(cString([]byte(p))) + "' overlaps with another provided prefix '" + string(cString([]byte(other))) + "'. Prefixes for a single client must not overlap."
+}

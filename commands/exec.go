@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"strings"
+
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -35,7 +37,7 @@ func Exec(c *Ctx, args [][]byte) {
 			c.W.Error(ErrScriptWrongArgs)
 			return
 		}
-		c.reject(ErrWrongArgs(spec.FullName()))
+		c.rejectFor(spec, ErrWrongArgs(spec.FullName()))
 		return
 	}
 	if c.InScript {
@@ -44,7 +46,7 @@ func Exec(c *Ctx, args [][]byte) {
 		}
 	} else if !c.InExec {
 		if !c.C.Authenticated && spec.Flags&NoAuth == 0 {
-			c.reject(ErrNoAuth)
+			c.rejectFor(spec, ErrNoAuth)
 			return
 		}
 		if c.C.multi.active {
@@ -54,7 +56,7 @@ func Exec(c *Ctx, args [][]byte) {
 			}
 		}
 		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !allowedWhileSubscribed(spec) {
-			c.reject(sprintf(ErrPubSubContext, spec.FullName()))
+			c.rejectFor(spec, sprintf(ErrPubSubContext, spec.FullName()))
 			return
 		}
 		if c.E.srv.pause != pauseOff && c.E.pausedFor(c.C, spec) {
@@ -66,6 +68,9 @@ func Exec(c *Ctx, args [][]byte) {
 			c.E.feedMonitors(c, spec, args)
 			return
 		}
+	}
+	if c.C.track.on && spec.Flags&ReadOnly != 0 {
+		c.trackingRememberKeys(spec, args) // Redis does it after the command; reads change nothing
 	}
 	c.Spec = spec
 	if !c.InExec && c.E.monitors.count > 0 {
@@ -89,6 +94,18 @@ func (c *Ctx) reject(msg string) {
 		c.C.multi.failed = true
 	}
 	c.W.Error(msg)
+}
+
+// rejectFor is reject for a known command. A refused EXEC discards the
+// transaction and says why, as Redis's rejectCommand/execCommandAbort
+// ("EXECABORT Transaction discarded because of: <error without ERR>").
+func (c *Ctx) rejectFor(spec *Spec, msg string) {
+	if spec.Name == "exec" && spec.Parent() == nil && !c.InScript && !c.InExec {
+		c.E.DiscardTransaction(c.C)
+		c.W.Error(ErrExecAbortBecause + strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	c.reject(msg)
 }
 
 func allowedWhileSubscribed(s *Spec) bool {
@@ -139,6 +156,7 @@ func (e *Engine) Call(cl *Client, args [][]byte) {
 	e.current = cl
 	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
 	Exec(&ctx, args)
+	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = nil
 	if cl.postponed {
 		return // CLIENT PAUSE: the command runs again when the pause ends

@@ -319,37 +319,20 @@ func flushArgs(c *Ctx, args [][]byte) bool {
 	return false
 }
 
-// flushDB empties database db, breaking the WATCH of clients watching a key
-// it held (Redis's touchAllWatchedKeysInDb).
+// flushDB empties database db. Callers first call SignalFlushedDB, which
+// breaks the WATCH of keys that go and invalidates client-side caches.
 func (e *Engine) flushDB(db int) int {
 	d := e.DBs[db]
 	n := d.Len()
-	e.touchWatchedExisting(db, d, nil)
 	d.Flush()
 	return n
-}
-
-// touchWatchedExisting touches every watched key of database db that
-// exists in a or (when b is not nil) in b.
-func (e *Engine) touchWatchedExisting(db int, a, b *store.DB) {
-	var touch []string
-	for wk := range e.watches.keys {
-		if wk.db != db {
-			continue
-		}
-		if a.Peek(wk.key) != nil || (b != nil && b.Peek(wk.key) != nil) {
-			touch = append(touch, wk.key)
-		}
-	}
-	for _, k := range touch {
-		e.touchWatched(db, k)
-	}
 }
 
 func flushdb(c *Ctx, args [][]byte) {
 	if !flushArgs(c, args) {
 		return
 	}
+	c.SignalFlushedDB(c.C.DB)
 	c.E.Stats.Dirty += int64(c.E.flushDB(c.C.DB))
 	c.W.OK()
 }
@@ -358,6 +341,7 @@ func flushall(c *Ctx, args [][]byte) {
 	if !flushArgs(c, args) {
 		return
 	}
+	c.SignalFlushedDB(-1)
 	n := 0
 	for i := range c.E.DBs {
 		n += c.E.flushDB(i)
@@ -384,8 +368,7 @@ func swapdb(c *Ctx, args [][]byte) {
 	}
 	if a != b {
 		da, db := c.E.DBs[a], c.E.DBs[b]
-		c.E.touchWatchedExisting(a, da, db)
-		c.E.touchWatchedExisting(b, db, da)
+		c.SignalSwapDB(a, b)
 		da.Swap(db)
 		c.E.signalReadyAll(a)
 		c.E.signalReadyAll(b)

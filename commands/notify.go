@@ -79,7 +79,7 @@ func NotifyFlagsString(f NotifyClass) string {
 			b byte
 		}{{NotifyGeneric, 'g'}, {NotifyString, '$'}, {NotifyList, 'l'}, {NotifySet, 's'},
 			{NotifyHash, 'h'}, {NotifyZSet, 'z'}, {NotifyExpired, 'x'}, {NotifyEvicted, 'e'},
-			{NotifyStream, 't'}, {NotifyModule, 'd'}} {
+			{NotifyStream, 't'}, {NotifyModule, 'd'}, {NotifyNew, 'n'}} {
 			if f&x.c != 0 {
 				b = append(b, x.b)
 			}
@@ -94,23 +94,32 @@ func NotifyFlagsString(f NotifyClass) string {
 	if f&NotifyKeyMiss != 0 {
 		b = append(b, 'm')
 	}
-	if f&NotifyNew != 0 {
-		b = append(b, 'n')
-	}
 	return string(b)
 }
 
-// notify publishes a keyspace event as Redis's notifyKeyspaceEvent does.
+// notify publishes a keyspace event as Redis's notifyKeyspaceEvent does:
+// "__keyspace@<db>__:<key>" with the event as message, then
+// "__keyevent@<db>__:<event>" with the key as message. The channel names
+// are built in a reused buffer: nothing is allocated per event.
 func (e *Engine) notify(db int, class NotifyClass, event, key string) {
 	flags := e.Config.NotifyFlags
 	if flags&class == 0 {
 		return
 	}
-	dbs := strconv.Itoa(db)
+	buf := e.pubsub.notifyBuf[:0]
 	if flags&NotifyKeyspace != 0 {
-		e.publish("__keyspace@"+dbs+"__:"+key, event)
+		buf = append(buf, "__keyspace@"...)
+		buf = strconv.AppendInt(buf, int64(db), 10)
+		buf = append(buf, "__:"...)
+		buf = append(buf, key...)
+		publishMessage(e, buf, event, false)
 	}
 	if flags&NotifyKeyevent != 0 {
-		e.publish("__keyevent@"+dbs+"__:"+event, key)
+		buf = append(buf[:0], "__keyevent@"...)
+		buf = strconv.AppendInt(buf, int64(db), 10)
+		buf = append(buf, "__:"...)
+		buf = append(buf, event...)
+		publishMessage(e, buf, key, false)
 	}
+	e.pubsub.notifyBuf = buf
 }

@@ -1,0 +1,288 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+)
+
+func TestMultiExec(t *testing.T) {
+	p := NewPair(t)
+	p.Do("MULTI")
+	p.Do("SET", "a", "1")
+	p.Do("INCR", "a")
+	p.Do("GET", "a")
+	p.Do("EXEC")
+	p.Do("GET", "a")
+	// Empty transaction.
+	p.Do("MULTI")
+	p.Do("EXEC")
+	// Runtime errors are per-element; the rest still runs.
+	p.Do("MULTI")
+	p.Do("SET", "s", "x")
+	p.Do("INCR", "s")
+	p.Do("HSET", "s", "f", "v")
+	p.Do("GET", "s")
+	p.Do("EXEC")
+	// SELECT inside the transaction applies to what follows, and stays.
+	p.Do("MULTI")
+	p.Do("SELECT", "1")
+	p.Do("SET", "in1", "v")
+	p.Do("EXEC")
+	p.Do("GET", "in1")
+	p.Do("SELECT", "0")
+	p.Do("GET", "in1")
+	p.Do("FLUSHALL")
+}
+
+func TestMultiErrors(t *testing.T) {
+	p := NewPair(t)
+	p.Do("EXEC")
+	p.Do("DISCARD")
+	p.Do("MULTI")
+	p.Do("MULTI") // nested: an error that does not abort the transaction
+	p.Do("WATCH", "x")
+	p.Do("SET", "a", "1")
+	p.Do("EXEC")
+	// Queue-time errors abort with EXECABORT and discard the transaction.
+	p.Do("MULTI")
+	p.Do("SET", "a")
+	p.Do("SET", "a", "2")
+	p.Do("EXEC")
+	p.Do("GET", "a")
+	p.Do("MULTI")
+	p.Do("NOSUCHCOMMAND", "x")
+	p.Do("EXEC")
+	p.Do("MULTI")
+	p.Do("PUBSUB", "NOSUCH")
+	p.Do("EXEC")
+	p.Do("MULTI")
+	p.Do("SUBSCRIBE")
+	p.Do("DISCARD")
+	p.Do("EXEC")
+	p.Do("MULTI", "x")
+	p.Do("EXEC", "x")
+	p.Do("DISCARD", "x")
+	p.Do("WATCH")
+	p.Do("UNWATCH", "x")
+	p.Do("MULTI")
+	p.Do("EXEC", "x") // arity error on EXEC itself flags the transaction
+	p.Do("EXEC")
+	p.Do("MULTI")
+	p.Do("DISCARD")
+	p.Do("DISCARD")
+}
+
+func TestMultiWatch(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	// Untouched: EXEC runs.
+	p.Do("SET", "k", "1")
+	p.Do("WATCH", "k")
+	p.Do("MULTI")
+	p.Do("INCR", "k")
+	p.Do("EXEC")
+	// Touched by another client: EXEC returns a null array.
+	p.Do("WATCH", "k")
+	other.Do("SET", "k", "5")
+	p.Do("MULTI")
+	p.Do("INCR", "k")
+	p.Do("EXEC")
+	p.Do("GET", "k")
+	// Touched by the client itself.
+	p.Do("WATCH", "k")
+	p.Do("SET", "k", "6")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Touched between MULTI and EXEC.
+	p.Do("WATCH", "k", "j")
+	p.Do("MULTI")
+	p.Do("GET", "k")
+	other.Do("DEL", "j") // j does not exist: no change
+	p.Do("EXEC")
+	p.Do("WATCH", "k")
+	p.Do("MULTI")
+	p.Do("GET", "k")
+	other.Do("DEL", "k")
+	p.Do("EXEC")
+	// A missing key that gets created.
+	p.Do("WATCH", "k")
+	other.Do("SET", "k", "new")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// UNWATCH clears the watch, and the dirty flag.
+	p.Do("WATCH", "k")
+	other.Do("SET", "k", "x")
+	p.Do("UNWATCH")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// DISCARD unwatches too.
+	p.Do("WATCH", "k")
+	p.Do("MULTI")
+	p.Do("DISCARD")
+	other.Do("SET", "k", "y")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// EXEC unwatches.
+	p.Do("WATCH", "k")
+	p.Do("MULTI")
+	p.Do("EXEC")
+	other.Do("SET", "k", "z")
+	p.Do("MULTI")
+	p.Do("EXEC")
+	// EXECABORT wins over a touched key.
+	p.Do("WATCH", "k")
+	other.Do("SET", "k", "w")
+	p.Do("MULTI")
+	p.Do("SET")
+	p.Do("EXEC")
+	// A write that changes nothing does not touch (failed SETNX-like
+	// commands, wrong type errors).
+	p.Do("WATCH", "k")
+	other.Do("HSET", "k", "f", "v")
+	other.Do("SET", "h", "v")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Watching in another database.
+	p.Do("SELECT", "2")
+	p.Do("WATCH", "k")
+	p.Do("SELECT", "0")
+	other.Do("SET", "k", "db0")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	p.Do("SELECT", "2")
+	p.Do("WATCH", "k")
+	other.Do("SELECT", "2")
+	other.Do("SET", "k", "db2")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	p.Do("FLUSHALL")
+}
+
+func TestMultiWatchFlush(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	for _, tc := range []struct {
+		setup []string
+		touch []string
+	}{
+		{[]string{"SET", "k", "1"}, []string{"FLUSHDB"}},
+		{[]string{"SET", "k", "1"}, []string{"FLUSHALL"}},
+		{[]string{"SET", "k", "1"}, []string{"FLUSHALL", "ASYNC"}},
+		{[]string{"SET", "other", "1"}, []string{"FLUSHDB"}}, // k missing: untouched
+		{[]string{"SET", "k", "1"}, []string{"SWAPDB", "0", "1"}},
+		{[]string{"SET", "other", "1"}, []string{"SWAPDB", "0", "1"}},
+	} {
+		p.Do("FLUSHALL")
+		p.Do(tc.setup...)
+		p.Do("WATCH", "k")
+		other.Do(tc.touch...)
+		p.Do("MULTI")
+		p.Do("PING")
+		p.Do("EXEC")
+	}
+	// SWAPDB bringing k in from the other database.
+	p.Do("FLUSHALL")
+	other.Do("SELECT", "1")
+	other.Do("SET", "k", "1")
+	p.Do("WATCH", "k")
+	other.Do("SWAPDB", "0", "1")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// FLUSHDB of another database leaves it alone.
+	p.Do("FLUSHALL")
+	p.Do("SET", "k", "1")
+	p.Do("WATCH", "k")
+	other.Do("FLUSHDB")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	other.Do("SELECT", "0")
+	p.Do("FLUSHALL")
+}
+
+// waitGone polls both servers until key no longer exists (active expiry
+// reclaimed it), for at most two seconds.
+func waitGone(t *testing.T, p *Pair, key string) {
+	t.Helper()
+	for _, c := range []*Conn{p.L, p.R} {
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			v, err := c.Do("DBSIZE")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Str == "0" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s not reclaimed", c.Addr, key)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func TestMultiWatchExpire(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	// Live at WATCH, expired by EXEC: the transaction fails.
+	p.Do("SET", "k", "v", "PX", "50")
+	p.Do("WATCH", "k")
+	time.Sleep(80 * time.Millisecond)
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Live at WATCH, reclaimed by active expiry before EXEC: fails too.
+	p.Do("FLUSHALL")
+	p.Do("SET", "k", "v", "PX", "30")
+	p.Do("WATCH", "k")
+	waitGone(t, p, "k")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Already expired at WATCH (written with an absolute time in the
+	// past would delete it; use a deadline just passed instead).
+	p.Do("FLUSHALL")
+	p.Do("SET", "k", "v", "PX", "1")
+	time.Sleep(5 * time.Millisecond)
+	p.Do("WATCH", "k")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Expired at WATCH and then written: fails.
+	p.Do("FLUSHALL")
+	p.Do("SET", "k", "v", "PX", "1")
+	time.Sleep(5 * time.Millisecond)
+	p.Do("WATCH", "k")
+	other.Do("SET", "k", "again")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+	// Expired at WATCH, then reclaimed: no change.
+	p.Do("FLUSHALL")
+	p.Do("SET", "k", "v", "PX", "1")
+	time.Sleep(5 * time.Millisecond)
+	p.Do("WATCH", "k")
+	waitGone(t, p, "k")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("EXEC")
+}
+
+func TestMultiBlockingInExec(t *testing.T) {
+	p := NewPair(t)
+	requireLockkv(t, p, "LPUSH", "l", "a")
+	p.Do("MULTI")
+	p.Do("BLPOP", "l", "0")
+	p.Do("BLPOP", "l", "0")
+	p.Do("BRPOPLPUSH", "l", "m", "0")
+	p.Do("EXEC")
+}
