@@ -69,7 +69,7 @@ func Exec(c *Ctx, args [][]byte) {
 			return
 		}
 	}
-	if c.C.track.on && spec.Flags&ReadOnly != 0 {
+	if spec.Flags&ReadOnly != 0 && c.E.tracking.clients > 0 {
 		c.trackingRememberKeys(spec, args) // Redis does it after the command; reads change nothing
 	}
 	c.Spec = spec

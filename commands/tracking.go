@@ -182,8 +182,12 @@ func (e *Engine) trackingFreeClient(c *Client) { e.DisableTracking(c) }
 // trackingRememberKeys records the keys a read-only command of a tracking
 // client read (Redis's trackingRememberKeys, called from call()).
 func (c *Ctx) trackingRememberKeys(spec *Spec, args [][]byte) {
-	t := &c.C.track
-	if t.bcast || (t.optin && !t.caching) || (t.optout && t.caching) {
+	cl := c.C
+	if c.InScript && c.E.current != nil {
+		cl = c.E.current // a script's reads count for the client running it
+	}
+	t := &cl.track
+	if !t.on || t.bcast || (t.optin && !t.caching) || (t.optout && t.caching) {
 		return
 	}
 	switch spec.Name {
@@ -191,7 +195,7 @@ func (c *Ctx) trackingRememberKeys(spec *Spec, args [][]byte) {
 		return // only the commands the script runs count
 	}
 	table := c.E.tracking.table
-	id := c.C.ID
+	id := cl.ID
 	for _, pos := range spec.KeyPositions(args) {
 		key := args[pos]
 		tk := table[string(key)]
