@@ -144,6 +144,11 @@ const (
 	// ErrIntRange is getIntFromObjectOrReply's error for an integer
 	// outside C int range.
 	ErrIntRange = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	// LCS.
+	ErrLCSNotString = "ERR The specified keys must contain string values"
+	ErrLCSIdxAndLen = "ERR If you want both the length and indexes, please just use IDX."
+	ErrLCSTooLong   = "ERR String too long for LCS"
+	ErrLCSMemory    = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
 )
 
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut

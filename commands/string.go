@@ -31,6 +31,7 @@ var stringCommands = []*Spec{
 	{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: strlen},
 	{Name: "getrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
 	{Name: "substr", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
+	{Name: "lcs", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: lcs},
 	{Name: "setrange", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: setrange},
 }
 
@@ -615,4 +616,151 @@ func setrange(c *Ctx, args [][]byte) {
 	c.Modified(key)
 	c.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))
+}
+
+// lcs is LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN], with
+// Redis's dynamic-programming table, walk back and range reporting.
+func lcs(c *Ctx, args [][]byte) {
+	ea, eb := c.Lookup(args[1]), c.Lookup(args[2])
+	var a, b []byte
+	for i, e := range []*store.Entry{ea, eb} {
+		if e == nil {
+			continue
+		}
+		s, ok := e.Value.(*store.String)
+		if !ok {
+			c.Error(ErrLCSNotString)
+			return
+		}
+		if i == 0 {
+			a = s.B
+		} else {
+			b = s.B
+		}
+	}
+	var getLen, getIdx, withMatchLen bool
+	var minMatchLen int64
+	for j := 3; j < len(args); j++ {
+		opt := cString(args[j])
+		switch {
+		case EqualFold(opt, "idx"):
+			getIdx = true
+		case EqualFold(opt, "len"):
+			getLen = true
+		case EqualFold(opt, "withmatchlen"):
+			withMatchLen = true
+		case EqualFold(opt, "minmatchlen") && j+1 < len(args):
+			n, ok := ParseInt(args[j+1])
+			if !ok {
+				c.Error(ErrNotInt)
+				return
+			}
+			minMatchLen = max(n, 0)
+			j++
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if getIdx && getLen {
+		c.Error(ErrLCSIdxAndLen)
+		return
+	}
+	if uint64(len(a)) >= math.MaxUint32-1 || uint64(len(b)) >= math.MaxUint32-1 {
+		c.Error(ErrLCSTooLong)
+		return
+	}
+	alen, blen := len(a), len(b)
+	cells := uint64(alen+1) * uint64(blen+1)
+	if cells*4 > uint64(c.E.Config.ProtoMaxBulkLen) {
+		c.Error(ErrLCSMemory)
+		return
+	}
+	w := blen + 1
+	dp := make([]uint32, cells)
+	for i := 1; i <= alen; i++ {
+		row, prev := dp[i*w:(i+1)*w], dp[(i-1)*w:i*w]
+		ai := a[i-1]
+		for j := 1; j <= blen; j++ {
+			if ai == b[j-1] {
+				row[j] = prev[j-1] + 1
+			} else if prev[j] > row[j-1] {
+				row[j] = prev[j]
+			} else {
+				row[j] = row[j-1]
+			}
+		}
+	}
+	total := dp[alen*w+blen]
+	if getLen {
+		c.W.Int(int64(total))
+		return
+	}
+	idx := total
+	var result []byte
+	result = make([]byte, idx)
+	type match struct{ a0, a1, b0, b1 int }
+	var ranges []match
+	aStart, aEnd, bStart, bEnd := alen, 0, 0, 0 // aStart == alen: no range
+	i, j := alen, blen
+	for i > 0 && j > 0 {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			if aStart == alen {
+				aStart, aEnd, bStart, bEnd = i-1, i-1, j-1, j-1
+			} else if aStart == i && bStart == j {
+				aStart--
+				bStart--
+			} else {
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if dp[(i-1)*w+j] > dp[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != alen {
+				emit = true
+			}
+		}
+		if emit {
+			if n := int64(aEnd - aStart + 1); minMatchLen == 0 || n >= minMatchLen {
+				ranges = append(ranges, match{aStart, aEnd, bStart, bEnd})
+			}
+			aStart = alen
+		}
+	}
+	if !getIdx {
+		c.W.Bulk(result)
+		return
+	}
+	c.W.Map(2)
+	c.W.BulkString("matches")
+	c.W.Array(len(ranges))
+	for _, r := range ranges {
+		if withMatchLen {
+			c.W.Array(3)
+		} else {
+			c.W.Array(2)
+		}
+		c.W.Array(2)
+		c.W.Int(int64(r.a0))
+		c.W.Int(int64(r.a1))
+		c.W.Array(2)
+		c.W.Int(int64(r.b0))
+		c.W.Int(int64(r.b1))
+		if withMatchLen {
+			c.W.Int(int64(r.a1 - r.a0 + 1))
+		}
+	}
+	c.W.BulkString("len")
+	c.W.Int(int64(total))
 }
