@@ -97,3 +97,19 @@ func TestStringEncoding(t *testing.T) {
 		p.Do("OBJECT", "ENCODING", k)
 	}
 }
+
+func TestKeysStringsRESP3(t *testing.T) {
+	p := NewPair(t)
+	requireLockkv(t, p, "HELLO", "3")
+	for _, cmd := range [][]string{
+		{"GET", "nosuch"}, {"SET", "k", "v"}, {"SET", "k", "w", "NX"}, {"SET", "k", "w", "GET"},
+		{"SET", "n", "w", "GET"}, {"SET", "k", "x", "XX", "GET"}, {"GETEX", "nosuch"}, {"GETDEL", "nosuch"},
+		{"GETSET", "nosuch2", "1"}, {"MGET", "k", "nosuch", "n"}, {"INCRBYFLOAT", "f", "1.5"},
+		{"INCR", "i"}, {"GETRANGE", "nosuch", "0", "1"}, {"RANDOMKEY"}, {"TYPE", "k"},
+		{"LCS", "k", "n", "IDX", "WITHMATCHLEN"}, {"LCS", "k", "n"}, {"SCAN", "0", "MATCH", "k*"},
+		{"SETNX", "k", "1"}, {"EXPIRE", "k", "100"}, {"TTL", "nosuch"}, {"RENAME", "nosuch", "x"},
+		{"COPY", "k", "k2"}, {"FLUSHDB"}, {"RANDOMKEY"}, {"SCAN", "0"}, {"KEYS", "*"},
+	} {
+		p.Do(cmd...)
+	}
+}
