@@ -105,11 +105,15 @@ func TestKeysStringsRESP3(t *testing.T) {
 		{"GET", "nosuch"}, {"SET", "k", "v"}, {"SET", "k", "w", "NX"}, {"SET", "k", "w", "GET"},
 		{"SET", "n", "w", "GET"}, {"SET", "k", "x", "XX", "GET"}, {"GETEX", "nosuch"}, {"GETDEL", "nosuch"},
 		{"GETSET", "nosuch2", "1"}, {"MGET", "k", "nosuch", "n"}, {"INCRBYFLOAT", "f", "1.5"},
-		{"INCR", "i"}, {"GETRANGE", "nosuch", "0", "1"}, {"RANDOMKEY"}, {"TYPE", "k"},
+		{"INCR", "i"}, {"GETRANGE", "nosuch", "0", "1"}, {"TYPE", "k"},
 		{"LCS", "k", "n", "IDX", "WITHMATCHLEN"}, {"LCS", "k", "n"}, {"SCAN", "0", "MATCH", "k*"},
 		{"SETNX", "k", "1"}, {"EXPIRE", "k", "100"}, {"TTL", "nosuch"}, {"RENAME", "nosuch", "x"},
 		{"COPY", "k", "k2"}, {"FLUSHDB"}, {"RANDOMKEY"}, {"SCAN", "0"}, {"KEYS", "*"},
 	} {
 		p.Do(cmd...)
 	}
+	p.Do("SET", "only", "1")
+	p.Do("RANDOMKEY")
+	p.Do("SET", "other", "1")
+	p.DoShape("RANDOMKEY")
 }
