@@ -497,7 +497,7 @@ func TestKeysEXPIREOptions(t *testing.T) {
 	p.Do("EXPIRE", "k", "400", "LT")
 	p.Do("EXPIRE", "k", "50", "LT")
 	p.DoApprox(1, "TTL", "k")
-	p.Do("EXPIRE", "k", "50", "xx", "gt")
+	p.Do("EXPIRE", "k", "40", "xx", "gt")
 	p.Do("EXPIRE", "k", "60", "xx", "gt")
 	p.DoApprox(1, "TTL", "k")
 	p.Do("EXPIRE", "k", "-1", "LT")
