@@ -332,3 +332,75 @@ func TestScriptLua51Numbers(t *testing.T) {
 		"return string.format('%s', string.rep('x', 150))",
 	)
 }
+
+func TestScriptRESP3(t *testing.T) {
+	p := NewPair(t)
+	p.Do("HSET", "h", "f", "v")
+	p.Do("SET", "n", "1")
+	scripts := []string{
+		"return true", "return false", "return nil", "return {double=1.5}", "return {double=0/0 > 0 and 1 or 2}",
+		"return {big_number='1234'}", "return {map={a=1}}", "return {set={x=true}}",
+		"return {verbatim_string={format='txt',string='hi'}}",
+		"redis.setresp(3) return true", "redis.setresp(3) return false",
+		"redis.setresp(3) return redis.call('hgetall','h')",
+		"redis.setresp(3) return redis.call('hgetall','h').map.f",
+		"redis.setresp(3) return type(redis.call('get','nosuch'))",
+		"redis.setresp(3) return redis.call('get','nosuch') == nil",
+		"return type(redis.call('get','nosuch'))",
+		"redis.setresp(3) local r = redis.call('hgetall','h') return {map=r.map}",
+		"redis.setresp(2) return redis.call('hgetall','h')",
+		"redis.setresp(3) return redis.call('set','n','2')",
+		"redis.setresp(3) return redis.pcall('nosuch')",
+		"return {1, true, false, {map={k={set={a=true}}}}}",
+		"redis.setresp(3) return {1, true, false}",
+		"return redis.call('ping')",
+	}
+	for _, s := range scripts {
+		p.Do("EVAL", s, "0")
+	}
+	p.Do("HELLO", "3")
+	for _, s := range scripts {
+		p.Do("EVAL", s, "0")
+	}
+	p.Do("EVAL", "return {err='x'}", "0")
+	p.Do("EVAL", "error('boom')", "0")
+	p.Do("HELLO", "2")
+}
+
+func TestScriptMisc(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "k", "v")
+	p.Do("EXPIRE", "k", "100")
+	evalAll(p,
+		"return redis.call('ttl', 'k')",
+		"local t = {} for i=1,100 do t[i] = i end return t",
+		"return string.rep('x', 10000)",
+		"local a, b = pcall(error, {err='E x'}) return {tostring(a), b}",
+		"local ok, err = pcall(function() error('inner') end) return err",
+		"local ok, err = pcall(function() error({code=1}) end) return type(err)",
+		"return select(2, xpcall(function() error('x') end, function(e) return 'handled: ' .. e end))",
+		"local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b * 2 end) local _, x = coroutine.resume(co, 1) local _, y = coroutine.resume(co, 10) return {x, y, coroutine.status(co)}",
+		"return loadstring('return 1 + 1')()",
+		"local f = loadstring('x = 1') local ok, e = pcall(f) return tostring(ok)",
+		"return type(loadstring('syntax error here'))",
+		"local t = {3,1,2} table.sort(t) return t",
+		"local t = {3,1,2} table.sort(t, function(a,b) return a > b end) return t",
+		"return table.concat({1,2,3}, ',')",
+		"local t = {1,2,3} table.remove(t, 1) table.insert(t, 1, 9) return t",
+		"return {string.find('hello world', 'o w')}", "return {string.match('key:123', '(%a+):(%d+)')}",
+		"return (string.gsub('hello', 'l', 'L'))", "return string.upper('abc') .. string.lower('DEF')",
+		"return {string.byte('ABC', 1, 3)}", "return string.char(72, 73)", "return string.sub('hello', 2, -2)",
+		"return string.reverse('abc')", "return #'abc'",
+		"local r = {} for w in string.gmatch('a,b,c', '[^,]+') do r[#r+1] = w end return r",
+		"return math.floor(3.7) + math.ceil(3.2) + math.abs(-2) + math.max(1, 5, 3) + math.min(4, 2)",
+		"return tostring(math.sqrt(2))", "return tostring(math.pi)",
+		"return redis.sha1hex('hello')",
+		"return {redis.call('ping', 'msg'), redis.call('echo', 'e')}",
+		"return redis.call('exists', 'k', 'nosuch')",
+		"return #redis.call('keys', '*')",
+		"return redis.call('incr', 'k')",
+		"return redis.pcall('incr', 'k')",
+		"return redis.call('incr', 'k')",
+	)
+	p.Do("GET", "k")
+}
