@@ -404,3 +404,26 @@ func TestScriptMisc(t *testing.T) {
 	)
 	p.Do("GET", "k")
 }
+
+func TestScriptCmsgpack(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return cmsgpack.pack(1, -1, 200, -200, 70000, 2^40, -2^40, 1.5, 0.1, 'abc', string.rep('x', 40), string.rep('y',300), true, false, nil)",
+		"return cmsgpack.pack({1,2,3}, {}, {a=1}, {1,2,nil,4}, {[1]=1,[3]=3})",
+		"return cmsgpack.pack(string.rep('z', 70000)):sub(1,6)",
+		"local t = {} for i=1,20 do t[i]=i end return cmsgpack.pack(t):sub(1,4)",
+		"return cmsgpack.pack(2^63, -2^63, 2^64, 1e300, -0.0, 0/0, -33, -129, -32769, -2^31-1, 65536, 2^32)",
+		"return cmsgpack.pack({{{{{{{{{{{{{{{{{{{{1}}}}}}}}}}}}}}}}}}}})",
+		"return cmsgpack.pack()", "return cmsgpack.pack(function() end)",
+		"return {cmsgpack.unpack(cmsgpack.pack(1,'a',{1,2},{x=1}, true, 1.5, -7, 2^40, -2^40, 0.1))}",
+		"return cmsgpack.unpack('')", "return cmsgpack.unpack('\\145')", "return cmsgpack.unpack('\\193')",
+		"return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3))}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 2)}",
+		"return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 2)}", "return {cmsgpack.unpack_one(cmsgpack.pack(1), 1)}",
+		"return {cmsgpack.unpack_one(cmsgpack.pack(1), 5)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1), -1)}",
+		"return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}",
+		"return type(cmsgpack.unpack(cmsgpack.pack(nil)))",
+		"local t = cmsgpack.unpack(cmsgpack.pack({1,nil,3})) return {t[1], t[2], t[3]}",
+		"return cmsgpack.unpack('\\196\\3abc')", "return cmsgpack.unpack('\\208\\128')",
+		"return cmsgpack.unpack('\\207\\0\\0\\0\\0\\0\\0\\1\\0')",
+	)
+}

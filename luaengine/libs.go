@@ -419,5 +419,3 @@ func structSize(L *lua.LState) int {
 	L.Push(lua.LNumber(pos))
 	return 1
 }
-
-func openCmsgpack(L *lua.LState) *lua.LTable { return L.CreateTable(0, 0) }
