@@ -566,10 +566,8 @@ func clientUnblock(c *Ctx, args [][]byte) {
 		c.Error(ErrSubcommandSyntax("client", args[1]))
 		return
 	}
-	_ = withError
-	target := c.E.clients[id]
-	if target == nil || !target.blk.blocked {
-		c.W.Int(0)
+	if c.E.UnblockClient(id, withError) {
+		c.W.Int(1)
 		return
 	}
 	c.W.Int(0)

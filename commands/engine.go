@@ -156,6 +156,7 @@ func (e *Engine) markDirty(c *Client) {
 // loop calls it once per iteration, so a pipeline's replies reach the
 // socket in one write.
 func (e *Engine) FlushOutputs() {
+	e.resumeUnblocked()
 	e.trackingBeforeSleep()
 	for i, c := range e.dirty {
 		c.outDirty = false

@@ -121,7 +121,7 @@ func infoClients(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "client_recent_max_output_buffer", 0)
 	b = kvi(b, "blocked_clients", int64(blocked))
 	b = kvi(b, "tracking_clients", int64(tracking))
-	b = kvi(b, "clients_in_timeout_table", 0)
+	b = kvi(b, "clients_in_timeout_table", int64(e.ClientsInTimeoutTable()))
 	return b
 }
 
