@@ -54,7 +54,7 @@ import (
 // Ctx.Ready must be called whenever a key may now serve a blocked client:
 // elements pushed to a list or added to a zset, and keys created by RENAME,
 // MOVE, COPY, RESTORE, SMOVE-like moves (Redis's dbAdd signals every new
-// key). Engine.SignalDBReady covers SWAPDB. Ready costs a map lookup when
+// key). SWAPDB uses Engine.signalReadyAll. Ready costs a map lookup when
 // someone is blocked and nothing otherwise.
 //
 // CLIENT UNBLOCK calls Engine.UnblockClient; INFO reads BlockedClients and
@@ -346,16 +346,6 @@ func (e *Engine) signalReady(db int, key string) {
 	}
 	b.readySet[bk] = struct{}{}
 	b.ready = append(b.ready, bk)
-}
-
-// SignalDBReady marks every key clients wait for in database db as ready
-// (SWAPDB's scanDatabaseForReadyKeys).
-func (e *Engine) SignalDBReady(db int) {
-	for bk := range e.blocking.keys {
-		if bk.db == db {
-			e.signalReady(db, bk.key)
-		}
-	}
 }
 
 // afterCommand serves clients blocked on keys that became ready

@@ -246,12 +246,9 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	hasCount := len(args) == 3
 	var count int64
 	if hasCount {
+		// getPositiveLongFromObjectOrReply: one message for both failures.
 		n, ok := ParseInt(args[2])
-		if !ok {
-			c.Error(ErrNotInt)
-			return
-		}
-		if n < 0 {
+		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
 		}
@@ -499,22 +496,16 @@ func lpos(c *Ctx, args [][]byte) {
 			rank = n
 		case more && EqualFold(opt, "count"):
 			j++
-			n, ok := c.listInt(args[j])
-			if !ok {
-				return
-			}
-			if n < 0 {
+			n, ok := ParseInt(args[j])
+			if !ok || n < 0 {
 				c.Error(ErrLposCountNeg)
 				return
 			}
 			count = n
 		case more && EqualFold(opt, "maxlen"):
 			j++
-			n, ok := c.listInt(args[j])
-			if !ok {
-				return
-			}
-			if n < 0 {
+			n, ok := ParseInt(args[j])
+			if !ok || n < 0 {
 				c.Error(ErrLposMaxlenNeg)
 				return
 			}

@@ -1,0 +1,411 @@
+package conformance
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+var blockedRe = regexp.MustCompile(`blocked_clients:(\d+)`)
+
+// waitBlocked polls INFO on both servers until exactly n clients are
+// blocked, so a test knows a blocking command was processed before it
+// pushes.
+func waitBlocked(t *testing.T, n int) {
+	t.Helper()
+	for _, addr := range []string{lockkvAddr, redisAddr} {
+		c, err := Dial(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for {
+			v, err := c.Do("INFO", "clients")
+			if err != nil {
+				c.Close()
+				t.Fatalf("%s: INFO: %v", addr, err)
+			}
+			m := blockedRe.FindStringSubmatch(v.Str)
+			if m != nil && m[1] == strconv.Itoa(n) {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Close()
+				t.Fatalf("%s: want %d blocked clients, INFO says %v", addr, n, m)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		c.Close()
+	}
+}
+
+// blockPair returns a flushed pair once no client is blocked on either
+// server (clients of earlier tests may still be going away).
+func blockPair(t *testing.T) *Pair {
+	t.Helper()
+	p := NewPair(t)
+	waitBlocked(t, 0)
+	return p
+}
+
+// blockOn sends a blocking command on a new connection pair and waits until
+// both servers have blocked it.
+func blockOn(t *testing.T, blocked int, args ...string) *Pair {
+	t.Helper()
+	a := Connect(t)
+	a.Send(args...)
+	waitBlocked(t, blocked)
+	return a
+}
+
+func TestBlockingBLPOP(t *testing.T) {
+	p := blockPair(t)
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	p.Do("RPUSH", "k", "x")
+	a.Receive()
+	p.Do("EXISTS", "k")
+
+	// Several keys: the first key that gets elements serves.
+	a.Send("BLPOP", "k1", "k2", "k3", "0")
+	waitBlocked(t, 1)
+	p.Do("LPUSH", "k3", "a", "b")
+	a.Receive()
+	p.Do("LRANGE", "k3", "0", "-1")
+
+	// BRPOP takes from the tail; the pusher's reply counts the element
+	// handed over.
+	a.Send("BRPOP", "k4", "0")
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k4", "a", "b", "c")
+	a.Receive()
+	p.Do("LRANGE", "k4", "0", "-1")
+
+	// The same key twice is one wait.
+	a.Send("BLPOP", "d", "d", "0")
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "d", "1", "2")
+	a.Receive()
+	p.Do("LRANGE", "d", "0", "-1")
+	a.NoReply(20 * time.Millisecond)
+
+	// Data already there: no blocking at all.
+	a.Do("RPUSH", "d", "3")
+	a.Do("BLPOP", "nokey", "d", "0")
+	a.Do("BRPOP", "d", "0")
+	a.Do("EXISTS", "d")
+}
+
+func TestBlockingWakeOrder(t *testing.T) {
+	p := blockPair(t)
+	var cs []*Pair
+	for i := 1; i <= 3; i++ {
+		cs = append(cs, blockOn(t, i, "BLPOP", "q", "0"))
+	}
+	p.Do("RPUSH", "q", "1", "2")
+	cs[0].Receive()
+	cs[1].Receive()
+	cs[2].NoReply(20 * time.Millisecond)
+	p.Do("EXISTS", "q")
+	p.Do("RPUSH", "q", "3", "4")
+	cs[2].Receive()
+	p.Do("LRANGE", "q", "0", "-1")
+
+	// Clients on different keys and directions.
+	waitBlocked(t, 0)
+	b1 := blockOn(t, 1, "BRPOP", "x", "y", "0")
+	b2 := blockOn(t, 2, "BLPOP", "y", "0")
+	b3 := blockOn(t, 3, "BLMPOP", "0", "2", "z", "y", "LEFT", "COUNT", "2")
+	p.Do("RPUSH", "y", "1", "2", "3", "4", "5")
+	b1.Receive()
+	b2.Receive()
+	b3.Receive()
+	p.Do("LRANGE", "y", "0", "-1")
+}
+
+func TestBlockingTimeout(t *testing.T) {
+	p := blockPair(t)
+	for _, cmd := range [][]string{
+		{"BLPOP", "k", "0.05"},
+		{"BRPOP", "k", "k2", "0.05"},
+		{"BLMOVE", "k", "d", "LEFT", "RIGHT", "0.05"},
+		{"BRPOPLPUSH", "k", "d", "0.05"},
+		{"BLMPOP", "0.05", "2", "k", "k2", "RIGHT", "COUNT", "3"},
+		{"BLPOP", "k", "0.0001"},
+	} {
+		p.Send(cmd...)
+		p.Receive()
+	}
+	p.Do("EXISTS", "d")
+	// A timed-out client carries on with its pipeline.
+	p.SendRaw([]byte("*3\r\n$5\r\nBLPOP\r\n$1\r\nk\r\n$4\r\n0.05\r\n*2\r\n$4\r\nECHO\r\n$5\r\nafter\r\n"))
+	p.Receive()
+	p.Receive()
+	p.Do("HELLO", "3")
+	for _, cmd := range [][]string{
+		{"BLPOP", "k", "0.05"},
+		{"BLMOVE", "k", "d", "LEFT", "RIGHT", "0.05"},
+		{"BLMPOP", "0.05", "1", "k", "LEFT"},
+	} {
+		p.Send(cmd...)
+		p.Receive()
+	}
+}
+
+func TestBlockingTimeoutArgs(t *testing.T) {
+	p := blockPair(t)
+	for _, to := range []string{"-1", "-0.5", "abc", "", " 1", "1 ", "nan", "inf", "-inf", "+inf",
+		"1e400", "-1e400", "1e5000", "1e20", "9223372036854775808", "0x", "1..0", "1e"} {
+		p.Do("BLPOP", "k", to)
+		p.Do("BRPOP", "k", to)
+		p.Do("BLMOVE", "k", "d", "LEFT", "LEFT", to)
+		p.Do("BRPOPLPUSH", "k", "d", to)
+		p.Do("BLMPOP", to, "1", "k", "LEFT")
+	}
+	// Argument errors come in Redis's order.
+	for _, cmd := range [][]string{
+		{"BLMOVE", "k", "d", "UP", "LEFT", "x"},
+		{"BLMOVE", "k", "d", "LEFT", "DOWN", "x"},
+		{"BLMPOP", "x", "0", "k", "LEFT"},
+		{"BLMPOP", "0", "0", "k", "LEFT"},
+		{"BLMPOP", "x", "1", "k", "UP"},
+		{"BLMPOP", "x", "1", "k", "LEFT", "COUNT", "0"},
+		{"BLMPOP", "x", "2", "k", "LEFT"},
+		{"BLMPOP", "0", "1", "k"},
+		{"BLPOP", "k"},
+		{"BLMOVE", "k", "d", "LEFT", "LEFT"},
+		{"BRPOPLPUSH", "k", "d"},
+		{"BLMPOP", "0", "1", "k", "LEFT", "COUNT"},
+	} {
+		p.Do(cmd...)
+	}
+}
+
+func TestBlockingWrongType(t *testing.T) {
+	p := blockPair(t)
+	p.Do("SET", "s", "v")
+	p.Do("RPUSH", "l", "a")
+	for _, cmd := range [][]string{
+		{"BLPOP", "s", "0"},
+		{"BLPOP", "nokey", "s", "0"},
+		{"BRPOP", "nokey", "s", "0"},
+		{"BLMOVE", "s", "d", "LEFT", "LEFT", "0"},
+		{"BLMOVE", "l", "s", "LEFT", "LEFT", "0"},
+		{"BRPOPLPUSH", "l", "s", "0"},
+		{"BLMPOP", "0", "2", "nokey", "s", "LEFT"},
+		{"BLMPOP", "0", "2", "l", "s", "LEFT"},
+	} {
+		p.Do(cmd...)
+	}
+	p.Do("LRANGE", "l", "0", "-1")
+	p.Do("DEL", "l")
+
+	// The destination became a string while the client waited: the client
+	// gets WRONGTYPE and the element stays in the source.
+	a := blockOn(t, 1, "BLMOVE", "src", "s", "LEFT", "LEFT", "0")
+	b := blockOn(t, 2, "BLPOP", "src", "0")
+	p.Do("RPUSH", "src", "v")
+	a.Receive()
+	b.Receive()
+	p.Do("EXISTS", "src")
+
+	// A key that became a string does not wake a list waiter.
+	a.Send("BLPOP", "w", "0")
+	waitBlocked(t, 1)
+	p.Do("SET", "w", "str")
+	a.NoReply(30 * time.Millisecond)
+	p.Do("DEL", "w")
+	p.Do("RPUSH", "w", "ok")
+	a.Receive()
+}
+
+func TestBlockingBLMOVE(t *testing.T) {
+	p := blockPair(t)
+	for _, dirs := range [][2]string{{"LEFT", "LEFT"}, {"LEFT", "RIGHT"}, {"RIGHT", "LEFT"}, {"RIGHT", "RIGHT"}} {
+		p.Do("DEL", "src", "dst")
+		p.Do("RPUSH", "dst", "d1", "d2")
+		a := blockOn(t, 1, "BLMOVE", "src", "dst", dirs[0], dirs[1], "0")
+		p.Do("RPUSH", "src", "a", "b", "c")
+		a.Receive()
+		p.Do("LRANGE", "src", "0", "-1")
+		p.Do("LRANGE", "dst", "0", "-1")
+		waitBlocked(t, 0)
+	}
+	// Source and destination the same key.
+	p.Do("DEL", "src", "dst")
+	a := blockOn(t, 1, "BRPOPLPUSH", "same", "same", "0")
+	p.Do("RPUSH", "same", "x", "y")
+	a.Receive()
+	p.Do("LRANGE", "same", "0", "-1")
+	// Immediate path.
+	p.Do("BLMOVE", "same", "other", "RIGHT", "LEFT", "0")
+	p.Do("BRPOPLPUSH", "same", "other", "0")
+	p.Do("BRPOPLPUSH", "same", "other", "0.01")
+	p.Do("LRANGE", "other", "0", "-1")
+}
+
+// A served BLMOVE pushes into a key another client waits on: that client
+// is served in the same round of handling ready keys.
+func TestBlockingBLMOVEChain(t *testing.T) {
+	p := blockPair(t)
+	a := blockOn(t, 1, "BLMOVE", "a", "b", "LEFT", "RIGHT", "0")
+	b := blockOn(t, 2, "BLMOVE", "b", "c", "LEFT", "RIGHT", "0")
+	c := blockOn(t, 3, "BLPOP", "c", "0")
+	p.Do("RPUSH", "a", "v1", "v2")
+	a.Receive()
+	b.Receive()
+	c.Receive()
+	waitBlocked(t, 0)
+	for _, k := range []string{"a", "b", "c"} {
+		p.Do("LRANGE", k, "0", "-1")
+	}
+	// A cycle: a -> b and b -> a.
+	p.Do("DEL", "a", "b", "c")
+	a.Send("BRPOPLPUSH", "a", "b", "0")
+	waitBlocked(t, 1)
+	b.Send("BRPOPLPUSH", "b", "a", "0")
+	waitBlocked(t, 2)
+	c.Send("BLPOP", "a", "0")
+	waitBlocked(t, 3)
+	p.Do("LPUSH", "a", "x")
+	a.Receive()
+	b.Receive()
+	c.Receive()
+	p.Do("EXISTS", "a", "b")
+}
+
+func TestBlockingPipeline(t *testing.T) {
+	p := blockPair(t)
+	a := Connect(t)
+	a.SendRaw([]byte("*3\r\n$5\r\nBLPOP\r\n$1\r\nk\r\n$1\r\n0\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n*3\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n$4\r\nmine\r\n"))
+	waitBlocked(t, 1)
+	// Commands sent while blocked wait behind the blocking one.
+	a.Send("LRANGE", "k", "0", "-1")
+	a.NoReply(20 * time.Millisecond)
+	p.Do("RPUSH", "k", "a", "b")
+	a.Receive() // [k, a]
+	a.Receive() // LLEN
+	a.Receive() // RPUSH
+	a.Receive() // LRANGE
+	// The served client blocks again inside its resumed pipeline.
+	a.SendRaw([]byte("*3\r\n$5\r\nBLPOP\r\n$2\r\nk2\r\n$1\r\n0\r\n*3\r\n$5\r\nBLPOP\r\n$2\r\nk3\r\n$1\r\n0\r\n*2\r\n$4\r\nECHO\r\n$4\r\ndone\r\n"))
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k3", "early")
+	p.Do("RPUSH", "k2", "x")
+	a.Receive()
+	a.Receive()
+	a.Receive()
+}
+
+func TestBlockingDisconnect(t *testing.T) {
+	p := blockPair(t)
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	a.L.Close()
+	a.R.Close()
+	waitBlocked(t, 0)
+	p.Do("RPUSH", "k", "kept")
+	p.Do("LRANGE", "k", "0", "-1")
+	// A second waiter behind a departed one is served.
+	p.Do("DEL", "k")
+	b := blockOn(t, 1, "BLPOP", "k", "0")
+	c := blockOn(t, 2, "BLPOP", "k", "0")
+	b.L.Close()
+	b.R.Close()
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k", "v")
+	c.Receive()
+	p.Do("EXISTS", "k")
+}
+
+func TestBlockingNoBlockContexts(t *testing.T) {
+	p := blockPair(t)
+	// Scripts: BLPOP family is noscript; BLMPOP answers at once.
+	p.Do("EVAL", "return redis.call('blpop','k',0)", "1", "k")
+	p.Do("EVAL", "return redis.call('blmove','k','d','left','left',0)", "2", "k", "d")
+	p.Do("EVAL", "return redis.call('blmpop',0,1,'k','left')", "1", "k")
+	p.Do("RPUSH", "k", "a")
+	p.Do("EVAL", "return redis.call('blmpop',0,1,'k','left')", "1", "k")
+	// A script pushes then pops: the waiter is not served.
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	p.Do("EVAL", "redis.call('rpush',KEYS[1],'x'); return redis.call('lpop',KEYS[1])", "1", "k")
+	a.NoReply(20 * time.Millisecond)
+	// Pushes to two keys in one script: the first signalled key serves.
+	a2 := blockOn(t, 2, "BLPOP", "k2", "k1", "0")
+	p.Do("EVAL", "redis.call('rpush',KEYS[1],'1'); redis.call('rpush',KEYS[2],'2'); return redis.call('llen',KEYS[1])", "2", "k1", "k2")
+	a2.Receive()
+	p.Do("RPUSH", "k", "y")
+	a.Receive()
+
+	m := Connect(t)
+	requireLockkv(t, m, "MULTI")
+	for _, cmd := range [][]string{
+		{"BLPOP", "nokey", "0"},
+		{"BRPOP", "nokey", "0"},
+		{"BLMOVE", "nokey", "d", "LEFT", "LEFT", "0"},
+		{"BRPOPLPUSH", "nokey", "d", "0"},
+		{"BLMPOP", "0", "1", "nokey", "LEFT"},
+		{"BLPOP", "nokey", "-1"},
+	} {
+		m.Do(cmd...)
+	}
+	m.Do("EXEC")
+}
+
+func TestBlockingClientUnblock(t *testing.T) {
+	p := blockPair(t)
+	for _, mode := range [][]string{{}, {"TIMEOUT"}, {"ERROR"}} {
+		a := Connect(t)
+		lid, err := a.L.Do("CLIENT", "ID")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rid, err := a.R.Do("CLIENT", "ID")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Send("BLMOVE", "k", "d", "LEFT", "LEFT", "0")
+		waitBlocked(t, 1)
+		lv, err := p.L.Do(append([]string{"CLIENT", "UNBLOCK", lid.Str}, mode...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rv, err := p.R.Do(append([]string{"CLIENT", "UNBLOCK", rid.Str}, mode...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.check("CLIENT UNBLOCK", lv, rv, Equal(lv, rv))
+		a.Receive()
+		waitBlocked(t, 0)
+		// Not blocked any more.
+		lv, _ = p.L.Do("CLIENT", "UNBLOCK", lid.Str)
+		rv, _ = p.R.Do("CLIENT", "UNBLOCK", rid.Str)
+		p.check("CLIENT UNBLOCK again", lv, rv, Equal(lv, rv))
+		a.Do("PING")
+	}
+	p.Do("CLIENT", "UNBLOCK", "999999999", "FOO")
+}
+
+func TestBlockingExpiredAndLPUSHOrder(t *testing.T) {
+	p := blockPair(t)
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	// LPUSH a b c makes [c b a]: the waiter gets c.
+	p.Do("LPUSH", "k", "a", "b", "c")
+	a.Receive()
+	p.Do("LRANGE", "k", "0", "-1")
+	// LPUSHX on a missing key does not wake anyone; LMOVE into it does.
+	p.Do("DEL", "k")
+	a.Send("BRPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("LPUSHX", "k", "x")
+	p.Do("RPUSH", "from", "m")
+	p.Do("LMOVE", "from", "k", "LEFT", "LEFT")
+	a.Receive()
+	p.Do("EXISTS", "k", "from")
+	// LINSERT/LSET never add keys: only pushes and moves wake clients.
+	a.Send("BLPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("LMPOP", "1", "k", "LEFT")
+	p.Do("RPOPLPUSH", "nokey", "k")
+	p.Do("RPUSH", "k", "z")
+	a.Receive()
+}
