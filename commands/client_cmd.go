@@ -163,6 +163,18 @@ func clientFlags(cl *Client) string {
 	if cl.blk.blocked || cl.postponed || cl.waiting {
 		b = append(b, 'b')
 	}
+	if cl.Tracking() {
+		b = append(b, 't')
+	}
+	if cl.TrackingBrokenRedirect() {
+		b = append(b, 'R')
+	}
+	if cl.TrackingBCast() {
+		b = append(b, 'B')
+	}
+	if cl.DirtyCAS() {
+		b = append(b, 'd')
+	}
 	if cl.CloseAfterReply {
 		b = append(b, 'c')
 	}
@@ -230,7 +242,7 @@ func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 	}
 	field("user")
 	b = append(b, "default"...)
-	num("redir", -1)
+	num("redir", cl.TrackingRedirect())
 	num("resp", int64(cl.W.Proto))
 	return b
 }

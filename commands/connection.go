@@ -213,8 +213,7 @@ func reset(c *Ctx, args [][]byte) {
 func (e *Engine) ResetClient(cl *Client) {
 	e.monitorFreeClient(cl)
 	cl.monitor = false
-	cl.multi = multiClient{}
-	e.unwatchAll(cl)
+	e.DiscardTransaction(cl)
 	cl.DB = 0
 	cl.W.Proto = 2
 	cl.Name = ""

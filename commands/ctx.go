@@ -36,10 +36,12 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // Lookup returns a live key's entry for reading, or nil.
 func (c *Ctx) Lookup(key []byte) *store.Entry {
 	e := c.DB.Lookup(string(key), c.Now)
-	if e == nil && c.E.Config.NotifyFlags&NotifyKeyMiss != 0 {
-		c.Notify(NotifyKeyMiss, "keymiss", key)
+	if e == nil {
+		c.readMiss(key)
+		return nil
 	}
-	if e != nil && !c.C.NoTouch {
+	c.E.Stats.KeyspaceHits++
+	if !c.C.NoTouch {
 		e.Access = c.Now
 	}
 	return e

@@ -108,7 +108,8 @@ func infoServer(e *Engine, b []byte, now int64) []byte {
 }
 
 func infoClients(e *Engine, b []byte, now int64) []byte {
-	blocked, tracking := 0, 0
+	blocked := 0
+	tracking, _, _, _ := e.TrackingStats()
 	for _, cl := range e.clients {
 		if cl.blk.blocked || cl.postponed {
 			blocked++
@@ -254,18 +255,22 @@ func infoStats(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "current_eviction_exceeded_time", 0)
 	b = kvi(b, "keyspace_hits", s.KeyspaceHits)
 	b = kvi(b, "keyspace_misses", s.KeyspaceMisses)
-	b = kvi(b, "pubsub_channels", int64(len(e.pubsub.channels)))
-	b = kvi(b, "pubsub_patterns", 0)
-	b = kvi(b, "pubsubshard_channels", 0)
+	channels, patterns, shard := e.PubSubCounts()
+	b = kvi(b, "pubsub_channels", int64(channels))
+	b = kvi(b, "pubsub_patterns", int64(patterns))
+	b = kvi(b, "pubsubshard_channels", int64(shard))
 	b = kvi(b, "latest_fork_usec", 0)
 	b = kvi(b, "total_forks", 0)
 	b = kvi(b, "migrate_cached_sockets", 0)
 	b = kvi(b, "slave_expires_tracked_keys", 0)
 	for _, f := range []string{"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
-		"active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-		"tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"} {
+		"active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time"} {
 		b = kvi(b, f, 0)
 	}
+	_, tkeys, titems, tprefixes := e.TrackingStats()
+	b = kvi(b, "tracking_total_keys", int64(tkeys))
+	b = kvi(b, "tracking_total_items", int64(titems))
+	b = kvi(b, "tracking_total_prefixes", int64(tprefixes))
 	b = kvi(b, "unexpected_error_replies", s.UnexpectedErrors)
 	b = kvi(b, "total_error_replies", s.TotalErrorReplies)
 	b = kvi(b, "dump_payload_sanitizations", 0)

@@ -45,7 +45,13 @@ func init() { Register(keyCommands) }
 // lookupNoTouch returns a live key without updating its access time
 // (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, TTL...).
 func (c *Ctx) lookupNoTouch(key []byte) *store.Entry {
-	return c.DB.Lookup(string(key), c.Now)
+	e := c.DB.Lookup(string(key), c.Now)
+	if e == nil {
+		c.readMiss(key)
+		return nil
+	}
+	c.E.Stats.KeyspaceHits++
+	return e
 }
 
 // lookupWriteIn is LookupWrite against database db: an expired key is

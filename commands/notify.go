@@ -123,3 +123,12 @@ func (e *Engine) notify(db int, class NotifyClass, event, key string) {
 	}
 	e.pubsub.notifyBuf = buf
 }
+
+// readMiss is what Redis's lookupKeyRead does for a missing key: count the
+// miss and fire the "keymiss" event (class 'm').
+func (c *Ctx) readMiss(key []byte) {
+	c.E.Stats.KeyspaceMisses++
+	if c.E.Config.NotifyFlags&NotifyKeyMiss != 0 {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
+	}
+}

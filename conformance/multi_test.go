@@ -286,3 +286,23 @@ func TestMultiBlockingInExec(t *testing.T) {
 	p.Do("BRPOPLPUSH", "l", "m", "0")
 	p.Do("EXEC")
 }
+
+func TestMultiResp3(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	p.Do("HELLO", "3")
+	p.Do("MULTI")
+	p.Do("SET", "a", "1")
+	p.Do("HSET", "h", "f", "v")
+	p.Do("HGETALL", "h")
+	p.Do("GET", "nope")
+	p.Do("EXEC")
+	p.Do("WATCH", "a")
+	other.Do("SET", "a", "2")
+	p.Do("MULTI")
+	p.Do("GET", "a")
+	p.Do("EXEC") // RESP3 null
+	p.Do("MULTI")
+	p.Do("SET")
+	p.Do("EXEC")
+}
