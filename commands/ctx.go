@@ -50,18 +50,23 @@ func (c *Ctx) Lookup(key []byte) *store.Entry {
 // LookupWrite returns a live key's entry for writing, or nil. An expired
 // key is reclaimed first, firing its "expired" event as Redis does.
 func (c *Ctx) LookupWrite(key []byte) *store.Entry {
-	k := string(key)
-	if c.DB.DeleteIfExpired(k, c.Now) {
-		c.E.keyExpired(c.C.DB, k)
+	e := c.DB.Peek(string(key))
+	if e == nil || !e.Expired(c.Now) {
+		return e
 	}
-	return c.DB.Lookup(k, c.Now)
+	k := string(key) // copied only here: keyExpired may keep it
+	c.DB.Delete(k)
+	c.E.keyExpired(c.C.DB, k)
+	return nil
 }
 
 // Modified records that key was changed: it breaks WATCH and sends
 // client-side caching invalidations (Redis's signalModifiedKey).
 func (c *Ctx) Modified(key []byte) {
 	c.E.Stats.Dirty++
-	c.E.signalModified(c.C.DB, string(key))
+	if c.E.signalNeeded() { // else skip copying the key: one allocation per write
+		c.E.signalModified(c.C.DB, string(key))
+	}
 }
 
 // Notify fires a keyspace notification (Redis's notifyKeyspaceEvent).

@@ -269,6 +269,7 @@ func errPrefixOverlapExisting(p, existing string) string {
 func errPrefixOverlapProvided(p, other string) string {
 	return "ERR Prefix '" + string(cString([]byte(p))) + "' overlaps with another provided prefix '" + string(cString([]byte(other))) + "'. Prefixes for a single client must not overlap."
 }
+
 // Lists and blocking commands.
 const (
 	ErrLposRankZero  = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"

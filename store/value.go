@@ -69,8 +69,32 @@ type String struct {
 	NotInt bool
 }
 
-// NewString returns a string value holding a copy of b.
+// NewString returns a string value holding a copy of b. Short values (lock
+// tokens, counters) share one allocation with the String header.
 func NewString(b []byte) *String {
+	switch n := len(b); {
+	case n <= 16:
+		p := &struct {
+			s   String
+			buf [16]byte
+		}{}
+		p.s.B = append(p.buf[:0], b...)
+		return &p.s
+	case n <= 32:
+		p := &struct {
+			s   String
+			buf [32]byte
+		}{}
+		p.s.B = append(p.buf[:0], b...)
+		return &p.s
+	case n <= 96:
+		p := &struct {
+			s   String
+			buf [96]byte
+		}{}
+		p.s.B = append(p.buf[:0], b...)
+		return &p.s
+	}
 	return &String{B: append(make([]byte, 0, len(b)), b...)}
 }
 
