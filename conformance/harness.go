@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,6 +150,8 @@ func startRedis() (addr string, stop func(), err error) {
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
 		"--enable-debug-command", "yes")
+	// Redis dies with the test binary, even when it is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/lockkv/lockkv"
@@ -48,14 +47,20 @@ func main() {
 	flag.Parse()
 
 	servers := []*server{{name: "lockkv", addr: *lockkvAddr}, {name: "redis", addr: *redisAddr}}
+	fatalf = func(format string, args ...any) {
+		for _, s := range servers {
+			s.stop()
+		}
+		log.Fatalf(format, args...)
+	}
 	if servers[0].addr == "" {
 		if err := servers[0].startLockkv(); err != nil {
-			log.Fatalf("start lockkv: %v", err)
+			fatalf("start lockkv: %v", err)
 		}
 	}
 	if servers[1].addr == "" {
 		if err := servers[1].startRedis(*redisBin); err != nil {
-			log.Fatalf("start redis-server: %v", err)
+			fatalf("start redis-server: %v", err)
 		}
 	}
 	defer func() {
@@ -67,17 +72,14 @@ func main() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		<-sig
-		for _, s := range servers {
-			s.stop()
-		}
-		os.Exit(1)
+		fatalf("interrupted")
 	}()
 
 	var depths []int
 	for _, p := range strings.Split(*pipelines, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 {
-			log.Fatalf("bad -pipelines %q", *pipelines)
+			fatalf("bad -pipelines %q", *pipelines)
 		}
 		depths = append(depths, n)
 	}
@@ -85,8 +87,8 @@ func main() {
 
 	fmt.Printf("lockkv-bench: %d connections, %v per run, median of %d runs, GOMAXPROCS=%s, %d CPUs\n",
 		*conns, *duration, *runs, os.Getenv("GOMAXPROCS"), numCPU())
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tpipeline\tlockkv ops/s\tredis ops/s\tratio\tlockkv p50\tlockkv p99\tredis p50\tredis p99\t")
+	const row = "%-16s %8s %13s %13s %6s %11s %11s %11s %11s\n"
+	fmt.Printf(row, "workload", "pipeline", "lockkv ops/s", "redis ops/s", "ratio", "lockkv p50", "lockkv p99", "redis p50", "redis p99")
 	for _, w := range selected {
 		for _, depth := range depths {
 			res := make([][]bench.Result, 2)
@@ -98,34 +100,37 @@ func main() {
 				for _, i := range order {
 					s := servers[i]
 					if err := s.prepare(w); err != nil {
-						log.Fatalf("%s: prepare %s: %v", s.name, w.Name, err)
+						fatalf("%s: prepare %s: %v", s.name, w.Name, err)
 					}
 					out, err := bench.Run(s.addr, w, *conns, depth, *duration)
 					if err != nil {
-						log.Fatalf("%s: %s: %v", s.name, w.Name, err)
+						fatalf("%s: %s: %v", s.name, w.Name, err)
 					}
 					res[i] = append(res[i], out)
 				}
 			}
 			l, rd := summarize(res[0]), summarize(res[1])
-			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%v\t%v\t%v\t%v\t\n", w.Name, depth,
-				l.OpsPerSec, rd.OpsPerSec, l.OpsPerSec/rd.OpsPerSec, l.P50, l.P99, rd.P50, rd.P99)
-			tw.Flush()
+			fmt.Printf(row, w.Name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
+				fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(rd.P50), dur(rd.P99))
 		}
 	}
-	tw.Flush()
 
 	if *memKeys > 0 {
 		fmt.Printf("\nmemory: %d lock hashes (HSET lock:N <uuid>:1 1 + PEXPIRE 30000)\n", *memKeys)
 		for _, s := range servers {
 			used, rss, err := s.memoryPerKey(*memKeys)
 			if err != nil {
-				log.Fatalf("%s: memory: %v", s.name, err)
+				fatalf("%s: memory: %v", s.name, err)
 			}
 			fmt.Printf("  %-7s used_memory %6.1f bytes/key   RSS %6.1f bytes/key\n", s.name, used, rss)
 		}
 	}
 }
+
+// fatalf stops the servers this run started, then exits.
+var fatalf = log.Fatalf
+
+func dur(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond)) }
 
 func numCPU() int {
 	b, err := os.ReadFile("/proc/cpuinfo")
@@ -153,7 +158,7 @@ func selectWorkloads(names string) []bench.Workload {
 			}
 		}
 		if !found {
-			log.Fatalf("unknown workload %q", n)
+			fatalf("unknown workload %q", n)
 		}
 	}
 	return out
@@ -198,6 +203,7 @@ func (s *server) startLockkv() error {
 		return err
 	}
 	s.cmd = exec.Command(self)
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	s.cmd.Env = append(os.Environ(), serveEnv+"="+addr)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {
@@ -219,6 +225,7 @@ func (s *server) startRedis(bin string) error {
 	}
 	s.cmd = exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"))
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
