@@ -72,3 +72,21 @@ func TestAddLikeRedis(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse checks that Parse never panics and that what it accepts adds
+// and prints without panicking.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1.5", "1e4932", "1e-4950", "0x1p-16445", "0x1.fffffffffffffffep16383",
+		"inf", "-Infinity", "nan", "1e", "0x", ".", "+.5e-3", "123456789012345678901234567890"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		x, ok := Parse([]byte(s))
+		if !ok || IsInf(x) {
+			return
+		}
+		if z, ok := Add(x, FromInt(1)); ok {
+			AppendHuman(nil, z)
+		}
+	})
+}
