@@ -189,6 +189,12 @@ const (
 	ErrScriptFlushArg         = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	ErrScriptDebugArg         = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
 	ErrScriptDebugUnsupported = "ERR SCRIPT DEBUG YES/SYNC is not supported"
+	ErrFunctionNotFound       = "ERR Function not found"
+	ErrBadNumKeys             = "ERR Bad number of keys provided"
+	ErrFunctionName           = "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+	ErrLibraryNotFound        = "ERR Library not found"
+	ErrFunctionFlushArg       = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	ErrLibraryNameMissing     = "ERR library name argument was not given"
 	ErrUnkillable             = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )
 
@@ -276,3 +282,16 @@ const (
 	ErrLposCountNeg  = "ERR COUNT can't be negative"
 	ErrLposMaxlenNeg = "ERR MAXLEN can't be negative"
 )
+
+// Function family errors that carry arguments (functions.go).
+func ErrFunctionUnknownOption(opt []byte) string {
+	return "ERR Unknown option given: " + string(cString(opt))
+}
+
+func ErrFunctionUnknownArg(arg []byte) string { return "ERR Unknown argument " + string(cString(arg)) }
+
+func ErrEngineNotFound(engine string) string { return "ERR Engine '" + engine + "' not found" }
+
+func ErrLibraryExists(name string) string { return "ERR Library '" + name + "' already exists" }
+
+func ErrFunctionExists(name string) string { return "ERR Function " + name + " already exists" }

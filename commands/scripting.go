@@ -43,6 +43,8 @@ type scriptingState struct {
 	caller   *Client
 	run      luaengine.Run
 	callFunc luaengine.Caller
+
+	functions *functionState
 }
 
 func (e *Engine) scripts() *scriptingState {
@@ -176,16 +178,28 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 
 // runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
+	s.prepare(c, name, keys, argv, ro)
+	s.run.Eval = eval
+	s.lua.Run(sc, &s.run)
+	s.finish()
+}
+
+// prepare is scriptPrepareForRun: the script client takes the caller's
+// database, RESP2, and the script's time is the command's.
+func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool) {
 	s.client.DB = c.C.DB
 	s.client.W.Proto = 2
 	s.running, s.dirty, s.ro, s.now, s.caller = true, false, ro, c.Now, c.C
 	run := &s.run
 	run.Name = name
 	run.Keys, run.Args = keys, argv
-	run.Eval = eval
 	run.Out = c.W
 	run.Resp = 2
-	s.lua.Run(sc, run)
+}
+
+// finish is scriptResetRun.
+func (s *scriptingState) finish() {
+	run := &s.run
 	run.Keys, run.Args, run.Out = nil, nil, nil
 	s.running, s.caller = false, nil
 }

@@ -427,3 +427,11 @@ func TestScriptCmsgpack(t *testing.T) {
 		"return cmsgpack.unpack('\\207\\0\\0\\0\\0\\0\\0\\1\\0')",
 	)
 }
+
+func TestScriptCommandGetkeys(t *testing.T) {
+	p := NewPair(t)
+	for _, c := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro"} {
+		p.Do("COMMAND", "GETKEYS", c, "return 1", "2", "k1", "k2", "a")
+		p.Do("COMMAND", "GETKEYS", c, "return 1", "1", "k1")
+	}
+}

@@ -73,11 +73,16 @@ type Engine struct {
 	env     *lua.LTable // what scripts see as _G: an empty read-only proxy
 	// proxies maps every read-only proxy to the table it stands for.
 	proxies   map[*lua.LTable]*lua.LTable
+	proxyList []*lua.LTable
 	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
 	strmeta   *lua.LTable // proxy of the string metatable
 	handler   *lua.LFunction
 	run       *Run
-	rand      rand48
+	rand      *rand48
+	// functions is set for the FUNCTION engine (see functions.go).
+	functions bool
+	loadIndex *lua.LTable // globals seen while a library loads
+	loading   *Library
 	argbuf    [][]byte
 	numbuf    []byte
 	errTables int
@@ -85,7 +90,8 @@ type Engine struct {
 
 // New returns an engine with a fresh interpreter.
 func New() *Engine {
-	e := &Engine{rand: newRand48()}
+	r := newRand48()
+	e := &Engine{rand: &r}
 	e.reset()
 	return e
 }
@@ -122,13 +128,18 @@ func (e *Engine) bind(sc *Script) *lua.LFunction {
 
 // Run executes sc and writes its reply (or error) to run.Out.
 func (e *Engine) Run(sc *Script, run *Run) {
+	e.call(e.bind(sc), run)
+}
+
+// call runs fn: in EVAL mode with KEYS and ARGV set as globals, otherwise
+// with the keys and args tables as its two arguments (FCALL).
+func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	L := e.L
 	if run.Resp == 0 {
 		run.Resp = 2
 	}
 	run.ReplFlags = 3
 	e.run = run
-	fn := e.bind(sc)
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
 	L.Push(fn)
@@ -151,9 +162,10 @@ func (e *Engine) Run(sc *Script, run *Run) {
 	}
 	L.SetTop(0)
 	if e.tainted() {
-		// A script managed to store something in a shared table: start over
-		// so that no script sees another's state.
-		e.reset()
+		// A script stored something in a shared table (table.insert and
+		// the like bypass metamethods): empty it again so that no script
+		// sees another's state.
+		e.cleanProxies()
 	}
 }
 
@@ -168,12 +180,24 @@ func (e *Engine) array(items [][]byte) *lua.LTable {
 // tainted reports whether a shared proxy table was written to (through
 // table.insert and the like, which bypass metamethods).
 func (e *Engine) tainted() bool {
-	for p := range e.proxies {
+	for _, p := range e.proxyList {
 		if k, _ := p.Next(lua.LNil); k != lua.LNil {
 			return true
 		}
 	}
 	return false
+}
+
+func (e *Engine) cleanProxies() {
+	for _, p := range e.proxyList {
+		for {
+			k, _ := p.Next(lua.LNil)
+			if k == lua.LNil {
+				break
+			}
+			p.RawSet(k, lua.LNil)
+		}
+	}
 }
 
 // writeRunError formats an error that escaped the script as Redis's
@@ -269,7 +293,7 @@ func (e *Engine) errHandler(L *lua.LState) int {
 			continue
 		}
 		src := dbg.Source
-		if src == SourceName {
+		if src == SourceName || src == FunctionSourceName {
 			src = "@" + src
 		}
 		t.RawSetString("source", lua.LString(src))

@@ -379,3 +379,5 @@ func coerceArg(L *lua.LState, i int) {
 		}
 	}
 }
+
+func luaNumber(f float64) lua.LNumber { return lua.LNumber(f) }

@@ -80,10 +80,16 @@ func rewriteChunk(chunk []ast.Stmt) {
 	if !ok {
 		return
 	}
+	def.Func.Stmts = rewriteBlock(def.Func.Stmts, def.Func.Line())
+}
+
+// rewriteBlock rewrites a function body (or a library chunk) and declares
+// the helpers it uses at its top.
+func rewriteBlock(stmts []ast.Stmt, line int) []ast.Stmt {
 	r := &rewriter{used: map[string]bool{}}
-	r.stmts(def.Func.Stmts)
+	r.stmts(stmts)
 	if len(r.used) == 0 {
-		return
+		return stmts
 	}
 	// local helper = ("")["\0helper"], for each helper used.
 	var decl []ast.Stmt
@@ -93,13 +99,13 @@ func rewriteChunk(chunk []ast.Stmt) {
 		}
 		get := &ast.AttrGetExpr{Object: &ast.StringExpr{Value: ""}, Key: &ast.StringExpr{Value: helperKey(name)}}
 		st := &ast.LocalAssignStmt{Names: []string{name}, Exprs: []ast.Expr{get}}
-		st.SetLine(def.Func.Line())
-		st.SetLastLine(def.Func.Line())
-		get.SetLine(def.Func.Line())
-		get.SetLastLine(def.Func.Line())
+		st.SetLine(line)
+		st.SetLastLine(line)
+		get.SetLine(line)
+		get.SetLastLine(line)
 		decl = append(decl, st)
 	}
-	def.Func.Stmts = append(decl, def.Func.Stmts...)
+	return append(decl, stmts...)
 }
 
 func (r *rewriter) wrap(name string, e ast.Expr) ast.Expr {

@@ -43,6 +43,7 @@ func (e *Engine) setup() {
 	G := L.G.Global
 	e.globals = G
 	e.proxies = map[*lua.LTable]*lua.LTable{}
+	e.proxyList = nil
 
 	var drop []string
 	G.ForEach(func(k, _ lua.LValue) {
@@ -100,7 +101,9 @@ func (e *Engine) setup() {
 	G.RawSetString("bit", openBit(L))
 
 	e.handler = L.NewFunction(e.errHandler)
-	G.RawSetString("__redis__err__handler", e.handler)
+	if !e.functions {
+		G.RawSetString("__redis__err__handler", e.handler)
+	}
 
 	// Library tables become proxies.
 	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "struct", "cmsgpack", "bit"} {
@@ -124,9 +127,14 @@ func (e *Engine) setup() {
 	em.RawSetString("__newindex", roErr)
 	L.SetMetatable(env, em)
 	e.proxies[env] = G
+	e.proxyList = append(e.proxyList, env)
 	e.env = env
 	G.RawSetString("_G", env)
 	L.Env = env
+
+	if e.functions {
+		e.setupLoadEnv()
+	}
 
 	// The string metatable, as getmetatable("") shows it.
 	sm := L.CreateTable(0, 1)
@@ -143,6 +151,7 @@ func (e *Engine) proxy(t *lua.LTable) *lua.LTable {
 	m.RawSetString("__newindex", L.NewFunction(readonlyError))
 	L.SetMetatable(p, m)
 	e.proxies[p] = t
+	e.proxyList = append(e.proxyList, p)
 	return p
 }
 

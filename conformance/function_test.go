@@ -1,0 +1,121 @@
+package conformance
+
+import "testing"
+
+const lib1 = "#!lua name=mylib\n" +
+	"redis.register_function('f1', function(keys, args) return {keys[1], args[1], #keys, #args} end)\n" +
+	"redis.register_function{function_name='f2', callback=function(keys, args) return redis.call('set', keys[1], args[1]) end, flags={'no-writes'}, description='desc'}\n" +
+	"redis.register_function{function_name='f3', callback=function() error('boom') end}\n" +
+	"redis.register_function{function_name='f4', callback=function(keys) return redis.call('set', keys[1], 'w') end, flags={'allow-oom', 'allow-stale'}}\n" +
+	"redis.register_function('f5', function(keys, args) return KEYS end)\n" +
+	"local n = 0\n" +
+	"local function helper() return redis.call('ping') end\n" +
+	"redis.register_function('f6', function() n = n + 1 return {n, helper()} end)\n"
+
+func TestFunctionLoadCall(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", lib1)
+	p.Do("FCALL", "f1", "1", "k", "a")
+	p.Do("FCALL", "F1", "0")
+	p.Do("FCALL", "f2", "1", "k", "a")
+	p.Do("FCALL_RO", "f1", "1", "k", "a")
+	p.Do("FCALL_RO", "f2", "1", "k", "a")
+	p.Do("FCALL", "f3", "0")
+	p.Do("FCALL", "f4", "1", "k")
+	p.Do("FCALL_RO", "f4", "1", "k")
+	p.Do("FCALL", "f5", "0")
+	p.Do("FCALL", "f6", "0")
+	p.Do("FCALL", "f6", "0")
+	p.Do("FCALL", "nosuch", "0")
+	p.Do("FCALL", "f1", "2", "k")
+	p.Do("FCALL", "f1", "-1")
+	p.Do("FCALL", "f1", "x")
+	p.Do("FCALL", "nosuch", "x")
+	p.Do("FCALL")
+	p.Do("GET", "k")
+	p.Do("FUNCTION", "STATS")
+	p.Do("FUNCTION", "LOAD", lib1)
+	p.Do("FUNCTION", "LOAD", "REPLACE", lib1)
+	p.Do("FCALL", "f6", "0")
+	p.Do("FUNCTION", "DELETE", "nosuch")
+	p.Do("FUNCTION", "DELETE", "MYLIB")
+	p.Do("FUNCTION", "DELETE", "mylib")
+	p.Do("FCALL", "f1", "0")
+	p.Do("FUNCTION", "STATS")
+	p.Do("FUNCTION", "FLUSH")
+}
+
+func TestFunctionList(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LIST")
+	code := "#!lua name=listlib\nredis.register_function{function_name='only', callback=function() return 1 end, flags={'no-writes', 'no-cluster'}, description='the one'}"
+	p.Do("FUNCTION", "LOAD", code)
+	p.Do("FUNCTION", "LIST")
+	p.Do("FUNCTION", "LIST", "WITHCODE")
+	p.Do("FUNCTION", "LIST", "LIBRARYNAME", "list*")
+	p.Do("FUNCTION", "LIST", "LIBRARYNAME", "LIST*")
+	p.Do("FUNCTION", "LIST", "LIBRARYNAME", "nomatch")
+	p.Do("FUNCTION", "LIST", "withcode", "libraryname", "listlib")
+	p.Do("FUNCTION", "LIST", "LIBRARYNAME")
+	p.Do("FUNCTION", "LIST", "foo")
+	p.Do("FUNCTION", "LIST", "WITHCODE", "WITHCODE")
+	p.Do("HELLO", "3")
+	p.Do("FUNCTION", "LIST")
+	p.Do("FUNCTION", "STATS")
+	p.Do("HELLO", "2")
+	p.Do("FUNCTION", "FLUSH", "ASYNC")
+	p.Do("FUNCTION", "FLUSH", "SYNC")
+	p.Do("FUNCTION", "FLUSH", "x")
+	p.Do("FUNCTION", "KILL")
+	p.Do("FUNCTION", "HELP")
+	p.Do("FUNCTION", "NOSUCH")
+	p.Do("FUNCTION")
+}
+
+func TestFunctionLoadErrors(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", "#!lua name=base\nredis.register_function('taken', function() return 1 end)")
+	for _, code := range []string{
+		"return 1",
+		"#!lua\nreturn 1",
+		"#!lua name=l2\nreturn 1",
+		"#!lua name=l2 x=y\nredis.register_function('g', function() return 1 end)",
+		"#!lua name=l2 name=l3\nredis.register_function('g', function() return 1 end)",
+		"#!lua name=l-2\nredis.register_function('g', function() return 1 end)",
+		"#!lua name=l2\nredis.register_function('taken', function() return 1 end)",
+		"#!lua name=l2\nredis.register_function('g-1', function() return 1 end)",
+		"#!lua name=l2\nredis.register_function('g', function() return 1 end)\nredis.register_function('g', function() return 1 end)",
+		"#!lua name=l2\nredis.call('ping')",
+		"#!lua name=l2\nlocal _ = string",
+		"#!lua name=l2\nx = 1",
+		"#!lua name=l2\nredis.register_function{function_name='g', callback=function() end, flags={'bad'}}",
+		"#!lua name=l2\nredis.register_function{function_name='g', callback=function() end, foo=1}",
+		"#!lua name=l2\nredis.register_function('g')",
+		"#!lua name=l2\nredis.register_function('g', function() return 1 end, 5)",
+		"#!lua name=l2\nredis.register_function(5, function() return 1 end)",
+		"#!lua name=l3\nredis.register_function({}, function() return 1 end)",
+		"#!lua name=l3\nredis.register_function('g', 5)",
+		"#!lua name=l3\nredis.register_function{function_name=5, callback=function() end}",
+		"#!lua name=l4\nredis.register_function{callback=function() end}",
+		"#!lua name=l4\nredis.register_function{function_name='g'}",
+		"#!lua name=l4\nredis.register_function{function_name='g', callback=function() end, flags='x'}",
+		"#!lua name=l4\nredis.register_function{function_name='g', callback=function() end, description={}}",
+		"#!lua name=l4\nredis.register_function{function_name='g', callback=function() end, flags={5}}",
+		"#!lua name=l4\nredis.register_function{function_name='g', callback=5}",
+		"#!luax name=l4\nx = 1",
+		"#!lua name=l4",
+		"#!LUA name=l5\nredis.register_function('g5', function() return 1 end)",
+		"#!lua name=l6\nredis.log(redis.LOG_DEBUG, 'loading') redis.register_function('g6', function() return redis.REDIS_VERSION end)",
+	} {
+		p.Do("FUNCTION", "LOAD", code)
+	}
+	p.Do("FUNCTION", "LOAD", "foo", "#!lua name=x\nredis.register_function('x', function() return 1 end)")
+	p.Do("FUNCTION", "LOAD", "REPLACE")
+	p.Do("FUNCTION", "LOAD")
+	p.Do("FCALL", "g6", "0")
+	p.Do("FCALL", "5", "0")
+	p.Do("FUNCTION", "FLUSH")
+}

@@ -1,0 +1,131 @@
+package luaengine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+func mustCompile(t testing.TB, body string) *Script {
+	t.Helper()
+	proto, flags, err := Compile([]byte(body))
+	if err != nil {
+		t.Fatalf("compile %q: %v", body, err)
+	}
+	return &Script{SHA: "test", Proto: proto, Flags: flags}
+}
+
+// fakeCaller answers every command with a fixed reply and records them.
+type fakeCaller struct {
+	calls [][]string
+	reply []byte
+}
+
+func (f *fakeCaller) call(args [][]byte, proto int) []byte {
+	cmd := make([]string, len(args))
+	for i, a := range args {
+		cmd[i] = string(a)
+	}
+	f.calls = append(f.calls, cmd)
+	return f.reply
+}
+
+func run(t testing.TB, e *Engine, sc *Script, f *fakeCaller, keys, args []string) string {
+	w := &resp.Writer{Proto: 2}
+	r := &Run{Call: f.call, Name: sc.SHA, Eval: true, Out: w}
+	for _, k := range keys {
+		r.Keys = append(r.Keys, []byte(k))
+	}
+	for _, a := range args {
+		r.Args = append(r.Args, []byte(a))
+	}
+	e.Run(sc, r)
+	return string(w.B)
+}
+
+func TestRunConversions(t *testing.T) {
+	e := New()
+	f := &fakeCaller{reply: []byte(":7\r\n")}
+	cases := []struct{ body, want string }{
+		{"return 1.9", ":1\r\n"},
+		{"return 'x'", "$1\r\nx\r\n"},
+		{"return {1,'a',{2}}", "*3\r\n:1\r\n$1\r\na\r\n*1\r\n:2\r\n"},
+		{"return true", ":1\r\n"},
+		{"return false", "$-1\r\n"},
+		{"return redis.call('incr', KEYS[1]) + 1", ":8\r\n"},
+		{"return {ok='fine'}", "+fine\r\n"},
+		{"return {err='MY err'}", "-MY err\r\n"},
+		{"return ARGV[1] .. 1.5", "$4\r\nv1.5\r\n"},
+	}
+	for _, c := range cases {
+		sc := mustCompile(t, c.body)
+		if got := run(t, e, sc, f, []string{"k"}, []string{"v"}); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.body, got, c.want)
+		}
+	}
+	if got := f.calls[0]; strings.Join(got, " ") != "incr k" {
+		t.Errorf("call args %q", got)
+	}
+}
+
+func TestGlobalsProtected(t *testing.T) {
+	e := New()
+	f := &fakeCaller{reply: []byte("+OK\r\n")}
+	for _, body := range []string{"x = 1", "string.x = 1", "rawset(_G, 'y', 1)", "setmetatable(_G, nil)", "table.insert(string, 1)"} {
+		run(t, e, mustCompile(t, body), f, nil, nil)
+	}
+	for _, body := range []string{"return x", "return string.x", "return y", "return string[1]"} {
+		got := run(t, e, mustCompile(t, body), f, nil, nil)
+		if !strings.HasPrefix(got, "-") && got != "$-1\r\n" {
+			t.Errorf("%s leaked state: %q", body, got)
+		}
+	}
+}
+
+func TestRand48MatchesRedis(t *testing.T) {
+	// First values of a fresh Redis 7.0 server (math.random()).
+	r := newRand48()
+	got := formatNumber(luaNumber(float64(r.next()%lrand48Max) / float64(lrand48Max)))
+	if got != "0.39646477363839" {
+		t.Fatalf("first random %s", got)
+	}
+}
+
+func TestCompileShebang(t *testing.T) {
+	for body, want := range map[string]string{
+		"#!lua\nreturn 1":                 "",
+		"#!lua flags=no-writes\nreturn 1": "",
+		"#!lux\nreturn 1":                 "ERR Unexpected engine in script shebang: #!lux",
+		"#!lua flags=x\nreturn 1":         "ERR Unexpected flag in script shebang: x",
+		"#!lua":                           "ERR Invalid script shebang",
+	} {
+		_, _, err := Compile([]byte(body))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%q: got %q want %q", body, got, want)
+		}
+	}
+}
+
+func BenchmarkRunLockAcquire(b *testing.B) {
+	e := New()
+	sc := mustCompile(b, `if (redis.call('exists', KEYS[1]) == 0) then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1);
+    redis.call('pexpire', KEYS[1], ARGV[1]);
+    return nil;
+end;
+return redis.call('pttl', KEYS[1]);`)
+	f := &fakeCaller{reply: []byte(":0\r\n")}
+	w := &resp.Writer{Proto: 2}
+	r := &Run{Call: func(args [][]byte, proto int) []byte { return f.reply }, Name: "x", Eval: true, Out: w,
+		Keys: [][]byte{[]byte("lock")}, Args: [][]byte{[]byte("30000"), []byte("uuid:1")}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		w.Reset()
+		e.Run(sc, r)
+	}
+}

@@ -1,0 +1,282 @@
+package luaengine
+
+import (
+	"bytes"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// FunctionSourceName is the chunk name of FUNCTION libraries.
+const FunctionSourceName = "user_function"
+
+// Library is a loaded FUNCTION library.
+type Library struct {
+	Name      string
+	Code      string // the full code, shebang included (FUNCTION LIST WITHCODE)
+	Functions []*Function
+}
+
+// Function is a function a library registered.
+type Function struct {
+	Name        string
+	Description string
+	HasDesc     bool
+	Flags       uint64
+	Lib         *Library
+	fn          *lua.LFunction
+}
+
+// FlagNames returns the names of the function's flags in Redis's order.
+func (f *Function) FlagNames() []string {
+	var out []string
+	for _, fn := range flagNames {
+		if f.Flags&fn.flag != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// NewFunctionEngine returns the interpreter FUNCTION libraries run in (Redis
+// keeps them apart from EVAL scripts: no KEYS/ARGV globals). It draws
+// math.random from the same generator as eval.
+func NewFunctionEngine(eval *Engine) *Engine {
+	e := &Engine{rand: eval.rand, functions: true}
+	e.reset()
+	return e
+}
+
+// setupLoadEnv builds what a library sees while it loads: only a `redis`
+// table with register_function, log, LOG_* and the version; any other
+// global or field is an error.
+func (e *Engine) setupLoadEnv() {
+	L := e.L
+	r := L.CreateTable(0, 8)
+	r.RawSetString("register_function", L.NewFunction(e.registerFunction))
+	full := e.real(e.globals.RawGetString("redis").(*lua.LTable))
+	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
+		r.RawSetString(k, full.RawGetString(k))
+	}
+	errMeta := L.CreateTable(0, 1)
+	errMeta.RawSetString("__index", L.NewFunction(globalError))
+	L.SetMetatable(r, errMeta)
+	g := L.CreateTable(0, 1)
+	g.RawSetString("redis", e.proxy(r))
+	L.SetMetatable(g, errMeta)
+	e.loadIndex = g
+}
+
+// ParseLibraryMeta reads a library's "#!<engine> name=<name>" first line.
+// It returns the engine, the name and the offset of the code after the
+// shebang (its newline included), or the error text Redis sends.
+func ParseLibraryMeta(code []byte) (engine, name string, off int, errMsg string) {
+	if !bytes.HasPrefix(code, []byte("#!")) {
+		return "", "", 0, "ERR Missing library metadata"
+	}
+	nl := bytes.IndexByte(code, '\n')
+	if nl < 0 {
+		return "", "", 0, "ERR Invalid library metadata"
+	}
+	parts := strings.Split(string(code[:nl]), " ")
+	engine = parts[0][2:]
+	for _, p := range parts[1:] {
+		if strings.HasPrefix(p, "name=") {
+			if name != "" {
+				return "", "", 0, "ERR Invalid metadata value, name argument was given multiple times"
+			}
+			name = p[len("name="):]
+			continue
+		}
+		if p == "" {
+			continue
+		}
+		return "", "", 0, "ERR Invalid metadata value given: " + p
+	}
+	if name == "" {
+		return "", "", 0, "ERR Library name was not given"
+	}
+	return engine, name, nl, ""
+}
+
+// ValidName is functionsVerifyName: letters, digits and '_', not empty.
+func ValidName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// LoadLibrary compiles a library's code (what follows the shebang) and
+// runs it so that it registers its functions. The error is the reply
+// text Redis sends.
+func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
+	chunk, err := parse.Parse(bytes.NewReader(code), FunctionSourceName)
+	if err != nil {
+		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}
+	}
+	chunk = rewriteBlock(chunk, 1)
+	proto, err := lua.Compile(chunk, FunctionSourceName)
+	if err != nil {
+		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}
+	}
+	L := e.L
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = e.env
+	em := L.GetMetatable(e.env).(*lua.LTable)
+	em.RawSetString("__index", e.loadIndex)
+	e.loading = lib
+	L.Push(fn)
+	perr := L.PCall(0, 0, nil)
+	e.loading = nil
+	em.RawSetString("__index", e.globals)
+	L.SetTop(0)
+	if perr != nil {
+		var obj lua.LValue = lua.LString(perr.Error())
+		if ae, ok := perr.(*lua.ApiError); ok {
+			obj = ae.Object
+		}
+		msg := ""
+		if s, ok := luaString(obj); ok {
+			msg = "ERR " + lua51Message(s)
+		}
+		if t, ok := obj.(*lua.LTable); ok {
+			if s, ok := luaString(t.RawGetString("err")); ok {
+				msg = s
+			}
+		}
+		return &CompileError{"ERR Error registering functions: " + msg}
+	}
+	if len(lib.Functions) == 0 {
+		return &CompileError{"ERR No functions registered"}
+	}
+	if e.tainted() {
+		return &CompileError{"ERR Error registering functions: ERR " + errReadonly}
+	}
+	return nil
+}
+
+// Call runs a library function with the keys and args tables.
+func (e *Engine) Call(f *Function, run *Run) {
+	run.Eval = false
+	e.call(f.fn, run)
+}
+
+// registerFunction is redis.register_function.
+func (e *Engine) registerFunction(L *lua.LState) int {
+	lib := e.loading
+	if lib == nil {
+		raise(L, "redis.register_function can only be called on FUNCTION LOAD command")
+	}
+	f := &Function{Lib: lib}
+	var cb *lua.LFunction
+	switch L.GetTop() {
+	case 1:
+		t, ok := L.Get(1).(*lua.LTable)
+		if !ok {
+			raise(L, "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).")
+		}
+		haveName := false
+		var errMsg string
+		t.ForEach(func(k, v lua.LValue) {
+			if errMsg != "" {
+				return
+			}
+			key, ok := luaString(k)
+			if !ok {
+				errMsg = "named argument key given to redis.register_function is not a string"
+				return
+			}
+			switch strings.ToLower(key) {
+			case "function_name":
+				s, ok := luaString(v)
+				if !ok {
+					errMsg = "function_name argument given to redis.register_function must be a string"
+					return
+				}
+				f.Name, haveName = s, true
+			case "description":
+				s, ok := luaString(v)
+				if !ok {
+					errMsg = "description argument given to redis.register_function must be a string"
+					return
+				}
+				f.Description, f.HasDesc = s, true
+			case "callback":
+				fn, ok := v.(*lua.LFunction)
+				if !ok {
+					errMsg = "callback argument given to redis.register_function must be a function"
+					return
+				}
+				cb = fn
+			case "flags":
+				ft, ok := v.(*lua.LTable)
+				if !ok {
+					errMsg = "flags argument to redis.register_function must be a table representing function flags"
+					return
+				}
+				var flags uint64
+				for j := 1; ; j++ {
+					fv := ft.RawGetInt(j)
+					if fv == lua.LNil {
+						break
+					}
+					s, ok := luaString(fv)
+					found := false
+					for _, fn := range flagNames {
+						if ok && strings.EqualFold(fn.name, s) {
+							flags |= fn.flag
+							found = true
+						}
+					}
+					if !found {
+						errMsg = "unknown flag given"
+						return
+					}
+				}
+				f.Flags = flags
+			default:
+				errMsg = "unknown argument given to redis.register_function"
+			}
+		})
+		if errMsg != "" {
+			raise(L, errMsg)
+		}
+		if !haveName {
+			raise(L, "redis.register_function must get a function name argument")
+		}
+		if cb == nil {
+			raise(L, "redis.register_function must get a callback argument")
+		}
+	case 2:
+		s, ok := luaString(L.Get(1))
+		if !ok {
+			raise(L, "first argument to redis.register_function must be a string")
+		}
+		fn, ok := L.Get(2).(*lua.LFunction)
+		if !ok {
+			raise(L, "second argument to redis.register_function must be a function")
+		}
+		f.Name, cb = s, fn
+	default:
+		raise(L, "wrong number of arguments to redis.register_function")
+	}
+	if !ValidName(f.Name) {
+		raise(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
+	}
+	for _, g := range lib.Functions {
+		if g.Name == f.Name {
+			raise(L, "Function already exists in the library")
+		}
+	}
+	f.fn = cb
+	lib.Functions = append(lib.Functions, f)
+	return 0
+}
