@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -478,4 +479,83 @@ func TestStringLCS(t *testing.T) {
 		p.Do("LCS", "key1", keys[0], "FOO")
 		p.Do("LCS", "nosuch", keys[0], "LEN", "IDX")
 	}
+}
+
+// TestStringRandomStream sends the same random stream of string and
+// generic key commands (fixed seed) to both servers.
+func TestStringRandomStream(t *testing.T) {
+	p := NewPair(t)
+	rnd := rand.New(rand.NewPCG(7, 11))
+	keys := []string{"a", "b", "c", "d", "n"}
+	key := func() string { return keys[rnd.IntN(len(keys))] }
+	num := func() string {
+		return []string{"0", "1", "-1", "2", "5", "-3", "10", "100", "x", "1.5", "9223372036854775807", "-9223372036854775808"}[rnd.IntN(12)]
+	}
+	val := func() string {
+		return []string{"", "v", "hello", "12", "-7", "3.5", "abc def", "0", "99999999999999999999", "1e3"}[rnd.IntN(10)]
+	}
+	for i := 0; i < 3000; i++ {
+		var cmd []string
+		switch rnd.IntN(24) {
+		case 0:
+			cmd = []string{"SET", key(), val()}
+		case 1:
+			cmd = []string{"GET", key()}
+		case 2:
+			cmd = []string{"APPEND", key(), val()}
+		case 3:
+			cmd = []string{"SETRANGE", key(), num(), val()}
+		case 4:
+			cmd = []string{"GETRANGE", key(), num(), num()}
+		case 5:
+			cmd = []string{"INCR", key()}
+		case 6:
+			cmd = []string{"INCRBY", key(), num()}
+		case 7:
+			cmd = []string{"DECRBY", key(), num()}
+		case 8:
+			cmd = []string{"INCRBYFLOAT", key(), val()}
+		case 9:
+			cmd = []string{"DEL", key(), key()}
+		case 10:
+			cmd = []string{"EXPIRE", key(), []string{"100", "-1", "0", "1000", "x"}[rnd.IntN(5)]}
+		case 11:
+			cmd = []string{"PERSIST", key()}
+		case 12:
+			cmd = []string{"RENAME", key(), key()}
+		case 13:
+			cmd = []string{"RENAMENX", key(), key()}
+		case 14:
+			cmd = []string{"COPY", key(), key()}
+		case 15:
+			cmd = []string{"MSET", key(), val(), key(), val()}
+		case 16:
+			cmd = []string{"MGET", key(), key(), key()}
+		case 17:
+			cmd = []string{"STRLEN", key()}
+		case 18:
+			cmd = []string{"GETDEL", key()}
+		case 19:
+			cmd = []string{"GETEX", key(), []string{"PERSIST", "EX", "EX", "PXAT"}[rnd.IntN(4)], "100"}
+			if cmd[2] == "PERSIST" {
+				cmd = cmd[:3]
+			}
+		case 20:
+			cmd = []string{"SET", key(), val(), []string{"NX", "XX", "GET", "KEEPTTL", "EX"}[rnd.IntN(5)], "50"}
+			if cmd[3] != "EX" {
+				cmd = cmd[:4]
+			}
+		case 21:
+			cmd = []string{"EXISTS", key(), key()}
+		case 22:
+			cmd = []string{"TYPE", key()}
+		case 23:
+			cmd = []string{"SETNX", key(), val()}
+		}
+		p.Do(cmd...)
+		if rnd.IntN(10) == 0 {
+			p.DoApprox(1, "TTL", key())
+		}
+	}
+	p.DoSorted("KEYS", "*")
 }
