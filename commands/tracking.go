@@ -281,12 +281,13 @@ func (e *Engine) trackingInvalidateOnFlush() {
 
 // trackingAfterCall runs after each client command: it sends the
 // invalidations held for the client and ends the effect of CLIENT CACHING,
-// which lasts for the next command (or transaction) only.
+// which lasts for the next command (or transaction) only. A command held
+// by CLIENT PAUSE has not run yet: the flag waits for it.
 func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 	if len(e.tracking.pending) > 0 {
 		e.sendPendingInvalidations()
 	}
-	if cl.track.caching && !cl.multi.active {
+	if cl.track.caching && !cl.multi.active && !cl.postponed {
 		if spec == nil || (spec.Parent() == nil && spec.Name != "client") ||
 			(spec.Parent() != nil && spec.Parent().Name != "client") {
 			cl.track.caching = false

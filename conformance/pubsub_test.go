@@ -327,3 +327,31 @@ func TestPubSubResp3(t *testing.T) {
 	sub.Send("UNSUBSCRIBE")
 	sub.Receive()
 }
+
+func TestPubSubFromScript(t *testing.T) {
+	// Redisson's unlock: a script deletes the lock and publishes on the
+	// lock's channel; the waiter is subscribed there.
+	p := NewPair(t)
+	waiter := Connect(t)
+	waiter.Send("SUBSCRIBE", "redisson_lock__channel:{mylock}")
+	waiter.Receive()
+	p.Do("HSET", "mylock", "id:1", "1")
+	unlock := "if (redis.call('hexists', KEYS[1], ARGV[2]) == 0) then return nil; end; " +
+		"local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); " +
+		"if (counter > 0) then return 0; else redis.call('del', KEYS[1]); " +
+		"redis.call('publish', KEYS[2], ARGV[1]); return 1; end; return nil;"
+	p.Do("EVAL", unlock, "2", "mylock", "redisson_lock__channel:{mylock}", "0", "id:1")
+	waiter.Receive()
+	p.Do("EVAL", unlock, "2", "mylock", "redisson_lock__channel:{mylock}", "0", "id:1")
+	waiter.NoReply(50 * time.Millisecond)
+	// Subscribing is refused in scripts.
+	p.Do("EVAL", "return redis.call('subscribe', 'x')", "0")
+	p.Do("EVAL", "return redis.pcall('multi')", "0")
+	p.Do("EVAL", "return redis.call('spublish', 'x', 'y')", "0")
+	// A script in MULTI publishes when EXEC runs.
+	p.Do("MULTI")
+	p.Do("EVAL", "return redis.call('publish', KEYS[1], 'late')", "1", "redisson_lock__channel:{mylock}")
+	waiter.NoReply(20 * time.Millisecond)
+	p.Do("EXEC")
+	waiter.Receive()
+}

@@ -331,3 +331,24 @@ func TestTrackingRedirectNotSubscribed(t *testing.T) {
 	p.Do("SET", "k", "3")
 	target.Receive()
 }
+
+func TestTrackingScripts(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	p.Do("HELLO", "3")
+	p.Do("CLIENT", "TRACKING", "on")
+	// Keys a script reads are tracked for the client running it.
+	p.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "a")
+	other.Do("SET", "a", "1")
+	p.Receive()
+	// EVAL_RO's own key arguments are not: only what the script reads.
+	p.Do("EVAL_RO", "return 1", "1", "b")
+	p.Do("EVAL", "return 1", "1", "c")
+	other.Do("MSET", "b", "1", "c", "1")
+	p.NoReply(50 * time.Millisecond)
+	// A script's own write of a key it read: after the reply.
+	p.Do("GET", "d")
+	p.Send("EVAL", "redis.call('get', KEYS[1]); return redis.call('set', KEYS[1], 'x')", "1", "d")
+	p.receiveN(2)
+	p.NoReply(50 * time.Millisecond)
+}
