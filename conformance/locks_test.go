@@ -224,6 +224,88 @@ end;
 return {redis.call('hget', KEYS[1], 'token') + 0, redis.call('pttl', KEYS[1])};`
 )
 
+const (
+	// Fair lock: KEYS[1] lock hash, KEYS[2] wait queue (list of owners),
+	// KEYS[3] wait deadlines (zset owner -> ms); ARGV[1] lease, ARGV[2]
+	// owner, ARGV[3] wait allowance, ARGV[4] now (ms, from the client).
+	fairAcquire = `while true do
+    local head = redis.call('lindex', KEYS[2], 0);
+    if head == false then break end;
+    local deadline = redis.call('zscore', KEYS[3], head);
+    if deadline == false or tonumber(deadline) <= tonumber(ARGV[4]) then
+        redis.call('zrem', KEYS[3], head);
+        redis.call('lpop', KEYS[2]);
+    else
+        break
+    end;
+end;
+if (redis.call('exists', KEYS[1]) == 0) and (redis.call('llen', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+    redis.call('lpop', KEYS[2]);
+    redis.call('zrem', KEYS[3], ARGV[2]);
+    local waiting = redis.call('zrange', KEYS[3], 0, -1);
+    for i = 1, #waiting do
+        redis.call('zincrby', KEYS[3], -tonumber(ARGV[3]), waiting[i]);
+    end;
+    redis.call('hset', KEYS[1], ARGV[2], 1);
+    redis.call('pexpire', KEYS[1], ARGV[1]);
+    return nil;
+end;
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1);
+    redis.call('pexpire', KEYS[1], ARGV[1]);
+    return nil;
+end;
+local pos = redis.call('lpos', KEYS[2], ARGV[2]);
+if pos then
+    return redis.call('zscore', KEYS[3], ARGV[2]) - ARGV[3] - ARGV[4];
+end;
+local last = redis.call('lindex', KEYS[2], -1);
+local wait;
+if last ~= false then
+    wait = redis.call('zscore', KEYS[3], last) - ARGV[4];
+else
+    wait = 30000;
+end;
+redis.call('rpush', KEYS[2], ARGV[2]);
+redis.call('zadd', KEYS[3], wait + ARGV[3] + ARGV[4], ARGV[2]);
+return wait;`
+
+	// KEYS[1] lock, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel
+	// prefix; ARGV[1] message, ARGV[2] lease, ARGV[3] owner, ARGV[4] now.
+	fairRelease = `while true do
+    local head = redis.call('lindex', KEYS[2], 0);
+    if head == false then break end;
+    local deadline = redis.call('zscore', KEYS[3], head);
+    if deadline == false or tonumber(deadline) <= tonumber(ARGV[4]) then
+        redis.call('zrem', KEYS[3], head);
+        redis.call('lpop', KEYS[2]);
+    else
+        break
+    end;
+end;
+if (redis.call('exists', KEYS[1]) == 0) then
+    local nextOwner = redis.call('lindex', KEYS[2], 0);
+    if nextOwner ~= false then
+        redis.call('publish', KEYS[4] .. ':' .. nextOwner, ARGV[1]);
+    end;
+    return 1;
+end;
+if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then
+    return nil;
+end;
+local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1);
+if (counter > 0) then
+    redis.call('pexpire', KEYS[1], ARGV[2]);
+    return 0;
+end;
+redis.call('del', KEYS[1]);
+local nextOwner = redis.call('lindex', KEYS[2], 0);
+if nextOwner ~= false then
+    redis.call('publish', KEYS[4] .. ':' .. nextOwner, ARGV[1]);
+end;
+return 1;`
+)
+
 // lockPair is a Pair driving scripts by SHA, as lock clients do.
 type lockPair struct {
 	*Pair
@@ -297,6 +379,8 @@ func (p *lockPair) keyspace(keys ...string) {
 			p.Do("GET", k)
 		case "zset":
 			p.Do("ZRANGE", k, "0", "-1", "WITHSCORES")
+		case "list":
+			p.Do("LRANGE", k, "0", "-1")
 		}
 		p.DoApprox(60, "PTTL", k)
 	}
@@ -324,6 +408,8 @@ func TestLocksReentrant(t *testing.T) {
 	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	lock, ch := "myLock", "redisson_lock__channel:{myLock}"
+	sub := Connect(t)
+	sub.Do("SUBSCRIBE", ch)
 	p.run(lockAcquire, []string{lock}, "30000", clientA)          // acquired: nil
 	p.run(lockAcquire, []string{lock}, "30000", clientA)          // reentry: nil, count 2
 	p.run(lockAcquire, []string{lock}, "30000", clientB)          // busy: pttl
@@ -333,10 +419,13 @@ func TestLocksReentrant(t *testing.T) {
 	p.keyspace(lock)
 	p.run(lockRelease, []string{lock, ch}, "0", "30000", clientA) // 0: still held once
 	p.run(lockRelease, []string{lock, ch}, "0", "30000", clientA) // 1: released, published
+	sub.Receive()
 	p.run(lockAcquire, []string{lock}, "30000", clientB)
 	p.run(lockForceRelease, []string{lock, ch}, "0")
+	sub.Receive()
 	p.run(lockForceRelease, []string{lock, ch}, "0")
 	p.keyspace(lock)
+	sub.NoReply(20 * time.Millisecond)
 }
 
 func TestLocksReentrantLease(t *testing.T) {
@@ -386,14 +475,18 @@ func TestLocksSemaphore(t *testing.T) {
 	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	sem, ch := "sem", "redisson_sc:{sem}"
+	sub := Connect(t)
+	sub.Do("SUBSCRIBE", ch)
 	p.run(semTryAcquire, []string{sem}, "1") // no permits yet
 	p.run(semTrySetPermits, []string{sem, ch}, "3")
+	sub.Receive()
 	p.run(semTrySetPermits, []string{sem, ch}, "5")
 	p.run(semTryAcquire, []string{sem}, "2")
 	p.run(semTryAcquire, []string{sem}, "2")
 	p.run(semTryAcquire, []string{sem}, "1")
 	p.run(semTryAcquire, []string{sem}, "1")
 	p.run(semRelease, []string{sem, ch}, "2")
+	sub.Receive()
 	p.run(semTryAcquire, []string{sem}, "x")
 	p.keyspace(sem)
 }
@@ -421,15 +514,20 @@ func TestLocksCountDownLatch(t *testing.T) {
 	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	latch, ch := "latch", "redisson_countdownlatch__channel__{latch}"
+	sub := Connect(t)
+	sub.Do("SUBSCRIBE", ch)
 	p.run(latchTrySetCount, []string{latch, ch}, "1", "3")
+	sub.Receive()
 	p.run(latchTrySetCount, []string{latch, ch}, "1", "5")
 	p.run(latchCountDown, []string{latch, ch}, "0")
 	p.run(latchCountDown, []string{latch, ch}, "0")
 	p.keyspace(latch)
 	p.run(latchCountDown, []string{latch, ch}, "0")
+	sub.Receive()
 	p.keyspace(latch)
 	p.run(latchCountDown, []string{latch, ch}, "0") // below zero: deleted again
 	p.keyspace(latch)
+	sub.NoReply(20 * time.Millisecond)
 }
 
 func TestLocksSpin(t *testing.T) {
@@ -473,4 +571,35 @@ func i64(n int64) string {
 		s = "-" + s
 	}
 	return s
+}
+
+func TestLocksFair(t *testing.T) {
+	p := newLockPair(t)
+	lock, queue, deadlines, ch := "fair", "redisson_lock_queue:{fair}", "redisson_lock_timeout:{fair}", "redisson_lock__channel:{fair}"
+	keys := []string{lock, queue, deadlines}
+	rkeys := []string{lock, queue, deadlines, ch}
+	subB := Connect(t)
+	subB.Do("SUBSCRIBE", ch+":"+clientB)
+	now := int64(1700000000000)
+	at := func(d int64) string { return i64(now + d) }
+	p.run(fairAcquire, keys, "30000", clientA, "5000", at(0))  // A holds it
+	p.run(fairAcquire, keys, "30000", clientA, "5000", at(1))  // reentry
+	p.run(fairAcquire, keys, "30000", clientB, "5000", at(2))  // B queues
+	p.run(fairAcquire, keys, "30000", clientC, "5000", at(3))  // C queues behind B
+	p.run(fairAcquire, keys, "30000", clientB, "5000", at(10)) // B asks again: its remaining wait
+	p.keyspace(lock, queue, deadlines)
+	p.run(fairRelease, rkeys, "0", "30000", clientA, at(20)) // 0: still held once
+	p.run(fairRelease, rkeys, "0", "30000", clientA, at(21)) // 1: B is told
+	subB.Receive()
+	p.run(fairAcquire, keys, "30000", clientC, "5000", at(22)) // not C's turn
+	p.run(fairAcquire, keys, "30000", clientB, "5000", at(23)) // B's turn
+	p.keyspace(lock, queue, deadlines)
+	p.run(fairRelease, rkeys, "0", "30000", clientB, at(24))
+	// C waited too long: it is pruned, and a newcomer gets the lock.
+	p.run(fairAcquire, keys, "30000", clientA, "5000", at(100000))
+	p.keyspace(lock, queue, deadlines)
+	p.run(fairRelease, rkeys, "0", "30000", clientB, at(100001)) // not the owner
+	p.run(fairRelease, rkeys, "0", "30000", clientA, at(100002))
+	p.keyspace(lock, queue, deadlines)
+	subB.NoReply(20 * time.Millisecond)
 }
