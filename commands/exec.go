@@ -144,8 +144,11 @@ func (e *Engine) NewCtx(cl *Client, w *resp.Writer, now int64) *Ctx {
 }
 
 // Call runs one client command and records statistics.
-func (e *Engine) Call(cl *Client, args [][]byte) {
-	now := e.NowMs()
+func (e *Engine) Call(cl *Client, args [][]byte) { e.callAt(cl, args, e.NowMs()) }
+
+// callAt is Call with the time already read: the commands of one pipeline
+// share one clock reading (they run within microseconds of each other).
+func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	w := e.Writer(cl)
 	mode := cl.ReplyMode
 	if mode != ReplyOn {
@@ -198,13 +201,14 @@ type batch struct {
 // runPending runs queued commands until the queue is empty or the client
 // blocks.
 func (e *Engine) runPending(cl *Client) {
+	now := e.NowMs()
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
 		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.freed && !cl.CloseAfterReply {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]
-			e.Call(cl, args)
+			e.callAt(cl, args, now)
 			if cl.postponed {
 				b.cmds = rest // runs again when the pause ends
 				break

@@ -2,7 +2,6 @@ package resp
 
 import (
 	"errors"
-	"strconv"
 )
 
 // Limits Redis applies to requests (networking.c).
@@ -138,12 +137,29 @@ func indexCRLF(b []byte, from int) int {
 	return -1
 }
 
+// parseInt parses a length as Redis's string2ll does (optional '-', no '+',
+// no spaces, no leading zeros), without allocating. Numbers of more than 18
+// digits are refused: every one of them is over the limits that apply, and
+// Redis gives the same error for those.
 func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 || (b[0] == '0' && (len(b) > 1 || neg)) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	return n, err == nil
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {

@@ -47,6 +47,10 @@ func TestParseRequest(t *testing.T) {
 		{in: "\"abc\r\n", err: "Protocol error: unbalanced quotes in request"},
 		{in: "'a'b\r\n", err: "Protocol error: unbalanced quotes in request"},
 		{in: "*1\r\n$4\r\nPI", err: "incomplete request"},
+		{in: "*1\r\n$04\r\nPING\r\n", err: "Protocol error: invalid bulk length"},
+		{in: "*01\r\n$4\r\nPING\r\n", err: "Protocol error: invalid multibulk length"},
+		{in: "*99999999999999999999\r\n", err: "Protocol error: invalid multibulk length"},
+		{in: "*1\r\n$-0\r\n", err: "Protocol error: invalid bulk length"},
 	} {
 		got, err := parseAll(t, tc.in)
 		if tc.err != "" {
