@@ -68,6 +68,14 @@ func (c *Ctx) lookupWriteIn(db int, key string) *store.Entry {
 // created (class 'n', off unless asked for explicitly).
 func (c *Ctx) notifyNew(key []byte) { c.Notify(NotifyNew, "new", key) }
 
+// readyIfBlockable is the signalKeyAsReady of Redis's dbAdd: a list or
+// sorted set that appears under key may serve clients blocked on it.
+func (c *Ctx) readyIfBlockable(db int, key string, v store.Value) {
+	if t := v.Type(); t == store.TypeList || t == store.TypeZSet {
+		c.E.signalReady(db, key)
+	}
+}
+
 // modifiedIn is Modified for a key of database db without counting a
 // write (for the second key of RENAME and MOVE, which Redis counts once).
 func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
@@ -215,6 +223,7 @@ func renameGeneric(c *Ctx, args [][]byte, nx bool) {
 	}
 	ne := c.DB.Set(d, v, expire, c.Now)
 	ne.Access = access
+	c.readyIfBlockable(c.C.DB, d, v)
 	c.notifyNew(dst)
 	c.DB.Delete(string(src))
 	c.Modified(src)
@@ -253,6 +262,7 @@ func move(c *Ctx, args [][]byte) {
 	}
 	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.Now)
 	ne.Access = e.Access
+	c.readyIfBlockable(dbid, key, e.Value)
 	c.E.notify(dbid, NotifyNew, "new", key)
 	c.DB.Delete(key)
 	c.Modified(args[1])
@@ -306,7 +316,9 @@ func copyCmd(c *Ctx, args [][]byte) {
 	if exists {
 		ddb.Delete(d)
 	}
-	ddb.Set(d, cl.Clone(), e.Expire, c.Now)
+	nv := cl.Clone()
+	ddb.Set(d, nv, e.Expire, c.Now)
+	c.readyIfBlockable(dbid, d, nv)
 	c.E.notify(dbid, NotifyNew, "new", d)
 	c.E.Stats.Dirty++
 	c.modifiedIn(dbid, d)

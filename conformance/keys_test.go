@@ -628,3 +628,63 @@ func TestKeysOtherTypes(t *testing.T) {
 	p.Do(append([]string{"DEL"}, keys...)...)
 	p.DoSorted("KEYS", "*")
 }
+
+// TestKeysSWAPDBWakesBlocked: a client blocked on a list key is served
+// when SWAPDB brings in a database where that list exists.
+func TestKeysSWAPDBWakesBlocked(t *testing.T) {
+	p := NewPair(t)
+	q := Connect(t)
+	requireLockkv(t, p, "SELECT", "1")
+	requireLockkv(t, p, "LPUSH", "queue", "job1")
+	q.Send("BLPOP", "queue", "5")
+	q.NoReply(100 * time.Millisecond)
+	p.Do("SWAPDB", "0", "1")
+	q.Receive()
+	p.Do("LLEN", "queue")
+	p.Do("SELECT", "0")
+	p.Do("LLEN", "queue")
+	// A zset too, with BZPOPMIN.
+	if v, err := p.L.Do("BZPOPMIN", "nosuch", "0.01"); err != nil || v.Kind == '-' {
+		t.Log("lockkv has no BZPOPMIN yet: zset case skipped")
+		p.Do("FLUSHALL")
+		return
+	}
+	p.Do("SELECT", "1")
+	p.Do("FLUSHDB")
+	p.Do("ZADD", "z", "1", "m")
+	q.Send("BZPOPMIN", "z", "5")
+	q.NoReply(100 * time.Millisecond)
+	p.Do("SWAPDB", "1", "0")
+	q.Receive()
+	p.Do("FLUSHALL")
+}
+
+// TestKeysRenameMoveCopyWakeBlocked: RENAME, MOVE and COPY that create a
+// list under a key a client is blocked on serve that client.
+func TestKeysRenameMoveCopyWakeBlocked(t *testing.T) {
+	p := NewPair(t)
+	q := Connect(t)
+	requireLockkv(t, p, "LPUSH", "src", "a", "b")
+	q.Send("BLPOP", "dst", "5")
+	q.NoReply(50 * time.Millisecond)
+	p.Do("RENAME", "src", "dst")
+	q.Receive()
+	q.Send("BRPOP", "copy", "5")
+	q.NoReply(50 * time.Millisecond)
+	p.Do("COPY", "dst", "copy")
+	q.Receive()
+	p.Do("EXISTS", "copy")
+	q.Do("SELECT", "3")
+	q.Send("BLPOP", "dst", "5")
+	q.NoReply(50 * time.Millisecond)
+	p.Do("MOVE", "dst", "3")
+	q.Receive()
+	q.Do("EXISTS", "dst")
+	p.Do("LPUSH", "l", "x")
+	q.Send("BLPOP", "c3", "5")
+	q.NoReply(50 * time.Millisecond)
+	p.Do("COPY", "l", "c3", "DB", "3")
+	q.Receive()
+	q.Do("SELECT", "0")
+	p.Do("FLUSHALL")
+}
