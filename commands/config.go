@@ -33,6 +33,10 @@ type Config struct {
 	// LuaTimeLimit is busy-reply-threshold (lua-time-limit), milliseconds.
 	LuaTimeLimit int64
 
+	// TrackingTableMaxKeys is tracking-table-max-keys: past it, client-side
+	// caching forgets keys (invalidating them); 0 is no limit.
+	TrackingTableMaxKeys int
+
 	// other holds the settings lockkv accepts and reports without acting
 	// on them (maxmemory, appendonly, save, ...), by canonical name.
 	other map[string]string
@@ -54,6 +58,7 @@ func NewConfig() *Config {
 		ZSetMaxListpackValue:   64,
 		ListMaxListpackSize:    -2,
 		LuaTimeLimit:           5000,
+		TrackingTableMaxKeys:   1000000,
 		other:                  map[string]string{},
 	}
 	for _, s := range settings {
@@ -151,6 +156,7 @@ var settings = []*setting{
 	{name: "requirepass", kind: kindString, read: func(c *Config) string { return c.RequirePass },
 		apply: func(c *Config, v string) { c.RequirePass = v }},
 	boundInt("maxclients", "", 1, uintMax, func(c *Config) *int { return &c.MaxClients }),
+	boundInt("tracking-table-max-keys", "", 0, longMax, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
 	{name: "notify-keyspace-events", kind: kindSpecial,
 		check: func(v string) string {
 			if _, ok := ParseNotifyFlags(v); !ok {

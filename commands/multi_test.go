@@ -281,3 +281,24 @@ func BenchmarkTrackedGetSet(b *testing.B) {
 		rconn.out = rconn.out[:0]
 	}
 }
+
+// TestTrackingTableLimit checks tracking-table-max-keys: extra keys are
+// forgotten with an invalidation.
+func TestTrackingTableLimit(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.Config.TrackingTableMaxKeys = 10
+	a, aconn := te.client()
+	te.do(a, aconn, "HELLO", "3")
+	te.do(a, aconn, "CLIENT", "TRACKING", "on")
+	var out string
+	for i := 0; i < 15; i++ {
+		out += te.do(a, aconn, "GET", "k"+itoa(i))
+	}
+	_, keys, items, _ := te.e.TrackingStats()
+	if keys != 10 || items != keys {
+		t.Fatalf("keys %d items %d", keys, items)
+	}
+	if n := strings.Count(out, "invalidate"); n != 5 {
+		t.Fatalf("%d invalidations, want 5", n)
+	}
+}

@@ -45,6 +45,8 @@ type trackingState struct {
 	// pending holds invalidations for the client executing a command,
 	// sent once its reply is written.
 	pending []pendingInvalidation
+	// limitRounds counts calls that left the table over its limit.
+	limitRounds int
 }
 
 type trackedKey struct{ ids []int64 }
@@ -234,6 +236,13 @@ func (e *Engine) trackingInvalidateKey(mod *Client, key string) {
 			bs.keys[key] = mod
 		}
 	}
+	e.trackingInvalidateTableKey(key)
+}
+
+// trackingInvalidateTableKey tells the clients that read key, in the
+// tracking table, that it changed, and forgets them.
+func (e *Engine) trackingInvalidateTableKey(key string) {
+	t := &e.tracking
 	tk := t.table[key]
 	if tk == nil {
 		return
@@ -284,6 +293,9 @@ func (e *Engine) trackingInvalidateOnFlush() {
 // which lasts for the next command (or transaction) only. A command held
 // by CLIENT PAUSE has not run yet: the flag waits for it.
 func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
+	if e.tracking.clients > 0 {
+		e.trackingLimitUsedSlots()
+	}
 	if len(e.tracking.pending) > 0 {
 		e.sendPendingInvalidations()
 	}
@@ -293,6 +305,31 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 			cl.track.caching = false
 		}
 	}
+}
+
+// trackingLimitUsedSlots is Redis's: past tracking-table-max-keys, keys are
+// dropped from the table (their clients get an invalidation, as if the
+// key changed), with an effort that grows while the table stays too big.
+func (e *Engine) trackingLimitUsedSlots() {
+	t := &e.tracking
+	max := e.Config.TrackingTableMaxKeys
+	if max <= 0 || len(t.table) <= max {
+		t.limitRounds = 0
+		return
+	}
+	effort := 100 * (t.limitRounds + 1)
+	for key := range t.table { // Go's map order is a random walk enough
+		if effort == 0 {
+			break
+		}
+		effort--
+		e.trackingInvalidateTableKey(key)
+		if len(t.table) <= max {
+			t.limitRounds = 0
+			return
+		}
+	}
+	t.limitRounds++
 }
 
 func (e *Engine) sendPendingInvalidations() {

@@ -352,3 +352,20 @@ func TestTrackingScripts(t *testing.T) {
 	p.receiveN(2)
 	p.NoReply(50 * time.Millisecond)
 }
+
+func TestTrackingTableMaxKeysConfig(t *testing.T) {
+	p := NewPair(t)
+	p.Do("CONFIG", "GET", "tracking-table-max-keys")
+	p.Do("CONFIG", "SET", "tracking-table-max-keys", "-1")
+	p.Do("CONFIG", "SET", "tracking-table-max-keys", "1k")
+	p.Do("CONFIG", "SET", "tracking-table-max-keys", "2")
+	p.Do("HELLO", "3")
+	p.Do("CLIENT", "TRACKING", "on")
+	p.Do("MGET", "a", "b")
+	p.Send("GET", "c") // one key too many: one is forgotten (which one is random)
+	p.Receive()
+	lv, rv := p.read("evicted")
+	p.check("evicted", lv, rv, sameShape(lv, rv))
+	p.Do("CONFIG", "SET", "tracking-table-max-keys", "1000000")
+	p.Do("CONFIG", "GET", "tracking-table-max-keys")
+}
