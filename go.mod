@@ -2,4 +2,13 @@ module github.com/lockkv/lockkv
 
 go 1.26.8
 
-require github.com/yuin/gopher-lua v1.1.2 // indirect
+require (
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/yuin/gopher-lua v1.1.2
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/glob"
 )
 
 // COMMAND, generated from the command table: COMMAND INFO replies in
@@ -329,7 +331,7 @@ func commandList(c *Ctx, args [][]byte) {
 				return false
 			}
 		case EqualFold(args[3], "pattern"):
-			match = func(s *Spec) bool { return globMatch(val, s.FullName(), true) }
+			match = func(s *Spec) bool { return glob.Match(val, s.FullName(), true) }
 		default:
 			c.Error(ErrSyntax)
 			return

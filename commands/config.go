@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/glob"
 )
 
 // Config holds the settings lockkv honours or reports. CONFIG GET/SET read
@@ -458,7 +460,7 @@ func configGet(c *Ctx, args [][]byte) {
 			continue
 		}
 		for name, s := range settingIndex {
-			if !seen[name] && globMatch(pat, name, true) {
+			if !seen[name] && glob.Match(pat, name, true) {
 				seen[name] = true
 				out = append(out, match{name, s.get(c.E.Config)})
 			}
@@ -547,93 +549,3 @@ var configHelpLines = []string{
 }
 
 func configHelp(c *Ctx, args [][]byte) { replyHelp(c, "config", configHelpLines) }
-
-// globMatch is Redis's stringmatchlen: * ? [...] with ranges and
-// negation, \ escapes.
-func globMatch(pattern, s string, nocase bool) bool {
-	if nocase {
-		pattern, s = strings.ToLower(pattern), strings.ToLower(s)
-	}
-	return globMatchAt(pattern, s)
-}
-
-func globMatchAt(p, s string) bool {
-	for len(p) > 0 {
-		switch p[0] {
-		case '*':
-			for len(p) > 1 && p[1] == '*' {
-				p = p[1:]
-			}
-			if len(p) == 1 {
-				return true
-			}
-			for i := 0; i <= len(s); i++ {
-				if globMatchAt(p[1:], s[i:]) {
-					return true
-				}
-			}
-			return false
-		case '?':
-			if len(s) == 0 {
-				return false
-			}
-			s = s[1:]
-			p = p[1:]
-		case '[':
-			if len(s) == 0 {
-				return false
-			}
-			p = p[1:]
-			not := len(p) > 0 && p[0] == '^'
-			if not {
-				p = p[1:]
-			}
-			matched := false
-			for len(p) > 0 && p[0] != ']' {
-				if p[0] == '\\' && len(p) >= 2 {
-					p = p[1:]
-					if p[0] == s[0] {
-						matched = true
-					}
-					p = p[1:]
-				} else if len(p) >= 3 && p[1] == '-' && p[2] != ']' {
-					lo, hi := p[0], p[2]
-					if lo > hi {
-						lo, hi = hi, lo
-					}
-					if s[0] >= lo && s[0] <= hi {
-						matched = true
-					}
-					p = p[3:]
-				} else {
-					if p[0] == s[0] {
-						matched = true
-					}
-					p = p[1:]
-				}
-			}
-			if len(p) > 0 {
-				p = p[1:] // ']'
-			}
-			if not {
-				matched = !matched
-			}
-			if !matched {
-				return false
-			}
-			s = s[1:]
-		case '\\':
-			if len(p) >= 2 {
-				p = p[1:]
-			}
-			fallthrough
-		default:
-			if len(s) == 0 || p[0] != s[0] {
-				return false
-			}
-			s = s[1:]
-			p = p[1:]
-		}
-	}
-	return len(s) == 0
-}

@@ -163,10 +163,16 @@ func parseInt(b []byte) (int64, bool) {
 }
 
 func parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
+	// Redis finds the end of an inline request with strchr, which stops at
+	// a NUL byte: a request with a NUL before its newline never completes
+	// (until it exceeds the inline limit).
 	nl := -1
 	for i, c := range buf {
 		if c == '\n' {
 			nl = i
+			break
+		}
+		if c == 0 {
 			break
 		}
 	}
