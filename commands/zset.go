@@ -43,6 +43,9 @@ var zsetCommands = []*Spec{
 	{Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zunionstore},
 	{Name: "zinterstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zinterstore},
 	{Name: "zdiffstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zdiffstore},
+	{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmin},
+	{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmax},
+	{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: bzmpopKeys, ACL: []string{"write", "sortedset", "slow", "blocking"}, Fn: bzmpop},
 	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
 }
 
@@ -797,13 +800,14 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 // score] pairs; emitKey prefixes the key (ZMPOP shape when nested, BZPOP
 // shape otherwise); nilWhenEmpty answers a null array instead of an empty
 // one when no key exists.
-func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+// It reports whether the popped key was deleted (emptied).
+func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nested, nilWhenEmpty bool) (deleted bool) {
 	var key []byte
 	var z *store.ZSet
 	for _, k := range keys {
 		zz, ok := c.zsetWrite(k)
 		if !ok {
-			return
+			return false
 		}
 		if zz != nil {
 			key, z = k, zz
@@ -816,11 +820,11 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 		} else {
 			c.W.Array(0)
 		}
-		return
+		return false
 	}
 	if count == 0 {
 		c.W.Array(0)
-		return
+		return false
 	}
 	if count < 0 {
 		count = 1
@@ -858,9 +862,11 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 		c.W.Double(s)
 	}
 	if c.zsetDeleteIfEmpty(key, z) {
+		deleted = true
 		c.Notify(NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
+	return deleted
 }
 
 func zpopmin(c *Ctx, args [][]byte) { zpopMinMax(c, args, false) }
@@ -957,6 +963,59 @@ func zmpop(c *Ctx, args [][]byte) {
 		return
 	}
 	zpopGeneric(c, keys, max, true, count, true, true)
+}
+
+// ---------------------------------------------------------------------------
+// BZPOPMIN / BZPOPMAX / BZMPOP
+
+func bzpopmin(c *Ctx, args [][]byte) {
+	blockingZpop(c, args[1:len(args)-1], args[len(args)-1], false, -1, false)
+}
+
+func bzpopmax(c *Ctx, args [][]byte) {
+	blockingZpop(c, args[1:len(args)-1], args[len(args)-1], true, -1, false)
+}
+
+func bzmpop(c *Ctx, args [][]byte) {
+	keys, max, count, ok := zmpopArgs(c, args, 2)
+	if !ok {
+		return
+	}
+	blockingZpop(c, keys, args[1], max, count, true)
+}
+
+// bzmpopKeys returns BZMPOP's key positions: numkeys at 2, then the keys.
+func bzmpopKeys(args [][]byte) []int { return numkeysPositions(args, 2) }
+
+// blockingZpop is Redis's blockingGenericZpopCommand: pop from the first
+// non-empty key, or block until one of keys gets members. count < 0 is
+// BZPOPMIN/BZPOPMAX's single pop ([key, member, score]); zmpop selects
+// BZMPOP's [key, [[member, score]...]] shape.
+func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, zmpop bool) {
+	deadline, ok := c.ParseTimeout(timeout)
+	if !ok {
+		return
+	}
+	for _, k := range keys {
+		z, ok := c.zsetWrite(k)
+		if !ok {
+			return
+		}
+		if z == nil || z.Len() == 0 {
+			continue
+		}
+		zpopGeneric(c, [][]byte{k}, max, true, count, zmpop, zmpop)
+		return
+	}
+	if c.NoBlock() {
+		c.W.NullArray()
+		return
+	}
+	c.Block(BlockZSet, keys, deadline, func(c *Ctx, key []byte) bool {
+		// serveClientsBlockedOnSortedSetKey: a plain genericZpopCommand,
+		// notifications and signalModifiedKey included.
+		return zpopGeneric(c, [][]byte{key}, max, true, count, zmpop, zmpop)
+	})
 }
 
 // ---------------------------------------------------------------------------

@@ -1057,7 +1057,7 @@ func TestZsetCommandTable(t *testing.T) {
 		"zrank", "zrevrank", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
 		"zrevrangebylex", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
 		"zmpop", "zscan", "zrangestore", "zrandmember", "zunion", "zinter", "zdiff", "zintercard",
-		"zunionstore", "zinterstore", "zdiffstore"} {
+		"zunionstore", "zinterstore", "zdiffstore", "bzpopmin", "bzpopmax", "bzmpop"} {
 		v, err := p.R.Do("COMMAND", "INFO", name)
 		if err != nil || len(v.Elems) != 1 || len(v.Elems[0].Elems) < 7 {
 			t.Fatalf("COMMAND INFO %s: %v %v", name, v, err)
