@@ -763,7 +763,9 @@ func TestZsetZRANGESTORE(t *testing.T) {
 		p.Do("ZRANGE", "d2", "0", "-1", "WITHSCORES")
 		p.Do("ZRANGESTORE", "d2", "z", "+inf", "-inf", "BYSCORE", "REV", "LIMIT", "0", "3")
 		p.Do("ZRANGE", "d2", "0", "-1", "WITHSCORES")
-		p.Do("ZRANGESTORE", "d3", "z", "[b", "+", "BYLEX")
+		// (Lex ranges over mixed scores are undefined for skiplists.)
+		p.Do("ZADD", "lexk", "0", "a", "0", "b", "0", "c")
+		p.Do("ZRANGESTORE", "d3", "lexk", "[b", "+", "BYLEX")
 		p.Do("ZRANGE", "d3", "0", "-1", "WITHSCORES")
 		// Empty results delete the destination, whatever it held.
 		p.Do("SET", "str", "x")
