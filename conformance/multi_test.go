@@ -70,6 +70,12 @@ func TestMultiErrors(t *testing.T) {
 	p.Do("MULTI")
 	p.Do("DISCARD")
 	p.Do("DISCARD")
+	// Commands flagged no_multi are refused and abort the transaction.
+	p.Do("MULTI")
+	p.Do("SHUTDOWN", "bogus-arg")
+	p.Do("SET", "a", "1")
+	p.Do("EXEC")
+	p.Do("GET", "a")
 }
 
 func TestMultiWatch(t *testing.T) {

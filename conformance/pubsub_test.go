@@ -274,7 +274,7 @@ func TestPubSubInMulti(t *testing.T) {
 func TestPubSubReplyOff(t *testing.T) {
 	p := NewPair(t)
 	sub := Connect(t)
-	requireLockkv(t, sub, "CLIENT", "REPLY", "OFF")
+	sub.Send("CLIENT", "REPLY", "OFF") // no reply
 	// Subscription confirmations and messages are pushes: they are sent
 	// even with replies off.
 	sub.Send("SUBSCRIBE", "x")
@@ -285,6 +285,14 @@ func TestPubSubReplyOff(t *testing.T) {
 	sub.Receive()
 	sub.Send("PING")
 	sub.NoReply(50 * time.Millisecond)
+	sub.Send("CLIENT", "REPLY", "ON")
+	sub.Receive()
+	// Under SKIP too.
+	sub.Send("CLIENT", "REPLY", "SKIP")
+	sub.Send("SUBSCRIBE", "y")
+	sub.Receive()
+	sub.Send("PING")
+	sub.Receive()
 }
 
 func TestPubSubResp3(t *testing.T) {

@@ -369,3 +369,19 @@ func TestTrackingTableMaxKeysConfig(t *testing.T) {
 	p.Do("CONFIG", "SET", "tracking-table-max-keys", "1000000")
 	p.Do("CONFIG", "GET", "tracking-table-max-keys")
 }
+
+func TestTrackingReplyOff(t *testing.T) {
+	p := NewPair(t)
+	other := Connect(t)
+	p.Do("HELLO", "3")
+	p.Do("CLIENT", "TRACKING", "on")
+	p.Do("GET", "k")
+	p.Do("GET", "j")
+	p.Send("CLIENT", "REPLY", "OFF")
+	other.Do("SET", "k", "1")
+	p.Receive() // invalidations are pushes: sent with replies off
+	p.Send("SET", "j", "1")
+	p.Receive()
+	p.Send("CLIENT", "REPLY", "ON")
+	p.Receive()
+}
