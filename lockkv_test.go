@@ -415,3 +415,64 @@ func TestClientKillClosesConnection(t *testing.T) {
 	killer.send("CLIENT KILL ID " + id + "\r\n")
 	killer.expect(":0")
 }
+
+func TestGoRedisTransactionsAndPubSub(t *testing.T) {
+	srv := lockkv.RunT(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+
+	// TxPipeline: MULTI ... EXEC.
+	var incr *redis.IntCmd
+	if _, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "counter", 10, 0)
+		incr = p.Incr(ctx, "counter")
+		return nil
+	}); err != nil {
+		t.Fatalf("TxPipelined: %v", err)
+	}
+	if incr.Val() != 11 {
+		t.Fatalf("INCR in transaction = %d", incr.Val())
+	}
+	// WATCH: a concurrent change aborts the transaction.
+	err := rdb.Watch(ctx, func(tx *redis.Tx) error {
+		if err := rdb.Set(ctx, "counter", 0, 0).Err(); err != nil {
+			return err
+		}
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Incr(ctx, "counter")
+			return nil
+		})
+		return err
+	}, "counter")
+	if err != redis.TxFailedErr {
+		t.Fatalf("WATCH conflict: %v, want TxFailedErr", err)
+	}
+
+	// Pub/sub over RESP3 push messages.
+	sub := rdb.Subscribe(ctx, "unlock")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatalf("SUBSCRIBE: %v", err)
+	}
+	ch := sub.Channel()
+	if n, err := rdb.Publish(ctx, "unlock", "released").Result(); err != nil || n != 1 {
+		t.Fatalf("PUBLISH: %d %v", n, err)
+	}
+	select {
+	case m := <-ch:
+		if m.Channel != "unlock" || m.Payload != "released" {
+			t.Fatalf("message %+v", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message")
+	}
+	// Blocking command with a timeout, served by a push from another client.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		rdb.RPush(ctx, "queue", "job")
+	}()
+	if v, err := rdb.BLPop(ctx, 5*time.Second, "queue").Result(); err != nil || v[1] != "job" {
+		t.Fatalf("BLPOP: %v %v", v, err)
+	}
+}

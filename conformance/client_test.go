@@ -214,3 +214,113 @@ func TestClientPAUSE(t *testing.T) {
 	}
 	p.Do("GET", "pausekey")
 }
+
+func TestClientFlags(t *testing.T) {
+	p := Connect(t)
+	p.DoShape("HELLO", "3")
+	info := func(what string) {
+		t.Helper()
+		lv, rv := p.DoShape("CLIENT", "INFO")
+		p.clientInfoMatches(what, lv, rv, clientInfoMust...)
+	}
+	info("plain")
+	p.Do("SUBSCRIBE", "flagchan")
+	info("subscribed")
+	p.Do("PSUBSCRIBE", "flag*")
+	info("psubscribed")
+	p.Do("UNSUBSCRIBE")
+	p.Do("PUNSUBSCRIBE")
+	info("unsubscribed")
+	p.Do("CLIENT", "TRACKING", "on")
+	info("tracking")
+	p.Do("CLIENT", "TRACKING", "off")
+	p.Do("CLIENT", "TRACKING", "on", "BCAST")
+	info("bcast")
+	p.Do("CLIENT", "TRACKING", "off")
+	p.Do("WATCH", "flagkey")
+	p.Do("SET", "flagkey", "1")
+	info("dirty cas")
+	p.Do("UNWATCH")
+	p.Do("MULTI")
+	p.Do("PING")
+	p.Do("DISCARD")
+	info("after multi")
+	p.Do("CLIENT", "NO-EVICT", "on")
+	info("no-evict")
+	p.Do("RESET")
+	lv, rv := p.DoShape("CLIENT", "INFO")
+	p.clientInfoMatches("after reset", lv, rv, clientInfoMust...)
+}
+
+func TestClientUNBLOCK(t *testing.T) {
+	p := Connect(t)
+	blocked := Connect(t)
+	p.Do("DEL", "unblock-list")
+	for _, reason := range []string{"", "TIMEOUT", "ERROR"} {
+		lid, _ := blocked.L.Do("CLIENT", "ID")
+		rid, _ := blocked.R.Do("CLIENT", "ID")
+		blocked.Send("BLPOP", "unblock-list", "0")
+		blocked.NoReply(50 * time.Millisecond)
+		// Wait until both servers see the client blocked.
+		for _, side := range []struct {
+			c  *Conn
+			id string
+		}{{p.L, lid.Str}, {p.R, rid.Str}} {
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				v, _ := side.c.Do("CLIENT", "LIST", "ID", side.id)
+				if strings.Contains(v.Str, "flags=b") || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		args := func(id string) []string {
+			a := []string{"CLIENT", "UNBLOCK", id}
+			if reason != "" {
+				a = append(a, reason)
+			}
+			return a
+		}
+		lv, _ := p.L.Do(args(lid.Str)...)
+		rv, _ := p.R.Do(args(rid.Str)...)
+		p.check("CLIENT UNBLOCK "+reason, lv, rv, Equal(lv, rv))
+		blocked.Receive()
+		lv, _ = p.L.Do(args(lid.Str)...)
+		rv, _ = p.R.Do(args(rid.Str)...)
+		p.check("CLIENT UNBLOCK again", lv, rv, Equal(lv, rv))
+	}
+	blocked.Do("PING")
+}
+
+func TestClientPAUSEMulti(t *testing.T) {
+	p := Connect(t)
+	q := Connect(t)
+	q.Do("MULTI")
+	q.Do("SET", "pause-multi", "1")
+	p.Do("CLIENT", "PAUSE", "300", "WRITE")
+	// EXEC of a transaction with writes waits for the pause.
+	start := time.Now()
+	q.Send("EXEC")
+	q.NoReply(100 * time.Millisecond)
+	q.Receive()
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("EXEC with writes ran after %v under PAUSE WRITE", d)
+	}
+	// A read-only transaction runs at once.
+	p.Do("CLIENT", "PAUSE", "5000", "WRITE")
+	q.Do("MULTI")
+	q.Do("GET", "pause-multi")
+	q.Do("EXEC")
+	// Queueing a write inside MULTI waits too.
+	q.Do("MULTI")
+	q.Send("SET", "pause-multi", "2")
+	q.NoReply(100 * time.Millisecond)
+	p.Do("CLIENT", "UNPAUSE")
+	q.Receive()
+	q.Do("EXEC")
+	// WAIT inside MULTI answers at once.
+	q.Do("MULTI")
+	q.Do("WAIT", "1", "0")
+	q.Do("EXEC")
+}

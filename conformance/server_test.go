@@ -373,3 +373,45 @@ func TestServerMONITOR(t *testing.T) {
 	}
 	mon.NoReply(100 * time.Millisecond)
 }
+
+func TestServerMONITORTransactionsAndScripts(t *testing.T) {
+	mon := Connect(t)
+	mon.Do("MONITOR")
+	p := Connect(t)
+	p.Do("MULTI")
+	p.Do("SET", "monkey2", "x y")
+	p.Do("EXEC")
+	p.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "monkey2")
+	p.DoShape("HELLO", "2", "AUTH", "default", "pw")
+	p.Do("WAIT", "0", "0")
+	want := []string{
+		`[0 ] "MULTI"`,
+		`[0 ] "SET" "monkey2" "x y"`,
+		`[0 ] "EXEC"`,
+		`[0 ] "EVAL" "return redis.call('get', KEYS[1])" "1" "monkey2"`,
+		`[0 lua] "get" "monkey2"`,
+		`[0 ] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"`,
+		`[0 ] "WAIT" "0" "0"`,
+	}
+	for _, side := range []*Conn{mon.L, mon.R} {
+		for i, w := range want {
+			v, err := side.Read(2 * time.Second)
+			if err != nil {
+				t.Fatalf("%s: monitor line %d: %v", side.Addr, i, err)
+			}
+			comparisons.Add(1)
+			_, rest, _ := strings.Cut(v.Str, " ")
+			// Drop the client address: "[0 127.0.0.1:1234]" -> "[0 ]".
+			if j := strings.Index(rest, " "); j > 0 && !strings.HasPrefix(rest[j+1:], "lua]") {
+				if k := strings.Index(rest, "]"); k > j {
+					rest = rest[:j+1] + rest[k:]
+				}
+			}
+			if rest != w {
+				divergences.Add(1)
+				t.Errorf("%s: monitor line %d = %q, want %s", side.Addr, i, rest, w)
+			}
+		}
+	}
+	mon.NoReply(100 * time.Millisecond)
+}
