@@ -22,13 +22,16 @@ type Engine struct {
 	StartTime time.Time
 	RunID     string
 
-	clients   map[int64]*Client
-	nextID    int64
-	dirty     []*Client // clients whose W holds output to deliver
-	current   *Client   // client whose command is executing
-	lastSave  int64
-	scratch   resp.Writer
-	doneQueue []func()
+	clients  map[int64]*Client
+	nextID   int64
+	dirty    []*Client // clients whose W holds output to deliver
+	current  *Client   // client whose command is executing
+	lastSave int64
+	scratch  resp.Writer
+	// expireBacklog is set when the last active-expiry slice used its
+	// whole budget (see activeExpire, NextWakeup).
+	expireBacklog bool
+	doneQueue     []func()
 
 	pubsub   pubsubState
 	watches  watchState
@@ -197,6 +200,12 @@ func (e *Engine) Cron() {
 // NextWakeup returns the earliest time (Unix ms) the engine wants Cron to
 // run, or 0 for no particular time.
 func (e *Engine) NextWakeup() int64 {
+	if e.expireBacklog {
+		// Active expiry used its whole slice: more keys are due. Come
+		// back at once; requests waiting meanwhile still go first or
+		// interleave, since each slice is bounded.
+		return e.NowMs()
+	}
 	at := e.blockNextDeadline()
 	if p := e.pauseDeadline(); p > 0 && (at == 0 || p < at) {
 		at = p
@@ -211,12 +220,16 @@ func (e *Engine) activeExpire(now int64) {
 	left := budget
 	for i, db := range e.DBs {
 		if left <= 0 {
-			return
+			break
 		}
 		left -= db.ExpireDue(now, left, func(key string) {
 			e.keyExpired(i, key)
 		})
 	}
+	// A used-up budget means due keys may remain: NextWakeup then asks for
+	// another Cron right away, so a backlog drains at up to ~1M keys/s
+	// when idle instead of 20,000 per second (2000 per 100 ms tick).
+	e.expireBacklog = left <= 0
 }
 
 // keyExpired fires what Redis fires when it reclaims an expired key.

@@ -37,9 +37,16 @@ func TestCronExpiresInSlices(t *testing.T) {
 		if got > 2000 {
 			t.Fatalf("one Cron call reclaimed %d keys", got)
 		}
+		// While keys remain due, the engine asks to run again at once.
+		if w := e.NextWakeup(); got == 2000 && w != clock.t.UnixMilli() {
+			t.Fatalf("after a full slice NextWakeup = %d, want now (%d)", w, clock.t.UnixMilli())
+		}
 	}
 	if e.Stats.ExpiredKeys != n || calls != n/2000 {
 		t.Fatalf("reclaimed %d keys in %d calls", e.Stats.ExpiredKeys, calls)
+	}
+	if w := e.NextWakeup(); w != 0 {
+		t.Fatalf("nothing left to expire, NextWakeup = %d", w)
 	}
 	if l := e.DBs[0].Len() + e.DBs[1].Len() + e.DBs[2].Len(); l != 1 {
 		t.Fatalf("%d keys left, want 1", l)
