@@ -65,6 +65,10 @@ type Server struct {
 
 	// maxBulk mirrors proto-max-bulk-len for the connection readers.
 	maxBulk atomic.Int64
+
+	// held are requests that arrived while a script was busy and must wait
+	// for it: its own client's, and Do callbacks (command goroutine only).
+	held []request
 }
 
 type request struct {
@@ -121,7 +125,44 @@ func NewServer(cfg Config) *Server {
 	if tc, ok := cfg.Clock.(*TestClock); ok {
 		tc.attach(s)
 	}
+	s.eng.OnBusy = s.serveWhileBusy
 	return s
+}
+
+// serveWhileBusy runs on the command goroutine, from inside a script that
+// is past busy-reply-threshold (Redis's processEventsWhileBlocked). It
+// serves the requests waiting now: other clients' commands get -BUSY
+// unless they may run (SCRIPT KILL, FUNCTION STATS, ...). Requests of the
+// script's own client wait until the script returns, in order.
+func (s *Server) serveWhileBusy() {
+	caller := s.eng.ScriptCaller()
+	for i := 0; i < 512; i++ {
+		select {
+		case r := <-s.reqs:
+			if r.kind == reqCall || (r.c != nil && r.c.client != nil && r.c.client == caller) {
+				s.held = append(s.held, r)
+				continue
+			}
+			s.handle(r)
+			continue
+		case <-s.quit:
+			s.eng.AbortScript()
+		default:
+		}
+		break
+	}
+	s.eng.FlushOutputs()
+}
+
+// handleHeld serves the requests held back while a script was busy.
+func (s *Server) handleHeld() {
+	for len(s.held) > 0 {
+		r := s.held[0]
+		s.held[0] = request{}
+		s.held = s.held[1:]
+		s.handle(r)
+	}
+	s.held = nil
 }
 
 // Start listens on the configured address and serves clients in the
@@ -249,11 +290,13 @@ func (s *Server) loop() {
 		select {
 		case r := <-s.reqs:
 			s.handle(r)
+			s.handleHeld()
 		drain:
 			for i := 0; i < 512; i++ {
 				select {
 				case r := <-s.reqs:
 					s.handle(r)
+					s.handleHeld()
 				default:
 					break drain
 				}

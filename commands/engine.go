@@ -40,6 +40,10 @@ type Engine struct {
 	monitors monitorState
 
 	scripting *scriptingState
+	// OnBusy, set by the server, is called from inside a script that runs
+	// past busy-reply-threshold: it serves the requests other clients sent
+	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
+	OnBusy func()
 
 	srv serverState
 }

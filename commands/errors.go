@@ -189,6 +189,7 @@ const (
 	ErrScriptFlushArg         = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	ErrScriptDebugArg         = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
 	ErrScriptDebugUnsupported = "ERR SCRIPT DEBUG YES/SYNC is not supported"
+	ErrBusyFunction           = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 	ErrFunctionNotFound       = "ERR Function not found"
 	ErrBadNumKeys             = "ERR Bad number of keys provided"
 	ErrFunctionName           = "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"

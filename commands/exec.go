@@ -59,6 +59,10 @@ func Exec(c *Ctx, args [][]byte) {
 			c.rejectFor(spec, sprintf(ErrPubSubContext, spec.FullName()))
 			return
 		}
+		if s := c.E.scripting; s != nil && s.busy && spec.Flags&AllowBusy == 0 {
+			c.rejectFor(spec, s.busyError())
+			return
+		}
 		if c.E.srv.pause != pauseOff && c.E.pausedFor(c.C, spec) {
 			c.C.postponed = true
 			return
@@ -156,11 +160,12 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 		e.scratch.Proto = cl.W.Proto
 		w = &e.scratch
 	}
+	prev := e.current // a busy script serves other clients from inside its call
 	e.current = cl
 	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
 	Exec(&ctx, args)
 	e.trackingAfterCall(cl, ctx.Spec)
-	e.current = nil
+	e.current = prev
 	if cl.postponed {
 		return // CLIENT PAUSE: the command runs again when the pause ends
 	}

@@ -101,6 +101,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	}
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
 	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO)
+	s.args = args
 	fs.lua.Call(fn, &s.run)
 	s.finish()
 }
@@ -244,11 +245,25 @@ func functionList(c *Ctx, args [][]byte) {
 }
 
 func functionStats(c *Ctx, args [][]byte) {
-	fs := c.E.scripts().fns()
+	s := c.E.scripts()
+	fs := s.fns()
 	w := c.W
 	w.Map(2)
 	w.BulkString("running_script")
-	w.Null()
+	if s.running && !s.eval {
+		w.Map(3)
+		w.BulkString("name")
+		w.BulkString(s.run.Name)
+		w.BulkString("command")
+		w.Array(len(s.args))
+		for _, a := range s.args {
+			w.Bulk(a)
+		}
+		w.BulkString("duration_ms")
+		w.Int(c.Now - s.started)
+	} else {
+		w.Null()
+	}
 	w.BulkString("engines")
 	w.Map(1)
 	w.BulkString("LUA")
@@ -259,9 +274,7 @@ func functionStats(c *Ctx, args [][]byte) {
 	w.Int(int64(len(fs.funcs)))
 }
 
-func functionKill(c *Ctx, args [][]byte) {
-	c.Error(ErrNotBusy)
-}
+func functionKill(c *Ctx, args [][]byte) { c.E.scripts().kill(c, false) }
 
 var functionHelpLines = []string{
 	"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

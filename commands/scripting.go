@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"time"
+
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -38,6 +40,11 @@ type scriptingState struct {
 
 	running  bool
 	dirty    bool // the running script called a write command
+	busy     bool // the running script is past busy-reply-threshold
+	killed   bool // SCRIPT KILL / FUNCTION KILL asked it to stop
+	eval     bool // the running script is an EVAL (not FCALL)
+	args     [][]byte
+	started  int64
 	ro       bool
 	now      int64
 	caller   *Client
@@ -60,6 +67,13 @@ func (e *Engine) scripts() *scriptingState {
 		s.callFunc = func(args [][]byte, proto int) []byte { return e.scriptCall(args, proto) }
 		s.run.Call = s.callFunc
 		s.run.Exists = func(args [][]byte) bool { return scriptLookup(args) != nil }
+		s.run.WhileBusy = func() {
+			s.busy = true
+			if e.OnBusy != nil {
+				e.OnBusy()
+			}
+		}
+		s.run.Killed = func() bool { return s.killed }
 		e.scripting = s
 	}
 	return s
@@ -180,6 +194,7 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
 	s.prepare(c, name, keys, argv, ro)
 	s.run.Eval = eval
+	s.eval = true
 	s.lua.Run(sc, &s.run)
 	s.finish()
 }
@@ -195,13 +210,63 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 	run.Keys, run.Args = keys, argv
 	run.Out = c.W
 	run.Resp = 2
+	run.BusyThreshold = time.Duration(c.E.Config.LuaTimeLimit) * time.Millisecond
+	s.busy, s.killed, s.eval, s.args, s.started = false, false, false, nil, c.Now
 }
 
 // finish is scriptResetRun.
 func (s *scriptingState) finish() {
 	run := &s.run
 	run.Keys, run.Args, run.Out = nil, nil, nil
-	s.running, s.caller = false, nil
+	s.running, s.caller, s.busy, s.killed, s.args = false, nil, false, false, nil
+}
+
+func (s *scriptingState) busyError() string {
+	if s.eval {
+		return ErrBusy
+	}
+	return ErrBusyFunction
+}
+
+// ScriptCaller returns the client whose script is running, or nil. While
+// a script is past busy-reply-threshold the server must hold that
+// client's further requests until the script returns (Redis's
+// protectClient).
+func (e *Engine) ScriptCaller() *Client {
+	if e.scripting == nil || !e.scripting.running {
+		return nil
+	}
+	return e.scripting.caller
+}
+
+// AbortScript stops a running script at its next check point even if it
+// wrote (SHUTDOWN while a script is busy).
+func (e *Engine) AbortScript() {
+	if e.scripting != nil && e.scripting.running {
+		e.scripting.killed = true
+	}
+}
+
+// killScript is Redis's scriptKill.
+func (s *scriptingState) kill(c *Ctx, eval bool) {
+	if !s.running {
+		c.Error(ErrNotBusy)
+		return
+	}
+	if s.dirty {
+		c.Error(ErrUnkillable)
+		return
+	}
+	if eval && !s.eval {
+		c.Error(ErrBusyFunction)
+		return
+	}
+	if !eval && s.eval {
+		c.Error(ErrBusy)
+		return
+	}
+	s.killed = true
+	c.W.OK()
 }
 
 // SCRIPT subcommands
@@ -267,18 +332,7 @@ func scriptHelp(c *Ctx, args [][]byte) {
 	}
 }
 
-func scriptKill(c *Ctx, args [][]byte) {
-	s := c.E.scripts()
-	if !s.running {
-		c.Error(ErrNotBusy)
-		return
-	}
-	if s.dirty {
-		c.Error(ErrUnkillable)
-		return
-	}
-	c.W.OK()
-}
+func scriptKill(c *Ctx, args [][]byte) { c.E.scripts().kill(c, true) }
 
 func scriptLoad(c *Ctx, args [][]byte) {
 	s := c.E.scripts()

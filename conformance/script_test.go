@@ -1,6 +1,10 @@
 package conformance
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // evalAll runs each script with EVAL on both servers (no keys).
 func evalAll(p *Pair, scripts ...string) {
@@ -434,4 +438,77 @@ func TestScriptCommandGetkeys(t *testing.T) {
 		p.Do("COMMAND", "GETKEYS", c, "return 1", "2", "k1", "k2", "a")
 		p.Do("COMMAND", "GETKEYS", c, "return 1", "1", "k1")
 	}
+}
+
+// waitBusy polls both servers from p until each answers -BUSY.
+func waitBusy(t *testing.T, p *Pair) {
+	t.Helper()
+	for _, c := range []*Conn{p.L, p.R} {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			v, err := c.Do("GET", "probe")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Kind == '-' && strings.HasPrefix(v.Str, "BUSY") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never became busy (last %v)", c.Addr, v)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func TestScriptBusyKill(t *testing.T) {
+	p := NewPair(t)
+	p.Do("CONFIG", "SET", "busy-reply-threshold", "100")
+	defer p.Do("CONFIG", "SET", "busy-reply-threshold", "5000")
+	a := Connect(t)
+	a.Send("EVAL", "local i = 0 while true do i = i + 1 end", "0")
+	waitBusy(t, p)
+	p.Do("GET", "k")
+	p.Do("PING")
+	p.Do("FUNCTION", "KILL")
+	p.Do("SCRIPT", "KILL")
+	a.Receive()
+	p.Do("PING")
+	p.Do("SCRIPT", "KILL")
+
+	// A killed script cannot save itself with pcall.
+	a.Send("EVAL", "while true do pcall(function() while true do end end) end", "0")
+	waitBusy(t, p)
+	p.Do("SCRIPT", "KILL")
+	a.Receive()
+
+	// Functions: FUNCTION KILL, and FUNCTION STATS shows the running one.
+	p.Do("FUNCTION", "LOAD", "REPLACE", "#!lua name=busylib\nredis.register_function('spin', function() while true do end end)")
+	a.Send("FCALL", "spin", "0")
+	waitBusy(t, p)
+	p.Do("GET", "k")
+	p.Do("SCRIPT", "KILL")
+	p.DoShape("FUNCTION", "STATS")
+	p.Do("FUNCTION", "KILL")
+	a.Receive()
+	p.Do("FUNCTION", "DELETE", "busylib")
+
+	// A script that wrote cannot be killed; it ends by itself here.
+	a.Send("EVAL", "redis.call('set','dirty','1') local t = redis.call('time') local start = t[1]*1000000 + t[2] "+
+		"while true do local n = redis.call('time') if (n[1]*1000000 + n[2]) - start > 600000 then break end end return 1", "0")
+	waitBusy(t, p)
+	p.Do("SCRIPT", "KILL")
+	p.Do("FUNCTION", "KILL")
+	a.Receive()
+	p.Do("GET", "dirty")
+
+	// The script's own pipelined commands wait for it, in order.
+	a.Send("EVAL", "local i = 0 while true do i = i + 1 end", "0")
+	a.Send("SET", "after", "1")
+	waitBusy(t, p)
+	p.Do("GET", "after")
+	p.Do("SCRIPT", "KILL")
+	a.Receive()
+	a.Receive()
+	p.Do("GET", "after")
 }

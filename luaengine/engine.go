@@ -14,6 +14,7 @@ package luaengine
 
 import (
 	"strconv"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -58,6 +59,12 @@ type Run struct {
 	Resp int
 	// ReplFlags is what redis.set_repl last set (REPL_ALL by default).
 	ReplFlags int
+	// BusyThreshold is busy-reply-threshold; 0 disables the checks.
+	BusyThreshold time.Duration
+	// WhileBusy is called at the script's check points (loop iterations
+	// and function calls, about every thousandth) once it has run longer
+	// than BusyThreshold: the host serves other clients from there.
+	WhileBusy func()
 	// Killed, when it returns true, stops the script at its next check
 	// point with Redis's SCRIPT KILL error.
 	Killed func() bool
@@ -86,6 +93,10 @@ type Engine struct {
 	argbuf    [][]byte
 	numbuf    []byte
 	errTables int
+	ticks     uint32
+	start     time.Time
+	checking  bool
+	killing   bool
 }
 
 // New returns an engine with a fresh interpreter.
@@ -140,6 +151,11 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	}
 	run.ReplFlags = 3
 	e.run = run
+	e.checking = run.BusyThreshold > 0
+	e.killing = false
+	if e.checking {
+		e.start = time.Now()
+	}
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
 	L.Push(fn)
@@ -306,3 +322,37 @@ func (e *Engine) errHandler(L *lua.LState) int {
 
 // itoa is strconv.Itoa, kept short for error texts.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// errKilled is the error a killed script ends with.
+const errKilled = "Script killed by user with SCRIPT KILL..."
+
+// tick is the check point the rewriter puts at the top of every loop body
+// and function body. It costs a counter increment; every 1024th tick it
+// looks at the clock once the script has a busy threshold.
+func (e *Engine) tick(L *lua.LState) int {
+	e.ticks++
+	if e.ticks&1023 != 0 || !e.checking {
+		return 0
+	}
+	run := e.run
+	if run == nil {
+		return 0
+	}
+	if e.killing {
+		raise(L, errKilled)
+	}
+	if time.Since(e.start) < run.BusyThreshold {
+		return 0
+	}
+	if run.WhileBusy != nil {
+		run.WhileBusy()
+	}
+	if run.Killed != nil && run.Killed() {
+		// From now on every check point fails, so pcall cannot keep a
+		// killed script alive.
+		e.killing = true
+		e.ticks |= 1023
+		raise(L, errKilled)
+	}
+	return 0
+}

@@ -22,13 +22,14 @@ import (
 // exactly as they were.
 
 const (
+	helperTick     = "(lockkv tick)"
 	helperConcat   = "(lockkv concat)"
 	helperForInit  = "(lockkv for init)"
 	helperForLimit = "(lockkv for limit)"
 	helperForStep  = "(lockkv for step)"
 )
 
-var helperOrder = []string{helperConcat, helperForInit, helperForLimit, helperForStep}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -36,7 +37,8 @@ func helperKey(name string) string { return "\x00" + name }
 // installHelpers adds the helper functions to the string method table
 // (gopher-lua's builtin string metatable __index, which scripts cannot
 // reach: they see a clean copy of the string library).
-func installHelpers(L *lua.LState, strIndex *lua.LTable) {
+func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
+	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
 	strIndex.RawSetString(helperKey(helperConcat), L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok {
 			L.Push(lua.LString(formatNumber(n)))
@@ -155,6 +157,23 @@ func (r *rewriter) stmts(list []ast.Stmt) {
 	}
 }
 
+// body rewrites a loop or function body and puts a check point (a call to
+// the tick helper) at its top, so a long script can be noticed and killed.
+func (r *rewriter) body(list []ast.Stmt, line int) []ast.Stmt {
+	r.stmts(list)
+	r.used[helperTick] = true
+	fn := &ast.IdentExpr{Value: helperTick}
+	fn.SetLine(line)
+	fn.SetLastLine(line)
+	call := &ast.FuncCallExpr{Func: fn}
+	call.SetLine(line)
+	call.SetLastLine(line)
+	st := &ast.FuncCallStmt{Expr: call}
+	st.SetLine(line)
+	st.SetLastLine(line)
+	return append([]ast.Stmt{st}, list...)
+}
+
 func (r *rewriter) exprs(list []ast.Expr) {
 	for i, e := range list {
 		list[i] = r.expr(e)
@@ -174,10 +193,10 @@ func (r *rewriter) stmt(s ast.Stmt) {
 		r.stmts(x.Stmts)
 	case *ast.WhileStmt:
 		x.Condition = r.expr(x.Condition)
-		r.stmts(x.Stmts)
+		x.Stmts = r.body(x.Stmts, x.Line())
 	case *ast.RepeatStmt:
 		x.Condition = r.expr(x.Condition)
-		r.stmts(x.Stmts)
+		x.Stmts = r.body(x.Stmts, x.Line())
 	case *ast.IfStmt:
 		x.Condition = r.expr(x.Condition)
 		r.stmts(x.Then)
@@ -186,10 +205,10 @@ func (r *rewriter) stmt(s ast.Stmt) {
 		x.Init = r.forBound(helperForInit, x.Init)
 		x.Limit = r.forBound(helperForLimit, x.Limit)
 		x.Step = r.forBound(helperForStep, x.Step)
-		r.stmts(x.Stmts)
+		x.Stmts = r.body(x.Stmts, x.Line())
 	case *ast.GenericForStmt:
 		r.exprs(x.Exprs)
-		r.stmts(x.Stmts)
+		x.Stmts = r.body(x.Stmts, x.Line())
 	case *ast.FuncDefStmt:
 		if x.Name != nil {
 			if x.Name.Func != nil {
@@ -199,7 +218,7 @@ func (r *rewriter) stmt(s ast.Stmt) {
 				x.Name.Receiver = r.expr(x.Name.Receiver)
 			}
 		}
-		r.stmts(x.Func.Stmts)
+		x.Func.Stmts = r.body(x.Func.Stmts, x.Func.Line())
 	case *ast.ReturnStmt:
 		r.exprs(x.Exprs)
 	}
@@ -244,7 +263,7 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.UnaryLenOpExpr:
 		x.Expr = r.expr(x.Expr)
 	case *ast.FunctionExpr:
-		r.stmts(x.Stmts)
+		x.Stmts = r.body(x.Stmts, x.Line())
 	}
 	return e
 }

@@ -73,7 +73,7 @@ func (e *Engine) setup() {
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
-	installHelpers(L, gstr)
+	installHelpers(L, gstr, e.tick)
 	coerceStringArgs(L, gstr)
 	gstr.ForEach(func(k, v lua.LValue) {
 		if ks := k.String(); ks != "__index" && (len(ks) == 0 || ks[0] != 0) {
