@@ -56,6 +56,8 @@ type serverState struct {
 	nextIdleCheck int64
 	// waits are the clients blocked in WAIT.
 	waits []waitEntry
+	// errorStats counts error replies by code (INFO errorstats).
+	errorStats map[string]int64
 }
 
 // SetShutdownHook sets what SHUTDOWN calls to stop the server. fn runs on

@@ -163,15 +163,20 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	prev := e.current // a busy script serves other clients from inside its call
 	e.current = cl
 	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
+	start := len(w.B)
 	Exec(&ctx, args)
+	if len(w.B) > start && w.B[start] == '-' {
+		e.countError(w.B[start+1:])
+	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = prev
 	if cl.postponed {
 		return // CLIENT PAUSE: the command runs again when the pause ends
 	}
-	e.Stats.Commands++
 	cl.LastInteraction = now
 	if ctx.Spec != nil {
+		// Like Redis's call(): refused commands are not counted.
+		e.Stats.Commands++
 		cl.LastCmd = ctx.Spec.FullName()
 	}
 	if mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {

@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +42,7 @@ var infoSections = []struct {
 	{"cpu", "CPU", true, infoCPU},
 	{"modules", "Modules", true, nil},
 	{"commandstats", "Commandstats", false, nil},
-	{"errorstats", "Errorstats", true, nil},
+	{"errorstats", "Errorstats", true, infoErrorStats},
 	{"latencystats", "Latencystats", false, nil},
 	{"cluster", "Cluster", true, infoCluster},
 	{"keyspace", "Keyspace", true, infoKeyspace},
@@ -378,4 +379,40 @@ func info(c *Ctx, args [][]byte) {
 		names = append(names, strings.ToLower(string(a)))
 	}
 	c.W.Verbatim(c.E.Info(c.Now, names...), "txt")
+}
+
+// countError records an error reply for INFO (total_error_replies and
+// errorstats, keyed by the error code, as Redis's afterErrorReply).
+func (e *Engine) countError(reply []byte) {
+	e.Stats.TotalErrorReplies++
+	code := reply
+	for i, ch := range reply {
+		if ch == ' ' || ch == '\r' {
+			code = reply[:i]
+			break
+		}
+	}
+	if e.srv.errorStats == nil {
+		e.srv.errorStats = map[string]int64{}
+	}
+	if _, ok := e.srv.errorStats[string(code)]; !ok && len(e.srv.errorStats) >= 128 {
+		return // Redis stops tracking new error codes past 128
+	}
+	e.srv.errorStats[string(code)]++
+}
+
+func infoErrorStats(e *Engine, b []byte, now int64) []byte {
+	codes := make([]string, 0, len(e.srv.errorStats))
+	for k := range e.srv.errorStats {
+		codes = append(codes, k)
+	}
+	sort.Strings(codes)
+	for _, k := range codes {
+		b = append(b, "errorstat_"...)
+		b = append(b, k...)
+		b = append(b, ":count="...)
+		b = strconv.AppendInt(b, e.srv.errorStats[k], 10)
+		b = append(b, '\r', '\n')
+	}
+	return b
 }

@@ -198,3 +198,19 @@ func TestConnectionROLE(t *testing.T) {
 	p.DoShape("HELLO", "3")
 	p.Do("ROLE")
 }
+
+func TestConnectionProtoMaxBulkLen(t *testing.T) {
+	p := Connect(t)
+	p.Do("CONFIG", "SET", "proto-max-bulk-len", "1mb")
+	t.Cleanup(func() { Connect(t).Do("CONFIG", "SET", "proto-max-bulk-len", "512mb") })
+	q := Connect(t)
+	q.SendRaw([]byte("*2\r\n$4\r\nECHO\r\n$1048577\r\n"))
+	q.Receive()
+	q.Closed(2e9)
+	q = Connect(t)
+	q.Do("ECHO", strings.Repeat("b", 1048576))
+	// A SET within the limit still works; APPEND beyond it is refused.
+	q.Do("SET", "bulklimit", strings.Repeat("a", 1048576))
+	q.Do("APPEND", "bulklimit", "x")
+	q.Do("DEL", "bulklimit")
+}

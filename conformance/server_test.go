@@ -415,3 +415,17 @@ func TestServerMONITORTransactionsAndScripts(t *testing.T) {
 	}
 	mon.NoReply(100 * time.Millisecond)
 }
+
+func TestServerINFOErrorstats(t *testing.T) {
+	p := Connect(t)
+	p.Do("CONFIG", "RESETSTAT")
+	p.Do("NOSUCHCMD")
+	p.Do("GET")
+	p.Do("SET", "errstat", "x")
+	p.Do("LPUSH", "errstat", "x")
+	p.Do("AUTH", "a", "b")
+	p.infoMatches([]string{"INFO", "errorstats"}, "errorstat_ERR", "errorstat_WRONGTYPE", "errorstat_WRONGPASS")
+	p.infoMatches([]string{"INFO", "stats"}, "total_error_replies", "total_commands_processed")
+	p.Do("CONFIG", "RESETSTAT")
+	p.infoMatches([]string{"INFO", "errorstats"})
+}
