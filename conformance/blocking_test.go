@@ -409,3 +409,79 @@ func TestBlockingExpiredAndLPUSHOrder(t *testing.T) {
 	p.Do("RPUSH", "k", "z")
 	a.Receive()
 }
+
+// Keys that arrive by RENAME, MOVE or COPY wake clients as pushes do
+// (Redis 7.0's dbAdd signals every new key).
+func TestBlockingKeyArrives(t *testing.T) {
+	p := blockPair(t)
+	p.Do("RPUSH", "src", "a", "b")
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	p.Do("RENAME", "src", "k")
+	a.Receive()
+	p.Do("LRANGE", "k", "0", "-1")
+
+	a.Send("BRPOP", "k2", "0")
+	waitBlocked(t, 1)
+	p.Do("COPY", "k", "k2")
+	a.Receive()
+	p.Do("LRANGE", "k2", "0", "-1")
+
+	b := Connect(t)
+	b.Do("SELECT", "3")
+	b.Send("BLPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("MOVE", "k", "3")
+	b.Receive()
+	b.Do("LRANGE", "k", "0", "-1")
+	p.Do("RPUSH", "k", "z")
+	p.Do("COPY", "k", "k", "DB", "3")
+	b.Do("LRANGE", "k", "0", "-1")
+	b.Do("DEL", "k")
+
+	// SWAPDB brings a list into the database a client waits in.
+	b.Send("BLPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("SWAPDB", "0", "3")
+	b.Receive()
+	p.Do("SWAPDB", "0", "3")
+	p.Do("LRANGE", "k", "0", "-1")
+	b.Do("FLUSHDB")
+}
+
+func TestBlockingRESP3AndReplyModes(t *testing.T) {
+	p := blockPair(t)
+	a := Connect(t)
+	a.Do("HELLO", "3")
+	a.Send("BLMPOP", "0", "1", "k", "RIGHT", "COUNT", "2")
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k", "1", "2", "3")
+	a.Receive()
+	a.Send("BLPOP", "k", "0")
+	a.Receive()
+	a.Send("BLMOVE", "k", "d", "LEFT", "LEFT", "0")
+	waitBlocked(t, 1)
+	p.Do("LPUSH", "k", "m")
+	a.Receive()
+
+	// A blocked client of another database is not served.
+	b := Connect(t)
+	b.Do("SELECT", "1")
+	b.Send("BLPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k", "db0")
+	b.NoReply(20 * time.Millisecond)
+	p.Do("SELECT", "1")
+	p.Do("RPUSH", "k", "db1")
+	b.Receive()
+	p.Do("DEL", "k")
+	b.Send("CLIENT", "REPLY", "OFF")
+	b.Send("BLPOP", "k", "0")
+	waitBlocked(t, 1)
+	p.Do("RPUSH", "k", "db1")
+	p.Do("SELECT", "0")
+	waitBlocked(t, 0)
+	b.NoReply(20 * time.Millisecond) // reply suppressed
+	b.Do("CLIENT", "REPLY", "ON")
+	b.Do("EXISTS", "k")
+	p.Do("LRANGE", "k", "0", "-1")
+}

@@ -390,7 +390,7 @@ func TestListExpiredKey(t *testing.T) {
 
 func TestListNotifications(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	sub := Connect(t)
 	requireLockkv(t, sub, "PSUBSCRIBE", "__key*@*__:*")
@@ -409,5 +409,19 @@ func TestListNotifications(t *testing.T) {
 	} {
 		p.Do(cmd...)
 		drainEvents(t, sub)
+	}
+	// Events of served blocked clients follow the push that woke them.
+	waitBlocked(t, 0)
+	for _, blk := range [][]string{
+		{"BLPOP", "w", "0"}, {"BRPOP", "w", "0"}, {"BLMOVE", "w", "w2", "RIGHT", "LEFT", "0"},
+		{"BRPOPLPUSH", "w", "w", "0"}, {"BLMPOP", "0", "1", "w", "LEFT", "COUNT", "3"},
+	} {
+		a := blockOn(t, 1, blk...)
+		p.Do("RPUSH", "w", "1", "2")
+		a.Receive()
+		drainEvents(t, sub)
+		p.Do("DEL", "w", "w2")
+		drainEvents(t, sub)
+		waitBlocked(t, 0)
 	}
 }
