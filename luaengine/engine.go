@@ -151,11 +151,12 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	}
 	run.ReplFlags = 3
 	e.run = run
+	// The clock is read at the first check point, so a script that never
+	// loops never reads it.
 	e.checking = run.BusyThreshold > 0
 	e.killing = false
-	if e.checking {
-		e.start = time.Now()
-	}
+	e.ticks = 0
+	e.start = time.Time{}
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
 	L.Push(fn)
@@ -331,7 +332,7 @@ const errKilled = "Script killed by user with SCRIPT KILL..."
 // looks at the clock once the script has a busy threshold.
 func (e *Engine) tick(L *lua.LState) int {
 	e.ticks++
-	if e.ticks&1023 != 0 || !e.checking {
+	if e.ticks&1023 != 1 || !e.checking {
 		return 0
 	}
 	run := e.run
@@ -340,6 +341,10 @@ func (e *Engine) tick(L *lua.LState) int {
 	}
 	if e.killing {
 		raise(L, errKilled)
+	}
+	if e.start.IsZero() {
+		e.start = time.Now()
+		return 0
 	}
 	if time.Since(e.start) < run.BusyThreshold {
 		return 0
@@ -351,7 +356,7 @@ func (e *Engine) tick(L *lua.LState) int {
 		// From now on every check point fails, so pcall cannot keep a
 		// killed script alive.
 		e.killing = true
-		e.ticks |= 1023
+		e.ticks = 0
 		raise(L, errKilled)
 	}
 	return 0
