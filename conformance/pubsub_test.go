@@ -363,3 +363,32 @@ func TestPubSubFromScript(t *testing.T) {
 	p.Do("EXEC")
 	waiter.Receive()
 }
+
+func TestPubSubReset(t *testing.T) {
+	// RESET leaves pub/sub, MULTI, WATCH and tracking silently.
+	p := NewPair(t)
+	c := Connect(t)
+	c.Send("SUBSCRIBE", "a")
+	c.Receive()
+	c.Send("PSUBSCRIBE", "b*")
+	c.Receive()
+	c.Do("RESET")
+	p.Do("PUBLISH", "a", "x")
+	p.Do("PUBLISH", "bb", "x")
+	p.Do("PUBSUB", "NUMPAT")
+	c.Do("GET", "x")
+	c.Do("WATCH", "w")
+	c.Do("MULTI")
+	c.Do("SET", "w", "1")
+	c.Do("RESET")
+	c.Do("EXEC")
+	p.Do("SET", "w", "2")
+	c.Do("MULTI")
+	c.Do("EXEC") // the watch went with RESET
+	c.Do("HELLO", "3")
+	c.Do("CLIENT", "TRACKING", "on", "bcast")
+	c.Do("RESET")
+	c.Do("CLIENT", "TRACKINGINFO")
+	p.Do("SET", "z", "1")
+	c.NoReply(50 * time.Millisecond)
+}
