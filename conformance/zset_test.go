@@ -684,8 +684,14 @@ func TestZsetNotifications(t *testing.T) {
 	if !zsetHas("config") || !zsetHas("psubscribe") {
 		t.Skip("CONFIG or PSUBSCRIBE not on this branch yet")
 	}
+	for _, flags := range []string{"KEA", "KEAn", "Ez"} {
+		t.Run(flags, func(t *testing.T) { zsetNotifications(t, flags) })
+	}
+}
+
+func zsetNotifications(t *testing.T, flags string) {
 	p := zsetPair(t)
-	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", flags)
 	t.Cleanup(func() { p.Do("CONFIG", "SET", "notify-keyspace-events", "") })
 	sub := Connect(t)
 	sub.Do("PSUBSCRIBE", "__key*__:*")
@@ -707,6 +713,16 @@ func TestZsetNotifications(t *testing.T) {
 		{"ZREMRANGEBYLEX", "y", "-", "+"},
 		{"ZADD", "y", "1", "a"},
 		{"ZMPOP", "1", "y", "MIN"},
+		{"ZADD", "src", "1", "a", "2", "b"},
+		{"ZRANGESTORE", "dst", "src", "0", "-1"},
+		{"ZRANGESTORE", "dst", "src", "0", "0"},
+		{"ZRANGESTORE", "dst", "src", "5", "9"},
+		{"ZUNIONSTORE", "u", "1", "src"},
+		{"ZINTERSTORE", "u", "2", "src", "nokey"},
+		{"ZDIFFSTORE", "d", "1", "src"},
+		{"ZADD", "src", "XX", "1", "nosuch"},
+		{"ZADD", "src", "NX", "5", "a"},
+		{"ZREMRANGEBYRANK", "src", "0", "-1"},
 	} {
 		p.Do(cmd...)
 		p.Do("PING") // fence: the events of cmd precede this reply

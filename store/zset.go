@@ -154,6 +154,7 @@ type zslNode struct {
 	score    float64
 	backward *zslNode
 	level    []zslLevel
+	l1       [1]zslLevel // backs level for the 3 nodes in 4 that have one
 }
 
 type zskiplist struct {
@@ -195,7 +196,12 @@ func (zsl *zskiplist) randomLevel() int {
 }
 
 func (zsl *zskiplist) insert(score float64, member string) *zslNode {
-	x := &zslNode{member: member, score: score, level: make([]zslLevel, zsl.randomLevel())}
+	x := &zslNode{member: member, score: score}
+	if l := zsl.randomLevel(); l == 1 {
+		x.level = x.l1[:]
+	} else {
+		x.level = make([]zslLevel, l)
+	}
 	zsl.insertNode(x)
 	return x
 }

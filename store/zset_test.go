@@ -343,3 +343,18 @@ func TestZSetConversion(t *testing.T) {
 		t.Fatal("65-byte member not converted")
 	}
 }
+
+func BenchmarkZSetInsert(b *testing.B) {
+	members := make([][]byte, 4096)
+	for i := range members {
+		members[i] = []byte(fmt.Sprintf("member:%d", i))
+	}
+	b.ReportAllocs()
+	z := NewZSet(true)
+	for i := 0; i < b.N; i++ {
+		if i%len(members) == 0 {
+			z = NewZSet(true)
+		}
+		z.Add(members[i%len(members)], float64(i*7919%10007), 0, 128, 64)
+	}
+}
