@@ -476,3 +476,30 @@ func TestGoRedisTransactionsAndPubSub(t *testing.T) {
 		t.Fatalf("BLPOP: %v %v", v, err)
 	}
 }
+
+// TestPauseStopsActiveExpiry: as in Redis, keys do not expire actively
+// while clients are paused; reads already see them as gone.
+func TestPauseStopsActiveExpiry(t *testing.T) {
+	srv := lockkv.RunT(t)
+	c := dialRaw(t, srv.Addr())
+	c.send("SET lease owner PX 100\r\n")
+	c.expect("+OK")
+	c.send("CLIENT PAUSE 10000 WRITE\r\n")
+	c.expect("+OK")
+	srv.Clock().FastForward(time.Second)
+	c.send("GET lease\r\nDBSIZE\r\n")
+	c.expect("$-1")
+	c.expect(":1")
+	srv.Clock().FastForward(10 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.send("DBSIZE\r\n")
+		if c.line() == ":0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the key was not reclaimed after the pause")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -196,15 +196,19 @@ func (e *Engine) Writer(c *Client) *resp.Writer {
 // for (NextWakeup) is reached.
 func (e *Engine) Cron() {
 	now := e.NowMs()
-	e.activeExpire(now)
+	e.serverCron(now) // ends an expired CLIENT PAUSE first
+	if e.srv.pause == pauseOff {
+		// Like Redis, no key expires actively during CLIENT PAUSE (a
+		// failover must not see the keyspace change).
+		e.activeExpire(now)
+	}
 	e.blockTimeouts(now)
-	e.serverCron(now)
 }
 
 // NextWakeup returns the earliest time (Unix ms) the engine wants Cron to
 // run, or 0 for no particular time.
 func (e *Engine) NextWakeup() int64 {
-	if e.expireBacklog {
+	if e.expireBacklog && e.srv.pause == pauseOff {
 		// Active expiry used its whole slice: more keys are due. Come
 		// back at once; requests waiting meanwhile still go first or
 		// interleave, since each slice is bounded.
