@@ -217,6 +217,25 @@ func TestScriptRuntimeErrors(t *testing.T) {
 	)
 }
 
+func TestScriptRuntimeErrorNames(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"local t = {} t.x.y = 1", "local t = {} return t.x.y", "return redis.x.y", "local a = nil; a()",
+		"local t = {} t.f()", "local t = {} t:m()", "return #nil", "local s = nil return #s", "local t = {} return #t.x",
+		"local x return x + 1", "local t = {} return t.n + 1", "return 1 + nil", "local t = {} return 'x' .. t",
+		"local t = {} return t .. 'x'", "local t = {} return 'a' .. t.q .. 'b'", "local a = {} return -a",
+		"local f = function() end return f.x", "local t = {} t[1][2] = 3",
+		"local up = nil; local function g() return up.x end return g()", "return string.x.y", "return ARGV[1].x",
+		"return KEYS[1] + 1", "local n = redis.call('get','nosuchkey') return n + 1",
+		"local n = redis.call('get','nosuchkey') return n .. 'x'", "return ({}).x.y",
+		"local t = setmetatable({}, {__index = function(t,k) return nil end}) return t.a.b",
+		"local a, b = 1, {} return a * b", "local s = 'abc' return s + 1", "local t = {} return t.x()",
+		"local t = {a={}} return t.a.b.c", "local x = true return x.y", "local x = 5 return x()",
+		"local t = {} for i = 1, 2 do t = t.next end return 1",
+		"local t = {} local ok, e = pcall(function() return t.x.y end) return e",
+	)
+}
+
 func TestScriptGlobals(t *testing.T) {
 	p := NewPair(t)
 	evalAll(p,

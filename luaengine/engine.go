@@ -14,6 +14,7 @@ package luaengine
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -84,8 +85,10 @@ type Engine struct {
 	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
 	strmeta   *lua.LTable // proxy of the string metatable
 	handler   *lua.LFunction
-	run       *Run
-	rand      *rand48
+	// pcallHandler words errors caught by pcall as Lua 5.1 does.
+	pcallHandler *lua.LFunction
+	run          *Run
+	rand         *rand48
 	// functions is set for the FUNCTION engine (see functions.go).
 	functions bool
 	loadIndex *lua.LTable // globals seen while a library loads
@@ -296,7 +299,7 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
 			s = L.ToStringMeta(errv).String()
 		}
-		t.RawSetString("err", lua.LString("ERR "+lua51Message(s)))
+		t.RawSetString("err", lua.LString("ERR "+e.describe(L, s)))
 	}
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
@@ -360,4 +363,21 @@ func (e *Engine) tick(L *lua.LState) int {
 		raise(L, errKilled)
 	}
 	return 0
+}
+
+// describe gives a runtime error message Lua 5.1's wording: the value's
+// name where the failing instruction tells it (varinfo.go), else the
+// plain form.
+func (e *Engine) describe(L *lua.LState, s string) string {
+	if dbg, ok := L.GetStack(1); ok {
+		if fi, ok := frameAt(dbg); ok {
+			// s is "source:line: message".
+			if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, fi.proto.SourceName+":") {
+				if m, ok := describeError(L, fi, s[i+2:]); ok {
+					return s[:i+2] + m
+				}
+			}
+		}
+	}
+	return lua51Message(s)
 }

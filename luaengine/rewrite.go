@@ -40,9 +40,17 @@ func helperKey(name string) string { return "\x00" + name }
 func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
 	strIndex.RawSetString(helperKey(helperConcat), L.NewFunction(func(L *lua.LState) int {
-		if n, ok := L.Get(1).(lua.LNumber); ok {
-			L.Push(lua.LString(formatNumber(n)))
+		switch v := L.Get(1).(type) {
+		case lua.LNumber:
+			L.Push(lua.LString(formatNumber(v)))
 			return 1
+		case lua.LString:
+			L.SetTop(1)
+			return 1
+		default:
+			if L.GetMetaField(v, "__concat") == lua.LNil {
+				concatError(L, v)
+			}
 		}
 		L.SetTop(1)
 		return 1

@@ -56,7 +56,15 @@ func (e *Engine) setup() {
 	}
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	G.RawSetString("gcinfo", L.NewFunction(baseGcinfo))
-	G.RawSetString("pcall", L.NewFunction(basePcall))
+	e.pcallHandler = L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(e.describe(L, string(s)))
+		}
+		L.Push(v)
+		return 1
+	})
+	G.RawSetString("pcall", L.NewFunction(e.basePcall))
 	G.RawSetString("error", L.NewFunction(baseError))
 	G.RawSetString("tostring", L.NewFunction(baseTostring))
 	G.RawSetString("tonumber", L.NewFunction(baseTonumber))
@@ -271,7 +279,7 @@ func baseGcinfo(L *lua.LState) int {
 
 // basePcall is Redis's pcall: like Lua's, but an error table carrying an
 // "err" string is reduced to that string (Redis 6 compatibility).
-func basePcall(L *lua.LState) int {
+func (e *Engine) basePcall(L *lua.LState) int {
 	L.CheckAny(1)
 	n := L.GetTop()
 	fn := L.Get(1)
@@ -281,7 +289,7 @@ func basePcall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
 		return 2
 	}
-	if err := L.PCall(n-1, lua.MultRet, nil); err != nil {
+	if err := L.PCall(n-1, lua.MultRet, e.pcallHandler); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object
