@@ -127,6 +127,23 @@ func TestZsetBlockingStoreWakes(t *testing.T) {
 	p.Do("ZINTERSTORE", "d3", "2", "src", "d2")
 	a.Receive()
 	p.Do("ZRANGE", "d3", "0", "-1")
+	// Keys created by COPY, RENAME and MOVE wake waiters too.
+	a.Send("BZPOPMIN", "d4", "0")
+	waitBlocked(t, 1)
+	p.Do("COPY", "src", "d4")
+	a.Receive()
+	a.Send("BZPOPMAX", "d5", "0")
+	waitBlocked(t, 1)
+	p.Do("RENAME", "d4", "d5")
+	a.Receive()
+	p.Do("ZRANGE", "d5", "0", "-1")
+	a.Send("BZMPOP", "0", "1", "d6", "MIN", "COUNT", "9")
+	waitBlocked(t, 1)
+	p.Do("SELECT", "1")
+	p.Do("ZADD", "d6", "1", "x")
+	p.Do("MOVE", "d6", "0")
+	p.Do("SELECT", "0")
+	a.Receive()
 }
 
 func TestZsetBlockingTimeout(t *testing.T) {
