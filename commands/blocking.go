@@ -124,6 +124,7 @@ type blockClient struct {
 	db       int
 	deadline int64 // Unix ms; 0 = forever
 	serve    ServeFunc
+	spec     *Spec // the blocking command, set on the ServeFunc's Ctx
 	waits    []*waiter
 	heapIdx  int  // index in timeouts, -1 when absent
 	quiet    bool // the reply is discarded (CLIENT REPLY OFF/SKIP)
@@ -240,6 +241,7 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 	bc.db = c.DBIndex()
 	bc.deadline = deadline
 	bc.serve = serve
+	bc.spec = c.Spec
 	bc.quiet = c.W != &cl.W
 	bc.heapIdx = -1
 	bc.waits = bc.waits[:0]
@@ -308,7 +310,7 @@ func (e *Engine) unblock(cl *Client) {
 		b.timed--
 	}
 	bc.blocked = false
-	bc.serve = nil
+	bc.serve, bc.spec = nil, nil
 	b.count--
 	e.Stats.TotalBlockingKeys = int64(len(b.keys))
 	if !bc.queued && !cl.freed {
@@ -319,7 +321,7 @@ func (e *Engine) unblock(cl *Client) {
 
 // writerFor returns where a blocked client's reply goes.
 func (e *Engine) writerFor(cl *Client) *Ctx {
-	ctx := &Ctx{E: e, C: cl, DB: e.DBs[cl.blk.db], Now: e.NowMs()}
+	ctx := &Ctx{E: e, C: cl, DB: e.DBs[cl.blk.db], Now: e.NowMs(), Spec: cl.blk.spec}
 	if cl.blk.quiet {
 		e.scratch.Reset()
 		e.scratch.Proto = cl.W.Proto
@@ -385,11 +387,15 @@ func (e *Engine) serveKey(bk blockKey) {
 			continue
 		}
 		serve := cl.blk.serve
-		e.unblock(cl)
 		ctx := e.writerFor(cl)
+		e.unblock(cl)
 		prev := e.current
 		e.current = cl
+		start := len(ctx.W.B)
 		deleted := serve(ctx, key)
+		if len(ctx.W.B) > start && ctx.W.B[start] == '-' {
+			e.countError(ctx.W.B[start+1:]) // BLMOVE's WRONGTYPE
+		}
 		e.current = prev
 		if deleted {
 			return
@@ -430,6 +436,7 @@ func (e *Engine) UnblockClient(id int64, withError bool) bool {
 	ctx := e.writerFor(cl)
 	if withError {
 		ctx.W.Error(ErrUnblocked)
+		e.countError([]byte(ErrUnblocked))
 	} else {
 		ctx.W.NullArray()
 	}
