@@ -19,7 +19,9 @@ type Client struct {
 	Authenticated   bool
 	Created         int64 // Unix ms
 	LastInteraction int64 // Unix ms
-	LastCmd         string
+	// lastCmd is the last command the client sent that exists, run or
+	// refused (CLIENT LIST cmd=; nil shows NULL).
+	lastCmd *Spec
 	CloseAfterReply bool
 	NoEvict         bool
 	NoTouch         bool

@@ -237,10 +237,10 @@ func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 	field("events")
 	b = append(b, 'r')
 	field("cmd")
-	if cl.LastCmd == "" {
+	if cl.lastCmd == nil {
 		b = append(b, "NULL"...)
 	} else {
-		b = append(b, cl.LastCmd...)
+		b = append(b, cl.lastCmd.FullName()...)
 	}
 	field("user")
 	b = append(b, "default"...)
@@ -362,7 +362,7 @@ func clientList(c *Ctx, args [][]byte) {
 // shows the command it is running.
 func (c *Ctx) clientNow(cl *Client, now int64) int64 {
 	if cl == c.C {
-		cl.LastCmd = c.Spec.FullName()
+		cl.lastCmd = c.Spec
 		cl.LastInteraction = now
 	}
 	return now

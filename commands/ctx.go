@@ -13,6 +13,8 @@ type Ctx struct {
 	DB   *store.DB
 	Now  int64 // Unix ms, fixed for the whole command (and script)
 	Spec *Spec
+	// looked is the command Exec resolved, set even when it was refused.
+	looked *Spec
 
 	// InScript is set for commands called from Lua (redis.call).
 	InScript bool

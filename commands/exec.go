@@ -32,6 +32,7 @@ func Exec(c *Ctx, args [][]byte) {
 		}
 		spec = sub
 	}
+	c.looked = spec
 	if !spec.CheckArity(len(args)) {
 		if c.InScript {
 			c.W.Error(ErrScriptWrongArgs)
@@ -177,8 +178,8 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	if ctx.Spec != nil {
 		// Like Redis's call(): refused commands are not counted.
 		e.Stats.Commands++
-		cl.LastCmd = ctx.Spec.FullName()
 	}
+	cl.lastCmd = ctx.looked
 	if mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {
 		cl.ReplyMode = ReplyOn
 	}

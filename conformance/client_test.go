@@ -324,3 +324,20 @@ func TestClientPAUSEMulti(t *testing.T) {
 	q.Do("WAIT", "1", "0")
 	q.Do("EXEC")
 }
+
+// TestClientLISTLastCommand: cmd= shows the last command that exists,
+// even refused or queued; NULL after an unknown one.
+func TestClientLISTLastCommand(t *testing.T) {
+	p := Connect(t)
+	watched := Connect(t)
+	watched.Do("CLIENT", "SETNAME", "lastcmd")
+	lid, _ := watched.L.Do("CLIENT", "ID")
+	rid, _ := watched.R.Do("CLIENT", "ID")
+	for _, cmd := range [][]string{{"NOSUCH"}, {"GET"}, {"MULTI"}, {"SET", "a", "1"}, {"EXEC"},
+		{"CONFIG", "GET", "hz"}, {"CLIENT", "NOSUCH"}, {"CONFIG", "GET"}} {
+		watched.Do(cmd...)
+		lv, _ := p.L.Do("CLIENT", "LIST", "ID", lid.Str)
+		rv, _ := p.R.Do("CLIENT", "LIST", "ID", rid.Str)
+		p.clientInfoMatches(strings.Join(cmd, " "), lv, rv, clientInfoMust...)
+	}
+}
