@@ -21,7 +21,7 @@ type Client struct {
 	LastInteraction int64 // Unix ms
 	// lastCmd is the last command the client sent that exists, run or
 	// refused (CLIENT LIST cmd=; nil shows NULL).
-	lastCmd *Spec
+	lastCmd         *Spec
 	CloseAfterReply bool
 	NoEvict         bool
 	NoTouch         bool
