@@ -214,6 +214,7 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"local s = 'x' .. {}",
 		"return nil < 1",
 		"return {} < {}",
+		"table.insert(string, 1)", "table.insert(_G, 1)", "return table.remove(string)", "table.sort(string)",
 	)
 }
 

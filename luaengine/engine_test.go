@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -71,6 +73,7 @@ func TestRunConversions(t *testing.T) {
 
 func TestGlobalsProtected(t *testing.T) {
 	e := New()
+	e.checkTaint = true
 	f := &fakeCaller{reply: []byte("+OK\r\n")}
 	for _, body := range []string{"x = 1", "string.x = 1", "rawset(_G, 'y', 1)", "setmetatable(_G, nil)", "table.insert(string, 1)"} {
 		run(t, e, mustCompile(t, body), f, nil, nil)
@@ -79,6 +82,11 @@ func TestGlobalsProtected(t *testing.T) {
 		got := run(t, e, mustCompile(t, body), f, nil, nil)
 		if !strings.HasPrefix(got, "-") && got != "$-1\r\n" {
 			t.Errorf("%s leaked state: %q", body, got)
+		}
+	}
+	for _, p := range e.proxyList {
+		if k, _ := p.Next(lua.LNil); k != lua.LNil {
+			t.Errorf("a proxy holds %v", k)
 		}
 	}
 }

@@ -92,6 +92,17 @@ func (e *Engine) setup() {
 	G.RawSetString("string", str)
 
 	tbl := G.RawGetString("table").(*lua.LTable)
+	if ins, ok := tbl.RawGetString("insert").(*lua.LFunction); ok {
+		inner := ins.GFunction
+		tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
+			if t, ok := L.Get(1).(*lua.LTable); ok {
+				if _, ro := e.proxies[t]; ro {
+					L.Error(lua.LString(errReadonly), 0)
+				}
+			}
+			return inner(L)
+		}))
+	}
 	tbl.RawSetString("foreach", L.NewFunction(tableForeach))
 	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
