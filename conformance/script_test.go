@@ -532,3 +532,40 @@ func TestScriptBusyKill(t *testing.T) {
 	a.Receive()
 	p.Do("GET", "after")
 }
+
+func TestScriptLua51Tables(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return #{1,nil,3}", "return #{1,2,nil}", "return #{nil,nil,3}", "local t = {} t[1]=1 t[2]=2 t[4]=4 return #t",
+		"local t = {1,2,3} t[2] = nil return #t", "return table.getn({1,2,3})", "return {unpack({1,nil,3})}",
+		"local n = 0 for _ in ipairs({1,2,nil,4}) do n = n + 1 end return n", "return select('#', nil, nil)",
+		"return select(-1, 1, 2, 3)", "return select(2, 'a', 'b', 'c')", "return string.rep('x', -1)", "return string.rep('x', 0)",
+		"return string.sub('hello', -3)", "return string.sub('hello', 0)", "return string.sub('hello', 10)", "return string.sub('hello', 2, 100)",
+		"return {string.byte('abc', -1)}", "return {string.byte('abc', 10)}", "return {string.byte('')}",
+		"return {string.find('a.b', '.', 1, true)}", "return {string.find('abc', 'b', -1)}", "return {string.find('abc', '')}",
+		"return {string.find('abc', 'x')}", "return (string.gsub('abc', '%w', '%0%0'))", "return (string.gsub('hello world', '(%w+)', '<%1>'))",
+		"return {string.gsub('abc', '', '-')}", "return (string.gsub('abc', 'b', {b='B'}))", "return (string.gsub('abc', 'b', function(x) return x:upper() end))",
+		"return {string.match('2024-01-02', '(%d+)-(%d+)-(%d+)')}", "return string.match('  trim  ', '^%s*(.-)%s*$')",
+		"return string.format('%5.2s|', 'abc')", "return string.format('%-10s|', 'hi')", "return string.format('[%3d]', 12345)",
+		"return tostring(math.floor(-3.5))", "return tostring(math.ceil(-3.5))", "return tostring(-7 % 3)", "return tostring(7 % -3)",
+		"return tostring(5.5 % 2)", "return tostring(math.fmod(-7, 3))", "return tostring(2^53 + 1)", "return tostring(-2^63)",
+		"return tostring(math.max(1, 2.5))", "return tostring(math.min(-0, 0))", "return tostring(math.abs(-0))", "return tostring(1e308 * 10)",
+		"return tostring(math.modf(3.7))", "return {math.modf(-3.7)}", "return {math.frexp(8)}", "return math.ldexp(1, 3)",
+		"return tostring(math.log(8, 2))", "return tostring(math.log10(1000))", "return tostring(math.exp(0))", "return tostring(math.pow(2, 10))",
+		"return string.len(string.format('%q', '\\1\\2'))", "return string.format('%q', 1/3)",
+		"return tostring(tonumber('1e500'))", "return tostring(tonumber('-1e500'))", "return tostring(0.1 + 0.2)",
+		"return tostring(100000000000000)", "return tostring(99999999999999)", "return tostring(1e14 + 0.5)", "return tostring(-123.456)",
+		"return tostring(3 / 2)", "return tostring(10 / 2)", "return type(10 / 2)", "return 2^0.5 > 1.414",
+		"local t = {} t[1.0] = 'a' return t[1]", "local t = {} t['1'] = 'a' return t[1]", "return next({})",
+		"local t = {10,20,30} local s = 0 for i, v in ipairs(t) do s = s + i * v end return s",
+		"local t = {a=1} t.a = nil return next(t)", "return rawequal('a', 'a')", "return rawequal({}, {})",
+		"return #string.rep('ab', 3, ',')", "return string.rep('ab', 3, ',')", "return ('%d'):format(5)",
+		"return tostring(nil) .. tostring(true) .. tostring(false)", "return tostring(1e100)", "return 1e100",
+		"return string.format('%.3f', 2.0005)", "return string.format('%.0f', 0.5)", "return string.format('%.0f', 1.5)", "return string.format('%g', 0.0001)",
+		"return string.format('%g', 100000)", "return string.format('%g', 1000000)", "return string.format('%.14g', 0.1)", "return string.format('%5.1g|', 123)",
+		"return string.format('%o', -1)", "return string.format('%X', 3735928559)", "return string.format('%d', 2^31)", "return string.format('%d', 2^53)",
+		"return string.format('%d', -2^63)", "return string.format('%d', 1e20)", "return string.format('%x', 1e20)",
+		"return string.format('%c', 256 + 65)", "return string.format('%s', 0/0)", "return string.format('%d', 0/0)",
+		"return string.lower('ÀBC')", "return string.upper('àbc')", "return #'héllo'",
+	)
+}

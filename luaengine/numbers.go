@@ -285,12 +285,12 @@ func strFormat(L *lua.LState) int {
 			out = append(out, cFormat(spec, 'd', toInt64(n))...)
 		case 'o', 'u', 'x', 'X':
 			n := checkNumber(L, arg, "format")
-			out = append(out, cFormat(spec, conv, uint64(toInt64(n)))...)
+			out = append(out, cFormat(spec, conv, toUint64C(n))...)
 		case 'e', 'E', 'f', 'g', 'G':
 			n := checkNumber(L, arg, "format")
 			out = append(out, cFormat(spec, conv, n)...)
 		case 'q':
-			out = appendQuoted(out, L.CheckString(arg))
+			out = appendQuoted(out, checkString(L, arg, "format"))
 		case 's':
 			v := L.Get(arg)
 			var s string
@@ -381,3 +381,35 @@ func coerceArg(L *lua.LState, i int) {
 }
 
 func luaNumber(f float64) lua.LNumber { return lua.LNumber(f) }
+
+// toUint64C is C's (unsigned long) conversion of a double as x86-64 code
+// does it: values from 2^63 go through a subtraction, out-of-range ones
+// end up 0.
+func toUint64C(f float64) uint64 {
+	if f < 9.2233720368547758e18 {
+		return uint64(toInt64(f))
+	}
+	return uint64(toInt64(f-9.2233720368547758e18)) ^ (1 << 63)
+}
+
+func strLowerASCII(L *lua.LState) int {
+	s := []byte(checkString(L, 1, "lower"))
+	for i, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			s[i] = c + 'a' - 'A'
+		}
+	}
+	L.Push(lua.LString(s))
+	return 1
+}
+
+func strUpperASCII(L *lua.LState) int {
+	s := []byte(checkString(L, 1, "upper"))
+	for i, c := range s {
+		if c >= 'a' && c <= 'z' {
+			s[i] = c - ('a' - 'A')
+		}
+	}
+	L.Push(lua.LString(s))
+	return 1
+}

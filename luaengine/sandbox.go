@@ -82,6 +82,9 @@ func (e *Engine) setup() {
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
 	installHelpers(L, gstr, e.tick)
+	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
+	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
+	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
 	coerceStringArgs(L, gstr)
 	gstr.ForEach(func(k, v lua.LValue) {
 		if ks := k.String(); ks != "__index" && (len(ks) == 0 || ks[0] != 0) {
