@@ -100,9 +100,9 @@ type Engine struct {
 	// checkTaint makes every call verify that the shared proxies are
 	// still empty (tests).
 	checkTaint bool
-	start     time.Time
-	checking  bool
-	killing   bool
+	start      time.Time
+	checking   bool
+	killing    bool
 }
 
 // New returns an engine with a fresh interpreter.
