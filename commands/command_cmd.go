@@ -111,8 +111,6 @@ var commandTips = map[string][]string{
 	"spop": {"nondeterministic_output"}, "srandmember": {"nondeterministic_output"},
 	"hrandfield": {"nondeterministic_output"}, "zrandmember": {"nondeterministic_output"},
 	"sscan": {"nondeterministic_output"}, "hscan": {"nondeterministic_output"}, "zscan": {"nondeterministic_output"},
-	"pubsub|channels": {"nondeterministic_output_order"}, "pubsub|numsub": {"nondeterministic_output_order"},
-	"pubsub|shardchannels": {"nondeterministic_output_order"}, "pubsub|shardnumsub": {"nondeterministic_output_order"},
 	"script|exists": {"request_policy:all_shards", "response_policy:agg_logical_and"},
 	"script|flush":  {"request_policy:all_nodes", "response_policy:all_succeeded"},
 	"script|load":   {"request_policy:all_nodes", "response_policy:all_succeeded"},
@@ -146,7 +144,12 @@ func writeKeySpecs(c *Ctx, s *Spec) {
 	c.W.Set(1)
 	c.W.Map(3)
 	c.W.BulkString("flags")
-	if s.Flags&Write != 0 {
+	if len(s.KeyFlags) > 0 {
+		c.W.Set(len(s.KeyFlags))
+		for _, f := range s.KeyFlags {
+			c.W.Status(f)
+		}
+	} else if s.Flags&Write != 0 {
 		c.W.Set(2)
 		c.W.Status("RW")
 		c.W.Status("update")
@@ -373,6 +376,9 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		return nil, nil, nil, false
 	}
 	pos := s.KeyPositions(cmd)
+	if len(s.KeyFlags) == 1 && s.KeyFlags[0] == "not_key" {
+		pos = nil
+	}
 	if len(pos) == 0 {
 		c.Error(ErrNoKeyArgs)
 		return nil, nil, nil, false
@@ -400,6 +406,13 @@ func commandGetKeysAndFlags(c *Ctx, args [][]byte) {
 	for _, p := range pos {
 		c.W.Array(2)
 		c.W.Bulk(cmd[p])
+		if len(s.KeyFlags) > 0 {
+			c.W.Set(len(s.KeyFlags))
+			for _, f := range s.KeyFlags {
+				c.W.Status(f)
+			}
+			continue
+		}
 		c.W.Set(2)
 		if s.Flags&Write != 0 {
 			c.W.Status("RW")

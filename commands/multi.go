@@ -17,7 +17,7 @@ var multiCommands = []*Spec{
 	{Name: "multi", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"fast", "transaction"}, Fn: multiCommand},
 	{Name: "exec", Arity: 1, Flags: NoScript | Loading | Stale | SkipSlowlog, ACL: []string{"slow", "transaction"}, Fn: execCommand},
 	{Name: "discard", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"fast", "transaction"}, Fn: discardCommand},
-	{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"fast", "transaction"}, Fn: watchCommand},
+	{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"RO"}, ACL: []string{"fast", "transaction"}, Fn: watchCommand},
 	{Name: "unwatch", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"fast", "transaction"}, Fn: unwatchCommand},
 }
 

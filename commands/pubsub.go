@@ -25,9 +25,9 @@ var pubsubCommands = []*Spec{
 	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: unsubscribeCommand},
 	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: psubscribeCommand},
 	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: punsubscribeCommand},
-	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
-	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"pubsub", "slow"}, Fn: ssubscribeCommand},
-	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"pubsub", "slow"}, Fn: sunsubscribeCommand},
+	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
+	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: ssubscribeCommand},
+	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: sunsubscribeCommand},
 	{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubChannels},
 		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubNumpat},

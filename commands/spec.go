@@ -78,6 +78,11 @@ type Spec struct {
 	// ACL categories without the '@' (e.g. "keyspace", "write", "fast"),
 	// reported by COMMAND INFO.
 	ACL []string
+	// KeyFlags, when set, are the key-spec flags COMMAND INFO reports
+	// instead of the default (RW update for writes, RO access otherwise).
+	// "not_key" marks arguments that are not keys (shard channels):
+	// COMMAND GETKEYS leaves them out.
+	KeyFlags []string
 	// Sub holds the subcommands of a container command (CONFIG, CLIENT, ...);
 	// the container's Fn is not called when Sub is set.
 	Sub []*Spec
