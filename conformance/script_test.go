@@ -569,3 +569,60 @@ func TestScriptLua51Tables(t *testing.T) {
 		"return string.lower('ÀBC')", "return string.upper('àbc')", "return #'héllo'",
 	)
 }
+
+func TestScriptInMulti(t *testing.T) {
+	p := NewPair(t)
+	p.Do("MULTI")
+	p.Do("EVAL", "return redis.call('set', KEYS[1], ARGV[1])", "1", "k", "v")
+	p.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "k")
+	p.Do("EVALSHA", "0000000000000000000000000000000000000000", "0")
+	p.Do("EVAL", "return redis.call('nosuch')", "0")
+	p.Do("EXEC")
+	p.Do("MULTI")
+	p.Do("EVAL", "return 1")
+	p.Do("EXEC")
+	// WATCH sees writes made by scripts.
+	p.Do("WATCH", "k")
+	other := Connect(t)
+	other.Do("EVAL", "return redis.call('set', KEYS[1], 'changed')", "1", "k")
+	p.Do("MULTI")
+	p.Do("GET", "k")
+	p.Do("EXEC")
+	p.Do("GET", "k")
+}
+
+func TestScriptKeyspaceEvents(t *testing.T) {
+	p := NewPair(t)
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	sub := Connect(t)
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	p.Do("EVAL", "redis.call('hset', KEYS[1], 'f', 'v') redis.call('pexpire', KEYS[1], 100000) redis.call('del', KEYS[1]) return 1", "1", "h")
+	for i := 0; i < 6; i++ {
+		sub.Receive()
+	}
+	sub.NoReply(20 * time.Millisecond)
+}
+
+func TestScriptExpiryAndTypes(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "s", "1")
+	p.Do("HSET", "h", "a", "1", "b", "2")
+	p.Do("RPUSH", "l", "x", "y")
+	p.Do("ZADD", "z", "1", "m", "2.5", "n")
+	p.Do("SADD", "set", "only")
+	evalAll(p,
+		"return redis.call('hgetall', 'h')", "return redis.call('lrange', 'l', 0, -1)",
+		"return redis.call('zrange', 'z', 0, -1, 'withscores')", "return redis.call('zscore', 'z', 'n')",
+		"return redis.call('smembers', 'set')", "return redis.call('type', 'h')", "return redis.call('type', 'h').ok",
+		"return redis.call('incrbyfloat', 's', '1.5')", "return redis.call('hincrbyfloat', 'h', 'a', 0.25)",
+		"return redis.pcall('hget', 's', 'x')", "return redis.pcall('incr', 'h')",
+		"return redis.call('exists', 's', 'h', 'l', 'nosuch')", "return redis.call('set', 'tmp', 'v', 'px', 100000)",
+		"return redis.call('set', 'tmp', 'v', 'nx')", "return redis.call('set', 'tmp', 'v2', 'get')",
+		"return redis.call('pexpire', 'tmp', 0)", "return redis.call('exists', 'tmp')",
+		"redis.setresp(3) return redis.call('zscore', 'z', 'n')", "redis.setresp(3) return redis.call('smembers', 'set')",
+		"redis.setresp(3) return redis.call('hgetall', 'h')", "redis.setresp(3) return redis.call('zrange', 'z', 0, -1, 'withscores')",
+		"redis.setresp(3) return {double=redis.call('zscore', 'z', 'n').double}",
+		"redis.setresp(3) return redis.call('hgetall', 'nosuch')",
+	)
+}
