@@ -230,6 +230,17 @@ func (e *Engine) writeRunError(run *Run, err error) {
 	if ae, ok := err.(*lua.ApiError); ok {
 		obj = ae.Object
 	}
+	if s, ok := obj.(lua.LString); ok {
+		// The error handler could not run (stack overflow): take the
+		// position from the message, as the handler would have.
+		if src, line, ok := positionOf(string(s)); ok {
+			t := e.L.CreateTable(0, 3)
+			t.RawSetString("err", lua.LString("ERR "+lua51Message(string(s))))
+			t.RawSetString("source", lua.LString("@"+src))
+			t.RawSetString("line", lua.LString(line))
+			obj = t
+		}
+	}
 	t, ok := obj.(*lua.LTable)
 	if !ok {
 		msg := "execution failure"
@@ -383,4 +394,24 @@ func (e *Engine) describe(L *lua.LState, s string) string {
 		}
 	}
 	return lua51Message(s)
+}
+
+// positionOf splits "user_script:12: message" into its source and line.
+func positionOf(s string) (src, line string, ok bool) {
+	for _, name := range []string{SourceName, FunctionSourceName} {
+		if strings.HasPrefix(s, name+":") {
+			rest := s[len(name)+1:]
+			i := strings.IndexByte(rest, ':')
+			if i <= 0 {
+				return "", "", false
+			}
+			for _, c := range rest[:i] {
+				if c < '0' || c > '9' {
+					return "", "", false
+				}
+			}
+			return name, rest[:i], true
+		}
+	}
+	return "", "", false
 }
