@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"testing"
@@ -484,4 +485,106 @@ func TestBlockingRESP3AndReplyModes(t *testing.T) {
 	b.Do("CLIENT", "REPLY", "ON")
 	b.Do("EXISTS", "k")
 	p.Do("LRANGE", "k", "0", "-1")
+}
+
+// blockedIDs returns the ids of the clients CLIENT LIST shows as blocked.
+func blockedIDs(t *testing.T, c *Conn) map[string]bool {
+	t.Helper()
+	v, err := c.Do("CLIENT", "LIST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, line := range regexp.MustCompile(`\r?\n`).Split(v.Str, -1) {
+		m := regexp.MustCompile(`^id=(\d+) .* flags=(\S+) `).FindStringSubmatch(line)
+		if m != nil && regexp.MustCompile(`b`).MatchString(m[2]) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// TestBlockingRandomized blocks several clients with random blocking
+// commands on a few keys, then pushes random elements, and requires both
+// servers to serve the same clients with the same replies, BLMOVE chains
+// included.
+func TestBlockingRandomized(t *testing.T) {
+	p := blockPair(t)
+	rnd := rand.New(rand.NewPCG(11, 7))
+	keys := []string{"a", "b", "c"}
+	key := func() string { return keys[rnd.IntN(len(keys))] }
+	side := func() string { return []string{"LEFT", "RIGHT"}[rnd.IntN(2)] }
+	const n = 5
+	type client struct {
+		p        *Pair
+		lid, rid string
+	}
+	var cs []client
+	for i := 0; i < n; i++ {
+		c := Connect(t)
+		lv, err1 := c.L.Do("CLIENT", "ID")
+		rv, err2 := c.R.Do("CLIENT", "ID")
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		cs = append(cs, client{c, lv.Str, rv.Str})
+	}
+	for round := 0; round < 12; round++ {
+		p.Do("DEL", "a", "b", "c")
+		for i, c := range cs {
+			var cmd []string
+			switch rnd.IntN(5) {
+			case 0:
+				cmd = []string{"BLPOP", key(), key(), "0"}
+			case 1:
+				cmd = []string{"BRPOP", key(), "0"}
+			case 2:
+				cmd = []string{"BLMOVE", key(), key(), side(), side(), "0"}
+			case 3:
+				cmd = []string{"BRPOPLPUSH", key(), key(), "0"}
+			case 4:
+				cmd = []string{"BLMPOP", "0", "2", key(), key(), side(), "COUNT", "2"}
+			}
+			c.p.Send(cmd...)
+			waitBlocked(t, i+1)
+		}
+		waiting := n
+		for push := 0; push < 8 && waiting > 0; push++ {
+			args := []string{[]string{"LPUSH", "RPUSH"}[rnd.IntN(2)], key()}
+			for j := 0; j <= rnd.IntN(3); j++ {
+				args = append(args, strconv.Itoa(round*100+push*10+j))
+			}
+			p.Do(args...)
+			p.Do("PING")
+			lb, rb := blockedIDs(t, p.L), blockedIDs(t, p.R)
+			for _, c := range cs {
+				if lb[c.lid] != rb[c.rid] {
+					p.check("blocked "+c.rid, Value{Kind: ':', Str: strconv.FormatBool(lb[c.lid])}, Value{Kind: ':', Str: strconv.FormatBool(rb[c.rid])}, false)
+				}
+			}
+			for i := range cs {
+				c := &cs[i]
+				if c.lid[0] != '-' && !rb[c.rid] {
+					c.p.Receive()
+					c.lid = "-" + c.lid // served this round
+					waiting--
+				}
+			}
+			for _, k := range keys {
+				p.Do("LRANGE", k, "0", "-1")
+			}
+		}
+		for i := range cs {
+			c := &cs[i]
+			if c.lid[0] == '-' {
+				c.lid = c.lid[1:]
+				continue
+			}
+			lv, _ := p.L.Do("CLIENT", "UNBLOCK", c.lid)
+			rv, _ := p.R.Do("CLIENT", "UNBLOCK", c.rid)
+			p.check("unblock", lv, rv, Equal(lv, rv))
+			c.p.Receive()
+		}
+		waitBlocked(t, 0)
+	}
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -424,4 +425,92 @@ func TestListNotifications(t *testing.T) {
 		drainEvents(t, sub)
 		waitBlocked(t, 0)
 	}
+}
+
+// TestListRandomized drives both servers with the same random stream of
+// list commands (fixed seed) over a few keys and small values, so pops,
+// inserts, removals and moves meet each other's edge cases.
+func TestListRandomized(t *testing.T) {
+	p := NewPair(t)
+	rnd := rand.New(rand.NewPCG(7, 2026))
+	keys := []string{"a", "b", "c"}
+	key := func() string { return keys[rnd.IntN(len(keys))] }
+	val := func() string { return strconv.Itoa(rnd.IntN(6)) }
+	idx := func() string { return strconv.Itoa(rnd.IntN(14) - 7) }
+	side := func() string {
+		if rnd.IntN(2) == 0 {
+			return "LEFT"
+		}
+		return "RIGHT"
+	}
+	for i := 0; i < 1500; i++ {
+		var cmd []string
+		switch rnd.IntN(16) {
+		case 0, 1:
+			cmd = []string{"LPUSH", key(), val(), val()}
+		case 2, 3:
+			cmd = []string{"RPUSH", key(), val()}
+		case 4:
+			cmd = []string{"LPOP", key()}
+			if rnd.IntN(2) == 0 {
+				cmd = append(cmd, strconv.Itoa(rnd.IntN(4)))
+			}
+		case 5:
+			cmd = []string{"RPOP", key(), strconv.Itoa(rnd.IntN(4))}
+		case 6:
+			cmd = []string{"LRANGE", key(), idx(), idx()}
+		case 7:
+			where := "BEFORE"
+			if rnd.IntN(2) == 0 {
+				where = "AFTER"
+			}
+			cmd = []string{"LINSERT", key(), where, val(), val()}
+		case 8:
+			cmd = []string{"LREM", key(), idx(), val()}
+		case 9:
+			cmd = []string{"LTRIM", key(), idx(), idx()}
+		case 10:
+			cmd = []string{"LSET", key(), idx(), val()}
+		case 11:
+			cmd = []string{"LPOS", key(), val(), "RANK", []string{"1", "2", "-1", "-2"}[rnd.IntN(4)], "COUNT", strconv.Itoa(rnd.IntN(3)), "MAXLEN", strconv.Itoa(rnd.IntN(5))}
+		case 12:
+			cmd = []string{"LMOVE", key(), key(), side(), side()}
+		case 13:
+			cmd = []string{"LMPOP", "2", key(), key(), side(), "COUNT", strconv.Itoa(1 + rnd.IntN(3))}
+		case 14:
+			cmd = []string{"LINDEX", key(), idx()}
+		case 15:
+			cmd = []string{"RPOPLPUSH", key(), key()}
+		}
+		p.Do(cmd...)
+		if i%50 == 0 {
+			for _, k := range keys {
+				p.Do("LRANGE", k, "0", "-1")
+			}
+		}
+	}
+}
+
+func TestListArity(t *testing.T) {
+	p := NewPair(t)
+	for _, cmd := range [][]string{
+		{"LPUSH"}, {"LPUSH", "k"}, {"RPUSHX", "k"}, {"LPOP"}, {"RPOP", "k", "1", "2"},
+		{"LLEN"}, {"LLEN", "k", "k"}, {"LINDEX", "k"}, {"LINDEX", "k", "0", "1"},
+		{"LRANGE", "k", "0"}, {"LSET", "k", "0"}, {"LREM", "k", "0"}, {"LTRIM", "k", "0"},
+		{"LINSERT", "k", "BEFORE", "a"}, {"LINSERT", "k", "BEFORE", "a", "b", "c"},
+		{"LPOS", "k"}, {"LMOVE", "a", "b", "LEFT"}, {"RPOPLPUSH", "a"}, {"RPOPLPUSH", "a", "b", "c"},
+		{"LMPOP", "1", "k"}, {"BLPOP", "k"}, {"BRPOP"}, {"BLMOVE", "a", "b", "LEFT", "LEFT"},
+		{"BRPOPLPUSH", "a", "b"}, {"BLMPOP", "0", "1", "k"},
+	} {
+		p.Do(cmd...)
+	}
+	// Binary-safe elements and pivots.
+	listDo(p,
+		[]string{"RPUSH", "bin", "", "\x00", "a\r\nb", "\xff"},
+		[]string{"LINSERT", "bin", "AFTER", "", "empty-next"},
+		[]string{"LINSERT", "bin", "BEFORE", "\x00", "nul-prev"},
+		[]string{"LPOS", "bin", "a\r\nb"},
+		[]string{"LREM", "bin", "0", "\xff"},
+		[]string{"LRANGE", "bin", "0", "-1"},
+	)
 }
