@@ -158,6 +158,7 @@ type zslNode struct {
 }
 
 type zskiplist struct {
+	dict   *dict.Dict[*zslNode] // member -> node, for O(1) lookups and ZSCAN
 	header *zslNode
 	tail   *zslNode
 	length int
@@ -167,6 +168,7 @@ type zskiplist struct {
 
 func newSkiplist() *zskiplist {
 	return &zskiplist{
+		dict:   dict.New[*zslNode](),
 		header: &zslNode{level: make([]zslLevel, zslMaxLevel)},
 		level:  1,
 		rnd:    0x9e3779b97f4a7c15,
@@ -444,9 +446,8 @@ type zlpEntry struct {
 
 // ZSet is a sorted set value.
 type ZSet struct {
-	lp   []zlpEntry // listpack encoding (when sl == nil)
-	sl   *zskiplist
-	dict *dict.Dict[*zslNode]
+	lp []zlpEntry // listpack encoding (when sl == nil)
+	sl *zskiplist // skiplist encoding, with its dict
 }
 
 // NewZSet returns an empty sorted set, listpack-encoded unless skiplist is
@@ -456,7 +457,6 @@ func NewZSet(skiplist bool) *ZSet {
 	z := &ZSet{}
 	if skiplist {
 		z.sl = newSkiplist()
-		z.dict = dict.New[*zslNode]()
 	}
 	return z
 }
@@ -491,10 +491,9 @@ func (z *ZSet) Clone() Value {
 		return c
 	}
 	c.sl = newSkiplist()
-	c.dict = dict.New[*zslNode]()
 	for x := z.sl.first(); x != nil; x = x.level[0].forward {
 		n := c.sl.insert(x.score, x.member)
-		c.dict.Set(x.member, n)
+		c.sl.dict.Set(x.member, n)
 	}
 	return c
 }
@@ -545,10 +544,9 @@ func (z *ZSet) lpDelete(i, n int) {
 // convert turns a listpack into a skiplist.
 func (z *ZSet) convert() {
 	z.sl = newSkiplist()
-	z.dict = dict.New[*zslNode]()
 	for _, e := range z.lp {
 		n := z.sl.insert(e.score, e.member)
-		z.dict.Set(e.member, n)
+		z.sl.dict.Set(e.member, n)
 	}
 	z.lp = nil
 }
@@ -557,7 +555,7 @@ func (z *ZSet) convert() {
 func (z *ZSet) Score(member []byte) (float64, bool) {
 	m := bstr(member)
 	if z.sl != nil {
-		if p := z.dict.Get(m); p != nil {
+		if p := z.sl.dict.Get(m); p != nil {
 			return (*p).score, true
 		}
 		return 0, false
@@ -630,7 +628,7 @@ func (z *ZSet) add(m string, copy bool, score float64, flags int, maxEntries, ma
 		}
 		z.convert()
 	}
-	if p := z.dict.Get(m); p != nil {
+	if p := z.sl.dict.Get(m); p != nil {
 		if nx {
 			return ZAddNop, 0
 		}
@@ -656,7 +654,7 @@ func (z *ZSet) add(m string, copy bool, score float64, flags int, maxEntries, ma
 	}
 	ms := owned()
 	n := z.sl.insert(score, ms)
-	z.dict.Set(ms, n)
+	z.sl.dict.Set(ms, n)
 	return ZAddAdded, score
 }
 
@@ -670,12 +668,12 @@ func (z *ZSet) Remove(member []byte) bool {
 		}
 		return false
 	}
-	p := z.dict.Get(m)
+	p := z.sl.dict.Get(m)
 	if p == nil {
 		return false
 	}
 	n := *p
-	z.dict.Delete(m)
+	z.sl.dict.Delete(m)
 	z.sl.remove(n.score, n.member)
 	return true
 }
@@ -690,7 +688,7 @@ func (z *ZSet) Rank(member []byte, reverse bool) (int, bool) {
 			return 0, false
 		}
 	} else {
-		p := z.dict.Get(m)
+		p := z.sl.dict.Get(m)
 		if p == nil {
 			return 0, false
 		}
@@ -997,7 +995,7 @@ func (z *ZSet) RemoveRangeByScore(r *ScoreRange) int {
 	for x != nil && r.lteMax(x.score) {
 		next := x.level[0].forward
 		zsl.deleteNode(x, &update)
-		z.dict.Delete(x.member)
+		z.sl.dict.Delete(x.member)
 		removed++
 		x = next
 	}
@@ -1032,7 +1030,7 @@ func (z *ZSet) RemoveRangeByLex(r *LexRange) int {
 	for x != nil && r.lteMax(x.member) {
 		next := x.level[0].forward
 		zsl.deleteNode(x, &update)
-		z.dict.Delete(x.member)
+		z.sl.dict.Delete(x.member)
 		removed++
 		x = next
 	}
@@ -1064,7 +1062,7 @@ func (z *ZSet) RemoveRangeByRank(start, end int) int {
 	for x != nil && traversed <= end {
 		next := x.level[0].forward
 		zsl.deleteNode(x, &update)
-		z.dict.Delete(x.member)
+		z.sl.dict.Delete(x.member)
 		removed++
 		traversed++
 		x = next
@@ -1088,7 +1086,7 @@ func (z *ZSet) Pop(max bool) (string, float64) {
 	if max {
 		x = z.sl.tail
 	}
-	z.dict.Delete(x.member)
+	z.sl.dict.Delete(x.member)
 	z.sl.remove(x.score, x.member)
 	return x.member, x.score
 }
@@ -1109,7 +1107,7 @@ func (z *ZSet) Range(fn func(member string, score float64)) {
 // Scan is one dict.Scan step over a skiplist-encoded set (ZSCAN); it must
 // not be called on a listpack.
 func (z *ZSet) Scan(cursor uint64, fn func(member string, score float64)) uint64 {
-	return z.dict.Scan(cursor, func(k string, v **zslNode) { fn(k, (*v).score) })
+	return z.sl.dict.Scan(cursor, func(k string, v **zslNode) { fn(k, (*v).score) })
 }
 
 // Nth returns the member with 0-based rank i (0 <= i < Len()).
