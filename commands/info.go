@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // INFO, with Redis 7.0's sections and field names. Fields lockkv has no
@@ -84,7 +83,7 @@ func infoServer(e *Engine, b []byte, now int64) []byte {
 	b = kv(b, "redis_git_dirty", "0")
 	b = kv(b, "redis_build_id", "0")
 	b = kv(b, "redis_mode", "standalone")
-	b = kv(b, "os", runtime.GOOS+" "+runtime.GOARCH)
+	b = kv(b, "os", osName())
 	b = kvi(b, "arch_bits", 64)
 	b = kv(b, "monotonic_clock", "POSIX clock_gettime")
 	b = kv(b, "multiplexing_api", "epoll")
@@ -300,18 +299,14 @@ func infoReplication(e *Engine, b []byte, now int64) []byte {
 }
 
 func infoCPU(e *Engine, b []byte, now int64) []byte {
-	var ru, ruc syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ruc)
-	tv := func(t syscall.Timeval) string {
-		return strconv.FormatFloat(float64(t.Sec)+float64(t.Usec)/1e6, 'f', 6, 64)
-	}
-	b = kv(b, "used_cpu_sys", tv(ru.Stime))
-	b = kv(b, "used_cpu_user", tv(ru.Utime))
-	b = kv(b, "used_cpu_sys_children", tv(ruc.Stime))
-	b = kv(b, "used_cpu_user_children", tv(ruc.Utime))
-	b = kv(b, "used_cpu_sys_main_thread", tv(ru.Stime))
-	b = kv(b, "used_cpu_user_main_thread", tv(ru.Utime))
+	sys, user, csys, cuser := cpuTimes()
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+	b = kv(b, "used_cpu_sys", f(sys))
+	b = kv(b, "used_cpu_user", f(user))
+	b = kv(b, "used_cpu_sys_children", f(csys))
+	b = kv(b, "used_cpu_user_children", f(cuser))
+	b = kv(b, "used_cpu_sys_main_thread", f(sys))
+	b = kv(b, "used_cpu_user_main_thread", f(user))
 	return b
 }
 

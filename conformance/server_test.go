@@ -45,7 +45,7 @@ func (p *Pair) infoMatches(args []string, must ...string) {
 	p.check(args, lv, rv, same)
 }
 
-var infoMust = []string{"redis_version", "redis_mode", "arch_bits", "role", "connected_slaves",
+var infoMust = []string{"redis_version", "redis_mode", "arch_bits", "os", "role", "connected_slaves",
 	"master_repl_offset", "aof_enabled", "loading", "cluster_enabled", "maxmemory", "maxmemory_policy",
 	"hz", "configured_hz", "rdb_bgsave_in_progress", "master_failover_state", "second_repl_offset",
 	"repl_backlog_active", "maxclients", "rdb_last_bgsave_status", "aof_rewrite_in_progress"}
