@@ -309,6 +309,7 @@ reply:
 notify:
 	if added > 0 || updated > 0 {
 		c.Modified(key)
+		c.E.Stats.Dirty += int64(added + updated - 1) // Redis counts each change
 		if incr {
 			c.Notify(NotifyZSet, "zincr", key)
 		} else {
@@ -348,6 +349,7 @@ func zrem(c *Ctx, args [][]byte) {
 			c.Notify(NotifyGeneric, "del", key)
 		}
 		c.Modified(key)
+		c.E.Stats.Dirty += int64(deleted - 1)
 	}
 	c.W.Int(int64(deleted))
 }
@@ -783,6 +785,7 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	removed := c.zsetDeleteIfEmpty(key, z)
 	if deleted > 0 {
 		c.Modified(key)
+		c.E.Stats.Dirty += int64(deleted - 1)
 		c.Notify(NotifyZSet, event, key)
 		if removed {
 			c.Notify(NotifyGeneric, "del", key)
@@ -866,6 +869,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 		c.Notify(NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
+	c.E.Stats.Dirty += rangelen - 1 // one per popped member
 	return deleted
 }
 

@@ -1180,3 +1180,50 @@ func TestZsetConfigThresholds(t *testing.T) {
 	p.Do("ZUNIONSTORE", "fu", "1", "f")
 	p.Do("OBJECT", "ENCODING", "fu")
 }
+
+// TestZsetDirty compares how many changes each command counts
+// (INFO rdb_changes_since_last_save).
+func TestZsetDirty(t *testing.T) {
+	p := zsetPair(t)
+	dirty := func(c *Conn) int64 {
+		v, err := c.Do("INFO", "persistence")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(v.Str, "\r\n") {
+			if strings.HasPrefix(line, "rdb_changes_since_last_save:") {
+				n, _ := strconv.ParseInt(strings.TrimPrefix(line, "rdb_changes_since_last_save:"), 10, 64)
+				return n
+			}
+		}
+		t.Fatalf("no rdb_changes_since_last_save in %q", v.Str)
+		return 0
+	}
+	for _, cmd := range [][]string{
+		{"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"},
+		{"ZADD", "z", "CH", "1", "a", "5", "b", "6", "e"},
+		{"ZADD", "z", "1", "a"},
+		{"ZINCRBY", "z", "1", "a"},
+		{"ZINCRBY", "z", "0", "a"},
+		{"ZREM", "z", "a", "b", "x"},
+		{"ZREM", "z", "x"},
+		{"ZREMRANGEBYSCORE", "z", "100", "200"},
+		{"ZREMRANGEBYRANK", "z", "0", "1"},
+		{"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"},
+		{"ZPOPMIN", "z", "2"},
+		{"ZPOPMAX", "z"},
+		{"ZPOPMAX", "z", "0"},
+		{"ZMPOP", "1", "z", "MIN", "COUNT", "5"},
+		{"ZADD", "s", "1", "a", "2", "b"},
+		{"ZRANGESTORE", "d", "s", "0", "-1"},
+		{"ZRANGESTORE", "d", "s", "5", "9"},
+		{"ZUNIONSTORE", "u", "1", "s"},
+		{"ZREMRANGEBYLEX", "s", "-", "+"},
+	} {
+		lb, rb := dirty(p.L), dirty(p.R)
+		p.Do(cmd...)
+		ld, rd := dirty(p.L)-lb, dirty(p.R)-rb
+		p.check(append([]string{"dirty"}, cmd...), Value{Kind: ':', Str: strconv.FormatInt(ld, 10)},
+			Value{Kind: ':', Str: strconv.FormatInt(rd, 10)}, ld == rd)
+	}
+}
