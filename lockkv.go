@@ -282,7 +282,11 @@ func (s *Server) acceptLoop() {
 // loop is the command goroutine: it alone touches the engine.
 func (s *Server) loop() {
 	defer s.loopWG.Done()
-	tick := time.NewTicker(100 * time.Millisecond)
+	hz := s.eng.Config.Hz
+	if hz <= 0 {
+		hz = 10
+	}
+	tick := time.NewTicker(time.Second / time.Duration(hz))
 	defer tick.Stop()
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
@@ -310,6 +314,12 @@ func (s *Server) loop() {
 		}
 		s.eng.FlushOutputs()
 		s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
+		if h := s.eng.Config.Hz; h != hz && h > 0 {
+			// CONFIG SET hz: periodic work (active expiry, timeouts) runs
+			// hz times a second, as in Redis.
+			hz = h
+			tick.Reset(time.Second / time.Duration(hz))
+		}
 		if at := s.eng.NextWakeup(); at > 0 {
 			d := time.Duration(at-s.eng.NowMs()) * time.Millisecond
 			if d < 0 {
