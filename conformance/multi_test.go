@@ -240,15 +240,15 @@ func TestMultiWatchExpire(t *testing.T) {
 	p := NewPair(t)
 	other := Connect(t)
 	// Live at WATCH, expired by EXEC: the transaction fails.
-	p.Do("SET", "k", "v", "PX", "50")
+	p.Do("SET", "k", "v", "PX", "300")
 	p.Do("WATCH", "k")
-	time.Sleep(80 * time.Millisecond)
+	time.Sleep(350 * time.Millisecond)
 	p.Do("MULTI")
 	p.Do("PING")
 	p.Do("EXEC")
 	// Live at WATCH, reclaimed by active expiry before EXEC: fails too.
 	p.Do("FLUSHALL")
-	p.Do("SET", "k", "v", "PX", "30")
+	p.Do("SET", "k", "v", "PX", "300")
 	p.Do("WATCH", "k")
 	waitGone(t, p, "k")
 	p.Do("MULTI")

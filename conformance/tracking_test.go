@@ -190,7 +190,7 @@ func TestTrackingExpiry(t *testing.T) {
 	p := NewPair(t)
 	p.Do("HELLO", "3")
 	p.Do("CLIENT", "TRACKING", "on")
-	p.Do("SET", "k", "v", "PX", "50")
+	p.Do("SET", "k", "v", "PX", "300")
 	p.Do("GET", "k")
 	// Active expiry sends the invalidation on its own.
 	lv, err := p.L.Read(2 * time.Second)
@@ -300,7 +300,8 @@ func TestTrackingRedirectResp2(t *testing.T) {
 	p.Do("GET", "k")
 	target.L.Close()
 	target.R.Close()
-	time.Sleep(50 * time.Millisecond)
+	waitClientGone(t, p.L, l)
+	waitClientGone(t, p.R, r)
 	p.Send("SET", "k", "2")
 	p.Receive()
 	lv, rv := p.read("tracking-redir-broken")
@@ -384,4 +385,23 @@ func TestTrackingReplyOff(t *testing.T) {
 	p.Receive()
 	p.Send("CLIENT", "REPLY", "ON")
 	p.Receive()
+}
+
+// waitClientGone polls c until the client with the given ID has left.
+func waitClientGone(t *testing.T, c *Conn, id string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		v, err := c.Do("CLIENT", "LIST", "ID", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Str == "" || v.Str == "txt:" { // bulk or RESP3 verbatim
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: client %s still connected: %v", c.Addr, id, v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
