@@ -1229,13 +1229,8 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 	src := make([]zsetopSrc, setnum)
 	j := numkeysIdx + 1
 	for i := range src {
-		var e *store.Entry
-		if dst != nil {
-			e = c.LookupWrite(args[j])
-		} else {
-			e = c.Lookup(args[j])
-		}
-		if e != nil {
+		// lookupKeyRead even for the STORE variants, as Redis 7.0 does.
+		if e := c.Lookup(args[j]); e != nil {
 			switch v := e.Value.(type) {
 			case *store.ZSet:
 				src[i].z = v

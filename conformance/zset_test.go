@@ -1227,3 +1227,58 @@ func TestZsetDirty(t *testing.T) {
 			Value{Kind: ':', Str: strconv.FormatInt(rd, 10)}, ld == rd)
 	}
 }
+
+// TestZsetKeyspaceStats compares keyspace_hits/keyspace_misses deltas:
+// which commands look keys up for reading (lookupKeyRead) or writing.
+func TestZsetKeyspaceStats(t *testing.T) {
+	p := zsetPair(t)
+	stat := func(c *Conn) string {
+		v, err := c.Do("INFO", "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hits, misses string
+		for _, line := range strings.Split(v.Str, "\r\n") {
+			if strings.HasPrefix(line, "keyspace_hits:") {
+				hits = strings.TrimPrefix(line, "keyspace_hits:")
+			}
+			if strings.HasPrefix(line, "keyspace_misses:") {
+				misses = strings.TrimPrefix(line, "keyspace_misses:")
+			}
+		}
+		return hits + "/" + misses
+	}
+	delta := func(a, b string) string {
+		pa, pb := strings.Split(a, "/"), strings.Split(b, "/")
+		h1, _ := strconv.Atoi(pa[0])
+		m1, _ := strconv.Atoi(pa[1])
+		h2, _ := strconv.Atoi(pb[0])
+		m2, _ := strconv.Atoi(pb[1])
+		return fmt.Sprintf("hits+%d misses+%d", h2-h1, m2-m1)
+	}
+	p.Do("ZADD", "z", "1", "a", "2", "b")
+	p.Do("ZADD", "y", "1", "a")
+	for _, cmd := range [][]string{
+		{"ZADD", "z", "3", "c"}, {"ZADD", "new", "1", "a"}, {"ZSCORE", "z", "a"}, {"ZSCORE", "nokey", "a"},
+		{"ZMSCORE", "z", "a"}, {"ZMSCORE", "nokey", "a"}, {"ZCARD", "z"}, {"ZCOUNT", "z", "0", "1"},
+		{"ZRANK", "z", "a"}, {"ZRANGE", "z", "0", "-1"}, {"ZRANGE", "nokey", "0", "-1"},
+		{"ZRANGEBYSCORE", "z", "0", "1"}, {"ZLEXCOUNT", "z", "-", "+"}, {"ZSCAN", "z", "0"}, {"ZSCAN", "nokey", "0"},
+		{"ZRANDMEMBER", "z"}, {"ZRANDMEMBER", "z", "3"}, {"ZREM", "z", "c"}, {"ZREM", "nokey", "c"},
+		{"ZINCRBY", "z", "1", "a"}, {"ZPOPMIN", "new"}, {"ZPOPMIN", "nokey"},
+		{"ZMPOP", "2", "nokey", "y", "MIN"}, {"ZADD", "y", "1", "a"},
+		{"ZRANGESTORE", "d", "z", "0", "-1"}, {"ZRANGESTORE", "d", "nokey", "0", "-1"},
+		{"ZUNIONSTORE", "u", "2", "z", "nokey"}, {"ZUNION", "2", "z", "nokey"}, {"ZINTER", "2", "z", "y"},
+		{"ZDIFFSTORE", "u", "2", "z", "y"}, {"ZINTERCARD", "2", "z", "y"},
+		{"ZREMRANGEBYSCORE", "nokey", "0", "1"}, {"ZREMRANGEBYRANK", "d", "0", "0"},
+		{"BZPOPMIN", "y", "0"}, {"BZMPOP", "0", "1", "z", "MAX"},
+	} {
+		lb, rb := stat(p.L), stat(p.R)
+		if len(cmd) == 2 && cmd[0] == "ZRANDMEMBER" {
+			p.DoShape(cmd...)
+		} else {
+			p.Do(cmd...)
+		}
+		ld, rd := delta(lb, stat(p.L)), delta(rb, stat(p.R))
+		p.check(append([]string{"keyspace stats"}, cmd...), Value{Kind: '+', Str: ld}, Value{Kind: '+', Str: rd}, ld == rd)
+	}
+}
