@@ -633,3 +633,24 @@ func TestScriptExpiryAndTypes(t *testing.T) {
 		"redis.setresp(3) return redis.call('hgetall', 'nosuch')",
 	)
 }
+
+func TestScriptSyntaxErrors(t *testing.T) {
+	p := NewPair(t)
+	for _, s := range []string{
+		"syntax error here", "return +", "return 1 2", "x =", "local = 1", "if true then", "if true return 1 end",
+		"for i = 1 do end", "for i in do end", "for 1 do end", "while true", "repeat until", "function f( return 1 end",
+		"return {1, 2", "return (1", "return f(1", "local t = {a = }", "return 'abc", "return \"abc\ndef\"",
+		"return [[abc", "--[[ unfinished", "return 1..2", "return 0x", "return 3e", "return ...", "break",
+		"local function f() return ... end", "return a.b:c", "x.y", "f() = 1", "return #", "return 1 +\n\n",
+		"if x then else elseif y then end", "return [=[x]]", "return '\\300'", "local t = {[1] 2}",
+		"local a b", "return not", "return function() end end", "do local x = 1", "goto done",
+		"return 1 end", "x = 1 y", "return @", "return ~1", "return 1 == == 2",
+		"local x <const> = 1", "return 5 // 2", "return a and or b", "f\n(1)",
+	} {
+		p.Do("EVAL", s, "0")
+	}
+	p.Do("FUNCTION", "LOAD", "#!lua name=synt\nredis.register_function('x', function() return 1 end\n")
+	p.Do("FUNCTION", "LOAD", "#!lua name=synt\nredis.register_function('x', function(k, a) return ... end)")
+	p.Do("FUNCTION", "LOAD", "#!lua name=synt\nlocal t = ...\nredis.register_function('y', function() return 1 end)")
+	p.Do("FUNCTION", "DELETE", "synt")
+}

@@ -41,11 +41,9 @@ type CompileError struct{ Msg string }
 
 func (e *CompileError) Error() string { return e.Msg }
 
-// Compile parses an EVAL script the way Redis's luaCreateFunction does:
-// an optional "#!lua" shebang line with flags, then the body wrapped as
-// the body of a function, so that `return` works at top level and line
-// numbers are those of the body. It returns the function's prototype and
-// the script flags.
+// Compile parses an EVAL script the way Redis 7.0's luaCreateFunction
+// does: an optional "#!lua" shebang line with flags, then the body as a
+// chunk. It returns the chunk's prototype and the script flags.
 func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 	flags := FlagEvalCompat
 	skip := 0
@@ -81,19 +79,17 @@ func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 			}
 		}
 	}
-	var src strings.Builder
-	src.Grow(len(body) + 32)
-	src.WriteString("function f() ")
-	src.Write(body[skip:])
-	src.WriteString("\nend")
-	proto, err := compileChunk(src.String(), SourceName)
+	// Redis 7.0 compiles the body (after the shebang line, whose newline
+	// stays so that line numbers are the body's) as a chunk of its own.
+	src := string(body[skip:])
+	if m := syntaxCheck(src, SourceName, true); m != "" {
+		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + m}
+	}
+	proto, err := compileChunk(src, SourceName)
 	if err != nil {
 		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + err.Error()}
 	}
-	if len(proto.FunctionPrototypes) == 0 {
-		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + SourceName + ": no function"}
-	}
-	return proto.FunctionPrototypes[0], flags, nil
+	return proto, flags, nil
 }
 
 // compileChunk parses and compiles src, rewriting the AST where gopher-lua
@@ -103,7 +99,7 @@ func compileChunk(src, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, luaSyntaxError(err, name)
 	}
-	rewriteChunk(chunk)
+	chunk = rewriteBlock(chunk, 1)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, luaSyntaxError(err, name)

@@ -118,6 +118,9 @@ func ValidName(s string) bool {
 // runs it so that it registers its functions. The error is the reply
 // text Redis sends.
 func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
+	if m := syntaxCheck(string(code), FunctionSourceName, true); m != "" {
+		return &CompileError{"ERR Error compiling function: " + m}
+	}
 	chunk, err := parse.Parse(bytes.NewReader(code), FunctionSourceName)
 	if err != nil {
 		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}

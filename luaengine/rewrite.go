@@ -80,19 +80,6 @@ type rewriter struct {
 	used map[string]bool
 }
 
-// rewriteChunk rewrites the script function (the single function the
-// wrapper chunk defines).
-func rewriteChunk(chunk []ast.Stmt) {
-	if len(chunk) != 1 {
-		return
-	}
-	def, ok := chunk[0].(*ast.FuncDefStmt)
-	if !ok {
-		return
-	}
-	def.Func.Stmts = rewriteBlock(def.Func.Stmts, def.Func.Line())
-}
-
 // rewriteBlock rewrites a function body (or a library chunk) and declares
 // the helpers it uses at its top.
 func rewriteBlock(stmts []ast.Stmt, line int) []ast.Stmt {
