@@ -297,7 +297,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 		e.trackingLimitUsedSlots()
 	}
 	if len(e.tracking.pending) > 0 {
-		e.sendPendingInvalidations()
+		e.sendPendingInvalidations(cl)
 	}
 	if cl.track.caching && !cl.multi.active && !cl.postponed {
 		if spec == nil || (spec.Parent() == nil && spec.Name != "client") ||
@@ -332,10 +332,17 @@ func (e *Engine) trackingLimitUsedSlots() {
 	t.limitRounds++
 }
 
-func (e *Engine) sendPendingInvalidations() {
+// sendPendingInvalidations sends the held invalidations of client only
+// (all of them when only is nil): a client served while a busy script
+// runs must not release those of the client running the script.
+func (e *Engine) sendPendingInvalidations(only *Client) {
 	p := e.tracking.pending
 	e.tracking.pending = nil
 	for _, inv := range p {
+		if only != nil && inv.c != only {
+			e.tracking.pending = append(e.tracking.pending, inv)
+			continue
+		}
 		if inv.c.freed {
 			continue
 		}
@@ -353,7 +360,7 @@ func (e *Engine) sendPendingInvalidations() {
 func (e *Engine) trackingBeforeSleep() {
 	t := &e.tracking
 	if len(t.pending) > 0 && e.current == nil {
-		e.sendPendingInvalidations()
+		e.sendPendingInvalidations(nil)
 	}
 	if len(t.prefixes) == 0 || t.clients == 0 {
 		return
