@@ -245,18 +245,14 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 	bc.quiet = c.W != &cl.W
 	bc.heapIdx = -1
 	bc.waits = bc.waits[:0]
-outer:
 	for _, k := range keys {
 		bk := blockKey{db: bc.db, key: string(k)}
-		for _, w := range bc.waits {
-			if w.q.bk == bk {
-				continue outer
-			}
-		}
 		q := b.keys[bk]
 		if q == nil {
 			q = &waitQueue{bk: bk}
 			b.keys[bk] = q
+		} else if q.tail.c == cl {
+			continue // a repeated key: this client was just queued on it
 		}
 		w := &waiter{c: cl, q: q, prev: q.tail}
 		if q.tail != nil {

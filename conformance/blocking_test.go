@@ -588,3 +588,37 @@ func TestBlockingRandomized(t *testing.T) {
 		waitBlocked(t, 0)
 	}
 }
+
+// A served client's queued commands run after the pushing client's whole
+// pipeline, as Redis runs unblocked clients in beforeSleep.
+func TestBlockingResumeAfterPusherPipeline(t *testing.T) {
+	p := blockPair(t)
+	b := Connect(t)
+	b.SendRaw([]byte("*3\r\n$5\r\nBLPOP\r\n$1\r\nk\r\n$1\r\n0\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n"))
+	waitBlocked(t, 1)
+	p.SendRaw([]byte("*3\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n$1\r\na\r\n*3\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n$1\r\nb\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n"))
+	p.Receive()
+	p.Receive()
+	p.Receive()
+	b.Receive()
+	b.Receive()
+}
+
+// Keys readied inside MULTI/EXEC are served after EXEC, against the state
+// the whole transaction left.
+func TestBlockingServedAfterExec(t *testing.T) {
+	p := blockPair(t)
+	a := blockOn(t, 1, "BLPOP", "k", "0")
+	p.Do("MULTI")
+	p.Do("RPUSH", "k", "a")
+	p.Do("LPOP", "k")
+	p.Do("EXEC")
+	a.NoReply(20 * time.Millisecond)
+	p.Do("MULTI")
+	p.Do("RPUSH", "k", "x")
+	p.Do("LPUSH", "k", "y")
+	p.Do("LLEN", "k")
+	p.Do("EXEC")
+	a.Receive()
+	p.Do("LRANGE", "k", "0", "-1")
+}
