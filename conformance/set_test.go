@@ -567,3 +567,34 @@ func TestHashSetConfigThresholds(t *testing.T) {
 	encoding(p, "zs")
 	p.Do("SMEMBERS", "zs")
 }
+
+// TestHashSetNewKeyEvents checks the "new" event (flag n) of every hash and
+// set command that creates a key.
+func TestHashSetNewKeyEvents(t *testing.T) {
+	p := NewPair(t)
+	sub := Connect(t)
+	if !doIfSupported(sub, "PSUBSCRIBE", "__key*__:*") {
+		t.Skip("lockkv has no PSUBSCRIBE yet")
+	}
+	if !doIfSupported(p, "CONFIG", "SET", "notify-keyspace-events", "Ehsgn") {
+		t.Skip("lockkv has no CONFIG SET yet")
+	}
+	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	p.Do("HSET", "h1", "a", "1")           // new, hset
+	p.Do("HSETNX", "h2", "a", "1")         // new, hset
+	p.Do("HINCRBY", "h3", "a", "1")        // new, hincrby
+	p.Do("HINCRBYFLOAT", "h4", "a", "1.5") // new, hincrbyfloat
+	p.Do("HINCRBY", "h5", "a", "x")        // nothing
+	p.Do("SADD", "s1", "a")                // new, sadd
+	p.Do("SMOVE", "s1", "s2", "a")         // srem, del, new, sadd
+	p.Do("SADD", "s3", "a", "b")           // new, sadd
+	p.Do("SINTERSTORE", "s4", "s2", "s3")  // new, sinterstore
+	p.Do("SINTERSTORE", "s4", "s2", "s3")  // sinterstore
+	p.Do("SUNIONSTORE", "s5", "s3")        // new, sunionstore
+	p.Do("SDIFFSTORE", "s5", "s3", "s3")   // del
+	p.Do("SDIFFSTORE", "s6", "s3", "s2")   // new, sdiffstore
+	for i := 0; i < 24; i++ {
+		sub.Receive()
+	}
+	sub.NoReply(100 * time.Millisecond)
+}
