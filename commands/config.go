@@ -527,6 +527,11 @@ func configSet(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	for _, ch := range changes {
+		if ch.s.name == "requirepass" {
+			c.E.refreshAuth()
+		}
+	}
 	c.W.OK()
 }
 

@@ -84,7 +84,22 @@ type authConn interface{ SetAuthenticated(bool) }
 func (e *Engine) SetAuthenticated(cl *Client, ok bool) {
 	cl.Authenticated = ok
 	if ac, is := cl.Conn.(authConn); is {
-		ac.SetAuthenticated(ok)
+		ac.SetAuthenticated(!e.authRequired(cl))
+	}
+}
+
+// authRequired is Redis's authRequired: the client has not authenticated
+// and the default user has a password. Clearing requirepass lets clients
+// that never authenticated in; setting it again shuts them out.
+func (e *Engine) authRequired(cl *Client) bool {
+	return !cl.Authenticated && e.Config.RequirePass != ""
+}
+
+// refreshAuth tells every connection its client's state after
+// requirepass changed.
+func (e *Engine) refreshAuth() {
+	for _, cl := range e.clients {
+		e.SetAuthenticated(cl, cl.Authenticated)
 	}
 }
 
@@ -149,7 +164,7 @@ func hello(c *Ctx, args [][]byte) {
 		}
 		c.E.SetAuthenticated(c.C, true)
 	}
-	if !c.C.Authenticated {
+	if !c.C.Authenticated { // Redis checks the flag itself here
 		c.Error(ErrHelloNoAuth)
 		return
 	}

@@ -46,7 +46,7 @@ func Exec(c *Ctx, args [][]byte) {
 			return
 		}
 	} else if !c.InExec {
-		if !c.C.Authenticated && spec.Flags&NoAuth == 0 {
+		if spec.Flags&NoAuth == 0 && c.E.authRequired(c.C) {
 			c.rejectFor(spec, ErrNoAuth)
 			return
 		}

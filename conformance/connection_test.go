@@ -214,3 +214,27 @@ func TestConnectionProtoMaxBulkLen(t *testing.T) {
 	q.Do("APPEND", "bulklimit", "x")
 	q.Do("DEL", "bulklimit")
 }
+
+// TestConnectionRequirepassChanges: clearing requirepass lets clients that
+// never authenticated in (with the normal request limits); setting it
+// again shuts them out.
+func TestConnectionRequirepassChanges(t *testing.T) {
+	admin := Connect(t)
+	admin.Do("CONFIG", "SET", "requirepass", "pw2")
+	t.Cleanup(func() {
+		a := Connect(t)
+		a.Do("AUTH", "pw2")
+		a.Do("CONFIG", "SET", "requirepass", "")
+	})
+	u := Connect(t)
+	u.Do("PING")
+	admin.Do("CONFIG", "SET", "requirepass", "")
+	u.Do("PING")
+	u.Do("ECHO", "a", "a", "a", "a", "a", "a", "a", "a", "a", "a", "a")
+	u.Do("HELLO", "2")
+	admin.Do("CONFIG", "SET", "requirepass", "pw2")
+	u.Do("PING")
+	u.Do("HELLO", "2")
+	u.Do("AUTH", "pw2")
+	u.Do("PING")
+}
