@@ -112,6 +112,7 @@ func TestFunctionLoadErrors(t *testing.T) {
 	} {
 		p.Do("FUNCTION", "LOAD", code)
 	}
+	p.Do("FUNCTION", "LOAD", "#!lua name=slow\nwhile true do end")
 	p.Do("FUNCTION", "LOAD", "foo", "#!lua name=x\nredis.register_function('x', function() return 1 end)")
 	p.Do("FUNCTION", "LOAD", "REPLACE")
 	p.Do("FUNCTION", "LOAD")

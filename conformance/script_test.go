@@ -410,6 +410,8 @@ func TestScriptMisc(t *testing.T) {
 		"local ok, err = pcall(function() error('inner') end) return err",
 		"local ok, err = pcall(function() error({code=1}) end) return type(err)",
 		"return select(2, xpcall(function() error('x') end, function(e) return 'handled: ' .. e end))",
+		"return select(2, xpcall(function() local t = {} return t.a.b end, function(e) return 'handled: ' .. e end))",
+		"return {xpcall(function() return 1, 2 end, print)}",
 		"local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b * 2 end) local _, x = coroutine.resume(co, 1) local _, y = coroutine.resume(co, 10) return {x, y, coroutine.status(co)}",
 		"return loadstring('return 1 + 1')()",
 		"local f = loadstring('x = 1') local ok, e = pcall(f) return tostring(ok)",

@@ -366,6 +366,10 @@ func (e *Engine) tick(L *lua.LState) int {
 	if time.Since(e.start) < run.BusyThreshold {
 		return 0
 	}
+	if e.loading != nil {
+		e.killing = true
+		raise(L, "FUNCTION LOAD timeout")
+	}
 	if run.WhileBusy != nil {
 		run.WhileBusy()
 	}

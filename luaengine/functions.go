@@ -3,6 +3,7 @@ package luaengine
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -10,6 +11,9 @@ import (
 
 // FunctionSourceName is the chunk name of FUNCTION libraries.
 const FunctionSourceName = "user_function"
+
+// LoadTimeout bounds the code FUNCTION LOAD runs (Redis's 500 ms).
+const LoadTimeout = 500 * time.Millisecond
 
 // Library is a loaded FUNCTION library.
 type Library struct {
@@ -136,9 +140,11 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
 	em := L.GetMetatable(e.env).(*lua.LTable)
 	em.RawSetString("__index", e.loadIndex)
 	e.loading = lib
+	e.run = &Run{BusyThreshold: LoadTimeout}
+	e.checking, e.killing, e.ticks, e.start = true, false, 0, time.Time{}
 	L.Push(fn)
 	perr := L.PCall(0, 0, nil)
-	e.loading = nil
+	e.loading, e.run, e.checking = nil, nil, false
 	em.RawSetString("__index", e.globals)
 	L.SetTop(0)
 	if perr != nil {

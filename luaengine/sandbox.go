@@ -65,6 +65,7 @@ func (e *Engine) setup() {
 		return 1
 	})
 	G.RawSetString("pcall", L.NewFunction(e.basePcall))
+	G.RawSetString("xpcall", L.NewFunction(e.baseXpcall))
 	G.RawSetString("error", L.NewFunction(baseError))
 	G.RawSetString("tostring", L.NewFunction(baseTostring))
 	G.RawSetString("tonumber", L.NewFunction(baseTonumber))
@@ -339,4 +340,34 @@ func baseError(L *lua.LState) int {
 	}
 	L.Error(v, 0)
 	return 0
+}
+
+// baseXpcall is Lua 5.1's xpcall; the handler sees runtime errors worded
+// as Lua 5.1 words them.
+func (e *Engine) baseXpcall(L *lua.LState) int {
+	fn := L.CheckAny(1)
+	h := L.CheckFunction(2)
+	top := L.GetTop()
+	wrapped := L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(e.describe(L, string(s)))
+		}
+		L.Push(h)
+		L.Push(v)
+		L.Call(1, 1)
+		return 1
+	})
+	L.Push(fn)
+	if err := L.PCall(0, lua.MultRet, wrapped); err != nil {
+		L.Push(lua.LFalse)
+		if ae, ok := err.(*lua.ApiError); ok {
+			L.Push(ae.Object)
+		} else {
+			L.Push(lua.LString(err.Error()))
+		}
+		return 2
+	}
+	L.Insert(lua.LTrue, top+1)
+	return L.GetTop() - top
 }
