@@ -1,8 +1,14 @@
 package lockkv_test
 
 import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
@@ -63,4 +69,85 @@ func TestBlockingFastForward(t *testing.T) {
 		t.Fatalf("BRPOP served %v, %v", v, err)
 	}
 	mustDo(t, b, `*["j1"]`, "LRANGE", "jobs", "0", "-1")
+}
+
+// TestBlockingWorkQueue runs a go-redis work queue: consumers block in
+// BLPOP (and move items with BLMOVE) while producers push; every item is
+// delivered exactly once and the blocked consumers all end by timeout.
+func TestBlockingWorkQueue(t *testing.T) {
+	srv := lockkv.RunT(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 32})
+	defer rdb.Close()
+	const producers, consumers, perProducer = 4, 8, 250
+	var wg sync.WaitGroup
+	got := make(chan string, producers*perProducer)
+	for i := 0; i < consumers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for {
+				var v string
+				if i%2 == 0 {
+					// go-redis rounds typed timeouts up to 1 s; Do keeps 0.3 s.
+					kv, err := rdb.Do(ctx, "BLPOP", "q", "0.3").StringSlice()
+					if err == redis.Nil {
+						return
+					}
+					if err != nil {
+						t.Errorf("BLPOP: %v", err)
+						return
+					}
+					v = kv[1]
+				} else {
+					s, err := rdb.Do(ctx, "BLMOVE", "q", "q:"+strconv.Itoa(i), "RIGHT", "LEFT", "0.3").Text()
+					if err == redis.Nil {
+						return
+					}
+					if err != nil {
+						t.Errorf("BLMOVE: %v", err)
+						return
+					}
+					if err := rdb.LRem(ctx, "q:"+strconv.Itoa(i), 1, s).Err(); err != nil {
+						t.Errorf("LREM: %v", err)
+						return
+					}
+					v = s
+				}
+				got <- v
+			}
+		}(i)
+	}
+	for p := 0; p < producers; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			for j := 0; j < perProducer; j += 5 {
+				args := make([]any, 0, 5)
+				for k := j; k < j+5; k++ {
+					args = append(args, fmt.Sprintf("%d-%d", p, k))
+				}
+				if err := rdb.RPush(ctx, "q", args...).Err(); err != nil {
+					t.Errorf("RPUSH: %v", err)
+					return
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	close(got)
+	seen := map[string]bool{}
+	for v := range got {
+		if seen[v] {
+			t.Fatalf("%s delivered twice", v)
+		}
+		seen[v] = true
+	}
+	if len(seen) != producers*perProducer {
+		t.Fatalf("%d items delivered, want %d", len(seen), producers*perProducer)
+	}
+	if n, _ := rdb.Exists(ctx, "q").Result(); n != 0 {
+		t.Fatalf("queue not drained")
+	}
+	waitBlockedClients(t, srv, 0)
 }
