@@ -164,12 +164,6 @@ func appendBulk[S ~string | ~[]byte](w *resp.Writer, s S) {
 	w.B = append(w.B, '\r', '\n')
 }
 
-// publish delivers message to the subscribers of channel (and of matching
-// patterns) and returns how many received it.
-func (e *Engine) publish(channel, message string) int {
-	return publishMessage(e, channel, message, false)
-}
-
 // publishMessage is Redis's pubsubPublishMessage: channel subscribers
 // first, in subscription order, then, unless shard, every matching
 // pattern's subscribers. Nothing is retained from channel or message.
