@@ -245,7 +245,7 @@ var settings = []*setting{
 	{name: "hll-sparse-max-bytes", kind: kindMemory, dflt: "3000", min: 0, max: longMax},
 	{name: "tracking-table-max-keys", kind: kindInt, dflt: "1000000", min: 0, max: longMax},
 	{name: "client-query-buffer-limit", kind: kindMemory, dflt: "1073741824", min: 1024 * 1024, max: longMax},
-	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", check: checkOutputBufferLimit},
+	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", check: checkOutputBufferLimit, apply: applyOutputBufferLimit},
 	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, dflt: "yes"},
 	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, dflt: "yes"},
 	{name: "replica-priority", alias: "slave-priority", kind: kindInt, dflt: "100", min: 0, max: intMax},
@@ -311,8 +311,8 @@ func (s *setting) set(c *Config, v string) string {
 		}
 		v = lv
 	case kindInt:
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
+		n, ok := ParseInt([]byte(v)) // string2ll: no '+', no spaces
+		if !ok {
 			return "argument couldn't be parsed into an integer"
 		}
 		if n < s.min || n > s.max {
@@ -382,18 +382,26 @@ func parseMemory(v string) (int64, bool) {
 }
 
 func checkSave(v string) string {
+	if v == "" {
+		return ""
+	}
 	f := strings.Fields(v)
-	if len(f)%2 != 0 {
+	if len(f) == 0 || len(f)%2 != 0 {
 		return "Invalid save parameters"
 	}
-	for _, x := range f {
-		if _, err := strconv.ParseInt(x, 10, 64); err != nil {
+	for i, x := range f {
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil || (i%2 == 0 && n < 1) || (i%2 == 1 && n < 0) {
 			return "Invalid save parameters"
 		}
 	}
 	return ""
 }
 
+var outputBufferClasses = []string{"normal", "slave", "pubsub"}
+
+// checkOutputBufferLimit validates client-output-buffer-limit: groups of
+// class, hard limit, soft limit, soft seconds.
 func checkOutputBufferLimit(v string) string {
 	f := strings.Fields(v)
 	if len(f)%4 != 0 {
@@ -405,16 +413,41 @@ func checkOutputBufferLimit(v string) string {
 		default:
 			return "Invalid client class specified in buffer limit configuration."
 		}
-		for _, x := range f[i+1 : i+3] {
-			if _, ok := parseMemory(x); !ok {
-				return "Error in hard or soft limit parsing."
-			}
-		}
-		if _, err := strconv.ParseInt(f[i+3], 10, 64); err != nil {
-			return "Error in soft limit seconds parsing."
+		_, ok1 := parseMemory(f[i+1])
+		_, ok2 := parseMemory(f[i+2])
+		secs, err := strconv.ParseInt(f[i+3], 10, 64)
+		if !ok1 || !ok2 || err != nil || secs < 0 {
+			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
 		}
 	}
 	return ""
+}
+
+// applyOutputBufferLimit merges the classes given into the current value,
+// as Redis does, and renders every class in bytes.
+func applyOutputBufferLimit(c *Config, v string) {
+	cur := map[string][3]int64{}
+	parse := func(s string) {
+		f := strings.Fields(s)
+		for i := 0; i+3 < len(f); i += 4 {
+			class := strings.ToLower(f[i])
+			if class == "replica" {
+				class = "slave"
+			}
+			h, _ := parseMemory(f[i+1])
+			so, _ := parseMemory(f[i+2])
+			t, _ := strconv.ParseInt(f[i+3], 10, 64)
+			cur[class] = [3]int64{h, so, t}
+		}
+	}
+	parse(c.other["client-output-buffer-limit"])
+	parse(v)
+	var parts []string
+	for _, class := range outputBufferClasses {
+		l := cur[class]
+		parts = append(parts, class, strconv.FormatInt(l[0], 10), strconv.FormatInt(l[1], 10), strconv.FormatInt(l[2], 10))
+	}
+	c.other["client-output-buffer-limit"] = strings.Join(parts, " ")
 }
 
 // settingInt and settingString read a setting for INFO.

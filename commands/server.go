@@ -91,10 +91,23 @@ func timeCmd(c *Ctx, args [][]byte) {
 func lastsave(c *Ctx, args [][]byte) { c.W.Int(c.E.lastSave) }
 
 func shutdown(c *Ctx, args [][]byte) {
-	abort := false
+	const (
+		nosave = 1 << iota
+		save
+		now
+		force
+	)
+	flags, abort := 0, false
 	for _, a := range args[1:] {
 		switch {
-		case EqualFold(a, "nosave"), EqualFold(a, "save"), EqualFold(a, "now"), EqualFold(a, "force"):
+		case EqualFold(a, "nosave"):
+			flags |= nosave
+		case EqualFold(a, "save"):
+			flags |= save
+		case EqualFold(a, "now"):
+			flags |= now
+		case EqualFold(a, "force"):
+			flags |= force
 		case EqualFold(a, "abort"):
 			abort = true
 		default:
@@ -102,11 +115,11 @@ func shutdown(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	if (abort && flags != 0) || (flags&nosave != 0 && flags&save != 0) {
+		c.Error(ErrSyntax)
+		return
+	}
 	if abort {
-		if len(args) != 2 {
-			c.Error(ErrSyntax)
-			return
-		}
 		c.Error(ErrNoShutdown)
 		return
 	}
@@ -200,11 +213,7 @@ func (e *Engine) waitDeadline() int64 {
 func debug(c *Ctx, args [][]byte) {
 	switch {
 	case EqualFold(args[1], "sleep") && len(args) == 3:
-		f, ok := ParseFloat(args[2])
-		if !ok {
-			c.Error(ErrNotFloat)
-			return
-		}
+		f, _ := ParseFloat(args[2]) // atof: garbage sleeps 0
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}
@@ -219,7 +228,7 @@ func debug(c *Ctx, args [][]byte) {
 			" encoding:" + e.Value.Encoding() + " serializedlength:0 lru:0 lru_seconds_idle:" +
 			strconv.FormatInt((c.Now-e.Access)/1000, 10))
 	default:
-		c.Error(ErrUnknownSubcommand("debug", args[1]))
+		c.Error(ErrSubcommandSyntax("debug", args[1]))
 	}
 }
 
@@ -233,8 +242,13 @@ func memoryUsage(c *Ctx, args [][]byte) {
 			c.Error(ErrSyntax)
 			return
 		}
-		if _, ok := ParseInt(args[i+1]); !ok {
+		n, ok := ParseInt(args[i+1])
+		if !ok {
 			c.Error(ErrNotInt)
+			return
+		}
+		if n < 0 {
+			c.Error(ErrSyntax)
 			return
 		}
 	}
