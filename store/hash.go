@@ -326,3 +326,20 @@ func (h *Hash) Random(rnd func(n uint64) uint64) (field, value []byte) {
 	field, value, _ = lpPair(lp, off)
 	return
 }
+
+// MemoryUsage estimates the bytes the hash holds (MEMORY USAGE): the
+// header, the listpack's capacity, or the dict's nodes, buckets and
+// strings.
+func (h *Hash) MemoryUsage() int64 {
+	n := int64(unsafe.Sizeof(*h))
+	ht := h.ht()
+	if ht == nil {
+		return n + int64(h.c)
+	}
+	n += int64(ht.Len()) * (48 + 8) // node, bucket pointer
+	ht.Range(func(k string, v *string) bool {
+		n += int64(len(k) + len(*v))
+		return true
+	})
+	return n
+}

@@ -169,3 +169,21 @@ func TestHashSetAllocs(t *testing.T) {
 		t.Fatalf("in-place updates allocate %v times", n)
 	}
 }
+
+func TestMemoryUsageGrows(t *testing.T) {
+	h, s := NewHash(), NewSet()
+	prevH, prevS := h.MemoryUsage(), s.MemoryUsage()
+	for i := 0; i < 1000; i++ {
+		h.Set([]byte(fmt.Sprint("field", i)), []byte("value"), 128, 64)
+		s.Add([]byte(fmt.Sprint(i)), 512)
+		if i%100 == 99 {
+			if h.MemoryUsage() <= prevH || s.MemoryUsage() < prevS {
+				t.Fatalf("at %d: hash %d (was %d), set %d (was %d)", i, h.MemoryUsage(), prevH, s.MemoryUsage(), prevS)
+			}
+			prevH, prevS = h.MemoryUsage(), s.MemoryUsage()
+		}
+	}
+	if s.MemoryUsage() <= NewSet().MemoryUsage() {
+		t.Fatal("set MemoryUsage did not grow")
+	}
+}

@@ -234,3 +234,17 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 	s.removeAt(i)
 	return m
 }
+
+// MemoryUsage estimates the bytes the set holds (MEMORY USAGE).
+func (s *Set) MemoryUsage() int64 {
+	n := int64(32)
+	if s.ht == nil {
+		return n + 8*int64(cap(s.is))
+	}
+	n += int64(s.ht.Len()) * (32 + 8) // node, bucket pointer
+	s.ht.Range(func(k string, _ *struct{}) bool {
+		n += int64(len(k))
+		return true
+	})
+	return n
+}
