@@ -149,6 +149,10 @@ const (
 	ErrLCSIdxAndLen = "ERR If you want both the length and indexes, please just use IDX."
 	ErrLCSTooLong   = "ERR String too long for LCS"
 	ErrLCSMemory    = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	// Bitmaps (bitops.go).
+	ErrBitOffset = "ERR bit offset is not an integer or out of range"
+	ErrBitArg    = "ERR The bit argument must be 1 or 0."
+	ErrBitopNot  = "ERR BITOP NOT must be called with a single source key."
 )
 
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut

@@ -62,7 +62,10 @@ func TestKeysNotifications(t *testing.T) {
 		{"DEL", "c", "nosuch", "m"}, {"UNLINK", "n1"}, {"RENAME", "n2", "r"},
 		{"SET", "r2", "x"}, {"RENAME", "r", "r2"}, {"RENAMENX", "r2", "r3"},
 		{"COPY", "r3", "cp"}, {"COPY", "r3", "cp", "REPLACE"}, {"COPY", "r3", "cp", "DB", "1"},
-		{"MOVE", "r3", "2"}, {"SET", "short", "v", "PX", "1"},
+		{"MOVE", "r3", "2"}, {"SETBIT", "bits", "0", "1"}, {"SETBIT", "bits", "0", "1"},
+		{"SETBIT", "bits", "100", "0"}, {"SETBIT", "bits", "100", "0"}, {"SETBIT", "bits", "0", "0"},
+		{"BITOP", "NOT", "bo", "bits"}, {"BITOP", "AND", "bo", "nosuch"}, {"BITOP", "AND", "bo", "nosuch"},
+		{"LCS", "bits", "ap"}, {"SET", "short", "v", "PX", "1"},
 	} {
 		p.Do(cmd...)
 		drainEvents(t, sub)
