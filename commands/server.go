@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"runtime"
 	"strconv"
 	"time"
 
@@ -283,26 +284,68 @@ func memoryDoctor(c *Ctx, args [][]byte) {
 	c.W.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.", "txt")
 }
 
+// memoryStats reports Redis's MEMORY STATS fields; the allocator figures
+// come from the Go runtime, the per-database overheads are estimates.
 func memoryStats(c *Ctx, args [][]byte) {
-	keys, expires := int64(0), int64(0)
-	for _, db := range c.E.DBs {
-		keys += int64(db.Len())
-		expires += int64(db.ExpiresLen())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	used := int64(ms.HeapAlloc)
+	keys := int64(0)
+	type dbStat struct {
+		idx  int
+		main int64
+		exp  int64
 	}
-	fields := []struct {
-		k string
-		v int64
-	}{
-		{"peak.allocated", 0}, {"total.allocated", 0}, {"startup.allocated", 0},
-		{"replication.backlog", 0}, {"clients.slaves", 0}, {"clients.normal", 0},
-		{"cluster.links", 0}, {"aof.buffer", 0}, {"lua.caches", 0}, {"functions.caches", 0},
-		{"overhead.total", 0}, {"keys.count", keys},
+	var dbs []dbStat
+	for i, db := range c.E.DBs {
+		n := int64(db.Len())
+		keys += n
+		if n > 0 {
+			dbs = append(dbs, dbStat{i, n * 40, int64(db.ExpiresLen()) * 32})
+		}
 	}
-	c.W.Map(len(fields))
-	for _, f := range fields {
-		c.W.BulkString(f.k)
-		c.W.Int(f.v)
+	perKey := int64(0)
+	if keys > 0 {
+		perKey = used / keys
 	}
+	w := c.W
+	w.Map(27 + len(dbs))
+	pair := func(k string, v int64) { w.BulkString(k); w.Int(v) }
+	double := func(k string, v float64) { w.BulkString(k); w.Double(v) }
+	pair("peak.allocated", used)
+	pair("total.allocated", used)
+	pair("startup.allocated", 0)
+	pair("replication.backlog", 0)
+	pair("clients.slaves", 0)
+	pair("clients.normal", 0)
+	pair("cluster.links", 0)
+	pair("aof.buffer", 0)
+	pair("lua.caches", 0)
+	pair("functions.caches", 0)
+	for _, d := range dbs {
+		w.BulkString("db." + strconv.Itoa(d.idx))
+		w.Map(3)
+		pair("overhead.hashtable.main", d.main)
+		pair("overhead.hashtable.expires", d.exp)
+		pair("overhead.hashtable.slot-to-keys", 0)
+	}
+	pair("overhead.total", 0)
+	pair("keys.count", keys)
+	pair("keys.bytes-per-key", perKey)
+	pair("dataset.bytes", used)
+	double("dataset.percentage", 100)
+	double("peak.percentage", 100)
+	pair("allocator.allocated", used)
+	pair("allocator.active", int64(ms.HeapInuse))
+	pair("allocator.resident", int64(ms.Sys))
+	double("allocator-fragmentation.ratio", 1)
+	pair("allocator-fragmentation.bytes", 0)
+	double("allocator-rss.ratio", 1)
+	pair("allocator-rss.bytes", 0)
+	double("rss-overhead.ratio", 1)
+	pair("rss-overhead.bytes", 0)
+	double("fragmentation", 1)
+	pair("fragmentation.bytes", 0)
 }
 
 func memoryMallocStats(c *Ctx, args [][]byte) {
