@@ -15,9 +15,11 @@ import (
 // receive a message in subscription order (Redis keeps a list), channel
 // subscribers before pattern subscribers, and PUNSUBSCRIBE without
 // arguments goes through a client's patterns in subscription order (also a
-// list in 7.0). Where Redis iterates a hash table (patterns on the server
-// side, a client's channels for UNSUBSCRIBE without arguments, PUBSUB
-// CHANNELS) its order is arbitrary; lockkv then uses subscription order.
+// list in 7.0). Where Redis iterates a hash table its order is arbitrary,
+// and lockkv picks a deterministic one where it can: matching patterns
+// deliver in the order they were first subscribed, UNSUBSCRIBE and
+// SUNSUBSCRIBE without arguments go through the channels sorted; PUBSUB
+// CHANNELS lists in map order.
 
 var pubsubCommands = []*Spec{
 	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, ACL: []string{"pubsub", "fast"}, Fn: publishCommand},
