@@ -4,8 +4,8 @@ import (
 	"container/heap"
 	"math"
 	"math/big"
-	"strconv"
 
+	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -173,54 +173,35 @@ func (c *Ctx) ParseTimeout(b []byte) (int64, bool) {
 	return c.Now + ms, true
 }
 
-// parseTimeoutMs converts seconds to milliseconds the way Redis does with
-// a long double: values too large for an int64 become LLONG_MIN (x86's
-// conversion), so they read as negative. ok is false when strtold would
-// refuse the text.
+// parseTimeoutMs converts seconds to milliseconds the way Redis 7.0 does
+// on x86: strtold, then (long long)ceill(seconds*1000.0) in long double
+// arithmetic, where values outside int64 (and infinities) convert to
+// LLONG_MIN and so read as negative. ok is false when strtold refuses the
+// text (string2ld).
 func parseTimeoutMs(b []byte) (int64, bool) {
-	if len(b) == 0 || isSpaceByte(b[0]) || len(b) >= 5*1024 {
+	if n, ok := ParseInt(b); ok && n > -1e15 && n < 1e15 {
+		return n * 1000, true // the common case, exact either way
+	}
+	if len(b) == 0 || isSpaceByte(b[0]) {
 		return 0, false
 	}
-	f, ok := ParseFloat(b)
+	x, ok := longdouble.Parse(b)
 	if !ok {
-		// Outside a double's range but maybe inside a long double's.
-		s := string(b)
-		if _, err := strconv.ParseFloat(s, 64); err == nil || !isRangeErr(err) {
-			return 0, false
-		}
-		bf, _, err := big.ParseFloat(s, 10, 64, big.ToNearestEven)
-		if err != nil {
-			return 0, false
-		}
-		// long double: max ~1.19e4932, smallest denormal ~3.6e-4951.
-		exp := bf.MantExp(nil)
-		switch {
-		case exp > 16384:
-			return 0, false // overflow: strtold reports ERANGE
-		case exp < -16445:
-			return 0, false // underflow to zero with ERANGE
-		case exp > 0:
-			return math.MinInt64, true // huge: converts to LLONG_MIN
-		default:
-			if bf.Sign() < 0 {
-				return 0, true // -tiny*1000 rounds up to -0
-			}
-			return 1, true // tiny positive: ceil gives 1 ms
-		}
+		return 0, false
 	}
-	v := math.Ceil(f * 1000)
-	if v >= 9223372036854775807 || v < -9223372036854775808 || math.IsInf(v, 0) {
+	if x.IsInf() {
 		return math.MinInt64, true
 	}
-	if f > 0 && v == 0 {
-		v = 1
+	ms := new(big.Float).SetPrec(64).SetMode(big.ToNearestEven)
+	ms.Mul(x, big.NewFloat(1000))
+	i, acc := ms.Int(nil) // truncated towards zero
+	if acc == big.Below { // positive with a fraction: ceil rounds up
+		i.Add(i, big.NewInt(1))
 	}
-	return int64(v), true
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
+	if !i.IsInt64() {
+		return math.MinInt64, true
+	}
+	return i.Int64(), true
 }
 
 // Block blocks the client on keys until one of them can serve it, the

@@ -156,7 +156,8 @@ func TestBlockingTimeout(t *testing.T) {
 func TestBlockingTimeoutArgs(t *testing.T) {
 	p := blockPair(t)
 	for _, to := range []string{"-1", "-0.5", "abc", "", " 1", "1 ", "nan", "inf", "-inf", "+inf",
-		"1e400", "-1e400", "1e5000", "1e20", "9223372036854775808", "0x", "1..0", "1e"} {
+		"1e400", "-1e400", "1e5000", "1e20", "9223372036854775808", "0x", "1..0", "1e",
+		"1e-5000", "0x1p99999", "-9223372036854775.808", "9223372036854775.808"} {
 		p.Do("BLPOP", "k", to)
 		p.Do("BRPOP", "k", to)
 		p.Do("BLMOVE", "k", "d", "LEFT", "LEFT", to)
@@ -346,6 +347,14 @@ func TestBlockingNoBlockContexts(t *testing.T) {
 		{"BRPOPLPUSH", "nokey", "d", "0"},
 		{"BLMPOP", "0", "1", "nokey", "LEFT"},
 		{"BLPOP", "nokey", "-1"},
+		// Accepted timeouts (parsed even though nothing blocks here).
+		{"BLPOP", "nokey", "0x10"},
+		{"BLPOP", "nokey", "0X1P4"},
+		{"BLPOP", "nokey", "9223372036854775"},
+		{"BLPOP", "nokey", "9223372036854775.807"},
+		{"BLPOP", "nokey", "1e-4950"},
+		{"BLPOP", "nokey", "-0.0001"},
+		{"BLPOP", "nokey", "1e-5000"},
 	} {
 		m.Do(cmd...)
 	}
