@@ -195,6 +195,8 @@ const (
 	ErrScriptDebugUnsupported = "ERR SCRIPT DEBUG YES/SYNC is not supported"
 	ErrBusyFunction           = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 	ErrFunctionNotFound       = "ERR Function not found"
+	ErrDumpPayload            = "ERR DUMP payload version or checksum are wrong"
+	ErrRestorePolicy          = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 	ErrBadNumKeys             = "ERR Bad number of keys provided"
 	ErrFunctionName           = "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
 	ErrLibraryNotFound        = "ERR Library not found"

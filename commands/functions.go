@@ -9,8 +9,7 @@ import (
 
 // Function commands: FUNCTION LOAD/DELETE/FLUSH/LIST/STATS/KILL/HELP,
 // FCALL, FCALL_RO. Libraries live in their own interpreter, as in Redis.
-// FUNCTION DUMP and RESTORE are not implemented (their payload is an RDB
-// fragment with LZF compression and a CRC64 that lockkv does not produce).
+// FUNCTION DUMP and RESTORE live in functions_dump.go.
 
 var functionCommands = []*Spec{
 	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallCmd},
@@ -154,6 +153,25 @@ func functionLoad(c *Ctx, args [][]byte) {
 	}
 	fs.add(lib)
 	c.W.BulkString(name)
+}
+
+// loadLibraryCode parses a library's metadata and runs its code.
+func loadLibraryCode(fs *functionState, code []byte) (*luaengine.Library, string) {
+	engine, name, off, errMsg := luaengine.ParseLibraryMeta(code)
+	if errMsg != "" {
+		return nil, errMsg
+	}
+	if !strings.EqualFold(engine, "lua") {
+		return nil, ErrEngineNotFound(engine)
+	}
+	if !luaengine.ValidName(name) {
+		return nil, ErrFunctionName
+	}
+	lib := &luaengine.Library{Name: name, Code: string(code)}
+	if err := fs.lua.LoadLibrary(lib, code[off:]); err != nil {
+		return nil, err.Error()
+	}
+	return lib, ""
 }
 
 func functionDelete(c *Ctx, args [][]byte) {

@@ -120,3 +120,35 @@ func TestFunctionLoadErrors(t *testing.T) {
 	p.Do("FCALL", "5", "0")
 	p.Do("FUNCTION", "FLUSH")
 }
+
+func TestFunctionDumpRestore(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "DUMP")
+	p.Do("FUNCTION", "LOAD", "#!lua name=dl\nredis.register_function('dumpme', function() return 'dumped dumped dumped' end)")
+	dump := p.Do("FUNCTION", "DUMP")
+	p.Do("FUNCTION", "RESTORE", dump.Str)
+	p.Do("FUNCTION", "RESTORE", dump.Str, "APPEND")
+	p.Do("FUNCTION", "RESTORE", dump.Str, "REPLACE")
+	p.Do("FCALL", "dumpme", "0")
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "RESTORE", dump.Str)
+	p.Do("FCALL", "dumpme", "0")
+	p.Do("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('dumpme2', function() return 2 end)")
+	p.Do("FUNCTION", "RESTORE", dump.Str, "FLUSH")
+	p.Do("FUNCTION", "LIST")
+	p.Do("FCALL", "dumpme2", "0")
+	p.Do("FUNCTION", "RESTORE", dump.Str, "BAD")
+	p.Do("FUNCTION", "RESTORE", "garbage")
+	p.Do("FUNCTION", "RESTORE", dump.Str[:len(dump.Str)-1]+"x")
+	p.Do("FUNCTION", "RESTORE", dump.Str, "FLUSH", "x")
+	p.Do("FUNCTION", "RESTORE")
+	// A short library is stored uncompressed.
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", "#!lua name=short\nredis.register_function('s', function() return 1 end)")
+	p.Do("FUNCTION", "DUMP")
+	p.Do("FUNCTION", "LOAD", "REPLACE", "#!lua name=short\n"+
+		"redis.register_function('s', function() return 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' end)")
+	p.Do("FUNCTION", "DUMP")
+	p.Do("FUNCTION", "FLUSH")
+}
