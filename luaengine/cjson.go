@@ -168,7 +168,7 @@ func (e *cjsonEncoder) str(s string) {
 func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 	max, items := 0, 0
 	bad := false
-	t.ForEach(func(k, _ lua.LValue) {
+	forEach(t, func(k, _ lua.LValue) {
 		if bad {
 			return
 		}
@@ -229,7 +229,7 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 		}
 		e.out = append(e.out, '{')
 		first := true
-		x.ForEach(func(k, val lua.LValue) {
+		forEach(x, func(k, val lua.LValue) {
 			if !first {
 				e.out = append(e.out, ',')
 			}

@@ -94,7 +94,7 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 			return out
 		}
 		n := 0
-		x.ForEach(func(_, _ lua.LValue) { n++ })
+		forEach(x, func(_, _ lua.LValue) { n++ })
 		switch {
 		case n < 16:
 			out = append(out, 0x80|byte(n))
@@ -105,7 +105,7 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 			out = append(out, 0xdf)
 			out = binary.BigEndian.AppendUint32(out, uint32(n))
 		}
-		x.ForEach(func(k, val lua.LValue) {
+		forEach(x, func(k, val lua.LValue) {
 			out = msgpackEncode(out, k, level+1)
 			out = msgpackEncode(out, val, level+1)
 		})
@@ -119,7 +119,7 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, max := 0, 0
 	ok := true
-	t.ForEach(func(k, _ lua.LValue) {
+	forEach(t, func(k, _ lua.LValue) {
 		n, isNum := k.(lua.LNumber)
 		f := float64(n)
 		if !isNum || f < 1 || f != math.Floor(f) {

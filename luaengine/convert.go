@@ -210,9 +210,9 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp int) {
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
 		n := 0
-		m.ForEach(func(_, _ lua.LValue) { n++ })
+		forEach(m, func(_, _ lua.LValue) { n++ })
 		w.Map(n)
-		m.ForEach(func(k, v lua.LValue) {
+		forEach(m, func(k, v lua.LValue) {
 			e.writeReply(w, k, scriptResp)
 			e.writeReply(w, v, scriptResp)
 		})
@@ -220,9 +220,9 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp int) {
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
 		n := 0
-		s.ForEach(func(_, _ lua.LValue) { n++ })
+		forEach(s, func(_, _ lua.LValue) { n++ })
 		w.Set(n)
-		s.ForEach(func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp) })
+		forEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp) })
 		return
 	}
 	n := 0

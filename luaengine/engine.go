@@ -419,3 +419,14 @@ func positionOf(s string) (src, line string, ok bool) {
 	}
 	return "", "", false
 }
+
+// forEach visits t's entries in lua_next order, which gopher-lua keeps in
+// insertion order: unlike LTable.ForEach (Go map order) it is the same on
+// every run, so replies and encodings are deterministic.
+func forEach(t *lua.LTable, fn func(k, v lua.LValue)) {
+	k, v := t.Next(lua.LNil)
+	for k != lua.LNil {
+		fn(k, v)
+		k, v = t.Next(k)
+	}
+}

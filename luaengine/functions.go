@@ -194,7 +194,7 @@ func (e *Engine) registerFunction(L *lua.LState) int {
 		}
 		haveName := false
 		var errMsg string
-		t.ForEach(func(k, v lua.LValue) {
+		forEach(t, func(k, v lua.LValue) {
 			if errMsg != "" {
 				return
 			}

@@ -46,7 +46,7 @@ func (e *Engine) setup() {
 	e.proxyList = nil
 
 	var drop []string
-	G.ForEach(func(k, _ lua.LValue) {
+	forEach(G, func(k, _ lua.LValue) {
 		if s, ok := k.(lua.LString); !ok || !globalsAllowed[string(s)] {
 			drop = append(drop, k.String())
 		}
@@ -87,7 +87,7 @@ func (e *Engine) setup() {
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
 	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
 	coerceStringArgs(L, gstr)
-	gstr.ForEach(func(k, v lua.LValue) {
+	forEach(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); ks != "__index" && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
 		}
