@@ -22,12 +22,12 @@ import (
 // CHANNELS lists in map order.
 
 var pubsubCommands = []*Spec{
-	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, ACL: []string{"pubsub", "fast"}, Fn: publishCommand},
+	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, ACL: []string{"pubsub", "fast"}, Fn: publishCommand},
 	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: subscribeCommand},
 	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: unsubscribeCommand},
 	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: psubscribeCommand},
 	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: punsubscribeCommand},
-	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
+	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
 	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: ssubscribeCommand},
 	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: sunsubscribeCommand},
 	{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{

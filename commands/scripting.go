@@ -11,8 +11,8 @@ import (
 // Scripting commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT.
 
 var scriptingCommands = []*Spec{
-	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalCmd},
-	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaCmd},
+	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalCmd},
+	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaCmd},
 	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalROCmd},
 	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaROCmd},
 	{Name: "script", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{

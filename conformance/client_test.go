@@ -341,3 +341,26 @@ func TestClientLISTLastCommand(t *testing.T) {
 		p.clientInfoMatches(strings.Join(cmd, " "), lv, rv, clientInfoMust...)
 	}
 }
+
+// TestClientPAUSEMayReplicate: under PAUSE WRITE, commands that may
+// replicate (EVAL, EVALSHA, FCALL, PUBLISH) wait too; their _RO variants
+// and reads do not.
+func TestClientPAUSEMayReplicate(t *testing.T) {
+	p := Connect(t)
+	q := Connect(t)
+	for _, cmd := range [][]string{
+		{"EVAL", "return 1", "0"},
+		{"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"},
+		{"FCALL", "nosuchfunction", "0"},
+		{"PUBLISH", "pausechan", "x"},
+	} {
+		q.Do("SCRIPT", "LOAD", "return 1")
+		p.Do("CLIENT", "PAUSE", "5000", "WRITE")
+		q.Do("EVAL_RO", "return 1", "0")
+		q.Do("FCALL_RO", "nosuchfunction", "0")
+		q.Send(cmd...)
+		q.NoReply(100 * time.Millisecond)
+		p.Do("CLIENT", "UNPAUSE")
+		q.Receive()
+	}
+}
