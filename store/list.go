@@ -1,5 +1,7 @@
 package store
 
+import "strconv"
+
 // List is a list value: a deque of byte strings in a ring buffer, so
 // pushes and pops at both ends are O(1) amortised and indexing is O(1).
 // Inserting or removing in the middle moves the shorter side.
@@ -274,4 +276,82 @@ func (l *List) Clone() Value {
 		c.buf[i] = append([]byte(nil), l.buf[l.slot(i)]...)
 	}
 	return c
+}
+
+// MemoryUsage estimates the bytes Redis 7.0 uses for the list as a
+// quicklist: the quicklist header, one node per 8 KB listpack
+// (list-max-listpack-size -2), and each entry's listpack encoding.
+func (l *List) MemoryUsage() int64 {
+	const nodeLimit = 8192
+	total := int64(48) // quicklist
+	node := int64(0)
+	for i := 0; i < l.n; i++ {
+		sz := listpackEntrySize(l.buf[l.slot(i)])
+		if node == 0 || node+sz > nodeLimit {
+			if node > 0 {
+				total += node + 1
+			}
+			total += 32 // quicklistNode
+			node = 6    // listpack header
+		}
+		node += sz
+	}
+	if node > 0 {
+		total += node + 1
+	}
+	return total
+}
+
+// listpackEntrySize is the size of b as a listpack entry: integers in
+// their compact encodings, strings with their length header, plus the
+// back-length.
+func listpackEntrySize(b []byte) int64 {
+	var enc int64
+	if v, ok := listpackInt(b); ok {
+		switch {
+		case v >= 0 && v <= 127:
+			enc = 1
+		case v >= -4096 && v < 4096:
+			enc = 2
+		case v >= -32768 && v < 32768:
+			enc = 3
+		case v >= -8388608 && v < 8388608:
+			enc = 4
+		case v >= -2147483648 && v < 2147483648:
+			enc = 5
+		default:
+			enc = 9
+		}
+	} else {
+		n := int64(len(b))
+		switch {
+		case n < 64:
+			enc = 1 + n
+		case n < 4096:
+			enc = 2 + n
+		default:
+			enc = 5 + n
+		}
+	}
+	switch {
+	case enc < 128:
+		return enc + 1
+	case enc < 16384:
+		return enc + 2
+	case enc < 2097152:
+		return enc + 3
+	case enc < 268435456:
+		return enc + 4
+	}
+	return enc + 5
+}
+
+// listpackInt reports whether listpack would store b as an integer (a
+// canonical int64 of at most 20 bytes).
+func listpackInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 || !isCanonicalInt(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	return v, err == nil
 }

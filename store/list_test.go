@@ -182,3 +182,24 @@ func TestListShrinks(t *testing.T) {
 		t.Fatalf("buffer of %d slots for %d elements", len(l.buf), l.Len())
 	}
 }
+
+func TestListMemoryUsage(t *testing.T) {
+	l := NewList()
+	prev := l.MemoryUsage()
+	for i := 0; i < 2000; i++ {
+		l.PushBack([]byte(strconv.Itoa(i * 1000)))
+		if m := l.MemoryUsage(); m <= prev {
+			t.Fatalf("at %d: %d bytes, was %d", i, m, prev)
+		} else {
+			prev = m
+		}
+	}
+	// Three entries "a","b","c": 48 quicklist + 32 node + 6+3*3+1 listpack.
+	small := NewList()
+	for _, s := range []string{"a", "b", "c"} {
+		small.PushBack([]byte(s))
+	}
+	if got := small.MemoryUsage(); got != 96 {
+		t.Fatalf("small list: %d bytes, want 96", got)
+	}
+}
