@@ -348,6 +348,7 @@ func TestScriptLua51Numbers(t *testing.T) {
 		"local t = {} for i=1,7999 do t[i]=i end return select('#', unpack(t))",
 		"local t = {} for i=1,10000 do t[i]=i end return select('#', unpack(t))",
 		"return {unpack({1,2,3}, 2)}", "return {unpack({1,2,3}, -1, 1)}",
+		"return type(arg)", "return select('#', ...)", "local function f(...) return arg.n end return f(1, 2)",
 		"return math.fmod(7, 3)", "return math.mod(7, 3)", "return 7 % -3", "return -7 % 3", "return 5 // 2",
 		"return tostring(2^31)", "return 10 == '10'", "return math.huge == 1/0",
 		"return string.format('%d', 3.99)", "return string.format('%d', -3.99)", "return string.format('%5.2f|%-5d|%05d', 3.14159, 42, 7)",

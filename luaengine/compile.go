@@ -104,6 +104,9 @@ func compileChunk(src, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, luaSyntaxError(err, name)
 	}
+	// A main chunk has no `arg` table in Lua 5.1 (only functions declared
+	// with ... do); gopher-lua would build one on every call.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return proto, nil
 }
 
