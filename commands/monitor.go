@@ -54,7 +54,8 @@ func isScriptRun(s *Spec) bool {
 	return false
 }
 
-// redactedArgs are the argument positions MONITOR hides for a command.
+// redactedArg reports whether MONITOR hides argument i of a command
+// (passwords), as Redis's redactClientCommandArgument.
 func redactedArg(s *Spec, args [][]byte, i int) bool {
 	switch s.FullName() {
 	case "auth":

@@ -236,8 +236,9 @@ func debug(c *Ctx, args [][]byte) {
 
 // MEMORY
 
-// memoryUsage estimates a key's footprint the way Redis sizes its
-// allocations: key, entry and value with the encoding's overhead.
+// memoryUsage estimates a key's footprint: key, entry and the value's own
+// estimate (Sizer), or a per-element guess. Redis's figure comes from its
+// allocator and differs; only the reply's shape is comparable.
 func memoryUsage(c *Ctx, args [][]byte) {
 	for i := 3; i < len(args); i += 2 {
 		if !EqualFold(args[i], "samples") || i+1 >= len(args) {
@@ -283,6 +284,8 @@ func estimateSize(keyLen int, v store.Value) int64 {
 		n += int64(len(x.B)) + 3
 	case Sizer:
 		n += x.MemoryUsage()
+	case interface{ Len() int }:
+		n += 64 + 24*int64(x.Len())
 	default:
 		n += 64
 	}
