@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/lockkv/lockkv/store"
@@ -14,6 +15,8 @@ var bitCommands = []*Spec{
 	{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitcount},
 	{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitpos},
 	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitop},
+	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitfield},
+	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "fast"}, Fn: bitfieldRO},
 }
 
 func init() { Register(bitCommands) }
@@ -23,7 +26,20 @@ func init() { Register(bitCommands) }
 // bitOffset parses a bit offset as getBitOffsetFromArgument: a
 // non-negative integer whose byte is below proto-max-bulk-len.
 func (c *Ctx) bitOffset(b []byte) (uint64, bool) {
+	return c.bitOffsetHash(b, 0)
+}
+
+// bitOffsetHash is bitOffset that also accepts BITFIELD's "#n" form,
+// meaning n*bits, when bits > 0.
+func (c *Ctx) bitOffsetHash(b []byte, bits int) (uint64, bool) {
+	hash := len(b) > 1 && b[0] == '#' && bits > 0
+	if hash {
+		b = b[1:]
+	}
 	n, ok := ParseInt(b)
+	if hash {
+		n *= int64(bits) // wraps like Redis's long long multiply
+	}
 	if !ok || n < 0 || n>>3 >= c.E.Config.ProtoMaxBulkLen {
 		c.Error(ErrBitOffset)
 		return 0, false
@@ -393,4 +409,314 @@ func bitop(c *Ctx, args [][]byte) {
 	c.setKey(dst, &store.String{B: res, Raw: true}, found, false)
 	c.Notify(NotifyString, "set", dst)
 	c.W.Int(int64(maxlen))
+}
+
+// ---- BITFIELD ----
+
+const (
+	bfGet = iota
+	bfSet
+	bfIncrBy
+)
+
+const (
+	bfWrap = iota
+	bfSat
+	bfFail
+)
+
+type bitfieldOp struct {
+	offset uint64
+	i64    int64
+	opcode int
+	ow     int
+	bits   int
+	signed bool
+}
+
+// bitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63).
+func (c *Ctx) bitfieldType(b []byte) (signed bool, bits int, ok bool) {
+	b = cString(b)
+	if len(b) == 0 || (b[0] != 'i' && b[0] != 'u') {
+		c.Error(ErrBitfieldType)
+		return false, 0, false
+	}
+	signed = b[0] == 'i'
+	n, ok := ParseInt(b[1:])
+	if !ok || n < 1 || (signed && n > 64) || (!signed && n > 63) {
+		c.Error(ErrBitfieldType)
+		return false, 0, false
+	}
+	return signed, int(n), true
+}
+
+func getUnsignedBitfield(p []byte, offset uint64, bits int) uint64 {
+	var v uint64
+	for j := 0; j < bits; j++ {
+		v = v<<1 | uint64((p[offset>>3]>>(7-uint(offset&7)))&1)
+		offset++
+	}
+	return v
+}
+
+func setUnsignedBitfield(p []byte, offset uint64, bits int, v uint64) {
+	for j := 0; j < bits; j++ {
+		bit := byte(v>>uint(bits-1-j)) & 1
+		shift := 7 - uint(offset&7)
+		p[offset>>3] = p[offset>>3]&^(1<<shift) | bit<<shift
+		offset++
+	}
+}
+
+func getSignedBitfield(p []byte, offset uint64, bits int) int64 {
+	v := int64(getUnsignedBitfield(p, offset, bits))
+	if bits < 64 && v&(1<<uint(bits-1)) != 0 {
+		v |= -1 << uint(bits)
+	}
+	return v
+}
+
+// unsignedOverflow is Redis's checkUnsignedBitfieldOverflow.
+func unsignedOverflow(value uint64, incr int64, bits int, ow int) (overflow bool, limit uint64) {
+	max := uint64(1)<<uint(bits) - 1
+	maxincr := int64(max - value)
+	minincr := -int64(value)
+	wrap := func() uint64 { return (value + uint64(incr)) &^ (^uint64(0) << uint(bits)) }
+	if value > max || (incr > 0 && incr > maxincr) {
+		switch ow {
+		case bfWrap:
+			return true, wrap()
+		case bfSat:
+			return true, max
+		}
+		return true, 0
+	}
+	if incr < 0 && incr < minincr {
+		switch ow {
+		case bfWrap:
+			return true, wrap()
+		case bfSat:
+			return true, 0
+		}
+		return true, 0
+	}
+	return false, 0
+}
+
+// signedOverflow is Redis's checkSignedBitfieldOverflow.
+func signedOverflow(value, incr int64, bits int, ow int) (overflow bool, limit int64) {
+	max := int64(math.MaxInt64)
+	if bits != 64 {
+		max = 1<<uint(bits-1) - 1
+	}
+	min := -max - 1
+	maxincr := int64(uint64(max) - uint64(value))
+	minincr := min - value
+	wrap := func() int64 {
+		c := uint64(value) + uint64(incr)
+		if bits < 64 {
+			mask := ^uint64(0) << uint(bits)
+			if c&(1<<uint(bits-1)) != 0 {
+				c |= mask
+			} else {
+				c &^= mask
+			}
+		}
+		return int64(c)
+	}
+	if value > max || (bits != 64 && incr > maxincr) || (value >= 0 && incr > 0 && incr > maxincr) {
+		switch ow {
+		case bfWrap:
+			return true, wrap()
+		case bfSat:
+			return true, max
+		}
+		return true, 0
+	}
+	if value < min || (bits != 64 && incr < minincr) || (value < 0 && incr < 0 && incr < minincr) {
+		switch ow {
+		case bfWrap:
+			return true, wrap()
+		case bfSat:
+			return true, min
+		}
+		return true, 0
+	}
+	return false, 0
+}
+
+func bitfield(c *Ctx, args [][]byte)   { bitfieldGeneric(c, args, false) }
+func bitfieldRO(c *Ctx, args [][]byte) { bitfieldGeneric(c, args, true) }
+
+func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
+	var ops []bitfieldOp
+	ow := bfWrap
+	readonly := true
+	var highest uint64
+	for j := 2; j < len(args); j++ {
+		rem := len(args) - j - 1
+		sub := cString(args[j])
+		var opcode int
+		switch {
+		case EqualFold(sub, "get") && rem >= 2:
+			opcode = bfGet
+		case EqualFold(sub, "set") && rem >= 3:
+			opcode = bfSet
+		case EqualFold(sub, "incrby") && rem >= 3:
+			opcode = bfIncrBy
+		case EqualFold(sub, "overflow") && rem >= 1:
+			t := cString(args[j+1])
+			j++
+			switch {
+			case EqualFold(t, "wrap"):
+				ow = bfWrap
+			case EqualFold(t, "sat"):
+				ow = bfSat
+			case EqualFold(t, "fail"):
+				ow = bfFail
+			default:
+				c.Error(ErrBitfieldOverflow)
+				return
+			}
+			continue
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+		signed, bits, ok := c.bitfieldType(args[j+1])
+		if !ok {
+			return
+		}
+		off, ok := c.bitOffsetHash(args[j+2], bits)
+		if !ok {
+			return
+		}
+		var i64 int64
+		if opcode != bfGet {
+			readonly = false
+			if hi := off + uint64(bits) - 1; hi > highest {
+				highest = hi
+			}
+			if i64, ok = ParseInt(args[j+3]); !ok {
+				c.Error(ErrNotInt)
+				return
+			}
+		}
+		ops = append(ops, bitfieldOp{offset: off, i64: i64, opcode: opcode, ow: ow, bits: bits, signed: signed})
+		if opcode == bfGet {
+			j += 2
+		} else {
+			j += 3
+		}
+	}
+	key := args[1]
+	var s *store.String
+	var e *store.Entry
+	if readonly {
+		var ok bool
+		if s, ok = c.lookupString(key); !ok {
+			return
+		}
+	} else {
+		if ro {
+			c.Error(ErrBitfieldRO)
+			return
+		}
+		byteIdx := int64(highest >> 3)
+		e = c.LookupWrite(key)
+		if e == nil {
+			// Created even if every operation fails; signalled below only
+			// if something was written, as Redis does.
+			s = &store.String{B: make([]byte, byteIdx+1), Raw: true}
+			c.DB.Set(string(key), s, 0, c.Now)
+			c.notifyNew(key)
+		} else {
+			var ok bool
+			if s, ok = e.Value.(*store.String); !ok {
+				c.WrongType()
+				return
+			}
+			s.Raw = true
+			if int64(len(s.B)) < byteIdx+1 {
+				s.B = growZero(s.B, byteIdx+1)
+			}
+			e.Access = c.Now
+		}
+	}
+	c.W.Array(len(ops))
+	changes := 0
+	for _, op := range ops {
+		if op.opcode == bfGet {
+			var buf [9]byte
+			byteIdx := op.offset >> 3
+			if s != nil {
+				for i := uint64(0); i < 9 && byteIdx+i < uint64(len(s.B)); i++ {
+					buf[i] = s.B[byteIdx+i]
+				}
+			}
+			rel := op.offset - byteIdx*8
+			if op.signed {
+				c.W.Int(getSignedBitfield(buf[:], rel, op.bits))
+			} else {
+				c.W.Int(int64(getUnsignedBitfield(buf[:], rel, op.bits)))
+			}
+			continue
+		}
+		if op.signed {
+			old := getSignedBitfield(s.B, op.offset, op.bits)
+			var nv, ret int64
+			var of bool
+			var lim int64
+			if op.opcode == bfIncrBy {
+				of, lim = signedOverflow(old, op.i64, op.bits, op.ow)
+				nv = old + op.i64
+				if of {
+					nv = lim
+				}
+				ret = nv
+			} else {
+				nv = op.i64
+				if of, lim = signedOverflow(nv, 0, op.bits, op.ow); of {
+					nv = lim
+				}
+				ret = old
+			}
+			if of && op.ow == bfFail {
+				c.W.Null()
+				continue
+			}
+			c.W.Int(ret)
+			setUnsignedBitfield(s.B, op.offset, op.bits, uint64(nv))
+			changes++
+		} else {
+			old := getUnsignedBitfield(s.B, op.offset, op.bits)
+			var nv, ret uint64
+			var of bool
+			var lim uint64
+			if op.opcode == bfIncrBy {
+				nv = old + uint64(op.i64)
+				if of, lim = unsignedOverflow(old, op.i64, op.bits, op.ow); of {
+					nv = lim
+				}
+				ret = nv
+			} else {
+				nv = uint64(op.i64)
+				if of, lim = unsignedOverflow(nv, 0, op.bits, op.ow); of {
+					nv = lim
+				}
+				ret = old
+			}
+			if of && op.ow == bfFail {
+				c.W.Null()
+				continue
+			}
+			c.W.Int(int64(ret))
+			setUnsignedBitfield(s.B, op.offset, op.bits, nv)
+			changes++
+		}
+	}
+	if changes > 0 {
+		c.Modified(key)
+		c.Notify(NotifyString, "setbit", key)
+	}
 }

@@ -153,6 +153,10 @@ const (
 	ErrBitOffset = "ERR bit offset is not an integer or out of range"
 	ErrBitArg    = "ERR The bit argument must be 1 or 0."
 	ErrBitopNot  = "ERR BITOP NOT must be called with a single source key."
+	// BITFIELD.
+	ErrBitfieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	ErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified"
+	ErrBitfieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
 )
 
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut

@@ -188,3 +188,94 @@ func TestBitBITOP(t *testing.T) {
 	p.Do("BITOP", "XOR", "d", "n", "a")
 	p.Do("GET", "d")
 }
+
+func TestBitBITFIELD(t *testing.T) {
+	p := NewPair(t)
+	p.Do("BITFIELD", "k")
+	p.Do("BITFIELD", "k", "GET", "u8", "0")
+	p.Do("EXISTS", "k")
+	p.Do("BITFIELD", "k", "SET", "i8", "0", "100", "GET", "u4", "0", "GET", "i4", "4", "GET", "u8", "#0")
+	p.Do("GET", "k")
+	p.Do("BITFIELD", "k", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "incrby", "u2", "102", "1")
+	p.Do("BITFIELD", "k", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "incrby", "u2", "102", "1")
+	p.Do("BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u2", "102", "1", "GET", "u2", "102")
+	p.Do("BITFIELD", "k", "SET", "u8", "#1", "255", "GET", "u8", "#1", "SET", "i5", "#3", "-1")
+	p.Do("GET", "k")
+	p.Do("OBJECT", "ENCODING", "k")
+	p.Do("BITFIELD_RO", "k", "GET", "i8", "0", "GET", "u63", "3")
+	p.Do("BITFIELD_RO", "k", "SET", "i8", "0", "1")
+	p.Do("BITFIELD_RO", "k", "GET", "i8")
+	p.Do("BITFIELD_RO", "k")
+	p.Do("BITFIELD_RO", "k", "FOO")
+	p.Do("BITFIELD_RO", "nosuch", "GET", "u8", "0")
+	// Errors, in parse order.
+	for _, args := range [][]string{
+		{"GET"}, {"GET", "u8"}, {"SET", "u8", "0"}, {"INCRBY", "u8", "0"}, {"FOO"}, {"OVERFLOW"},
+		{"OVERFLOW", "FOO"}, {"OVERFLOW", "wrap", "GET", "u8", "0"}, {"GET", "u64", "0"}, {"GET", "i65", "0"},
+		{"GET", "i0", "0"}, {"GET", "u0", "0"}, {"GET", "U8", "0"}, {"GET", "I8", "0"}, {"GET", "x8", "0"},
+		{"GET", "", "0"}, {"GET", "i", "0"}, {"GET", "i08", "0"}, {"GET", "u8", "-1"}, {"GET", "u8", "x"},
+		{"GET", "u8", "#"}, {"GET", "u8", "#-1"}, {"GET", "u8", "#x"}, {"GET", "u8", "4294967296"},
+		{"GET", "u8", "#536870912"}, {"SET", "u8", "0", "x"}, {"INCRBY", "u8", "0", "1.5"},
+		{"SET", "u8", "0", "1", "GET"}, {"GET", "u8", "0", "FOO", "bar"}, {"GET", "u8", "0", "SET", "u8", "0", "x"},
+	} {
+		p.Do(append([]string{"BITFIELD", "err"}, args...)...)
+	}
+	p.Do("EXISTS", "err")
+	// Overflow behaviour, signed and unsigned, every mode.
+	for _, ow := range []string{"WRAP", "SAT", "FAIL"} {
+		for _, ty := range []string{"u1", "u2", "u7", "u8", "u32", "u63", "i1", "i2", "i8", "i32", "i63", "i64"} {
+			for _, v := range []string{"0", "1", "-1", "127", "128", "-128", "-129", "255", "256", "9223372036854775807", "-9223372036854775808", "4611686018427387904"} {
+				p.Do("BITFIELD", "ov", "OVERFLOW", ow, "SET", ty, "3", v, "GET", ty, "3")
+				p.Do("BITFIELD", "ov", "OVERFLOW", ow, "INCRBY", ty, "3", v, "INCRBY", ty, "3", v)
+			}
+		}
+	}
+	p.Do("GET", "ov")
+	// FAIL everywhere still creates the key.
+	p.Do("BITFIELD", "f", "OVERFLOW", "FAIL", "SET", "u2", "100", "8")
+	p.Do("GET", "f")
+	p.Do("SET", "n", "12")
+	p.Do("BITFIELD", "n", "GET", "u8", "0", "GET", "u16", "0", "GET", "i64", "0")
+	p.Do("BITFIELD", "n", "INCRBY", "u8", "0", "1")
+	p.Do("GET", "n")
+	p.Do("SET", "t", "abc", "EX", "100")
+	p.Do("BITFIELD", "t", "SET", "u8", "100", "1")
+	p.DoApprox(1, "TTL", "t")
+	p.Do("LPUSH", "list", "a")
+	p.Do("BITFIELD", "list", "GET", "u8", "0")
+	p.Do("BITFIELD", "list", "SET", "u8", "0", "1")
+	p.Do("BITFIELD", "list", "GET", "u8", "x")
+	p.Do("BITFIELD_RO", "list", "GET", "u8", "0")
+	p.Do("BITFIELD")
+	p.Do("BITFIELD_RO")
+}
+
+// TestBitBITFIELDRandom runs random BITFIELD operations (fixed seed).
+func TestBitBITFIELDRandom(t *testing.T) {
+	p := NewPair(t)
+	rnd := rand.New(rand.NewPCG(4, 4))
+	ows := []string{"WRAP", "SAT", "FAIL"}
+	for i := 0; i < 400; i++ {
+		signed := rnd.IntN(2) == 0
+		var ty string
+		if signed {
+			ty = "i" + strconv.Itoa(1+rnd.IntN(64))
+		} else {
+			ty = "u" + strconv.Itoa(1+rnd.IntN(63))
+		}
+		off := strconv.Itoa(rnd.IntN(100))
+		v := strconv.FormatInt(int64(rnd.Uint64()>>uint(rnd.IntN(64))), 10)
+		if rnd.IntN(2) == 0 {
+			v = "-" + v
+		}
+		switch rnd.IntN(3) {
+		case 0:
+			p.Do("BITFIELD", "r", "OVERFLOW", ows[rnd.IntN(3)], "SET", ty, off, v)
+		case 1:
+			p.Do("BITFIELD", "r", "OVERFLOW", ows[rnd.IntN(3)], "INCRBY", ty, off, v)
+		case 2:
+			p.Do("BITFIELD_RO", "r", "GET", ty, off)
+		}
+	}
+	p.Do("GET", "r")
+}

@@ -65,7 +65,9 @@ func TestKeysNotifications(t *testing.T) {
 		{"MOVE", "r3", "2"}, {"SETBIT", "bits", "0", "1"}, {"SETBIT", "bits", "0", "1"},
 		{"SETBIT", "bits", "100", "0"}, {"SETBIT", "bits", "100", "0"}, {"SETBIT", "bits", "0", "0"},
 		{"BITOP", "NOT", "bo", "bits"}, {"BITOP", "AND", "bo", "nosuch"}, {"BITOP", "AND", "bo", "nosuch"},
-		{"LCS", "bits", "ap"}, {"SET", "short", "v", "PX", "1"},
+		{"LCS", "bits", "ap"}, {"BITFIELD", "bf", "OVERFLOW", "FAIL", "SET", "u2", "0", "9"},
+		{"BITFIELD", "bf", "SET", "u2", "0", "1", "INCRBY", "u2", "0", "1"}, {"BITFIELD", "bf", "GET", "u2", "0"},
+		{"SET", "short", "v", "PX", "1"},
 	} {
 		p.Do(cmd...)
 		drainEvents(t, sub)
