@@ -137,3 +137,26 @@ return redis.call('pttl', KEYS[1]);`)
 		e.Run(sc, r)
 	}
 }
+
+// The lock scripts' hot path must stay cheap: a regression that adds
+// allocations per call (an `arg` table, a copy of the reply) shows here.
+func TestRunAllocations(t *testing.T) {
+	e := New()
+	sc := mustCompile(t, `if (redis.call('exists', KEYS[1]) == 0) then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1);
+    redis.call('pexpire', KEYS[1], ARGV[1]);
+    return nil;
+end;
+return redis.call('pttl', KEYS[1]);`)
+	reply := []byte(":0\r\n")
+	w := &resp.Writer{Proto: 2}
+	r := &Run{Call: func(args [][]byte, proto int) []byte { return reply }, Name: "x", Eval: true, Out: w,
+		Keys: [][]byte{[]byte("lock")}, Args: [][]byte{[]byte("30000"), []byte("uuid:1")}}
+	allocs := testing.AllocsPerRun(200, func() {
+		w.Reset()
+		e.Run(sc, r)
+	})
+	if allocs > 12 {
+		t.Fatalf("%.0f allocations per call", allocs)
+	}
+}
