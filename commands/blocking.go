@@ -53,9 +53,10 @@ import (
 //
 // Ctx.Ready must be called whenever a key may now serve a blocked client:
 // elements pushed to a list or added to a zset, and keys created by RENAME,
-// MOVE, COPY, RESTORE, SMOVE-like moves (Redis's dbAdd signals every new
-// key). SWAPDB uses Engine.signalReadyAll. Ready costs a map lookup when
-// someone is blocked and nothing otherwise.
+// MOVE or COPY (Redis's dbAdd signals every new key; keys.go does this with
+// readyIfBlockable). SWAPDB uses Engine.signalReadyAll. Ready costs nothing
+// when no client is blocked and a map lookup otherwise. A ServeFunc must
+// not block; it may push (BLMOVE) and so ready further keys.
 //
 // CLIENT UNBLOCK calls Engine.UnblockClient; INFO reads BlockedClients and
 // ClientsInTimeoutTable; CLIENT LIST shows flag "b" for Client.IsBlocked.
