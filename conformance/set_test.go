@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -597,4 +598,44 @@ func TestHashSetNewKeyEvents(t *testing.T) {
 		sub.Receive()
 	}
 	sub.NoReply(100 * time.Millisecond)
+}
+
+// hsKeyspaceStats returns the keyspace_hits/misses lines of INFO stats.
+func hsKeyspaceStats(v Value) string {
+	var out []string
+	for _, l := range strings.Split(v.Str, "\r\n") {
+		if strings.HasPrefix(l, "keyspace_") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// TestHashSetKeyspaceStats checks which hash and set commands count
+// keyspace hits and misses (lookupKeyRead) and which do not
+// (lookupKeyWrite).
+func TestHashSetKeyspaceStats(t *testing.T) {
+	p := NewPair(t)
+	if !doIfSupported(p, "CONFIG", "RESETSTAT") {
+		t.Skip("lockkv has no CONFIG RESETSTAT yet")
+	}
+	p.Do("HSET", "h", "a", "1")
+	p.Do("SADD", "s", "a")
+	for _, c := range [][]string{{"HGET", "h", "a"}, {"HGET", "nokey", "a"}, {"HMGET", "h", "a"}, {"HLEN", "nokey"},
+		{"HRANDFIELD", "h", "2"}, {"HSCAN", "h", "0"}, {"HEXISTS", "h", "a"}, {"HGETALL", "nokey"}, {"HSETNX", "h", "a", "2"},
+		{"HINCRBY", "h", "a", "1"}, {"HDEL", "nokey", "a"}, {"SISMEMBER", "s", "a"}, {"SMEMBERS", "nokey"},
+		{"SINTER", "s", "nokey"}, {"SINTERSTORE", "d", "s", "s"}, {"SINTERCARD", "2", "s", "d"}, {"SMOVE", "s", "d2", "a"},
+		{"SRANDMEMBER", "nokey", "3"}, {"SUNION", "d", "d2"}, {"SPOP", "nokey"}, {"SREM", "d", "x"}, {"SSCAN", "d", "0"}} {
+		p.Do(c...)
+		lv, err := p.L.Do("INFO", "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rv, err := p.R.Do("INFO", "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := hsKeyspaceStats(lv), hsKeyspaceStats(rv)
+		p.check(append([]string{"INFO stats after"}, c...), Value{Kind: '+', Str: a}, Value{Kind: '+', Str: b}, a == b)
+	}
 }
