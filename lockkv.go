@@ -126,6 +126,13 @@ func NewServer(cfg Config) *Server {
 		tc.attach(s)
 	}
 	s.eng.OnBusy = s.serveWhileBusy
+	s.eng.ScriptLog = func(level int, msg string) {
+		if level >= 3 { // redis.LOG_WARNING
+			s.log.Warn(msg, "source", "script")
+		} else {
+			s.log.Info(msg, "source", "script")
+		}
+	}
 	return s
 }
 

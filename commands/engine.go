@@ -44,6 +44,9 @@ type Engine struct {
 	// past busy-reply-threshold: it serves the requests other clients sent
 	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
 	OnBusy func()
+	// ScriptLog, set by the server, receives redis.log lines at or above
+	// LOG_NOTICE (Redis's default verbosity), with the redis.LOG_* level.
+	ScriptLog func(level int, msg string)
 
 	srv serverState
 }

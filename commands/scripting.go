@@ -74,6 +74,12 @@ func (e *Engine) scripts() *scriptingState {
 			}
 		}
 		s.run.Killed = func() bool { return s.killed }
+		s.run.Verbosity = luaengine.LogNotice
+		s.run.Log = func(level int, msg string) {
+			if e.ScriptLog != nil {
+				e.ScriptLog(level, msg)
+			}
+		}
 		e.scripting = s
 	}
 	return s
