@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/lockkv/lockkv/internal/longdouble"
+	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -116,6 +117,7 @@ type blockState struct {
 	timed    int // blocked clients with a deadline (clients_in_timeout_table)
 	resume   []*Client
 	resuming bool
+	discard  resp.Writer // replies of clients under CLIENT REPLY OFF/SKIP
 }
 
 // blockClient is a client's blocked state.
@@ -301,9 +303,10 @@ func (e *Engine) unblock(cl *Client) {
 func (e *Engine) writerFor(cl *Client) *Ctx {
 	ctx := &Ctx{E: e, C: cl, DB: e.DBs[cl.blk.db], Now: e.NowMs(), Spec: cl.blk.spec}
 	if cl.blk.quiet {
-		e.scratch.Reset()
-		e.scratch.Proto = cl.W.Proto
-		ctx.W = &e.scratch
+		d := &e.blocking.discard
+		d.Reset()
+		d.Proto = cl.W.Proto
+		ctx.W = d
 	} else {
 		ctx.W = e.Writer(cl)
 	}
