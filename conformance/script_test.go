@@ -657,3 +657,19 @@ func TestScriptSyntaxErrors(t *testing.T) {
 	p.Do("FUNCTION", "LOAD", "#!lua name=synt\nlocal t = ...\nredis.register_function('y', function() return 1 end)")
 	p.Do("FUNCTION", "DELETE", "synt")
 }
+
+func TestScriptBinaryAndLarge(t *testing.T) {
+	p := NewPair(t)
+	p.Do("EVAL", "return {KEYS[1], ARGV[1], #ARGV[1]}", "1", "k\x00ey", "v\x00\r\nal")
+	p.Do("EVAL", "redis.call('set', KEYS[1], ARGV[1]) return redis.call('get', KEYS[1])", "1", "bin\x00", "\x00\xff\r\n")
+	p.Do("EVAL", "return redis.sha1hex(ARGV[1])", "0", "\x00\x01\x02")
+	args := []string{"EVAL", "local n = 0 for i = 1, #ARGV do n = n + #ARGV[i] end return {#ARGV, n}", "0"}
+	for i := 0; i < 2000; i++ {
+		args = append(args, "arg")
+	}
+	p.Do(args...)
+	p.Do("EVAL", "local t = {} for i = 1, 1000 do t[i] = {i, tostring(i)} end return t", "0")
+	p.Do("EVAL", "local t = {} local c = t for i = 1, 100 do c[1] = {} c = c[1] end return t", "0")
+	p.Do("EVAL", "return string.rep('x', 100000)", "0")
+	p.Do("EVAL", "local t = {} for i = 1, 100 do t[i] = redis.call('incr', KEYS[1]) end return t[100]", "1", "ctr")
+}
