@@ -58,6 +58,8 @@ type serverState struct {
 	waits []waitEntry
 	// errorStats counts error replies by code (INFO errorstats).
 	errorStats map[string]int64
+	// cmdStats counts calls per command, indexed by Spec.idx.
+	cmdStats []cmdStat
 }
 
 // SetShutdownHook sets what SHUTDOWN calls to stop the server. fn runs on

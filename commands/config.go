@@ -571,6 +571,7 @@ func configSet(c *Ctx, args [][]byte) {
 func configResetStat(c *Ctx, args [][]byte) {
 	c.E.Stats = Stats{Dirty: c.E.Stats.Dirty}
 	c.E.srv.errorStats = nil
+	c.E.srv.cmdStats = nil
 	c.W.OK()
 }
 

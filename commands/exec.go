@@ -166,8 +166,12 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	ctx := Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
 	start := len(w.B)
 	Exec(&ctx, args)
-	if len(w.B) > start && w.B[start] == '-' {
+	failed := len(w.B) > start && w.B[start] == '-'
+	if failed {
 		e.countError(w.B[start+1:])
+	}
+	if ctx.looked != nil && !cl.postponed {
+		e.countCall(ctx.looked, ctx.Spec != nil, failed)
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = prev

@@ -89,6 +89,9 @@ type Spec struct {
 
 	parent *Spec
 	subs   map[string]*Spec
+	// idx numbers every spec, subcommands included, for per-engine
+	// statistics (INFO commandstats).
+	idx int
 }
 
 // FullName is the name Redis uses in errors and COMMAND: "get", "config|get".
@@ -168,6 +171,7 @@ func attachSubs(s *Spec) {
 			panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
 		}
 		sub.parent = s
+		sub.idx = nextSpecIdx()
 		s.subs[sub.Name] = sub
 		s.Sub = append(s.Sub, sub)
 	}
@@ -191,9 +195,11 @@ func Register(specs []*Spec) {
 					panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
 				}
 				sub.parent = s
+		sub.idx = nextSpecIdx()
 				s.subs[sub.Name] = sub
 			}
 		}
+		s.idx = nextSpecIdx()
 		table[s.Name] = s
 		attachSubs(s)
 	}
@@ -226,4 +232,11 @@ func All() []*Spec {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+var specCount int
+
+func nextSpecIdx() int {
+	specCount++
+	return specCount - 1
 }

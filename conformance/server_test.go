@@ -429,3 +429,47 @@ func TestServerINFOErrorstats(t *testing.T) {
 	p.Do("CONFIG", "RESETSTAT")
 	p.infoMatches([]string{"INFO", "errorstats"})
 }
+
+// commandStats parses INFO commandstats into name -> calls, rejected and
+// failed counts (usec is not compared).
+func commandStats(s string) map[string]string {
+	out := map[string]string{}
+	_, f := infoFields(s)
+	for k, v := range f {
+		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
+			var kept []string
+			for _, part := range strings.Split(v, ",") {
+				if strings.HasPrefix(part, "calls=") || strings.HasPrefix(part, "rejected_calls=") || strings.HasPrefix(part, "failed_calls=") {
+					kept = append(kept, part)
+				}
+			}
+			out[name] = strings.Join(kept, ",")
+		}
+	}
+	return out
+}
+
+func TestServerINFOCommandstats(t *testing.T) {
+	p := Connect(t)
+	p.Do("CONFIG", "RESETSTAT")
+	p.Do("SET", "cstat", "1")
+	p.Do("GET", "cstat")
+	p.Do("GET")
+	p.Do("LPUSH", "cstat", "x")
+	p.Do("CLIENT", "SETNAME", "a b")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("NOSUCH")
+	p.Do("MULTI")
+	p.Do("INCR", "cstat")
+	p.Do("EXEC")
+	lv, rv := p.DoShape("INFO", "commandstats")
+	l, r := commandStats(lv.Str), commandStats(rv.Str)
+	same := true
+	for _, name := range []string{"set", "get", "lpush", "client|setname", "client|getname", "multi", "exec", "config|resetstat"} {
+		if l[name] != r[name] {
+			t.Errorf("cmdstat_%s: lockkv %q, redis %q", name, l[name], r[name])
+			same = false
+		}
+	}
+	p.check("INFO commandstats", lv, rv, same)
+}
