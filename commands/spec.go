@@ -195,7 +195,7 @@ func Register(specs []*Spec) {
 					panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
 				}
 				sub.parent = s
-		sub.idx = nextSpecIdx()
+				sub.idx = nextSpecIdx()
 				s.subs[sub.Name] = sub
 			}
 		}
