@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // listDo runs each command on both servers.
@@ -409,7 +410,7 @@ func TestListNotifications(t *testing.T) {
 		{"BRPOPLPUSH", "r", "r2", "0"}, {"BLMPOP", "0", "1", "r2", "LEFT", "COUNT", "5"},
 	} {
 		p.Do(cmd...)
-		drainEvents(t, sub)
+		listFenceEvents(t, sub)
 	}
 	// Events of served blocked clients follow the push that woke them.
 	waitBlocked(t, 0)
@@ -420,9 +421,9 @@ func TestListNotifications(t *testing.T) {
 		a := blockOn(t, 1, blk...)
 		p.Do("RPUSH", "w", "1", "2")
 		a.Receive()
-		drainEvents(t, sub)
+		listFenceEvents(t, sub)
 		p.Do("DEL", "w", "w2")
-		drainEvents(t, sub)
+		listFenceEvents(t, sub)
 		waitBlocked(t, 0)
 	}
 }
@@ -513,4 +514,36 @@ func TestListArity(t *testing.T) {
 		[]string{"LREM", "bin", "0", "\xff"},
 		[]string{"LRANGE", "bin", "0", "-1"},
 	)
+}
+
+// listFenceEvents reads the events sub received up to the reply of a PING
+// sent now (a fence: every event of the commands already answered comes
+// before it) on both servers and requires the same sequence.
+func listFenceEvents(t *testing.T, sub *Pair) {
+	t.Helper()
+	sub.Send("PING")
+	read := func(c *Conn) []Value {
+		var out []Value
+		for {
+			v, err := c.Read(5 * time.Second)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Addr, err)
+			}
+			if len(v.Elems) > 0 && v.Elems[0].Str == "pong" {
+				return out
+			}
+			out = append(out, v)
+		}
+	}
+	rv, lv := read(sub.R), read(sub.L)
+	for i := range rv {
+		if i >= len(lv) {
+			sub.check("event", Value{Kind: '-', Str: "missing"}, rv[i], false)
+			continue
+		}
+		sub.check("event", lv[i], rv[i], Equal(lv[i], rv[i]))
+	}
+	for i := len(rv); i < len(lv); i++ {
+		sub.check("event", lv[i], Value{Kind: '-', Str: "none"}, false)
+	}
 }
