@@ -387,7 +387,13 @@ func (e *Engine) tick(L *lua.LState) int {
 // name where the failing instruction tells it (varinfo.go), else the
 // plain form.
 func (e *Engine) describe(L *lua.LState, s string) string {
-	if dbg, ok := L.GetStack(1); ok {
+	// The first Lua frame below the handler is where the error happened
+	// (skipping a Go function such as an arithmetic metamethod).
+	for level := 1; level < 4; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
 		if fi, ok := frameAt(dbg); ok {
 			// s is "source:line: message".
 			if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, fi.proto.SourceName+":") {
@@ -395,6 +401,7 @@ func (e *Engine) describe(L *lua.LState, s string) string {
 					return s[:i+2] + m
 				}
 			}
+			break
 		}
 	}
 	return lua51Message(s)

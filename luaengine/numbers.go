@@ -413,3 +413,36 @@ func strUpperASCII(L *lua.LState) int {
 	L.Push(lua.LString(s))
 	return 1
 }
+
+// installStringArith gives strings arithmetic metamethods that convert them
+// as Lua 5.1 does (luaO_str2d: decimal or hex, surrounding spaces).
+// gopher-lua's own conversion reads "010" as octal and accepts "0b11" and
+// "1_0"; it is only reached when an operand is a string, so arithmetic on
+// numbers pays nothing. The methods sit on the string metatable gopher-lua
+// uses internally; scripts see a different one (getmetatable).
+func installStringArith(L *lua.LState, mt *lua.LTable) {
+	ops := []struct {
+		event, name string
+		f           func(a, b float64) float64
+	}{
+		{"__add", "add", func(a, b float64) float64 { return a + b }},
+		{"__sub", "sub", func(a, b float64) float64 { return a - b }},
+		{"__mul", "mul", func(a, b float64) float64 { return a * b }},
+		{"__div", "div", func(a, b float64) float64 { return a / b }},
+		{"__mod", "mod", func(a, b float64) float64 { return a - math.Floor(a/b)*b }},
+		{"__pow", "pow", math.Pow},
+	}
+	for _, op := range ops {
+		op := op
+		mt.RawSetString(op.event, L.NewFunction(func(L *lua.LState) int {
+			a, b := L.Get(1), L.Get(2)
+			x, ok1 := toNumber(a)
+			y, ok2 := toNumber(b)
+			if !ok1 || !ok2 {
+				L.RaiseError("cannot perform %s operation between %s and %s", op.name, a.Type().String(), b.Type().String())
+			}
+			L.Push(lua.LNumber(op.f(x, y)))
+			return 1
+		}))
+	}
+}

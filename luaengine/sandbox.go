@@ -2,6 +2,7 @@ package luaengine
 
 import (
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -83,12 +84,13 @@ func (e *Engine) setup() {
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
 	installHelpers(L, gstr, e.tick)
+	installStringArith(L, gstr)
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
 	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
 	coerceStringArgs(L, gstr)
 	forEach(gstr, func(k, v lua.LValue) {
-		if ks := k.String(); ks != "__index" && (len(ks) == 0 || ks[0] != 0) {
+		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
 		}
 	})
