@@ -1,0 +1,47 @@
+package conformance
+
+import "testing"
+
+// TestServerInMultiAndScripts: connection and server commands queued in
+// MULTI, refused in subscribed context, called from scripts.
+func TestServerInMultiAndScripts(t *testing.T) {
+	p := Connect(t)
+	p.Do("MULTI")
+	p.Do("CLIENT", "SETNAME", "inmulti")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("CONFIG", "GET", "hz")
+	p.Do("INFO", "nosuch")
+	p.Do("SHUTDOWN")
+	p.Do("MONITOR")
+	p.Do("WAIT", "0", "0")
+	p.Do("CLIENT", "PAUSE", "0")
+	p.Do("EXEC")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("SUBSCRIBE", "zzch")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("HELLO", "2")
+	p.Do("AUTH", "x")
+	p.Do("QUIT")
+	p.Closed(2e9)
+	q := Connect(t)
+	q.Do("MULTI")
+	q.Do("GET")
+	q.Do("CLIENT", "NOSUCH")
+	q.Do("EXEC")
+	q.Do("MULTI")
+	q.Do("HELLO", "3")
+	q.DoShape("EXEC")
+	q.Do("CLIENT", "REPLY", "SKIP", "x")
+	q.Do("EVAL", "return redis.call('CLIENT', 'ID')", "0")
+	q.Do("EVAL", "return redis.call('CONFIG', 'GET', 'hz')", "0")
+	q.Do("EVAL", "return redis.call('INFO', 'nosuch')", "0")
+	q.Do("EVAL", "return redis.call('TIME')[1] ~= nil", "0")
+	q.Do("EVAL", "return redis.call('ROLE')", "0")
+	q.Do("EVAL", "return redis.call('OBJECT', 'ENCODING', 'nokey')", "0")
+	q.Do("EVAL", "return redis.call('COMMAND', 'COUNT') > 0", "0")
+	q.Do("EVAL", "return redis.call('WAIT', '0', '0')", "0")
+	q.Do("EVAL", "return redis.call('AUTH', 'x')", "0")
+	q.Do("EVAL", "return redis.call('HELLO')", "0")
+	q.Do("EVAL", "return redis.call('MEMORY', 'USAGE', 'nokey')", "0")
+	q.Do("EVAL", "return redis.call('LASTSAVE') > 0", "0")
+}
