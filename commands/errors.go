@@ -157,6 +157,8 @@ const (
 	ErrBitfieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
 	ErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified"
 	ErrBitfieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
+	// SORT.
+	ErrSortScore = "ERR One or more scores can't be converted into double"
 )
 
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut

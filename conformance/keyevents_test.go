@@ -67,7 +67,8 @@ func TestKeysNotifications(t *testing.T) {
 		{"BITOP", "NOT", "bo", "bits"}, {"BITOP", "AND", "bo", "nosuch"}, {"BITOP", "AND", "bo", "nosuch"},
 		{"LCS", "bits", "ap"}, {"BITFIELD", "bf", "OVERFLOW", "FAIL", "SET", "u2", "0", "9"},
 		{"BITFIELD", "bf", "SET", "u2", "0", "1", "INCRBY", "u2", "0", "1"}, {"BITFIELD", "bf", "GET", "u2", "0"},
-		{"SET", "short", "v", "PX", "1"},
+		{"RPUSH", "sl", "2", "1"}, {"SORT", "sl", "STORE", "sd"}, {"SORT", "sl", "STORE", "sd"},
+		{"SORT", "nosuch", "STORE", "sd"}, {"SET", "short", "v", "PX", "1"},
 	} {
 		p.Do(cmd...)
 		drainEvents(t, sub)

@@ -541,6 +541,14 @@ func (z *ZSet) lpDelete(i, n int) {
 	z.lp = z.lp[:len(z.lp)-n]
 }
 
+// ToSkiplist converts a listpack-encoded set to the skiplist encoding, as
+// Redis's SORT does destructively (zsetConvert) before sorting a zset.
+func (z *ZSet) ToSkiplist() {
+	if z.sl == nil {
+		z.convert()
+	}
+}
+
 // convert turns a listpack into a skiplist.
 func (z *ZSet) convert() {
 	z.sl = newSkiplist()
