@@ -380,7 +380,13 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		pos = nil
 	}
 	if len(pos) == 0 {
-		c.Error(ErrNoKeyArgs)
+		if s.FirstKey > 0 || s.Keys != nil {
+			// A command with keys whose arguments name none (LMPOP 0 ...):
+			// getKeysFromCommandWithSpecs found nothing.
+			c.Error(ErrInvalidArgsSpecified)
+		} else {
+			c.Error(ErrNoKeyArgs)
+		}
 		return nil, nil, nil, false
 	}
 	return cmd, s, pos, true

@@ -294,6 +294,9 @@ const (
 	ErrLposRankZero  = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 	ErrLposCountNeg  = "ERR COUNT can't be negative"
 	ErrLposMaxlenNeg = "ERR MAXLEN can't be negative"
+	// ErrInvalidArgsSpecified is COMMAND GETKEYS's error when a command
+	// with keys names none in the given arguments.
+	ErrInvalidArgsSpecified = "ERR Invalid arguments specified for command"
 )
 
 // Function family errors that carry arguments (functions.go).
