@@ -376,11 +376,12 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		return nil, nil, nil, false
 	}
 	pos := s.KeyPositions(cmd)
-	if len(s.KeyFlags) == 1 && s.KeyFlags[0] == "not_key" {
+	notKey := len(s.KeyFlags) == 1 && s.KeyFlags[0] == "not_key"
+	if notKey {
 		pos = nil
 	}
 	if len(pos) == 0 {
-		if s.FirstKey > 0 || s.Keys != nil {
+		if (s.FirstKey > 0 || s.Keys != nil) && !notKey {
 			// A command with keys whose arguments name none (LMPOP 0 ...):
 			// getKeysFromCommandWithSpecs found nothing.
 			c.Error(ErrInvalidArgsSpecified)
