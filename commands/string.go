@@ -262,11 +262,15 @@ func getset(c *Ctx, args [][]byte) {
 }
 
 func getdel(c *Ctx, args [][]byte) {
+	// Redis reads the key with lookupKeyRead (reclaiming an expired one,
+	// counting the hit or miss, "keymiss"), then deletes it.
 	e := c.LookupWrite(args[1])
 	if e == nil {
+		c.readMiss(args[1])
 		c.W.Null()
 		return
 	}
+	c.E.Stats.KeyspaceHits++
 	s, ok := e.Value.(*store.String)
 	if !ok {
 		c.WrongType()

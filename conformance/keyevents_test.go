@@ -123,3 +123,27 @@ func TestKeysStringsRESP3(t *testing.T) {
 	p.Do("SET", "other", "1")
 	p.DoShape("RANDOMKEY")
 }
+
+// TestKeysKeymiss: read commands on missing keys fire "keymiss"; writes
+// do not.
+func TestKeysKeymiss(t *testing.T) {
+	p := NewPair(t)
+	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "Em")
+	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	sub := Connect(t)
+	requireLockkv(t, sub, "PSUBSCRIBE", "__keyevent@*__:*")
+	p.Do("SET", "exists", "1")
+	for _, cmd := range [][]string{
+		{"GET", "m1"}, {"GETDEL", "m2"}, {"GETEX", "m3"}, {"GETSET", "m4", "v"}, {"SET", "m5", "v", "GET"},
+		{"MGET", "m6", "exists", "m7"}, {"STRLEN", "m8"}, {"GETRANGE", "m9", "0", "1"}, {"EXISTS", "m10"},
+		{"TYPE", "m11"}, {"TTL", "m12"}, {"PTTL", "m13"}, {"EXPIRETIME", "m14"}, {"TOUCH", "m15"},
+		{"COPY", "m16", "x"}, {"RENAME", "m17", "x"}, {"MOVE", "m18", "1"}, {"EXPIRE", "m19", "10"},
+		{"PERSIST", "m20"}, {"DEL", "m21"}, {"INCR", "m22"}, {"APPEND", "m23", "x"}, {"SETRANGE", "m24", "0", ""},
+		{"GETBIT", "m25", "0"}, {"BITCOUNT", "m26"}, {"BITPOS", "m27", "1"}, {"BITOP", "AND", "d", "m28"},
+		{"BITFIELD", "m29", "GET", "u8", "0"}, {"BITFIELD_RO", "m30", "GET", "u8", "0"}, {"LCS", "m31", "exists"},
+		{"SORT", "m32"}, {"SORT", "exists2"}, {"SETNX", "m33", "v"}, {"INCRBYFLOAT", "m34", "1"},
+	} {
+		p.Do(cmd...)
+		drainEvents(t, sub)
+	}
+}
