@@ -32,6 +32,7 @@ type Engine struct {
 	// whole budget (see activeExpire, NextWakeup).
 	expireBacklog bool
 	doneQueue     []func()
+	ctxFree       []*Ctx // free contexts, see callAt
 
 	pubsub   pubsubState
 	watches  watchState
