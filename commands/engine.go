@@ -50,6 +50,10 @@ type Engine struct {
 	ScriptLog func(level int, msg string)
 
 	srv serverState
+
+	// Cluster is the Raft cluster this server belongs to; nil when
+	// standalone. Set before the server starts.
+	Cluster Cluster
 }
 
 // Stats are the counters INFO reports.
