@@ -132,6 +132,14 @@ type blockClient struct {
 	heapIdx  int  // index in timeouts, -1 when absent
 	quiet    bool // the reply is discarded (CLIENT REPLY OFF/SKIP)
 	queued   bool // in blockState.resume
+
+	// Replicated servers: cur is the command running (set by callAt),
+	// args a copy of the blocking command to propose again when a key it
+	// waits on is ready, keepDeadline the deadline a re-proposed command
+	// keeps.
+	cur          [][]byte
+	args         [][]byte
+	keepDeadline int64
 }
 
 func (e *Engine) initBlocking() {
@@ -220,6 +228,12 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 	e, cl := c.E, c.C
 	b := &e.blocking
 	bc := &cl.blk
+	if e.repl != nil {
+		if bc.keepDeadline != 0 {
+			deadline = bc.keepDeadline
+		}
+		bc.args = copyArgs(bc.cur)
+	}
 	bc.blocked = true
 	bc.kind = kind
 	bc.db = c.DBIndex()
@@ -290,7 +304,7 @@ func (e *Engine) unblock(cl *Client) {
 		b.timed--
 	}
 	bc.blocked = false
-	bc.serve, bc.spec = nil, nil
+	bc.serve, bc.spec, bc.args = nil, nil, nil
 	b.count--
 	e.Stats.TotalBlockingKeys = int64(len(b.keys))
 	if !bc.queued && !cl.freed {
@@ -364,6 +378,13 @@ func (e *Engine) serveKey(bk blockKey) {
 			return
 		}
 		if ent.Value.Type() != cl.blk.kind.storeType() {
+			w = next
+			continue
+		}
+		if e.repl != nil {
+			// Only the leader has this client: its command is proposed
+			// again, so every node serves it in the same place.
+			e.retryBlocked(cl)
 			w = next
 			continue
 		}

@@ -39,6 +39,8 @@ type Client struct {
 	postponed bool
 	// waiting is set while the client waits in WAIT for its timeout.
 	waiting bool
+	// repl is the client's replication state.
+	repl replClient
 
 	// queue holds pipelines not yet run, because the client is blocked.
 	queue []batch

@@ -56,3 +56,47 @@ type ClusterStatus struct {
 	// LastSnapshotIndex is the index of the newest snapshot, 0 for none.
 	LastSnapshotIndex uint64
 }
+
+// KeySlot is Redis Cluster's hash slot of key (keyHashSlot): CRC16 of the
+// key, or of its hash tag (the part between the first '{' and the next '}'
+// when that part is not empty), modulo 16384.
+func KeySlot(key []byte) int {
+	for i, ch := range key {
+		if ch == '{' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j > i+1 {
+						key = key[i+1 : j]
+					}
+					break
+				}
+			}
+			break
+		}
+	}
+	return int(crc16(key) & 16383)
+}
+
+// crc16 is CRC-16/XMODEM (polynomial 0x1021, initial 0), Redis's crc16.c.
+func crc16(b []byte) uint16 {
+	var crc uint16
+	for _, c := range b {
+		crc ^= uint16(c) << 8
+		for i := 0; i < 8; i++ {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc
+}
+
+// commandSlot is the slot of a command's first key, 0 for keyless ones.
+func commandSlot(spec *Spec, args [][]byte) int {
+	if pos := spec.KeyPositions(args); len(pos) > 0 {
+		return KeySlot(args[pos[0]])
+	}
+	return 0
+}

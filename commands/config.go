@@ -21,7 +21,11 @@ type Config struct {
 	ProtoMaxBulkLen int64 // proto-max-bulk-len
 	Timeout         int   // idle client timeout, seconds
 	Hz              int
-	Port            int // reported by CONFIG GET port and INFO
+	// ReadMode is how a replicated server serves reads: ReadLinearizable
+	// (the leader confirms it leads), ReadLease (the leader answers from
+	// its state) or ReadStale (any node answers from its state).
+	ReadMode string
+	Port     int // reported by CONFIG GET port and INFO
 
 	// Encoding thresholds (OBJECT ENCODING follows them).
 	HashMaxListpackEntries int // hash-max-listpack-entries
@@ -52,6 +56,7 @@ func NewConfig() *Config {
 		MaxClients:             10000,
 		ProtoMaxBulkLen:        512 * 1024 * 1024,
 		Hz:                     10,
+		ReadMode:               ReadLinearizable,
 		Port:                   6379,
 		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,

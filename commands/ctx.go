@@ -23,11 +23,18 @@ type Ctx struct {
 	ScriptRO bool
 	// InExec is set while EXEC runs its queue.
 	InExec bool
+	// Applying is set while a replicated op runs (Raft apply): the
+	// client gates were passed on the leader when it was proposed.
+	Applying bool
 }
 
 // NoBlock reports whether blocking commands must answer at once (inside
 // MULTI/EXEC and scripts they never block).
-func (c *Ctx) NoBlock() bool { return c.InScript || c.InExec }
+func (c *Ctx) NoBlock() bool {
+	// On a replicated server only the leader's own clients block; an op
+	// from elsewhere answers at once, which changes nothing either way.
+	return c.InScript || c.InExec || (c.E.repl != nil && c.C == c.E.repl.apply)
+}
 
 // DBIndex returns the index of the selected database.
 func (c *Ctx) DBIndex() int { return c.C.DB }

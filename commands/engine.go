@@ -51,6 +51,8 @@ type Engine struct {
 
 	srv serverState
 
+	repl *replState
+
 	// Cluster is the Raft cluster this server belongs to; nil when
 	// standalone. Set before the server starts.
 	Cluster Cluster
@@ -205,7 +207,10 @@ func (e *Engine) Writer(c *Client) *resp.Writer {
 func (e *Engine) Cron() {
 	now := e.NowMs()
 	e.serverCron(now) // ends an expired CLIENT PAUSE first
-	if e.srv.pause == pauseOff {
+	switch {
+	case e.repl != nil:
+		e.replExpire(now) // the leader proposes expiry
+	case e.srv.pause == pauseOff:
 		// Like Redis, no key expires actively during CLIENT PAUSE (a
 		// failover must not see the keyspace change).
 		e.activeExpire(now)

@@ -311,3 +311,10 @@ func ErrEngineNotFound(engine string) string { return "ERR Engine '" + engine + 
 func ErrLibraryExists(name string) string { return "ERR Library '" + name + "' already exists" }
 
 func ErrFunctionExists(name string) string { return "ERR Function " + name + " already exists" }
+
+// Replication.
+const (
+	ErrUnblockedRole  = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+	ErrLeadershipLost = "ERR leadership lost before the command was committed: it may or may not have been applied"
+	ErrClusterDown    = "CLUSTERDOWN The cluster is down"
+)

@@ -45,7 +45,7 @@ func Exec(c *Ctx, args [][]byte) {
 		if !c.scriptGate(spec) {
 			return
 		}
-	} else if !c.InExec {
+	} else if !c.InExec && !c.Applying {
 		if spec.Flags&NoAuth == 0 && c.E.authRequired(c.C) {
 			c.rejectFor(spec, ErrNoAuth)
 			return
@@ -73,6 +73,9 @@ func Exec(c *Ctx, args [][]byte) {
 			c.E.feedMonitors(c, spec, args)
 			return
 		}
+	}
+	if c.E.repl != nil && !c.InScript && !c.InExec && !c.Applying && c.replGate(spec, args) {
+		return
 	}
 	if spec.Flags&ReadOnly != 0 && c.E.tracking.clients > 0 {
 		c.trackingRememberKeys(spec, args) // Redis does it after the command; reads change nothing
@@ -170,6 +173,10 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	ctx := e.getCtx()
 	defer e.putCtx(ctx)
 	*ctx = Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
+	if e.repl != nil {
+		ctx.Applying = e.repl.applying
+		cl.blk.cur = args
+	}
 	start := len(w.B)
 	Exec(ctx, args)
 	failed := len(w.B) > start && w.B[start] == '-'
@@ -181,8 +188,10 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = prev
-	if cl.postponed {
-		return // CLIENT PAUSE: the command runs again when the pause ends
+	if cl.postponed || cl.repl.rerun || cl.repl.parked {
+		// CLIENT PAUSE: the command runs again when the pause ends;
+		// replication: it runs again later, or its op runs when applied.
+		return
 	}
 	cl.LastInteraction = now
 	if ctx.Spec != nil {
@@ -209,7 +218,8 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 		return
 	}
 	cl.queue = append(cl.queue, batch{cmds: cmds, done: done})
-	if !cl.blk.blocked && !cl.postponed && !cl.waiting {
+	e.stampBatch(cl)
+	if !cl.blk.blocked && !cl.postponed && !cl.waiting && !cl.repl.parked && !cl.repl.rerun {
 		e.runPending(cl)
 	}
 }
@@ -225,18 +235,18 @@ func (e *Engine) runPending(cl *Client) {
 	now := e.NowMs()
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
-		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.freed && !cl.CloseAfterReply {
+		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]
 			e.callAt(cl, args, now)
-			if cl.postponed {
+			if cl.postponed || cl.repl.rerun {
 				b.cmds = rest // runs again when the pause ends
 				break
 			}
 			e.Stats.NetInputBytes += approxSize(args)
 		}
-		if (cl.blk.blocked || cl.postponed || cl.waiting) && !cl.freed {
+		if (cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked || cl.repl.rerun) && !cl.freed {
 			if cl.Conn != nil {
 				cl.Conn.Blocked()
 			}

@@ -259,7 +259,8 @@ func execCommand(c *Ctx, args [][]byte) {
 		c.Error(ErrExecNoMulti)
 		return
 	}
-	if c.watchedKeyExpired() {
+	if !c.Applying && c.watchedKeyExpired() {
+		// (Replicated: the leader checked WATCH when it proposed.)
 		cl.multi.dirty = true
 	}
 	if cl.multi.failed {
@@ -267,7 +268,7 @@ func execCommand(c *Ctx, args [][]byte) {
 		c.E.DiscardTransaction(cl)
 		return
 	}
-	if cl.multi.dirty {
+	if cl.multi.dirty && !c.Applying {
 		c.W.NullArray()
 		c.E.DiscardTransaction(cl)
 		return

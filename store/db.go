@@ -188,22 +188,34 @@ func (db *DB) ExpireDue(now int64, max int, fn func(key string)) int {
 	return n
 }
 
-// DueKeys returns up to max keys whose deadline is at or before now, without
-// removing them (for a leader that replicates expiry as log entries).
-func (db *DB) DueKeys(now int64, max int) []string {
+// TakeDue pops up to max deadlines that are due at now and still belong to
+// their key, and returns those keys, which stay in the keyspace: a
+// replicated leader proposes their expiry as a log entry, a follower waits
+// for it. Stale items are dropped on the way. A key whose expiry is never
+// applied has no heap item left; RebuildDeadlines gives it one again.
+func (db *DB) TakeDue(now int64, max int) []string {
 	var out []string
-	for _, d := range db.deadlines {
-		if len(out) >= max {
-			break
-		}
-		if d.at > now {
-			continue
-		}
+	for len(out) < max && len(db.deadlines) > 0 && db.deadlines[0].at <= now {
+		d := db.deadlines.pop()
 		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
 			out = append(out, d.key)
 		}
 	}
 	return out
+}
+
+// RebuildDeadlines rebuilds the deadline heap from the keyspace (a node that
+// becomes leader, after following with TakeDue).
+func (db *DB) RebuildDeadlines() {
+	h := make(deadlineHeap, 0, db.expires)
+	db.keys.Range(func(key string, e *Entry) bool {
+		if e.Expire != 0 {
+			h = append(h, deadline{at: e.Expire, key: key})
+		}
+		return true
+	})
+	heap.Init(&h)
+	db.deadlines = h
 }
 
 // Flush removes every key.

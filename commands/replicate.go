@@ -1,0 +1,623 @@
+package commands
+
+import (
+	"container/heap"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/lockkv/lockkv/store"
+)
+
+// Replication, as the engine sees it.
+//
+// On a replicated server (Engine.EnableReplication) a command that changes
+// the replicated state (a write, a script invocation, EXEC of a transaction
+// holding one, PUBLISH, SCRIPT LOAD/FLUSH) does not run when the client
+// sends it. The leader turns it into an Op and hands it to the Replicator;
+// the replication layer puts the ops of one loop iteration into one Raft
+// log entry stamped with the leader's clock and a random seed, and every
+// node applies committed entries with ApplyEntry, on its command goroutine,
+// through Exec: one execution path. On the leader the client that sent the
+// op is parked until its entry is applied and gets the reply the apply
+// produced; on the other nodes the op runs as an internal client whose
+// output is dropped.
+//
+// Applying is deterministic: the entry's time is "now" for everything
+// (TTLs, TIME, scripts), its seed drives every random choice, and nothing
+// depends on client state other than what the op carries (database,
+// protocol, the MULTI queue). State that only the leader's clients have
+// stays on the leader: a blocked client (BLPOP) waits there, and when a key
+// it waits on becomes ready the leader proposes its command again instead of
+// serving it in place; WATCH is checked by the leader once no op of its own
+// is in flight, so that the EXEC it proposes cannot be dirtied before it is
+// applied. Expiry is decided by the leader: it proposes the keys due, and
+// followers never expire keys on their own.
+
+// OpKind says what an Op does.
+type OpKind uint8
+
+// Op kinds.
+const (
+	// OpCommand runs Args[0] as one command.
+	OpCommand OpKind = iota + 1
+	// OpExec runs Args (the MULTI queue) as one transaction.
+	OpExec
+	// OpExpire removes the keys in Args[0] that are expired at the entry's
+	// time, as active expiry does.
+	OpExpire
+)
+
+// Op is one replicated operation. Args are owned by the op.
+type Op struct {
+	Kind OpKind
+	// Origin identifies the process that proposed the op (a random number
+	// per process), Seq the op among that process's ops.
+	Origin uint64
+	Seq    uint64
+	DB     int
+	Proto  int
+	Args   [][][]byte
+}
+
+// Replicator is the replication layer as the engine sees it. Its methods
+// are called on the command goroutine and never block.
+type Replicator interface {
+	// Propose queues op for the log. The engine learns the outcome through
+	// ApplyEntry (committed) or ProposalsFailed.
+	Propose(op Op)
+	// ConfirmLeadership asks the replication layer to check, with a quorum,
+	// that this node still leads; it then calls Engine.ReadsConfirmed(gen)
+	// on the command goroutine (or Engine.SetLeader(false) if it does not).
+	ConfirmLeadership(gen uint64)
+}
+
+// Read modes (Config.ReadMode).
+const (
+	ReadLinearizable = "linearizable"
+	ReadLease        = "lease"
+	ReadStale        = "stale"
+)
+
+type replState struct {
+	r      Replicator
+	origin uint64
+	seq    uint64
+	// pending maps this process's ops in flight to the client waiting.
+	pending map[uint64]*Client
+	// inflight counts this process's ops proposed and not yet applied or
+	// failed (WATCH waits for zero).
+	inflight int
+	// leader is set while this node leads and has applied every entry of
+	// earlier terms: only then does it serve commands.
+	leader   bool
+	applying bool
+	// apply is the internal client ops from elsewhere run as.
+	apply *Client
+	clock *replClock
+	pcg   *rand.PCG
+	// lastTime is the newest entry time applied; a new leader's clock
+	// starts there, so time never runs backwards across a failover.
+	lastTime int64
+	// Linearizable reads: a batch that arrived after round readStarted
+	// began may read once round readStarted+1 or later is confirmed.
+	readStarted   uint64
+	readConfirmed uint64
+	readWaiters   []*Client
+	// execWaiters wait, with a WATCHed transaction, for inflight == 0.
+	execWaiters []*Client
+	// expiring holds keys proposed for expiry and not applied yet.
+	expiring map[blockKey]struct{}
+}
+
+// replClient is a client's replication state.
+type replClient struct {
+	// parked: the client's op is in flight; its reply comes with the apply.
+	parked bool
+	// rerun: the command at the head of the pipeline runs again later (a
+	// read waiting for leadership confirmation, an EXEC waiting for ops in
+	// flight).
+	rerun bool
+	// readNeed is the confirmation round the current batch's reads need.
+	readNeed uint64
+	// retrying is set while a blocked client's command is proposed again.
+	retrying bool
+	// lastIndex is the log index of the entry that applied the client's
+	// last op (WAIT).
+	lastIndex uint64
+}
+
+// replClock is the engine's clock on a replicated server: the entry's time
+// while an entry is applied, else the system clock but never earlier than
+// the newest entry applied.
+type replClock struct {
+	base  store.Clock
+	fixed int64 // Unix ms while applying, else 0
+	floor int64
+}
+
+func (c *replClock) Now() time.Time {
+	if c.fixed != 0 {
+		return time.UnixMilli(c.fixed)
+	}
+	t := c.base.Now()
+	if t.UnixMilli() < c.floor {
+		return time.UnixMilli(c.floor)
+	}
+	return t
+}
+
+// EnableReplication makes the engine replicated through r. origin must be
+// unique to this process. The node starts as a follower.
+func (e *Engine) EnableReplication(r Replicator, origin uint64) {
+	e.repl = &replState{
+		r:        r,
+		origin:   origin,
+		pending:  map[uint64]*Client{},
+		clock:    &replClock{base: e.Clock},
+		pcg:      rand.NewPCG(origin, 0),
+		expiring: map[blockKey]struct{}{},
+	}
+	e.Clock = e.repl.clock
+	e.repl.apply = e.NewClient(nil)
+	e.repl.apply.Authenticated = true
+}
+
+// Replicated reports whether the engine is replicated.
+func (e *Engine) Replicated() bool { return e.repl != nil }
+
+// IsLeader reports whether this node leads and serves commands.
+func (e *Engine) IsLeader() bool { return e.repl != nil && e.repl.leader }
+
+// LastEntryTime is the time of the newest entry applied (Unix ms).
+func (e *Engine) LastEntryTime() int64 {
+	if e.repl == nil {
+		return 0
+	}
+	return e.repl.lastTime
+}
+
+// SetLastEntryTime restores the newest entry time (from a snapshot).
+func (e *Engine) SetLastEntryTime(ms int64) {
+	if e.repl != nil && ms > e.repl.lastTime {
+		e.repl.lastTime = ms
+		e.repl.clock.floor = ms
+	}
+}
+
+// SetLeader tells the engine whether this node leads. The replication
+// layer calls it with true once the node leads and has applied every entry
+// committed before (a barrier), with false as soon as it stops leading.
+func (e *Engine) SetLeader(leader bool) {
+	rs := e.repl
+	if rs == nil || rs.leader == leader {
+		return
+	}
+	rs.leader = leader
+	if leader {
+		// Keys due while following were never taken from the deadline
+		// heaps' point of view of this leader: rebuild them once.
+		for _, db := range e.DBs {
+			db.RebuildDeadlines()
+		}
+		clear(rs.expiring)
+		return
+	}
+	// Clients blocked here lose their wait, as on a Redis master turned
+	// replica; reads and WATCHed EXECs run again and are redirected.
+	for _, cl := range e.clients {
+		if cl.blk.blocked {
+			ctx := e.writerFor(cl)
+			ctx.W.Error(ErrUnblockedRole)
+			e.countError([]byte(ErrUnblockedRole))
+			e.unblock(cl)
+		}
+	}
+	e.releaseWaiters(&rs.readWaiters)
+	e.releaseWaiters(&rs.execWaiters)
+	clear(rs.expiring)
+}
+
+func (e *Engine) releaseWaiters(list *[]*Client) {
+	for i, cl := range *list {
+		(*list)[i] = nil
+		if cl.freed || !cl.repl.rerun {
+			continue
+		}
+		cl.repl.rerun = false
+		e.resumeLater(cl)
+	}
+	*list = (*list)[:0]
+}
+
+// resumeLater schedules cl's pipeline to continue (from FlushOutputs).
+func (e *Engine) resumeLater(cl *Client) {
+	b := &e.blocking
+	if !cl.blk.queued && !cl.freed {
+		cl.blk.queued = true
+		b.resume = append(b.resume, cl)
+	}
+}
+
+// replKind classifies a command for the replication gate.
+type replKind uint8
+
+const (
+	replLocal replKind = iota // runs here, reads nothing replicated
+	replRead                  // reads the keyspace: needs a live leader
+	replWrite                 // becomes an op
+	replExec                  // EXEC: depends on the queue
+)
+
+func replClass(spec *Spec) replKind {
+	switch spec.FullName() {
+	case "exec":
+		return replExec
+	case "script|load", "script|flush":
+		return replWrite
+	case "watch", "unwatch", "multi", "discard", "wait", "waitaof":
+		return replLocal
+	}
+	switch {
+	case spec.Flags&(Write|MayReplicate) != 0:
+		return replWrite
+	case spec.Flags&ReadOnly != 0:
+		return replRead
+	}
+	return replLocal
+}
+
+// replGate runs on the leader (and followers) for every client command
+// that passed the other gates, just before it would execute. It reports
+// whether the command was taken over (proposed, parked, redirected).
+func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
+	e, rs, cl := c.E, c.E.repl, c.C
+	kind := replClass(spec)
+	if kind == replLocal {
+		return false
+	}
+	if kind == replExec {
+		kind = e.execClass(cl)
+		if kind == replLocal {
+			return false
+		}
+	}
+	if len(rs.execWaiters) > 0 && kind != replRead && rs.leader {
+		// A WATCHed EXEC waits for the ops in flight to drain: writes
+		// that come after it wait behind it.
+		cl.repl.rerun = true
+		rs.execWaiters = append(rs.execWaiters, cl)
+		return true
+	}
+	if !rs.leader {
+		if kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly) {
+			return false
+		}
+		c.rejectFor(spec, e.notLeaderError(spec, args))
+		return true
+	}
+	switch kind {
+	case replRead:
+		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
+			return false
+		}
+		cl.repl.rerun = true
+		rs.readWaiters = append(rs.readWaiters, cl)
+		if rs.readStarted < cl.repl.readNeed {
+			rs.readStarted = cl.repl.readNeed
+			rs.r.ConfirmLeadership(cl.repl.readNeed)
+		}
+		return true
+	case replWatchedExec:
+		if rs.inflight > 0 {
+			cl.repl.rerun = true
+			rs.execWaiters = append(rs.execWaiters, cl)
+			return true
+		}
+		if cl.multi.dirty || c.watchedKeyExpired() {
+			return false // EXEC answers nil here; nothing to replicate
+		}
+		e.propose(cl, OpExec, cl.multi.queue)
+		return true
+	case replExecOp:
+		e.propose(cl, OpExec, cl.multi.queue)
+		return true
+	}
+	e.propose(cl, OpCommand, [][][]byte{copyArgs(args)})
+	return true
+}
+
+const (
+	replWatchedExec replKind = iota + 10
+	replExecOp
+)
+
+// execClass classifies EXEC by its queue.
+func (e *Engine) execClass(cl *Client) replKind {
+	if !cl.multi.active || cl.multi.failed {
+		return replLocal // an error reply, nothing runs
+	}
+	writes := false
+	for _, q := range cl.multi.queue {
+		if s := Lookup(q[0]); s != nil {
+			if len(s.Sub) > 0 && len(q) > 1 {
+				if sub := s.Subcommand(q[1]); sub != nil {
+					s = sub
+				}
+			}
+			if replClass(s) == replWrite {
+				writes = true
+			}
+		}
+	}
+	switch {
+	case !writes:
+		return replRead
+	case len(cl.multi.watched) > 0:
+		return replWatchedExec
+	}
+	return replExecOp
+}
+
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+// propose hands the client's op to the replication layer and parks the
+// client until it is applied.
+func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
+	rs := e.repl
+	rs.seq++
+	rs.pending[rs.seq] = cl
+	rs.inflight++
+	cl.repl.parked = true
+	rs.r.Propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args})
+}
+
+// notLeaderError is the reply of a node that cannot run a command.
+func (e *Engine) notLeaderError(spec *Spec, args [][]byte) string {
+	if e.Cluster != nil {
+		if l, ok := e.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
+			return "MOVED " + strconv.Itoa(commandSlot(spec, args)) + " " + l.ClientAddr
+		}
+	}
+	return ErrClusterDown
+}
+
+// ReadsConfirmed is called by the replication layer when the leadership
+// round gen was confirmed: reads waiting for it run.
+func (e *Engine) ReadsConfirmed(gen uint64) {
+	rs := e.repl
+	if rs == nil || !rs.leader {
+		return
+	}
+	if gen > rs.readConfirmed {
+		rs.readConfirmed = gen
+	}
+	keep := rs.readWaiters[:0]
+	for _, cl := range rs.readWaiters {
+		if cl.freed || !cl.repl.rerun {
+			continue
+		}
+		if cl.repl.readNeed <= rs.readConfirmed {
+			cl.repl.rerun = false
+			e.resumeLater(cl)
+			continue
+		}
+		keep = append(keep, cl)
+	}
+	for i := len(keep); i < len(rs.readWaiters); i++ {
+		rs.readWaiters[i] = nil
+	}
+	rs.readWaiters = keep
+	if len(keep) > 0 && rs.readStarted <= rs.readConfirmed {
+		rs.readStarted = rs.readConfirmed + 1
+		rs.r.ConfirmLeadership(rs.readStarted)
+	}
+}
+
+// stampBatch records, for a pipeline that just arrived, which leadership
+// confirmation its reads need: one that started after it arrived.
+func (e *Engine) stampBatch(cl *Client) {
+	if rs := e.repl; rs != nil {
+		cl.repl.readNeed = rs.readStarted + 1
+	}
+}
+
+// ProposalsFailed tells the engine that ops of this process were not
+// committed (leadership was lost first). Their clients get an error; should
+// an op still be committed later by another leader, it is applied as
+// anyone else's.
+func (e *Engine) ProposalsFailed(seqs []uint64) {
+	rs := e.repl
+	for _, seq := range seqs {
+		cl, ok := rs.pending[seq]
+		if !ok {
+			continue
+		}
+		delete(rs.pending, seq)
+		rs.inflight--
+		if cl.freed {
+			continue
+		}
+		cl.repl.parked = false
+		if cl.repl.retrying {
+			cl.repl.retrying = false
+			continue // still blocked; the step-down unblocks it
+		}
+		if cl.multi.active {
+			e.DiscardTransaction(cl)
+		}
+		e.Writer(cl).Error(ErrLeadershipLost)
+		e.countError([]byte(ErrLeadershipLost))
+		e.resumeLater(cl)
+	}
+	e.execWaitersCheck()
+}
+
+// ApplyEntry applies one committed log entry: ops run in order, at time
+// now (Unix ms), with randomness from seed. index is the entry's log index.
+func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
+	rs := e.repl
+	if now < rs.lastTime {
+		now = rs.lastTime // never backwards, whatever the leader's clock
+	}
+	rs.lastTime = now
+	rs.clock.floor = now
+	rs.clock.fixed = now
+	rs.applying = true
+	rs.pcg.Seed(seed, index)
+	saved := e.Rand
+	e.Rand = rand.New(rs.pcg)
+	for i := range ops {
+		e.applyOp(index, now, &ops[i])
+	}
+	e.Rand = saved
+	rs.applying = false
+	rs.clock.fixed = 0
+	e.execWaitersCheck()
+}
+
+func (e *Engine) applyOp(index uint64, now int64, op *Op) {
+	rs := e.repl
+	if op.Kind == OpExpire {
+		e.applyExpire(op, now)
+		return
+	}
+	var cl *Client
+	if op.Origin == rs.origin {
+		if c, ok := rs.pending[op.Seq]; ok {
+			delete(rs.pending, op.Seq)
+			rs.inflight--
+			if !c.freed {
+				cl = c
+			}
+		}
+	}
+	local := cl != nil
+	if !local {
+		cl = rs.apply
+		cl.DB = op.DB
+		cl.W.Proto = op.Proto
+		if len(cl.W.B) > 0 {
+			cl.W.B = cl.W.B[:0]
+		}
+	} else {
+		cl.repl.parked = false
+		cl.repl.lastIndex = index
+		if cl.blk.blocked {
+			// A blocked client's command proposed again: it leaves its
+			// wait and runs; it blocks anew if the key is empty again.
+			cl.blk.keepDeadline = cl.blk.deadline
+			e.unblock(cl)
+		}
+		cl.repl.retrying = false
+	}
+	switch op.Kind {
+	case OpCommand:
+		e.callAt(cl, op.Args[0], now)
+	case OpExec:
+		cl.multi.active = true
+		cl.multi.failed = false
+		cl.multi.dirty = false
+		cl.multi.queue = op.Args
+		e.callAt(cl, execArgs, now)
+	}
+	cl.blk.keepDeadline = 0
+	if local {
+		e.resumeLater(cl)
+	} else {
+		cl.W.B = cl.W.B[:0]
+		e.DiscardTransaction(cl)
+		cl.blk.blocked = false
+	}
+}
+
+var execArgs = [][]byte{[]byte("EXEC")}
+
+// applyExpire removes the op's keys that are expired at now.
+func (e *Engine) applyExpire(op *Op, now int64) {
+	if op.DB < 0 || op.DB >= len(e.DBs) {
+		return
+	}
+	db := e.DBs[op.DB]
+	for _, k := range op.Args[0] {
+		key := string(k)
+		delete(e.repl.expiring, blockKey{db: op.DB, key: key})
+		if db.DeleteIfExpired(key, now) {
+			e.keyExpired(op.DB, key)
+		}
+	}
+}
+
+// replExpire is active expiry on a replicated server: the leader proposes
+// the keys due, followers only drop stale deadlines.
+func (e *Engine) replExpire(now int64) {
+	rs := e.repl
+	const budget = 2000
+	left := budget
+	for i, db := range e.DBs {
+		if left <= 0 {
+			break
+		}
+		keys := db.TakeDue(now, left)
+		left -= len(keys)
+		if !rs.leader || len(keys) == 0 {
+			continue
+		}
+		args := make([][]byte, 0, len(keys))
+		for _, k := range keys {
+			bk := blockKey{db: i, key: k}
+			if _, ok := rs.expiring[bk]; ok {
+				continue
+			}
+			rs.expiring[bk] = struct{}{}
+			args = append(args, []byte(k))
+		}
+		if len(args) > 0 {
+			rs.r.Propose(Op{Kind: OpExpire, Origin: rs.origin, DB: i, Args: [][][]byte{args}})
+		}
+	}
+	e.expireBacklog = left <= 0
+}
+
+// execWaitersCheck lets WATCHed EXECs run once no op is in flight.
+func (e *Engine) execWaitersCheck() {
+	rs := e.repl
+	if rs.inflight == 0 && len(rs.execWaiters) > 0 {
+		e.releaseWaiters(&rs.execWaiters)
+	}
+}
+
+// retryBlocked proposes a blocked client's command again because a key it
+// waits on is ready (replicated servers never serve it in place: the
+// followers have no such client).
+func (e *Engine) retryBlocked(cl *Client) {
+	if cl.repl.retrying || cl.blk.args == nil {
+		return
+	}
+	cl.repl.retrying = true
+	if cl.blk.heapIdx >= 0 {
+		// No timeout while the retry is in flight: its apply either
+		// serves the client or blocks it again with the same deadline.
+		heap.Remove(&e.blocking.timeouts, cl.blk.heapIdx)
+	}
+	rs := e.repl
+	rs.seq++
+	rs.pending[rs.seq] = cl
+	rs.inflight++
+	rs.r.Propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
+}
+
+// LastWriteIndex is the log index of the entry that applied cl's last op.
+func (c *Client) LastWriteIndex() uint64 { return c.repl.lastIndex }
