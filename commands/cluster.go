@@ -1,5 +1,7 @@
 package commands
 
+import "strconv"
+
 // Cluster is what the engine knows about the Raft cluster the server
 // belongs to. It is nil on a standalone server (no replication): then
 // CLUSTER answers "ERR This instance has cluster support disabled" and
@@ -99,4 +101,35 @@ func commandSlot(spec *Spec, args [][]byte) int {
 		return KeySlot(args[pos[0]])
 	}
 	return 0
+}
+
+// redirect decides whether this node may run a command in cluster mode.
+// It returns "" when it may, else the error to answer: "MOVED <slot>
+// <leader client address>", the slot being that of the command's first
+// key, or ErrClusterDown while no leader (with a client address) is known.
+//
+// The leader runs everything. A follower runs keyless commands (they are
+// never redirected: there is no slot to name), and read-only commands when
+// the client sent READONLY or the read mode is "stale"; everything else
+// goes to the leader. A standalone server runs everything.
+func (c *Ctx) redirect(spec *Spec, args [][]byte) string {
+	e := c.E
+	if e.Cluster == nil {
+		return ""
+	}
+	pos := spec.KeyPositions(args)
+	if len(pos) == 0 {
+		return ""
+	}
+	leader, ok := e.Cluster.Leader()
+	if ok && leader.ID == e.Cluster.Self().ID {
+		return ""
+	}
+	if spec.Flags&ReadOnly != 0 && (c.C.Readonly || e.Config.ReadMode == ReadStale) {
+		return ""
+	}
+	if !ok || leader.ClientAddr == "" {
+		return ErrClusterDown
+	}
+	return "MOVED " + strconv.Itoa(KeySlot(args[pos[0]])) + " " + leader.ClientAddr
 }

@@ -214,10 +214,13 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 	}
 }
 
-// lookupFullName finds "get" or "config|get".
-func lookupFullName(name string) *Spec {
+// lookupFullName finds "get" or "config|get" among e's commands.
+func (e *Engine) lookupFullName(name string) *Spec {
 	parent, sub, found := strings.Cut(name, "|")
 	s := Lookup([]byte(parent))
+	if s != nil && s.ClusterOnly && e.Cluster == nil {
+		return nil
+	}
 	if s == nil || !found {
 		return s
 	}
@@ -227,17 +230,33 @@ func lookupFullName(name string) *Spec {
 	return s.Subcommand([]byte(sub))
 }
 
+// specs returns the commands e has, sorted by name: a standalone server
+// has no cluster-only ones (SENTINEL).
+func (e *Engine) specs() []*Spec {
+	all := All()
+	if e.Cluster != nil {
+		return all
+	}
+	out := all[:0]
+	for _, s := range all {
+		if !s.ClusterOnly {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // COMMAND subcommands
 
 func commandAll(c *Ctx, args [][]byte) {
-	all := All()
+	all := c.E.specs()
 	c.W.Array(len(all))
 	for _, s := range all {
 		writeCommandInfo(c, s)
 	}
 }
 
-func commandCount(c *Ctx, args [][]byte) { c.W.Int(int64(len(All()))) }
+func commandCount(c *Ctx, args [][]byte) { c.W.Int(int64(len(c.E.specs()))) }
 
 func commandInfo(c *Ctx, args [][]byte) {
 	if len(args) == 2 {
@@ -246,7 +265,7 @@ func commandInfo(c *Ctx, args [][]byte) {
 	}
 	c.W.Array(len(args) - 2)
 	for _, a := range args[2:] {
-		s := lookupFullName(string(a))
+		s := c.E.lookupFullName(string(a))
 		if s == nil {
 			c.W.Null()
 			continue
@@ -298,10 +317,10 @@ func writeCommandDoc(c *Ctx, s *Spec) {
 func commandDocs(c *Ctx, args [][]byte) {
 	var specs []*Spec
 	if len(args) == 2 {
-		specs = All()
+		specs = c.E.specs()
 	} else {
 		for _, a := range args[2:] {
-			if s := lookupFullName(string(a)); s != nil {
+			if s := c.E.lookupFullName(string(a)); s != nil {
 				specs = append(specs, s)
 			}
 		}
@@ -344,7 +363,7 @@ func commandList(c *Ctx, args [][]byte) {
 		return
 	}
 	var names []string
-	for _, s := range All() {
+	for _, s := range c.E.specs() {
 		if match(s) {
 			names = append(names, s.FullName())
 		}

@@ -25,7 +25,10 @@ type Config struct {
 	// (the leader confirms it leads), ReadLease (the leader answers from
 	// its state) or ReadStale (any node answers from its state).
 	ReadMode string
-	Port     int // reported by CONFIG GET port and INFO
+	// SentinelMasterName is the master name SENTINEL answers for in
+	// cluster mode (get-master-addr-by-name and the like).
+	SentinelMasterName string
+	Port               int // reported by CONFIG GET port and INFO
 
 	// Encoding thresholds (OBJECT ENCODING follows them).
 	HashMaxListpackEntries int // hash-max-listpack-entries
@@ -57,6 +60,7 @@ func NewConfig() *Config {
 		ProtoMaxBulkLen:        512 * 1024 * 1024,
 		Hz:                     10,
 		ReadMode:               ReadLinearizable,
+		SentinelMasterName:     "mymaster",
 		Port:                   6379,
 		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,

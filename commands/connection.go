@@ -185,9 +185,13 @@ func hello(c *Ctx, args [][]byte) {
 	c.W.BulkString("id")
 	c.W.Int(c.C.ID)
 	c.W.BulkString("mode")
-	c.W.BulkString("standalone")
+	c.W.BulkString(c.E.redisMode())
 	c.W.BulkString("role")
-	c.W.BulkString("master")
+	if v := c.E.clusterViewOrNil(c.Now); v != nil && !v.selfLeads() {
+		c.W.BulkString("replica")
+	} else {
+		c.W.BulkString("master")
+	}
 	c.W.BulkString("modules")
 	c.W.Array(0)
 }

@@ -49,7 +49,8 @@ type Engine struct {
 	// LOG_NOTICE (Redis's default verbosity), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
 
-	srv serverState
+	srv      serverState
+	sentinel sentinelState
 
 	repl *replState
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -317,4 +318,30 @@ const (
 	ErrUnblockedRole  = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
 	ErrLeadershipLost = "ERR leadership lost before the command was committed: it may or may not have been applied"
 	ErrClusterDown    = "CLUSTERDOWN The cluster is down"
+
+	// CLUSTER and SENTINEL in cluster mode.
+	ErrInvalidSlot       = "ERR Invalid slot"
+	ErrInvalidSlotOrKeys = "ERR Invalid slot or number of keys"
+	ErrNotMasterNode     = "ERR The specified node is not a master"
+	ErrNoSuchMaster      = "ERR No such master with that name"
 )
+
+// SentinelQuorumOK is SENTINEL CKQUORUM's status reply (a format for the
+// number of usable Sentinels).
+const SentinelQuorumOK = "OK %d usable Sentinels. Quorum and failover authorization can be reached"
+
+// ErrSentinelNoQuorum is SENTINEL CKQUORUM's error when fewer than a
+// majority is usable (lockkv's quorum is the majority, so both of
+// Sentinel's reasons apply).
+func ErrSentinelNoQuorum(usable int) string {
+	return "NOQUORUM " + strconv.Itoa(usable) + " usable Sentinels. Not enough available Sentinels to reach the specified quorum for this master. Not enough available Sentinels to reach the majority and authorize a failover"
+}
+
+// ErrSentinelUnsupported answers the SENTINEL subcommands that reconfigure
+// a Sentinel: a Raft cluster's membership changes through RAFT.NODE.
+func ErrSentinelUnsupported(sub string) string {
+	return "ERR SENTINEL " + strings.ToUpper(sub) + " is not supported: lockkv's leader is chosen by Raft"
+}
+
+// ErrUnknownNode is CLUSTER REPLICAS' error for a node ID it does not know.
+func ErrUnknownNode(id string) string { return "ERR Unknown node " + id }

@@ -12,6 +12,9 @@ import (
 // calling context, and calls the handler.
 func Exec(c *Ctx, args [][]byte) {
 	spec := Lookup(args[0])
+	if spec != nil && spec.ClusterOnly && c.E.Cluster == nil {
+		spec = nil
+	}
 	if spec == nil {
 		if c.InScript {
 			c.W.Error(ErrScriptUnknownCommand)

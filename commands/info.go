@@ -82,7 +82,7 @@ func infoServer(e *Engine, b []byte, now int64) []byte {
 	b = kv(b, "redis_git_sha1", "00000000")
 	b = kv(b, "redis_git_dirty", "0")
 	b = kv(b, "redis_build_id", "0")
-	b = kv(b, "redis_mode", "standalone")
+	b = kv(b, "redis_mode", e.redisMode())
 	b = kv(b, "os", osName())
 	b = kvi(b, "arch_bits", 64)
 	b = kv(b, "monotonic_clock", "POSIX clock_gettime")
@@ -284,6 +284,9 @@ func infoStats(e *Engine, b []byte, now int64) []byte {
 }
 
 func infoReplication(e *Engine, b []byte, now int64) []byte {
+	if e.Cluster != nil {
+		return e.infoReplicationCluster(b, now)
+	}
 	b = kv(b, "role", "master")
 	b = kvi(b, "connected_slaves", 0)
 	b = kv(b, "master_failover_state", "no-failover")
@@ -311,6 +314,9 @@ func infoCPU(e *Engine, b []byte, now int64) []byte {
 }
 
 func infoCluster(e *Engine, b []byte, now int64) []byte {
+	if e.Cluster != nil {
+		return kvi(b, "cluster_enabled", 1)
+	}
 	return kvi(b, "cluster_enabled", 0)
 }
 

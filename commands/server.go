@@ -9,8 +9,7 @@ import (
 	"github.com/lockkv/lockkv/store"
 )
 
-// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT MEMORY OBJECT DEBUG,
-// and the cluster probes a standalone Redis answers with an error.
+// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT MEMORY OBJECT DEBUG.
 
 var serverCommands = []*Spec{
 	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: role},
@@ -19,9 +18,6 @@ var serverCommands = []*Spec{
 	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
 	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
 	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
-	{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
-	{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
-	{Name: "asking", Arity: 1, Flags: Fast, ACL: []string{"fast", "connection"}, Fn: clusterDisabled},
 	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
 		{Name: "doctor", Arity: 2, ACL: []string{"slow"}, Fn: memoryDoctor},
@@ -37,46 +33,15 @@ var serverCommands = []*Spec{
 		{Name: "refcount", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectRefcount},
 		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace", "slow"}, Fn: objectHelp},
 	}},
-	{Name: "cluster", Arity: -2, ACL: []string{"slow"}, Sub: clusterSubs()},
 }
 
 func init() { Register(serverCommands) }
 
-// clusterSubs declares CLUSTER's subcommands with Redis 7.0's arity and
-// flags; a standalone server answers each with the same error.
-func clusterSubs() []*Spec {
-	admin := Admin | Stale | NoAsyncLoading
-	adminACL := []string{"admin", "slow", "dangerous"}
-	ro := []string{"slow"}
-	subs := []struct {
-		name  string
-		arity int
-		flags Flag
-		acl   []string
-	}{
-		{"addslots", -3, admin, adminACL}, {"addslotsrange", -4, admin, adminACL},
-		{"bumpepoch", 2, admin, adminACL}, {"count-failure-reports", 3, Admin | Stale, adminACL},
-		{"countkeysinslot", 3, Stale, ro}, {"delslots", -3, admin, adminACL},
-		{"delslotsrange", -4, admin, adminACL}, {"failover", -2, admin, adminACL},
-		{"flushslots", 2, admin, adminACL}, {"forget", 3, admin, adminACL},
-		{"getkeysinslot", 4, Stale, ro}, {"help", 2, Loading | Stale, ro},
-		{"info", 2, Stale, ro}, {"keyslot", 3, Stale, ro}, {"links", 2, Stale, ro},
-		{"meet", -4, admin, adminACL}, {"myid", 2, Stale, ro}, {"nodes", 2, Stale, ro},
-		{"replicas", 3, Admin | Stale, adminACL}, {"replicate", 3, admin, adminACL},
-		{"reset", -2, Admin | NoScript | Stale, adminACL}, {"saveconfig", 2, admin, adminACL},
-		{"set-config-epoch", 3, admin, adminACL}, {"setslot", -4, admin, adminACL},
-		{"shards", 2, Stale, ro}, {"slaves", 3, Admin | Stale, adminACL}, {"slots", 2, Stale, ro},
-	}
-	out := make([]*Spec, len(subs))
-	for i, s := range subs {
-		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, ACL: s.acl, Fn: clusterDisabled}
-	}
-	return out
-}
-
-func clusterDisabled(c *Ctx, args [][]byte) { c.Error(ErrClusterDisabled) }
-
 func role(c *Ctx, args [][]byte) {
+	if c.E.Cluster != nil {
+		c.roleCluster()
+		return
+	}
 	c.W.Array(3)
 	c.W.BulkString("master")
 	c.W.Int(0)

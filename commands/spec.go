@@ -83,6 +83,9 @@ type Spec struct {
 	// "not_key" marks arguments that are not keys (shard channels):
 	// COMMAND GETKEYS leaves them out.
 	KeyFlags []string
+	// ClusterOnly marks a command that exists only in cluster mode
+	// (SENTINEL): a standalone server treats it as unknown, as Redis does.
+	ClusterOnly bool
 	// Sub holds the subcommands of a container command (CONFIG, CLIENT, ...);
 	// the container's Fn is not called when Sub is set.
 	Sub []*Spec
