@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -44,6 +45,12 @@ type Config struct {
 	Clock store.Clock
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Cluster, when set, makes the server a node of a Raft cluster (a
+	// cluster of one with a data directory is a durable single server).
+	Cluster *replication.Config
+	// ReadMode is how a cluster node serves reads: "linearizable"
+	// (default), "lease" or "stale".
+	ReadMode string
 }
 
 // Server is a lockkv server.
@@ -55,6 +62,7 @@ type Server struct {
 	ln     net.Listener
 	reqs   chan request
 	quit   chan struct{}
+	node   *replication.Node
 	loopWG sync.WaitGroup
 	connWG sync.WaitGroup
 
@@ -105,6 +113,9 @@ func NewServer(cfg Config) *Server {
 		ecfg.MaxClients = cfg.MaxClients
 	}
 	ecfg.RequirePass = cfg.RequirePass
+	if cfg.ReadMode != "" {
+		ecfg.ReadMode = cfg.ReadMode
+	}
 	s := &Server{
 		cfg:   cfg,
 		log:   log,
@@ -179,12 +190,43 @@ func (s *Server) Start() error {
 	if err != nil {
 		return err
 	}
+	if s.cfg.Cluster != nil {
+		rc := *s.cfg.Cluster
+		if rc.Clock == nil {
+			rc.Clock = s.clock
+		}
+		if rc.Logger == nil {
+			rc.Logger = s.log
+		}
+		if rc.Password == "" {
+			rc.Password = s.cfg.RequirePass
+		}
+		node, err := replication.New(rc, s.run)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		s.node = node
+		s.eng.EnableReplication(node, node.Origin())
+		s.eng.Cluster = node
+	}
 	s.ln = ln
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
 		s.eng.Config.Port = ta.Port
 	}
-	s.loopWG.Add(2)
+	s.loopWG.Add(1)
 	go s.loop()
+	if s.node != nil {
+		// Raft may restore a snapshot and replay the log through the
+		// command goroutine while it starts.
+		if err := s.node.Start(ln.Addr().String()); err != nil {
+			ln.Close()
+			close(s.quit)
+			s.loopWG.Wait()
+			return err
+		}
+	}
+	s.loopWG.Add(1)
 	go s.acceptLoop()
 	s.log.Info("lockkv listening", "addr", ln.Addr().String())
 	return nil
@@ -203,14 +245,23 @@ func (s *Server) Engine() *commands.Engine { return s.eng }
 
 // Do runs fn on the command goroutine, between commands, and waits for it.
 // It is how embedding code and tests touch the keyspace directly.
-func (s *Server) Do(fn func(e *commands.Engine)) {
+func (s *Server) Do(fn func(e *commands.Engine)) { s.run(fn) }
+
+// run runs fn on the command goroutine like Do; it reports false when the
+// server stopped before fn could run.
+func (s *Server) run(fn func(e *commands.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case s.reqs <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
 		<-done
+		return true
 	case <-s.quit:
+		return false
 	}
 }
+
+// Node returns the server's Raft node, nil when it is not clustered.
+func (s *Server) Node() *replication.Node { return s.node }
 
 // Close stops listening, closes every connection and stops the command
 // goroutine. It waits for all of them.
@@ -235,6 +286,12 @@ func (s *Server) Close() error {
 		c.nc.Close()
 	}
 	s.connWG.Wait()
+	if s.node != nil {
+		// Raft applies through the command goroutine: stop it first.
+		if e := s.node.Shutdown(); e != nil && err == nil {
+			err = e
+		}
+	}
 	close(s.quit)
 	s.loopWG.Wait()
 	close(s.done)

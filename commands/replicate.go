@@ -334,8 +334,8 @@ const (
 
 // execClass classifies EXEC by its queue.
 func (e *Engine) execClass(cl *Client) replKind {
-	if !cl.multi.active || cl.multi.failed {
-		return replLocal // an error reply, nothing runs
+	if !cl.multi.active || cl.multi.failed || cl.multi.dirty {
+		return replLocal // an error or nil reply, nothing runs
 	}
 	writes := false
 	for _, q := range cl.multi.queue {

@@ -113,28 +113,90 @@ func waitCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrTimeoutNegative)
 		return
 	}
-	if n <= 0 || c.C.multi.active || c.InExec || c.InScript {
-		c.W.Int(0)
+	have := c.E.replicasHolding(c.C)
+	if int64(have) >= n || c.C.multi.active || c.InExec || c.InScript {
+		c.W.Int(int64(have))
 		return
 	}
-	// No replica will ever acknowledge: like Redis, wait for the timeout
-	// (forever for 0) and answer 0.
-	c.E.waitReplicas(c.C, ms)
+	// Like Redis, wait until enough replicas hold the client's last write
+	// or the timeout (forever for 0) passes, then answer how many do. A
+	// standalone server has none and answers 0 at the timeout.
+	c.E.waitReplicas(c.C, ms, n)
 }
 
-// waitReplicas parks cl until its WAIT times out; it is then answered 0.
-func (e *Engine) waitReplicas(cl *Client, ms int64) {
+// waitReplicas parks cl until n replicas hold its last write or its WAIT
+// times out.
+func (e *Engine) waitReplicas(cl *Client, ms, n int64) {
 	deadline := int64(0)
 	if ms > 0 {
 		deadline = e.NowMs() + ms
 	}
 	cl.waiting = true
-	e.srv.waits = append(e.srv.waits, waitEntry{cl: cl, deadline: deadline})
+	e.srv.waits = append(e.srv.waits, waitEntry{cl: cl, deadline: deadline, n: n})
+}
+
+// replicasHolding counts the replicas known to hold cl's last write: on a
+// Raft leader, the followers that reported having its entry, and at least
+// the quorum's followers once it is committed (they wrote it to disk
+// before acknowledging it). 0 on a standalone server.
+func (e *Engine) replicasHolding(cl *Client) int {
+	if e.Cluster == nil || !e.IsLeader() {
+		return 0
+	}
+	index := cl.LastWriteIndex()
+	voters, have := 0, 0
+	for _, n := range e.Cluster.Nodes() {
+		if n.Voter {
+			voters++
+		}
+		if !n.Self && n.LagMs >= 0 && n.MatchIndex >= index {
+			have++
+		}
+	}
+	if index > 0 && index <= e.Cluster.Status().CommitIndex && have < voters/2 {
+		have = voters / 2
+	}
+	return have
+}
+
+// waitRecheck answers the WAITs that enough replicas now satisfy (a
+// follower reported progress).
+func (e *Engine) waitRecheck() {
+	if len(e.srv.waits) == 0 {
+		return
+	}
+	keep := e.srv.waits[:0]
+	var done []waitEntry
+	for _, w := range e.srv.waits {
+		switch {
+		case w.cl.freed:
+		case int64(e.replicasHolding(w.cl)) >= w.n:
+			done = append(done, w)
+		default:
+			keep = append(keep, w)
+		}
+	}
+	for i := len(keep); i < len(e.srv.waits); i++ {
+		e.srv.waits[i] = waitEntry{}
+	}
+	e.srv.waits = keep
+	for _, w := range done {
+		e.waitDone(w.cl)
+	}
+}
+
+func (e *Engine) waitDone(cl *Client) {
+	cl.waiting = false
+	if cl.ReplyMode == ReplyOn {
+		e.Writer(cl).Int(int64(e.replicasHolding(cl)))
+	}
+	e.runPending(cl)
 }
 
 type waitEntry struct {
 	cl       *Client
 	deadline int64 // Unix ms; 0 = never
+	n        int64 // replicas wanted
 }
 
 // waitTimeouts answers the WAITs whose timeout passed.
@@ -158,11 +220,7 @@ func (e *Engine) waitTimeouts(now int64) {
 	}
 	e.srv.waits = keep
 	for _, cl := range done {
-		cl.waiting = false
-		if cl.ReplyMode == ReplyOn {
-			e.Writer(cl).Int(0)
-		}
-		e.runPending(cl)
+		e.waitDone(cl)
 	}
 }
 

@@ -5,13 +5,31 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/replication"
 )
+
+// defaultRaftAddr is the client address with its port plus 10000 (as Redis
+// Cluster's bus port).
+func defaultRaftAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p+10000 > 65535 {
+		return "", fmt.Errorf("cannot derive a Raft port from %q; set --raft-addr", addr)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+10000)), nil
+}
 
 func main() {
 	var (
@@ -20,6 +38,21 @@ func main() {
 		databases  = flag.Int("databases", 16, "number of databases")
 		maxClients = flag.Int("maxclients", 10000, "maximum number of connected clients")
 		logLevel   = flag.String("log-level", "info", "log level: debug, info, warn, error")
+
+		nodeID        = flag.String("node-id", "", "Raft server ID; setting it (or --data-dir) makes this server a cluster node")
+		raftAddr      = flag.String("raft-addr", "", "Raft bind address host:port (default: --addr's host, port+10000)")
+		raftAdvertise = flag.String("raft-advertise", "", "Raft address given to peers (default --raft-addr)")
+		advertise     = flag.String("advertise", "", "client address given to clients: MOVED, CLUSTER SLOTS, SENTINEL (default --addr)")
+		dataDir       = flag.String("data-dir", "", "directory for the Raft log and snapshots; without it a cluster node keeps them in memory")
+		bootstrap     = flag.Bool("bootstrap", false, "form a new cluster from --peers (or alone); harmless once bootstrapped")
+		peers         = flag.String("peers", "", "initial members: id=raftaddr=clientaddr,... (the same on every node)")
+		join          = flag.String("join", "", "client address of a member to ask to add this node")
+		readMode      = flag.String("read-mode", "linearizable", "cluster reads: linearizable, lease or stale")
+		heartbeat     = flag.Duration("raft-heartbeat-timeout", time.Second, "Raft heartbeat timeout")
+		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
+		snapThreshold = flag.Uint64("snapshot-threshold", 8192, "log entries between snapshots")
+		snapInterval  = flag.Duration("snapshot-interval", 30*time.Second, "how often to check whether to snapshot")
+		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
 	)
 	flag.Parse()
 
@@ -30,13 +63,58 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	srv := lockkv.NewServer(lockkv.Config{
+	cfg := lockkv.Config{
 		Addr:        *addr,
 		RequirePass: *pass,
 		Databases:   *databases,
 		MaxClients:  *maxClients,
 		Logger:      log,
-	})
+		ReadMode:    *readMode,
+	}
+	switch *readMode {
+	case "linearizable", "lease", "stale":
+	default:
+		fmt.Fprintf(os.Stderr, "lockkv: bad --read-mode %q: want linearizable, lease or stale\n", *readMode)
+		os.Exit(2)
+	}
+	if *nodeID != "" || *dataDir != "" || *bootstrap || *join != "" || *peers != "" {
+		pl, err := replication.ParsePeers(*peers)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "lockkv: --peers: %v\n", err)
+			os.Exit(2)
+		}
+		id := *nodeID
+		if id == "" {
+			id = "lockkv" // a durable single server needs no name
+		}
+		ra := *raftAddr
+		if ra == "" {
+			ra, err = defaultRaftAddr(*addr)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "lockkv: --raft-addr: %v\n", err)
+				os.Exit(2)
+			}
+		}
+		if !*bootstrap && *join == "" && len(pl) == 0 {
+			*bootstrap = true // a single durable node is a cluster of one
+		}
+		cfg.Cluster = &replication.Config{
+			NodeID:            id,
+			RaftAddr:          ra,
+			RaftAdvertise:     *raftAdvertise,
+			ClientAdvertise:   *advertise,
+			DataDir:           *dataDir,
+			Bootstrap:         *bootstrap,
+			Peers:             pl,
+			Join:              *join,
+			HeartbeatTimeout:  *heartbeat,
+			ElectionTimeout:   *election,
+			SnapshotThreshold: *snapThreshold,
+			SnapshotInterval:  *snapInterval,
+			TrailingLogs:      *trailingLogs,
+		}
+	}
+	srv := lockkv.NewServer(cfg)
 	// Catch signals before listening: a signal that arrives once clients
 	// can connect must shut down cleanly, not kill the process.
 	sig := make(chan os.Signal, 1)

@@ -1,0 +1,285 @@
+package lockkv
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/replication"
+	"github.com/lockkv/lockkv/store"
+)
+
+// testCluster is an in-process cluster of servers with real TCP Raft
+// transports on loopback.
+type testCluster struct {
+	t     *testing.T
+	srvs  []*Server
+	peers []replication.Peer
+	cfgs  []Config
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func startCluster(t *testing.T, n int) *testCluster {
+	t.Helper()
+	tc := &testCluster{t: t, srvs: make([]*Server, n)}
+	for i := 0; i < n; i++ {
+		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
+	}
+	for i := 0; i < n; i++ {
+		p := tc.peers[i]
+		tc.cfgs = append(tc.cfgs, Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: tc.peers,
+			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
+		}})
+		tc.start(i)
+	}
+	t.Cleanup(func() {
+		for _, s := range tc.srvs {
+			if s != nil {
+				s.Close()
+			}
+		}
+	})
+	return tc
+}
+
+func (tc *testCluster) start(i int) {
+	s := NewServer(tc.cfgs[i])
+	if err := s.Start(); err != nil {
+		tc.t.Fatalf("start %d: %v", i, err)
+	}
+	tc.srvs[i] = s
+}
+
+func (tc *testCluster) stop(i int) {
+	tc.srvs[i].Close()
+	tc.srvs[i] = nil
+}
+
+// leader waits for a node that leads and serves.
+func (tc *testCluster) leader() int {
+	tc.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, s := range tc.srvs {
+			if s == nil {
+				continue
+			}
+			var ok bool
+			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			if ok {
+				return i
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tc.t.Fatal("no leader within 15s")
+	return -1
+}
+
+func (tc *testCluster) client(i int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: tc.peers[i].ClientAddr, MaxRetries: -1})
+	tc.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestClusterReplicatesAndFailsOver(t *testing.T) {
+	tc := startCluster(t, 3)
+	ctx := context.Background()
+	l := tc.leader()
+	lc := tc.client(l)
+	if err := lc.Set(ctx, "k", "v1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.HSet(ctx, "lock", "uuid:1", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.PExpire(ctx, "lock", 30*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := lc.Get(ctx, "k").Result(); err != nil || v != "v1" {
+		t.Fatalf("GET on leader = %q, %v", v, err)
+	}
+	f := (l + 1) % 3
+	err := tc.client(f).Get(ctx, "k").Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "MOVED ") || !strings.HasSuffix(err.Error(), tc.peers[l].ClientAddr) {
+		t.Fatalf("GET on follower: %v, want MOVED to %s", err, tc.peers[l].ClientAddr)
+	}
+	tc.stop(l)
+	nl := tc.leader()
+	if nl == l {
+		t.Fatal("stopped node still leads")
+	}
+	nc := tc.client(nl)
+	if v, err := nc.Get(ctx, "k").Result(); err != nil || v != "v1" {
+		t.Fatalf("GET on new leader = %q, %v", v, err)
+	}
+	pttl, err := nc.PTTL(ctx, "lock").Result()
+	if err != nil || pttl < 20*time.Second || pttl > 30*time.Second {
+		t.Fatalf("PTTL after failover = %v, %v", pttl, err)
+	}
+	if err := nc.Set(ctx, "k", "v2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tc.start(l)
+	// The old leader catches up as a follower.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var got string
+		tc.srvs[l].Do(func(e *commands.Engine) {
+			if ent := e.DBs[0].Peek("k"); ent != nil {
+				if sv, ok := ent.Value.(*store.String); ok {
+					got = string(sv.B)
+				}
+			}
+		})
+		if got == "v2" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("restarted node has k=%q", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// peek reads a key's raw entry on node i (nil when absent), bypassing the
+// replication gates: what that node's keyspace holds.
+func (tc *testCluster) has(i int, key string) bool {
+	var ok bool
+	tc.srvs[i].Do(func(e *commands.Engine) { ok = e.DBs[0].Peek(key) != nil })
+	return ok
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestClusterSemantics(t *testing.T) {
+	tc := startCluster(t, 3)
+	ctx := context.Background()
+	l := tc.leader()
+	f := (l + 1) % 3
+	lc := tc.client(l)
+
+	// WAIT counts followers holding the write: one at once (the quorum's),
+	// both once the other reports.
+	if err := lc.Set(ctx, "w", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	conn := lc.Conn()
+	defer conn.Close()
+	if err := conn.Set(ctx, "w", "2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := conn.Do(ctx, "WAIT", 1, 0).Int(); err != nil || n < 1 {
+		t.Fatalf("WAIT 1 0 = %d, %v", n, err)
+	}
+	if n, err := conn.Do(ctx, "WAIT", 2, 5000).Int(); err != nil || n != 2 {
+		t.Fatalf("WAIT 2 5000 = %d, %v", n, err)
+	}
+
+	// A script's PUBLISH reaches a subscriber on a follower.
+	sub := tc.client(f).Subscribe(ctx, "redisson_lock__channel:{l}")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	acquire := `if redis.call('exists', KEYS[1]) == 0 then redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; return redis.call('pttl', KEYS[1]);`
+	release := `redis.call('del', KEYS[1]); redis.call('publish', KEYS[2], ARGV[1]); return 1;`
+	if v, err := lc.Eval(ctx, acquire, []string{"l"}, 30000, "uuid:1").Result(); err != redis.Nil {
+		t.Fatalf("acquire = %v, %v", v, err)
+	}
+	if v, err := lc.Eval(ctx, acquire, []string{"l"}, 30000, "uuid:2").Int64(); err != nil || v <= 29000 {
+		t.Fatalf("second acquire = %v, %v (want the PTTL)", v, err)
+	}
+	waitFor(t, "the lock on every node", func() bool { return tc.has(0, "l") && tc.has(1, "l") && tc.has(2, "l") })
+	if err := lc.Eval(ctx, release, []string{"l", "redisson_lock__channel:{l}"}, "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	msg, err := sub.ReceiveMessage(rctx)
+	cancel()
+	if err != nil || msg.Payload != "0" {
+		t.Fatalf("unlock message on follower: %v, %v", msg, err)
+	}
+
+	// A blocked client on the leader is served by another client's push,
+	// and the element leaves every node's list.
+	bc := tc.client(l)
+	got := make(chan []string, 1)
+	go func() {
+		v, _ := bc.BLPop(ctx, 10*time.Second, "q").Result()
+		got <- v
+	}()
+	waitFor(t, "the BLPOP to block", func() bool {
+		var n int
+		tc.srvs[l].Do(func(e *commands.Engine) { n = e.BlockedClients() })
+		return n == 1
+	})
+	if err := lc.RPush(ctx, "q", "job").Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case v := <-got:
+		if len(v) != 2 || v[1] != "job" {
+			t.Fatalf("BLPOP = %v", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("BLPOP not served")
+	}
+	waitFor(t, "the list gone everywhere", func() bool { return !tc.has(0, "q") && !tc.has(1, "q") && !tc.has(2, "q") })
+
+	// Leases run out on every node, decided by the leader.
+	if err := lc.Set(ctx, "lease", "x", 150*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lease on every node", func() bool { return tc.has(0, "lease") && tc.has(1, "lease") && tc.has(2, "lease") })
+	waitFor(t, "the lease to expire everywhere", func() bool { return !tc.has(0, "lease") && !tc.has(1, "lease") && !tc.has(2, "lease") })
+
+	// MULTI/EXEC is one entry; WATCH aborts when another client wrote.
+	if err := lc.Watch(ctx, func(txn *redis.Tx) error {
+		if err := lc.Set(ctx, "watched", "other", 0).Err(); err != nil {
+			return err
+		}
+		_, err := txn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "watched", "mine", 0)
+			return nil
+		})
+		return err
+	}, "watched"); err != redis.TxFailedErr {
+		t.Fatalf("WATCH conflict: %v", err)
+	}
+	if _, err := lc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Incr(ctx, "ctr")
+		p.Incr(ctx, "ctr")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := lc.Get(ctx, "ctr").Result(); err != nil || v != "2" || func() string { s, _ := lc.Get(ctx, "watched").Result(); return s }() != "other" {
+		t.Fatalf("after transactions: ctr=%q watched mismatch, %v", v, err)
+	}
+}

@@ -1,0 +1,134 @@
+package replication
+
+import (
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/lockkv/lockkv/commands"
+)
+
+// The node as commands.Cluster and commands.ClusterAdmin. These methods
+// run on the command goroutine and read Raft's non-blocking accessors.
+
+var (
+	_ commands.Cluster      = (*Node)(nil)
+	_ commands.ClusterAdmin = (*Node)(nil)
+	_ commands.Replicator   = (*Node)(nil)
+)
+
+// Self is this node.
+func (n *Node) Self() commands.Node {
+	for _, m := range n.Nodes() {
+		if m.Self {
+			return m
+		}
+	}
+	return commands.Node{ID: n.cfg.NodeID, RaftAddr: n.cfg.RaftAdvertise, ClientAddr: n.cfg.ClientAdvertise, Self: true}
+}
+
+// Leader is the current leader, if known.
+func (n *Node) Leader() (commands.Node, bool) {
+	if n.raft == nil {
+		return commands.Node{}, false
+	}
+	addr, id := n.raft.LeaderWithID()
+	if id == "" {
+		return commands.Node{}, false
+	}
+	for _, m := range n.Nodes() {
+		if m.ID == string(id) {
+			return m, true
+		}
+	}
+	return commands.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.members[string(id)], Leader: true}, true
+}
+
+// Nodes are the members of the latest Raft configuration, by ID.
+func (n *Node) Nodes() []commands.Node {
+	if n.raft == nil {
+		return nil
+	}
+	conf := n.raft.GetConfiguration().Configuration()
+	_, leader := n.raft.LeaderWithID()
+	out := make([]commands.Node, 0, len(conf.Servers))
+	for _, s := range conf.Servers {
+		m := commands.Node{
+			ID:         string(s.ID),
+			RaftAddr:   string(s.Address),
+			ClientAddr: n.members[string(s.ID)],
+			Voter:      s.Suffrage == raft.Voter,
+			Leader:     s.ID == leader,
+			Self:       string(s.ID) == n.cfg.NodeID,
+			LagMs:      -1,
+		}
+		if a, ok := n.acks[m.ID]; ok && !m.Self {
+			m.MatchIndex, m.AppliedIndex = a.match, a.applied
+			m.LagMs = time.Since(a.at).Milliseconds()
+		}
+		if m.Self {
+			if m.ClientAddr == "" {
+				m.ClientAddr = n.cfg.ClientAdvertise
+			}
+			m.MatchIndex = n.raft.LastIndex()
+			m.AppliedIndex = n.raft.AppliedIndex()
+			m.LagMs = 0
+		}
+		out = append(out, m)
+	}
+	sortNodes(out)
+	return out
+}
+
+// Status is this node's Raft progress.
+func (n *Node) Status() commands.ClusterStatus {
+	if n.raft == nil {
+		return commands.ClusterStatus{State: "shutdown"}
+	}
+	st := commands.ClusterStatus{
+		Term:         n.raft.CurrentTerm(),
+		LastLogIndex: n.raft.LastIndex(),
+		CommitIndex:  n.raft.CommitIndex(),
+		AppliedIndex: n.raft.AppliedIndex(),
+	}
+	switch n.raft.State() {
+	case raft.Leader:
+		st.State = "leader"
+	case raft.Candidate:
+		st.State = "candidate"
+	case raft.Follower:
+		st.State = "follower"
+	default:
+		st.State = "shutdown"
+	}
+	return st
+}
+
+// AddNode adds a member: its client address goes into the registry, then
+// Raft's configuration changes. done runs on the command goroutine.
+func (n *Node) AddNode(id, raftAddr, clientAddr string, voter bool, done func(error)) {
+	if clientAddr != "" {
+		n.proposeMembers(Member{ID: id, ClientAddr: clientAddr})
+	}
+	go func() {
+		var f raft.IndexFuture
+		if voter {
+			f = n.raft.AddVoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, 10*time.Second)
+		} else {
+			f = n.raft.AddNonvoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, 10*time.Second)
+		}
+		err := f.Error()
+		n.run(func(*commands.Engine) { done(err) })
+	}()
+}
+
+// RemoveNode removes a member.
+func (n *Node) RemoveNode(id string, done func(error)) {
+	go func() {
+		err := n.raft.RemoveServer(raft.ServerID(id), 0, 10*time.Second).Error()
+		if err == nil {
+			n.proposeMembers(Member{ID: id})
+		}
+		n.run(func(*commands.Engine) { done(err) })
+	}()
+}

@@ -1,0 +1,171 @@
+package replication
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/lockkv/lockkv/commands"
+)
+
+// Entry is what one Raft log entry carries: the ops the leader proposed in
+// one go, the leader's clock reading that is "now" for all of them on every
+// node, the seed of every random choice they make, and changes to the
+// member registry (client addresses).
+type Entry struct {
+	Time  int64 // Unix ms
+	Seed  uint64
+	Ops   []commands.Op
+	Nodes []Member
+}
+
+// Member is a registry record: the client address a Raft member gives to
+// clients. An empty ClientAddr removes the record.
+type Member struct {
+	ID         string
+	ClientAddr string
+}
+
+const entryVersion = 1
+
+var errEntry = errors.New("replication: malformed log entry")
+
+// appendEntry encodes en after b.
+func appendEntry(b []byte, en *Entry) []byte {
+	b = append(b, entryVersion)
+	b = binary.AppendVarint(b, en.Time)
+	b = binary.LittleEndian.AppendUint64(b, en.Seed)
+	b = binary.AppendUvarint(b, uint64(len(en.Ops)))
+	for i := range en.Ops {
+		op := &en.Ops[i]
+		b = append(b, byte(op.Kind), byte(op.Proto))
+		b = binary.LittleEndian.AppendUint64(b, op.Origin)
+		b = binary.AppendUvarint(b, op.Seq)
+		b = binary.AppendUvarint(b, uint64(op.DB))
+		b = binary.AppendUvarint(b, uint64(len(op.Args)))
+		for _, cmd := range op.Args {
+			b = binary.AppendUvarint(b, uint64(len(cmd)))
+			for _, a := range cmd {
+				b = binary.AppendUvarint(b, uint64(len(a)))
+				b = append(b, a...)
+			}
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(en.Nodes)))
+	for _, m := range en.Nodes {
+		b = appendString(b, m.ID)
+		b = appendString(b, m.ClientAddr)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decodeEntry decodes an entry. The ops' arguments point into data, which
+// must stay unchanged while they are used.
+func decodeEntry(data []byte) (*Entry, error) {
+	d := decoder{b: data}
+	if d.byte() != entryVersion {
+		return nil, errEntry
+	}
+	en := &Entry{Time: d.varint(), Seed: d.u64()}
+	n := d.count()
+	if n > 0 {
+		en.Ops = make([]commands.Op, n)
+	}
+	for i := range en.Ops {
+		op := &en.Ops[i]
+		op.Kind = commands.OpKind(d.byte())
+		op.Proto = int(d.byte())
+		op.Origin = d.u64()
+		op.Seq = d.uvarint()
+		op.DB = int(d.uvarint())
+		op.Args = make([][][]byte, d.count())
+		for j := range op.Args {
+			cmd := make([][]byte, d.count())
+			for k := range cmd {
+				cmd[k] = d.bytes()
+			}
+			op.Args[j] = cmd
+		}
+	}
+	if n := d.count(); n > 0 {
+		en.Nodes = make([]Member, n)
+		for i := range en.Nodes {
+			en.Nodes[i] = Member{ID: string(d.bytes()), ClientAddr: string(d.bytes())}
+		}
+	}
+	if d.err || len(d.b) != 0 {
+		return nil, errEntry
+	}
+	return en, nil
+}
+
+type decoder struct {
+	b   []byte
+	err bool
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.err = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) u64() uint64 {
+	if len(d.b) < 8 {
+		d.err = true
+		d.b = nil
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = true
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = true
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length that cannot exceed what is left (so a corrupt entry
+// cannot make a huge allocation).
+func (d *decoder) count() int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)) {
+		d.err = true
+		d.b = nil
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.count()
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}

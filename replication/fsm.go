@@ -1,0 +1,134 @@
+package replication
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/lockkv/lockkv/commands"
+)
+
+// fsm is the node seen as Raft's state machine. Every method hands its work
+// to the command goroutine and waits, so the engine is only ever touched
+// there and an entry is applied between two client commands, never during
+// one.
+type fsm Node
+
+var _ raft.BatchingFSM = (*fsm)(nil)
+
+// Apply applies one committed entry.
+func (f *fsm) Apply(l *raft.Log) interface{} {
+	return f.ApplyBatch([]*raft.Log{l})[0]
+}
+
+// ApplyBatch applies committed entries in one trip to the command
+// goroutine.
+func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
+	n := (*Node)(f)
+	out := make([]interface{}, len(logs))
+	entries := make([]*Entry, len(logs))
+	for i, l := range logs {
+		if l.Type != raft.LogCommand {
+			continue
+		}
+		en, err := decodeEntry(l.Data)
+		if err != nil {
+			// Every node refuses it the same way; never silently.
+			n.log.Error("undecodable log entry skipped", "index", l.Index, "err", err)
+			out[i] = err
+			continue
+		}
+		entries[i] = en
+		for last := n.lastTime.Load(); en.Time > last; last = n.lastTime.Load() {
+			if n.lastTime.CompareAndSwap(last, en.Time) {
+				break
+			}
+		}
+	}
+	n.run(func(e *commands.Engine) {
+		for i, en := range entries {
+			if en == nil {
+				continue
+			}
+			for _, m := range en.Nodes {
+				if m.ClientAddr == "" {
+					delete(n.members, m.ID)
+				} else {
+					n.members[m.ID] = m.ClientAddr
+				}
+			}
+			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Ops)
+		}
+	})
+	return out
+}
+
+// snapshotMeta is what the node stores with the engine's snapshot.
+type snapshotMeta struct {
+	Members  map[string]string `json:"members"`
+	LastTime int64             `json:"last_time"`
+}
+
+// Snapshot captures the engine on the command goroutine; Persist streams
+// it while commands go on.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	n := (*Node)(f)
+	var snap *commands.Snapshot
+	var err error
+	ok := n.run(func(e *commands.Engine) {
+		var meta []byte
+		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime()})
+		if err == nil {
+			snap = e.Snapshot(meta)
+		}
+	})
+	if !ok {
+		return nil, raft.ErrRaftShutdown
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fsmSnapshot{snap}, nil
+}
+
+// Restore replaces the engine's state with a snapshot's.
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	n := (*Node)(f)
+	defer rc.Close()
+	var err error
+	ok := n.run(func(e *commands.Engine) {
+		var meta []byte
+		meta, err = e.Restore(rc)
+		if err != nil {
+			return
+		}
+		var m snapshotMeta
+		if len(meta) > 0 {
+			if err = json.Unmarshal(meta, &m); err != nil {
+				return
+			}
+		}
+		n.members = m.Members
+		if n.members == nil {
+			n.members = map[string]string{}
+		}
+		e.SetLastEntryTime(m.LastTime)
+	})
+	if !ok {
+		return raft.ErrRaftShutdown
+	}
+	return err
+}
+
+type fsmSnapshot struct{ s *commands.Snapshot }
+
+func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	if _, err := s.s.WriteTo(sink); err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+func (s fsmSnapshot) Release() {}

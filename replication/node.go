@@ -1,0 +1,539 @@
+package replication
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Config configures one node of a cluster.
+type Config struct {
+	// NodeID is the node's Raft server ID, unique in the cluster.
+	NodeID string
+	// RaftAddr is the address the Raft transport listens on.
+	RaftAddr string
+	// RaftAdvertise is the Raft address given to peers ("" = RaftAddr).
+	RaftAdvertise string
+	// ClientAdvertise is the client address given to clients (MOVED,
+	// CLUSTER SLOTS, SENTINEL); "" = the server's listen address.
+	ClientAdvertise string
+	// DataDir holds the Raft log, the stable store and the snapshots. ""
+	// keeps everything in memory (tests): a restarted node then starts
+	// empty.
+	DataDir string
+	// Bootstrap forms a new cluster from Peers (this node alone when
+	// Peers is empty). It does nothing when the node already has state.
+	Bootstrap bool
+	// Peers are the initial members, this node included.
+	Peers []Peer
+	// Join is the client address of a member to ask to add this node.
+	Join string
+	// Password is what this node AUTHs with on other members' client
+	// ports (join, progress reports): the servers' requirepass.
+	Password string
+
+	HeartbeatTimeout  time.Duration // default 1s
+	ElectionTimeout   time.Duration // default 1s
+	SnapshotThreshold uint64        // entries between snapshots; default 8192
+	SnapshotInterval  time.Duration // how often to check; default 30s
+	TrailingLogs      uint64        // entries kept after a snapshot; default 10240
+
+	// Transport, when set, replaces the TCP transport (tests).
+	Transport raft.Transport
+	// Clock is the time source the leader stamps entries with.
+	Clock  store.Clock
+	Logger *slog.Logger
+}
+
+// Peer is an initial member.
+type Peer struct {
+	ID         string
+	RaftAddr   string
+	ClientAddr string
+}
+
+// ParsePeers parses "id=raftaddr=clientaddr,..." (clientaddr optional).
+func ParsePeers(s string) ([]Peer, error) {
+	var out []Peer
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, "=")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
+			return nil, fmt.Errorf("bad peer %q: want id=raftaddr=clientaddr", item)
+		}
+		p := Peer{ID: parts[0], RaftAddr: parts[1]}
+		if len(parts) == 3 {
+			p.ClientAddr = parts[2]
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Runner runs fn on the command goroutine and waits for it; it returns
+// false when the server is shutting down and fn did not run.
+type Runner func(fn func(e *commands.Engine)) bool
+
+// Node is one member of the cluster: the Raft instance, the state machine
+// that applies entries to the engine, and the proposer that batches the
+// engine's ops into entries.
+type Node struct {
+	cfg    Config
+	log    *slog.Logger
+	run    Runner
+	raft   *raft.Raft
+	trans  raft.Transport
+	closer []io.Closer
+	origin uint64
+
+	// members is the registry of client addresses (command goroutine).
+	members map[string]string
+	// acks are the followers' reports to this leader (command goroutine).
+	acks map[string]ack
+
+	mu       sync.Mutex
+	queue    []commands.Op
+	queueN   []Member
+	kick     chan struct{}
+	futures  chan proposal
+	lastTime atomic.Int64 // newest entry time stamped or applied
+
+	readGen  atomic.Uint64
+	readKick chan struct{}
+
+	leaderID   atomic.Value // raft.ServerID of the leader as last seen
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	shutdownMu sync.Once
+}
+
+type proposal struct {
+	f    raft.ApplyFuture
+	seqs []uint64
+}
+
+// New prepares a node; Start starts Raft once the command goroutine runs.
+func New(cfg Config, run Runner) (*Node, error) {
+	if cfg.NodeID == "" {
+		return nil, errors.New("replication: a node ID is required")
+	}
+	if cfg.RaftAddr == "" && cfg.Transport == nil {
+		return nil, errors.New("replication: a Raft address is required")
+	}
+	if cfg.RaftAdvertise == "" {
+		cfg.RaftAdvertise = cfg.RaftAddr
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = time.Second
+	}
+	if cfg.ElectionTimeout <= 0 {
+		cfg.ElectionTimeout = time.Second
+	}
+	if cfg.SnapshotThreshold == 0 {
+		cfg.SnapshotThreshold = 8192
+	}
+	if cfg.SnapshotInterval <= 0 {
+		cfg.SnapshotInterval = 30 * time.Second
+	}
+	if cfg.TrailingLogs == 0 {
+		cfg.TrailingLogs = 10240
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var seed [8]byte
+	crand.Read(seed[:])
+	n := &Node{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		run:      run,
+		origin:   binary.LittleEndian.Uint64(seed[:]) | 1,
+		members:  map[string]string{},
+		kick:     make(chan struct{}, 1),
+		futures:  make(chan proposal, 8192),
+		readKick: make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+	}
+	n.leaderID.Store(raft.ServerID(""))
+	return n, nil
+}
+
+// Origin is the number that marks this process's ops.
+func (n *Node) Origin() uint64 { return n.origin }
+
+// Start opens the stores and the transport, bootstraps if asked, and starts
+// Raft and the node's goroutines. clientAddr is the server's listen
+// address (the default advertised one).
+func (n *Node) Start(clientAddr string) error {
+	cfg := &n.cfg
+	if cfg.ClientAdvertise == "" {
+		cfg.ClientAdvertise = clientAddr
+	}
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(cfg.NodeID)
+	rc.HeartbeatTimeout = cfg.HeartbeatTimeout
+	rc.ElectionTimeout = cfg.ElectionTimeout
+	rc.LeaderLeaseTimeout = min(cfg.HeartbeatTimeout/2, 500*time.Millisecond)
+	rc.CommitTimeout = 5 * time.Millisecond
+	rc.MaxAppendEntries = 512
+	rc.BatchApplyCh = true
+	rc.SnapshotThreshold = cfg.SnapshotThreshold
+	rc.SnapshotInterval = cfg.SnapshotInterval
+	rc.TrailingLogs = cfg.TrailingLogs
+	rc.Logger = hclog.New(&hclog.LoggerOptions{
+		Name:   "raft",
+		Level:  hclog.Warn,
+		Output: slogWriter{n.log},
+	})
+
+	var (
+		logs   raft.LogStore
+		stable raft.StableStore
+		snaps  raft.SnapshotStore
+	)
+	if cfg.DataDir == "" {
+		mem := raft.NewInmemStore()
+		logs, stable, snaps = mem, mem, raft.NewInmemSnapshotStore()
+	} else {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return err
+		}
+		bolt, err := raftboltdb.NewBoltStore(filepath.Join(cfg.DataDir, "raft.db"))
+		if err != nil {
+			return fmt.Errorf("replication: opening the Raft log: %w", err)
+		}
+		n.closer = append(n.closer, bolt)
+		logs, stable = bolt, bolt
+		fss, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, rc.Logger)
+		if err != nil {
+			return fmt.Errorf("replication: opening the snapshot store: %w", err)
+		}
+		snaps = fss
+	}
+	trans := cfg.Transport
+	if trans == nil {
+		adv, err := net.ResolveTCPAddr("tcp", cfg.RaftAdvertise)
+		if err != nil {
+			return fmt.Errorf("replication: --raft-advertise: %w", err)
+		}
+		t, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, adv, 4, 10*time.Second, rc.Logger)
+		if err != nil {
+			return fmt.Errorf("replication: Raft transport: %w", err)
+		}
+		trans = t
+	}
+	n.trans = trans
+	if c, ok := trans.(io.Closer); ok {
+		n.closer = append(n.closer, c)
+	}
+
+	if cfg.Bootstrap {
+		has, err := raft.HasExistingState(logs, stable, snaps)
+		if err != nil {
+			return err
+		}
+		if !has {
+			conf := raft.Configuration{}
+			peers := cfg.Peers
+			if len(peers) == 0 {
+				peers = []Peer{{ID: cfg.NodeID, RaftAddr: cfg.RaftAdvertise, ClientAddr: cfg.ClientAdvertise}}
+			}
+			for _, p := range peers {
+				conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.RaftAddr)})
+			}
+			if err := raft.BootstrapCluster(rc, logs, stable, snaps, trans, conf); err != nil {
+				return fmt.Errorf("replication: bootstrap: %w", err)
+			}
+		}
+	}
+
+	r, err := raft.NewRaft(rc, (*fsm)(n), logs, stable, snaps, trans)
+	if err != nil {
+		n.closeStores()
+		return fmt.Errorf("replication: starting Raft: %w", err)
+	}
+	n.raft = r
+	n.wg.Add(5)
+	go n.acker()
+	go n.proposer()
+	go n.settle()
+	go n.confirmer()
+	go n.watchLeadership()
+	if cfg.Join != "" {
+		n.wg.Add(1)
+		go n.join()
+	}
+	n.log.Info("raft started", "node", cfg.NodeID, "raft", cfg.RaftAdvertise, "advertise", cfg.ClientAdvertise)
+	return nil
+}
+
+// Shutdown stops Raft and the node's goroutines. The command goroutine must
+// still run (Raft may be applying through it).
+func (n *Node) Shutdown() error {
+	var err error
+	n.shutdownMu.Do(func() {
+		close(n.stop)
+		if n.raft != nil {
+			err = n.raft.Shutdown().Error()
+		}
+		n.wg.Wait()
+		n.closeStores()
+	})
+	return err
+}
+
+func (n *Node) closeStores() {
+	for _, c := range n.closer {
+		c.Close()
+	}
+	n.closer = nil
+}
+
+// Raft returns the Raft instance (tests, admin).
+func (n *Node) Raft() *raft.Raft { return n.raft }
+
+// Propose queues an op (commands.Replicator); the proposer sends the ops
+// queued together as one log entry.
+func (n *Node) Propose(op commands.Op) {
+	n.mu.Lock()
+	n.queue = append(n.queue, op)
+	n.mu.Unlock()
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+// proposeMembers queues registry records.
+func (n *Node) proposeMembers(ms ...Member) {
+	n.mu.Lock()
+	n.queueN = append(n.queueN, ms...)
+	n.mu.Unlock()
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+// stamp returns the time for a new entry: the leader's clock, but never
+// earlier than an entry already stamped or applied.
+func (n *Node) stamp() int64 {
+	now := n.cfg.Clock.Now().UnixMilli()
+	for {
+		last := n.lastTime.Load()
+		if now < last {
+			now = last
+		}
+		if n.lastTime.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
+
+// proposer turns queued ops into log entries. While Raft is busy with the
+// previous ones, ops pile up and go out together: group commit.
+func (n *Node) proposer() {
+	defer n.wg.Done()
+	var buf []byte
+	for {
+		select {
+		case <-n.kick:
+		case <-n.stop:
+			return
+		}
+		n.mu.Lock()
+		ops, members := n.queue, n.queueN
+		n.queue, n.queueN = nil, nil
+		n.mu.Unlock()
+		if len(ops) == 0 && len(members) == 0 {
+			continue
+		}
+		var seed [8]byte
+		crand.Read(seed[:])
+		en := Entry{Time: n.stamp(), Seed: binary.LittleEndian.Uint64(seed[:]), Ops: ops, Nodes: members}
+		buf = appendEntry(buf[:0], &en)
+		data := append([]byte(nil), buf...)
+		var seqs []uint64
+		for _, op := range ops {
+			if op.Seq != 0 {
+				seqs = append(seqs, op.Seq)
+			}
+		}
+		f := n.raft.Apply(data, 0)
+		select {
+		case n.futures <- proposal{f: f, seqs: seqs}:
+		case <-n.stop:
+			return
+		}
+	}
+}
+
+// settle waits for each proposal's outcome; failed ones are reported to the
+// engine (applied ones were answered by the apply itself).
+func (n *Node) settle() {
+	defer n.wg.Done()
+	for {
+		select {
+		case p := <-n.futures:
+			if err := p.f.Error(); err != nil && len(p.seqs) > 0 {
+				n.log.Debug("proposal failed", "err", err)
+				n.run(func(e *commands.Engine) { e.ProposalsFailed(p.seqs) })
+			}
+		case <-n.stop:
+			return
+		}
+	}
+}
+
+// ConfirmLeadership asks for a leadership check covering round gen
+// (commands.Replicator).
+func (n *Node) ConfirmLeadership(gen uint64) {
+	for {
+		cur := n.readGen.Load()
+		if gen <= cur || n.readGen.CompareAndSwap(cur, gen) {
+			break
+		}
+	}
+	select {
+	case n.readKick <- struct{}{}:
+	default:
+	}
+}
+
+// confirmer runs leadership checks: one VerifyLeader round (a heartbeat to
+// a quorum) covers every read that arrived before it started.
+func (n *Node) confirmer() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.readKick:
+		case <-n.stop:
+			return
+		}
+		gen := n.readGen.Load()
+		err := n.raft.VerifyLeader().Error()
+		n.run(func(e *commands.Engine) {
+			if err != nil {
+				e.SetLeader(false)
+				return
+			}
+			e.ReadsConfirmed(gen)
+		})
+	}
+}
+
+// watchLeadership follows Raft's leadership: a new leader first applies
+// everything committed before (a barrier), then registers the members'
+// client addresses it knows and starts serving; a node that stops leading
+// stops at once.
+func (n *Node) watchLeadership() {
+	defer n.wg.Done()
+	obs := make(chan raft.Observation, 16)
+	observer := raft.NewObserver(obs, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	n.raft.RegisterObserver(observer)
+	defer n.raft.DeregisterObserver(observer)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	leading := false
+	for {
+		select {
+		case <-obs:
+		case <-tick.C:
+		case <-n.stop:
+			return
+		}
+		_, id := n.raft.LeaderWithID()
+		old := n.leaderID.Swap(id).(raft.ServerID)
+		if old != id {
+			n.run(func(e *commands.Engine) { n.leaderChanged(e, string(old), string(id)) })
+		}
+		isLeader := n.raft.State() == raft.Leader
+		if isLeader == leading {
+			continue
+		}
+		if !isLeader {
+			leading = false
+			n.run(func(e *commands.Engine) { e.SetLeader(false) })
+			continue
+		}
+		if err := n.raft.Barrier(0).Error(); err != nil {
+			continue // lost it again; the next tick looks anew
+		}
+		leading = true
+		n.run(func(e *commands.Engine) {
+			n.registerMembers()
+			e.SetLeader(true)
+		})
+		n.log.Info("leading", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
+	}
+}
+
+// registerMembers proposes the client addresses this leader knows and the
+// registry lacks (command goroutine).
+func (n *Node) registerMembers() {
+	var ms []Member
+	if n.members[n.cfg.NodeID] != n.cfg.ClientAdvertise {
+		ms = append(ms, Member{ID: n.cfg.NodeID, ClientAddr: n.cfg.ClientAdvertise})
+	}
+	for _, p := range n.cfg.Peers {
+		if p.ClientAddr != "" && p.ID != n.cfg.NodeID && n.members[p.ID] == "" {
+			ms = append(ms, Member{ID: p.ID, ClientAddr: p.ClientAddr})
+		}
+	}
+	if len(ms) > 0 {
+		n.proposeMembers(ms...)
+	}
+}
+
+// leaderChanged runs on the command goroutine when the known leader
+// changes.
+func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
+	n.log.Info("leader changed", "node", n.cfg.NodeID, "from", old, "to", cur)
+}
+
+const raftFollower = raft.Follower
+
+// members in ID order, as commands.Cluster wants them.
+func sortNodes(ns []commands.Node) {
+	sort.Slice(ns, func(i, j int) bool { return ns[i].ID < ns[j].ID })
+}
+
+// slogWriter turns hclog's lines into slog records.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	switch {
+	case strings.Contains(msg, "[ERROR]"):
+		w.log.Error(msg, "source", "raft")
+	case strings.Contains(msg, "[WARN]"):
+		w.log.Warn(msg, "source", "raft")
+	default:
+		w.log.Info(msg, "source", "raft")
+	}
+	return len(p), nil
+}
