@@ -95,14 +95,6 @@ func crc16(b []byte) uint16 {
 	return crc
 }
 
-// commandSlot is the slot of a command's first key, 0 for keyless ones.
-func commandSlot(spec *Spec, args [][]byte) int {
-	if pos := spec.KeyPositions(args); len(pos) > 0 {
-		return KeySlot(args[pos[0]])
-	}
-	return 0
-}
-
 // redirect decides whether this node may run a command in cluster mode.
 // It returns "" when it may, else the error to answer: "MOVED <slot>
 // <leader client address>", the slot being that of the command's first

@@ -29,7 +29,7 @@ func (c *Ctx) clusterAdmin(spec *Spec, args [][]byte) ClusterAdmin {
 		return nil
 	}
 	if !c.E.IsLeader() {
-		c.Error(c.E.notLeaderError(spec, args))
+		c.Error(c.notLeaderError(spec, args))
 		return nil
 	}
 	return adm

@@ -3,7 +3,6 @@ package commands
 import (
 	"container/heap"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/lockkv/lockkv/store"
@@ -293,7 +292,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		if kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly) {
 			return false
 		}
-		c.rejectFor(spec, e.notLeaderError(spec, args))
+		c.rejectFor(spec, c.notLeaderError(spec, args))
 		return true
 	}
 	switch kind {
@@ -384,11 +383,16 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.r.Propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args})
 }
 
-// notLeaderError is the reply of a node that cannot run a command.
-func (e *Engine) notLeaderError(spec *Spec, args [][]byte) string {
-	if e.Cluster != nil {
-		if l, ok := e.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
-			return "MOVED " + strconv.Itoa(commandSlot(spec, args)) + " " + l.ClientAddr
+// notLeaderError is the reply of a node that cannot run a command now:
+// MOVED to the leader (with the first key's slot, 0 for a keyless command
+// such as PUBLISH), or CLUSTERDOWN while no leader serves.
+func (c *Ctx) notLeaderError(spec *Spec, args [][]byte) string {
+	if msg := c.redirect(spec, args); msg != "" {
+		return msg
+	}
+	if c.E.Cluster != nil {
+		if l, ok := c.E.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
+			return "MOVED 0 " + l.ClientAddr
 		}
 	}
 	return ErrClusterDown

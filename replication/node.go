@@ -513,6 +513,20 @@ func (n *Node) registerMembers() {
 // changes.
 func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
 	n.log.Info("leader changed", "node", n.cfg.NodeID, "from", old, "to", cur)
+	e.LeaderChanged(n.nodeByID(old), n.nodeByID(cur))
+}
+
+// nodeByID describes member id (command goroutine); the zero Node for "".
+func (n *Node) nodeByID(id string) commands.Node {
+	if id == "" {
+		return commands.Node{}
+	}
+	for _, m := range n.Nodes() {
+		if m.ID == id {
+			return m
+		}
+	}
+	return commands.Node{ID: id, ClientAddr: n.members[id], LagMs: -1}
 }
 
 const raftFollower = raft.Follower
