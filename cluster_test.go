@@ -283,3 +283,58 @@ func TestClusterSemantics(t *testing.T) {
 		t.Fatalf("after transactions: ctr=%q watched mismatch, %v", v, err)
 	}
 }
+
+// TestClusterSPOPSameMember: SPOP, SPOP count and SPOP from a script leave
+// every node with the leader's members. (In one process the nodes share
+// the hash seed; store.TestSetPopStable covers tables of different layout.)
+func TestClusterSPOPSameMember(t *testing.T) {
+	tc := startCluster(t, 3)
+	ctx := context.Background()
+	l := tc.leader()
+	lc := tc.client(l)
+	members := make([]interface{}, 300)
+	for i := range members {
+		members[i] = fmt.Sprintf("m%d", i)
+	}
+	if err := lc.SAdd(ctx, "s", members...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if err := lc.SPop(ctx, "s").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lc.SPopN(ctx, "s", 50).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Eval(ctx, "return redis.call('spop', KEYS[1], 10)", []string{"s"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := lc.SMembers(ctx, "s").Result()
+	if err != nil || len(want) != 220 {
+		t.Fatalf("SMEMBERS = %d members, %v", len(want), err)
+	}
+	set := func(i int) map[string]bool {
+		out := map[string]bool{}
+		tc.srvs[i].Do(func(e *commands.Engine) {
+			if ent := e.DBs[0].Peek("s"); ent != nil {
+				ent.Value.(*store.Set).Range(func(m []byte) bool { out[string(m)] = true; return true })
+			}
+		})
+		return out
+	}
+	waitFor(t, "every node to hold the leader's members", func() bool {
+		for i := range tc.srvs {
+			got := set(i)
+			if len(got) != len(want) {
+				return false
+			}
+			for _, m := range want {
+				if !got[m] {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}

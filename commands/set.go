@@ -191,7 +191,7 @@ func spop(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	m := s.Pop(c.rnd())
+	m := c.popMember(s)
 	c.Notify(NotifySet, "spop", args[1])
 	c.W.Bulk(m)
 	if setDeleteIfEmpty(c, args[1], s) {
@@ -228,11 +228,20 @@ func spopCount(c *Ctx, args [][]byte) {
 		return
 	}
 	c.W.Set(int(count))
-	rnd := c.rnd()
 	for ; count > 0; count-- {
-		c.W.Bulk(s.Pop(rnd))
+		c.W.Bulk(c.popMember(s))
 	}
 	c.Modified(args[1])
+}
+
+// popMember removes a random member. A replicated op must remove the same
+// member on every node, whose hash tables differ in layout, so it chooses
+// by the entry's seed alone (store.Set.PopStable).
+func (c *Ctx) popMember(s *store.Set) []byte {
+	if c.E.repl != nil && c.E.repl.applying { // also inside EXEC and scripts
+		return s.PopStable(c.E.Rand.Uint64())
+	}
+	return s.Pop(c.rnd())
 }
 
 func srandmember(c *Ctx, args [][]byte) {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"sort"
 	"strconv"
 
@@ -233,6 +235,40 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 	m := strconv.AppendInt(nil, s.is[i], 10)
 	s.removeAt(i)
 	return m
+}
+
+// PopStable removes and returns a member chosen by key alone, whatever the
+// hash table's layout: for a hashtable the member with the smallest FNV-1a
+// hash of key and member (O(n)), for an intset the one at key modulo the
+// length. Replicated servers pop with it, so every node removes the same
+// member although their tables differ in layout. The set must not be
+// empty.
+func (s *Set) PopStable(key uint64) []byte {
+	if s.ht == nil {
+		i := int(key % uint64(len(s.is)))
+		m := strconv.AppendInt(nil, s.is[i], 10)
+		s.removeAt(i)
+		return m
+	}
+	var (
+		best  string
+		bestH uint64
+		first = true
+	)
+	h := fnv.New64a()
+	var kb [8]byte
+	binary.LittleEndian.PutUint64(kb[:], key)
+	s.ht.Range(func(m string, _ *struct{}) bool {
+		h.Reset()
+		h.Write(kb[:])
+		h.Write(s2b(m))
+		if v := h.Sum64(); first || v < bestH || (v == bestH && m < best) {
+			best, bestH, first = m, v, false
+		}
+		return true
+	})
+	s.ht.Delete(best)
+	return s2b(best)
 }
 
 // MemoryUsage estimates the bytes the set holds (MEMORY USAGE).

@@ -107,3 +107,35 @@ func TestParseInt64(t *testing.T) {
 		}
 	}
 }
+
+// TestSetPopStable: sets with the same members in hash tables of different
+// layout (insertion order, deletions, growth) pop the same members for the
+// same keys, as replicated nodes must.
+func TestSetPopStable(t *testing.T) {
+	a, b := NewSet(), NewSet()
+	for i := 0; i < 400; i++ {
+		a.Add([]byte(fmt.Sprintf("m%d", i)), 512)
+	}
+	for i := 999; i >= 0; i-- { // other order, a bigger table, then deletions
+		b.Add([]byte(fmt.Sprintf("m%d", i)), 512)
+	}
+	for i := 400; i < 1000; i++ {
+		b.Remove([]byte(fmt.Sprintf("m%d", i)))
+	}
+	if a.Encoding() != "hashtable" || a.Len() != b.Len() {
+		t.Fatalf("setup: %s %d %d", a.Encoding(), a.Len(), b.Len())
+	}
+	for key := uint64(1); a.Len() > 0; key = key*6364136223846793005 + 1442695040888963407 {
+		x, y := a.PopStable(key), b.PopStable(key)
+		if string(x) != string(y) {
+			t.Fatalf("key %d: popped %q and %q", key, x, y)
+		}
+	}
+	is := NewSet()
+	for _, m := range []string{"5", "1", "3"} {
+		is.Add([]byte(m), 512)
+	}
+	if got := string(is.PopStable(4)); got != "3" { // sorted 1 3 5, index 4%3
+		t.Fatalf("intset PopStable = %q", got)
+	}
+}
