@@ -338,3 +338,67 @@ func TestClusterSPOPSameMember(t *testing.T) {
 		return true
 	})
 }
+
+// TestClusterForward: with Forward, a plain client on a follower works as
+// if it were connected to the leader.
+func TestClusterForward(t *testing.T) {
+	tc := &testCluster{t: t}
+	tc.srvs = make([]*Server, 3)
+	for i := 0; i < 3; i++ {
+		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
+	}
+	for i := 0; i < 3; i++ {
+		p := tc.peers[i]
+		tc.cfgs = append(tc.cfgs, Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: tc.peers, Forward: true,
+			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
+		}})
+		tc.start(i)
+	}
+	t.Cleanup(func() {
+		for _, s := range tc.srvs {
+			if s != nil {
+				s.Close()
+			}
+		}
+	})
+	ctx := context.Background()
+	l := tc.leader()
+	waitFor(t, "the registry", func() bool {
+		var ok bool
+		tc.srvs[(l+1)%3].Do(func(e *commands.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+		return ok
+	})
+	fc := tc.client((l + 1) % 3)
+	if err := fc.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := fc.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("GET via follower = %q, %v", v, err)
+	}
+	conn := fc.Conn()
+	defer conn.Close()
+	if err := conn.Select(ctx, 2).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Set(ctx, "db2key", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tc.client(l).Exists(ctx, "db2key").Result(); err != nil || n != 0 {
+		t.Fatalf("db2key in db 0: %d, %v", n, err)
+	}
+	res, err := fc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Incr(ctx, "n")
+		p.IncrBy(ctx, "n", 10)
+		return nil
+	})
+	if err != nil || len(res) != 2 || res[1].(*redis.IntCmd).Val() != 11 {
+		t.Fatalf("MULTI via follower: %v, %v", res, err)
+	}
+	if v, err := fc.Eval(ctx, "return redis.call('incr', KEYS[1])", []string{"n"}).Int(); err != nil || v != 12 {
+		t.Fatalf("EVAL via follower = %d, %v", v, err)
+	}
+	if err := fc.Do(ctx, "HSET", "h").Err(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments") {
+		t.Fatalf("bad arity via follower: %v", err)
+	}
+}

@@ -208,6 +208,9 @@ func (s *Server) Start() error {
 		}
 		s.node = node
 		s.eng.EnableReplication(node, node.Origin())
+		if f := node.Forwarder(); f != nil {
+			s.eng.EnableForwarding(f)
+		}
 		s.eng.Cluster = node
 	}
 	s.ln = ln

@@ -156,6 +156,9 @@ func (e *Engine) FreeClient(c *Client) {
 	e.pubsubFreeClient(c)
 	e.trackingFreeClient(c)
 	e.monitorFreeClient(c)
+	if e.repl != nil && e.repl.fwd != nil {
+		e.repl.fwd.DropClient(c.ID)
+	}
 	delete(e.clients, c.ID)
 }
 

@@ -71,6 +71,21 @@ type Replicator interface {
 	ConfirmLeadership(gen uint64)
 }
 
+// Forwarder sends commands a follower cannot run to the leader (the
+// replication layer's forward option). Its methods never block.
+type Forwarder interface {
+	// Forward runs cmds for client on the leader at addr (database db,
+	// protocol proto), on a connection of the client's own, and calls done
+	// on the command goroutine with the raw reply of the last one.
+	Forward(client int64, addr string, db, proto int, cmds [][][]byte, done func(reply []byte, err error))
+	// DropClient closes the client's connection to the leader.
+	DropClient(client int64)
+}
+
+// EnableForwarding makes a follower forward through f instead of
+// answering MOVED.
+func (e *Engine) EnableForwarding(f Forwarder) { e.repl.fwd = f }
+
 // Read modes (Config.ReadMode).
 const (
 	ReadLinearizable = "linearizable"
@@ -80,6 +95,7 @@ const (
 
 type replState struct {
 	r      Replicator
+	fwd    Forwarder
 	origin uint64
 	seq    uint64
 	// pending maps this process's ops in flight to the client waiting.
@@ -272,6 +288,9 @@ func replClass(spec *Spec) replKind {
 func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 	e, rs, cl := c.E, c.E.repl, c.C
 	kind := replClass(spec)
+	if !rs.leader && rs.fwd != nil && c.forward(spec, args, kind) {
+		return true
+	}
 	if kind == replLocal {
 		return false
 	}
@@ -625,3 +644,54 @@ func (e *Engine) retryBlocked(cl *Client) {
 
 // LastWriteIndex is the log index of the entry that applied cl's last op.
 func (c *Client) LastWriteIndex() uint64 { return c.repl.lastIndex }
+
+// forward sends a command this follower cannot run to the leader and parks
+// the client until the reply comes back. It reports false when the command
+// runs here (a local command, a read this node may serve, no leader known).
+func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
+	e, rs, cl := c.E, c.E.repl, c.C
+	var cmds [][][]byte
+	switch {
+	case kind == replExec:
+		if !cl.multi.active || cl.multi.failed {
+			return false
+		}
+		cmds = make([][][]byte, 0, len(cl.multi.queue)+2)
+		cmds = append(cmds, [][]byte{[]byte("MULTI")})
+		cmds = append(cmds, cl.multi.queue...)
+		cmds = append(cmds, [][]byte{[]byte("EXEC")})
+	case kind == replLocal:
+		switch spec.FullName() {
+		case "watch", "unwatch": // the leader's connection watches
+		default:
+			return false
+		}
+		cmds = [][][]byte{copyArgs(args)}
+	case kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly):
+		return false
+	default:
+		cmds = [][][]byte{copyArgs(args)}
+	}
+	l, ok := e.Cluster.Leader()
+	if !ok || l.Self || l.ClientAddr == "" {
+		return false // answered CLUSTERDOWN by the caller
+	}
+	if kind == replExec {
+		e.DiscardTransaction(cl)
+	}
+	cl.repl.parked = true
+	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, func(reply []byte, err error) {
+		if cl.freed {
+			return
+		}
+		cl.repl.parked = false
+		w := e.Writer(cl)
+		if err != nil {
+			w.Error("ERR forwarding to the leader failed: " + err.Error())
+		} else {
+			w.Raw(reply)
+		}
+		e.resumeLater(cl)
+	})
+	return true
+}

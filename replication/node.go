@@ -46,6 +46,10 @@ type Config struct {
 	Peers []Peer
 	// Join is the client address of a member to ask to add this node.
 	Join string
+	// Forward makes a follower forward the commands it cannot run to the
+	// leader and relay the replies, instead of answering MOVED, so that a
+	// plain client may connect to any node.
+	Forward bool
 	// Password is what this node AUTHs with on other members' client
 	// ports (join, progress reports): the servers' requirepass.
 	Password string

@@ -47,6 +47,7 @@ func main() {
 		bootstrap     = flag.Bool("bootstrap", false, "form a new cluster from --peers (or alone); harmless once bootstrapped")
 		peers         = flag.String("peers", "", "initial members: id=raftaddr=clientaddr,... (the same on every node)")
 		join          = flag.String("join", "", "client address of a member to ask to add this node")
+		forward       = flag.Bool("forward", false, "followers forward commands to the leader instead of answering MOVED")
 		readMode      = flag.String("read-mode", "linearizable", "cluster reads: linearizable, lease or stale")
 		heartbeat     = flag.Duration("raft-heartbeat-timeout", time.Second, "Raft heartbeat timeout")
 		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
@@ -107,6 +108,7 @@ func main() {
 			Bootstrap:         *bootstrap,
 			Peers:             pl,
 			Join:              *join,
+			Forward:           *forward,
 			HeartbeatTimeout:  *heartbeat,
 			ElectionTimeout:   *election,
 			SnapshotThreshold: *snapThreshold,

@@ -1,0 +1,171 @@
+package replication
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+// Forwarding (the --forward option): a follower sends the commands it
+// cannot run to the leader over one upstream connection per client, so
+// the client's state there (database, protocol, WATCH, a blocking
+// command) is its own, and relays the leader's replies unchanged.
+
+type forwarder struct {
+	n  *Node
+	mu sync.Mutex
+	up map[int64]*upstream
+}
+
+type upstream struct {
+	f      *forwarder
+	client int64
+	reqs   chan fwdReq
+	conn   net.Conn
+	br     *bufio.Reader
+	addr   string
+	db     int
+	proto  int
+}
+
+type fwdReq struct {
+	addr  string
+	db    int
+	proto int
+	cmds  [][][]byte
+	done  func(reply []byte, err error)
+}
+
+// Forwarder returns what the engine forwards through when the node was
+// configured with Forward, else nil.
+func (n *Node) Forwarder() commands.Forwarder {
+	if !n.cfg.Forward {
+		return nil
+	}
+	return &forwarder{n: n, up: map[int64]*upstream{}}
+}
+
+// Forward implements commands.Forwarder: cmds run on the leader at addr,
+// in order, on the client's upstream connection; done gets the last one's
+// reply, on the command goroutine.
+func (f *forwarder) Forward(client int64, addr string, db, proto int, cmds [][][]byte, done func([]byte, error)) {
+	f.mu.Lock()
+	u := f.up[client]
+	if u == nil {
+		u = &upstream{f: f, client: client, reqs: make(chan fwdReq, 16)}
+		f.up[client] = u
+		go u.serve()
+	}
+	f.mu.Unlock()
+	u.reqs <- fwdReq{addr: addr, db: db, proto: proto, cmds: cmds, done: done}
+}
+
+// DropClient closes a client's upstream connection.
+func (f *forwarder) DropClient(client int64) {
+	f.mu.Lock()
+	u := f.up[client]
+	delete(f.up, client)
+	f.mu.Unlock()
+	if u != nil {
+		close(u.reqs)
+	}
+}
+
+func (u *upstream) serve() {
+	defer func() {
+		if u.conn != nil {
+			u.conn.Close()
+		}
+	}()
+	var w resp.Writer
+	for req := range u.reqs {
+		reply, err := u.do(&w, req)
+		if err != nil && u.conn != nil {
+			u.conn.Close()
+			u.conn = nil
+		}
+		u.f.n.run(func(*commands.Engine) { req.done(reply, err) })
+	}
+}
+
+func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
+	if u.conn == nil || u.addr != req.addr {
+		if u.conn != nil {
+			u.conn.Close()
+			u.conn = nil
+		}
+		if err := u.dial(req.addr); err != nil {
+			return nil, err
+		}
+	}
+	w.Reset()
+	skip := 0
+	if req.proto != u.proto {
+		w.Array(2)
+		w.BulkString("HELLO")
+		w.BulkString(strconv.Itoa(req.proto))
+		skip++
+	}
+	if req.db != u.db {
+		w.Array(2)
+		w.BulkString("SELECT")
+		w.BulkString(strconv.Itoa(req.db))
+		skip++
+	}
+	for _, cmd := range req.cmds {
+		w.Array(len(cmd))
+		for _, a := range cmd {
+			w.Bulk(a)
+		}
+	}
+	skip += len(req.cmds) - 1
+	if _, err := u.conn.Write(w.B); err != nil {
+		return nil, err
+	}
+	u.proto, u.db = req.proto, req.db
+	var reply []byte
+	for i := 0; i <= skip; i++ {
+		var err error
+		if reply, err = resp.ReadReply(u.br, reply[:0]); err != nil {
+			return nil, err
+		}
+		for len(reply) > 0 && reply[0] == '>' && i == skip {
+			// A push (invalidation) is not the reply; read on.
+			if reply, err = resp.ReadReply(u.br, reply[:0]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return append([]byte(nil), reply...), nil
+}
+
+func (u *upstream) dial(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	u.conn, u.br, u.addr, u.db, u.proto = c, bufio.NewReader(c), addr, 0, 2
+	if pw := u.f.n.cfg.Password; pw != "" {
+		var w resp.Writer
+		w.Array(2)
+		w.BulkString("AUTH")
+		w.BulkString(pw)
+		if _, err := c.Write(w.B); err != nil {
+			return err
+		}
+		r, err := resp.ReadReply(u.br, nil)
+		if err != nil {
+			return err
+		}
+		if len(r) > 0 && r[0] == '-' {
+			return errors.New(string(r[1 : len(r)-2]))
+		}
+	}
+	return nil
+}
