@@ -402,3 +402,50 @@ func TestClusterForward(t *testing.T) {
 		t.Fatalf("bad arity via follower: %v", err)
 	}
 }
+
+// TestClusterMembership: a node joins a running cluster through --join
+// (RAFT.NODE ADD sent to a member, following MOVED to the leader), gets
+// the data, and is removed with RAFT.NODE REMOVE.
+func TestClusterMembership(t *testing.T) {
+	tc := startCluster(t, 3)
+	ctx := context.Background()
+	l := tc.leader()
+	lc := tc.client(l)
+	if err := lc.Set(ctx, "before", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
+	follower := tc.peers[(l+1)%3].ClientAddr
+	s4 := NewServer(Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+		NodeID: p.ID, RaftAddr: p.RaftAddr, Join: follower,
+		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
+	}})
+	if err := s4.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s4.Close()
+	has4 := func(key string) bool {
+		var ok bool
+		s4.Do(func(e *commands.Engine) { ok = e.DBs[0].Peek(key) != nil })
+		return ok
+	}
+	waitFor(t, "n4 to hold the data", func() bool { return has4("before") })
+	if err := lc.Set(ctx, "after", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n4 to follow new writes", func() bool { return has4("after") })
+	info, err := lc.Info(ctx, "replication").Result()
+	if err != nil || !strings.Contains(info, "connected_slaves:3") || !strings.Contains(info, "id=n4,") {
+		t.Fatalf("INFO replication after the join:\n%s %v", info, err)
+	}
+	if err := lc.Do(ctx, "RAFT.NODE", "REMOVE", "n4").Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "n4 to leave the configuration", func() bool {
+		info, _ := lc.Info(ctx, "replication").Result()
+		return strings.Contains(info, "connected_slaves:2") && !strings.Contains(info, "id=n4,")
+	})
+	if err := tc.client((l+1)%3).Do(ctx, "RAFT.NODE", "REMOVE", "n2").Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+		t.Fatalf("RAFT.NODE REMOVE on a follower: %v", err)
+	}
+}

@@ -259,7 +259,9 @@ func (s *scriptingState) kill(c *Ctx, eval bool) {
 		c.Error(ErrNotBusy)
 		return
 	}
-	if s.dirty {
+	if s.dirty || (c.E.repl != nil && c.E.repl.applying) {
+		// A replicated script runs on every node: stopping it here alone
+		// would leave this node's keyspace different from the others'.
 		c.Error(ErrUnkillable)
 		return
 	}
