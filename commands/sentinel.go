@@ -87,31 +87,44 @@ func (e *Engine) noteLeader(n Node, now int64) {
 
 // LeaderChanged is called by the replication layer, on the command
 // goroutine, when the leader this node knows changes (new.ID is empty
-// while none is known). When a leader with a client address follows
-// another, local subscribers of "+switch-master" get Sentinel's message
-// "<master-name> <old-ip> <old-port> <new-ip> <new-port>". The old leader
-// is old, or while old is unknown (an election ran in between) the leader
-// the previous announcement named. Output is delivered by the loop's next
-// FlushOutputs.
+// while none is known). When a leader follows another, local subscribers
+// of "+switch-master" get Sentinel's message "<master-name> <old-ip>
+// <old-port> <new-ip> <new-port>". The old leader is old or, while old is
+// unknown (an election ran in between), the leader LeaderChanged last
+// reported; addresses not known yet are looked up in the membership.
+// Output is delivered by the loop's next FlushOutputs.
 func (e *Engine) LeaderChanged(old, new Node) {
+	if old.ID == "" {
+		old = e.sentinel.announced
+	}
 	if new.ID == "" {
 		return
 	}
+	old, new = e.withClientAddr(old), e.withClientAddr(new)
 	e.noteLeader(new, e.NowMs())
-	if old.ID == "" || old.ClientAddr == "" {
-		old = e.sentinel.announced
-	}
-	if new.ClientAddr == "" {
-		return
-	}
 	e.sentinel.announced = new
-	if old.ID == new.ID || old.ClientAddr == "" {
+	if old.ID == new.ID || old.ClientAddr == "" || new.ClientAddr == "" {
 		return
 	}
 	oh, op := splitAddr(old.ClientAddr)
 	nh, np := splitAddr(new.ClientAddr)
 	msg := e.Config.SentinelMasterName + " " + oh + " " + strconv.Itoa(op) + " " + nh + " " + strconv.Itoa(np)
 	publishMessage(e, "+switch-master", msg, false)
+}
+
+// withClientAddr fills in n's client address from the membership when n
+// does not carry it (a member whose address was not known yet).
+func (e *Engine) withClientAddr(n Node) Node {
+	if n.ID == "" || n.ClientAddr != "" || e.Cluster == nil {
+		return n
+	}
+	for _, m := range e.Cluster.Nodes() {
+		if m.ID == n.ID {
+			n.ClientAddr = m.ClientAddr
+			break
+		}
+	}
+	return n
 }
 
 // sentinelMasterView returns the cluster view and the master to report for
@@ -126,7 +139,7 @@ func (c *Ctx) sentinelMasterView(name []byte) (v clusterView, master Node, down,
 	if v.hasLeader && v.leader.ClientAddr != "" {
 		return v, v.leader, false, true
 	}
-	last := c.E.sentinel.last
+	last := c.E.withClientAddr(c.E.sentinel.last)
 	return v, last, true, last.ClientAddr != ""
 }
 
