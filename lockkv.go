@@ -51,6 +51,9 @@ type Config struct {
 	// ReadMode is how a cluster node serves reads: "linearizable"
 	// (default), "lease" or "stale".
 	ReadMode string
+	// SentinelMasterName is the master name a cluster node answers SENTINEL
+	// for (get-master-addr-by-name and the like); "" is "mymaster".
+	SentinelMasterName string
 }
 
 // Server is a lockkv server.
@@ -115,6 +118,9 @@ func NewServer(cfg Config) *Server {
 	ecfg.RequirePass = cfg.RequirePass
 	if cfg.ReadMode != "" {
 		ecfg.ReadMode = cfg.ReadMode
+	}
+	if cfg.SentinelMasterName != "" {
+		ecfg.SentinelMasterName = cfg.SentinelMasterName
 	}
 	s := &Server{
 		cfg:   cfg,

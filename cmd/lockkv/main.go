@@ -49,6 +49,7 @@ func main() {
 		join          = flag.String("join", "", "client address of a member to ask to add this node")
 		forward       = flag.Bool("forward", false, "followers forward commands to the leader instead of answering MOVED")
 		readMode      = flag.String("read-mode", "linearizable", "cluster reads: linearizable, lease or stale")
+		masterName    = flag.String("sentinel-master-name", "mymaster", "the master name cluster nodes answer SENTINEL for")
 		heartbeat     = flag.Duration("raft-heartbeat-timeout", time.Second, "Raft heartbeat timeout")
 		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
 		snapThreshold = flag.Uint64("snapshot-threshold", 8192, "log entries between snapshots")
@@ -71,6 +72,8 @@ func main() {
 		MaxClients:  *maxClients,
 		Logger:      log,
 		ReadMode:    *readMode,
+
+		SentinelMasterName: *masterName,
 	}
 	switch *readMode {
 	case "linearizable", "lease", "stale":
