@@ -364,15 +364,17 @@ func TestSentinelCommands(t *testing.T) {
 	}
 
 	// The leader goes quiet and no leader is known: the master is shown
-	// down, and get-master-addr-by-name answers null so clients ask
-	// another node.
+	// down, and named until a new leader is known, as Sentinel names the
+	// old master until its failover completes.
 	fc.leader = ""
 	te.advance(3e9)
-	te.expect(cl, conn, "*-1\r\n", "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")
+	te.expect(cl, conn, "*2\r\n"+bulk("10.0.0.1")+bulk("6001"), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")
 	master = fields(te.do(cl, conn, "SENTINEL", "MASTER", "mymaster"))
 	if master[9] != "s_down,o_down,master" || master[20] != "s-down-time" || master[22] != "o-down-time" {
 		t.Fatalf("SENTINEL MASTER with the leader gone = %q", master)
 	}
+	fc.leader = "n3"
+	te.expect(cl, conn, "*2\r\n"+bulk("10.0.0.3")+bulk("6003"), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")
 	te.e.Config.SentinelMasterName = "locks"
 	fc.leader = "n1"
 	te.expect(cl, conn, "*-1\r\n", "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster")

@@ -335,14 +335,16 @@ func sentinelCkquorum(c *Ctx, args [][]byte) {
 }
 
 func sentinelGetMasterAddr(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
-	if string(args[2]) != c.E.Config.SentinelMasterName || !v.hasLeader || v.leader.ClientAddr == "" {
+	_, m, _, ok := c.sentinelMasterView(args[2])
+	if !ok {
 		// Sentinel answers null for a name it does not monitor; lockkv
-		// also while no leader is known, so clients ask another node.
+		// also before it has seen any leader.
 		c.W.NullArray()
 		return
 	}
-	host, port := splitAddr(v.leader.ClientAddr)
+	// During an election the last leader, as a Sentinel names the old
+	// master until a failover completes (Redisson expects an address).
+	host, port := splitAddr(m.ClientAddr)
 	c.W.Array(2)
 	c.W.BulkString(host)
 	c.W.BulkInt(int64(port))
