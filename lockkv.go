@@ -58,16 +58,21 @@ type Config struct {
 
 // Server is a lockkv server.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	eng    *commands.Engine
-	clock  store.Clock
-	ln     net.Listener
-	reqs   chan request
-	quit   chan struct{}
-	node   *replication.Node
-	loopWG sync.WaitGroup
-	connWG sync.WaitGroup
+	cfg   Config
+	log   *slog.Logger
+	eng   *commands.Engine
+	clock store.Clock
+	ln    net.Listener
+	reqs  chan request
+	// applies carries the replication layer's work (Raft apply,
+	// leadership changes): the loop takes it before client requests, so
+	// committed entries, and the clients waiting on them, never queue
+	// behind a backlog of new commands.
+	applies chan request
+	quit    chan struct{}
+	node    *replication.Node
+	loopWG  sync.WaitGroup
+	connWG  sync.WaitGroup
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
@@ -123,14 +128,15 @@ func NewServer(cfg Config) *Server {
 		ecfg.SentinelMasterName = cfg.SentinelMasterName
 	}
 	s := &Server{
-		cfg:   cfg,
-		log:   log,
-		clock: cfg.Clock,
-		eng:   commands.NewEngine(ecfg, cfg.Clock),
-		reqs:  make(chan request, 1024),
-		quit:  make(chan struct{}),
-		conns: map[*conn]struct{}{},
-		done:  make(chan struct{}),
+		cfg:     cfg,
+		log:     log,
+		clock:   cfg.Clock,
+		eng:     commands.NewEngine(ecfg, cfg.Clock),
+		reqs:    make(chan request, 1024),
+		applies: make(chan request, 16),
+		quit:    make(chan struct{}),
+		conns:   map[*conn]struct{}{},
+		done:    make(chan struct{}),
 	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
 	// SHUTDOWN closes the server; Close waits for the command goroutine,
@@ -261,7 +267,7 @@ func (s *Server) Do(fn func(e *commands.Engine)) { s.run(fn) }
 func (s *Server) run(fn func(e *commands.Engine)) bool {
 	done := make(chan struct{})
 	select {
-	case s.reqs <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
 		<-done
 		return true
 	case <-s.quit:
@@ -365,11 +371,19 @@ func (s *Server) loop() {
 	defer wake.Stop()
 	for {
 		select {
+		case r := <-s.applies:
+			s.handle(r)
 		case r := <-s.reqs:
 			s.handle(r)
 			s.handleHeld()
 		drain:
 			for i := 0; i < 512; i++ {
+				select {
+				case r := <-s.applies:
+					s.handle(r)
+					continue
+				default:
+				}
 				select {
 				case r := <-s.reqs:
 					s.handle(r)

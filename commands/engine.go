@@ -197,6 +197,7 @@ func (e *Engine) FlushOutputs() {
 	}
 	e.dirty = e.dirty[:0]
 	e.runDone()
+	e.flushProposals()
 }
 
 // Writer returns c's output writer and marks c as having output.

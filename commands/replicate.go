@@ -65,6 +65,10 @@ type Replicator interface {
 	// Propose queues op for the log. The engine learns the outcome through
 	// ApplyEntry (committed) or ProposalsFailed.
 	Propose(op Op)
+	// Flush sends the ops queued so far as one log entry. The engine calls
+	// it once per loop iteration (FlushOutputs), so the ops of every
+	// pipeline handled in one iteration share an entry.
+	Flush()
 	// ConfirmLeadership asks the replication layer to check, with a quorum,
 	// that this node still leads; it then calls Engine.ReadsConfirmed(gen)
 	// on the command goroutine (or Engine.SetLeader(false) if it does not).
@@ -94,10 +98,11 @@ const (
 )
 
 type replState struct {
-	r      Replicator
-	fwd    Forwarder
-	origin uint64
-	seq    uint64
+	r       Replicator
+	flushed bool // nothing proposed since the last Flush
+	fwd     Forwarder
+	origin  uint64
+	seq     uint64
 	// pending maps this process's ops in flight to the client waiting.
 	pending map[uint64]*Client
 	// inflight counts this process's ops proposed and not yet applied or
@@ -399,7 +404,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.pending[rs.seq] = cl
 	rs.inflight++
 	cl.repl.parked = true
-	rs.r.Propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args})
+	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args})
 }
 
 // notLeaderError is the reply of a node that cannot run a command now:
@@ -608,7 +613,7 @@ func (e *Engine) replExpire(now int64) {
 			args = append(args, []byte(k))
 		}
 		if len(args) > 0 {
-			rs.r.Propose(Op{Kind: OpExpire, Origin: rs.origin, DB: i, Args: [][][]byte{args}})
+			rs.propose(Op{Kind: OpExpire, Origin: rs.origin, DB: i, Args: [][][]byte{args}})
 		}
 	}
 	e.expireBacklog = left <= 0
@@ -639,7 +644,7 @@ func (e *Engine) retryBlocked(cl *Client) {
 	rs.seq++
 	rs.pending[rs.seq] = cl
 	rs.inflight++
-	rs.r.Propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
+	rs.propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
 }
 
 // LastWriteIndex is the log index of the entry that applied cl's last op.
@@ -694,4 +699,17 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		e.resumeLater(cl)
 	})
 	return true
+}
+
+func (rs *replState) propose(op Op) {
+	rs.r.Propose(op)
+	rs.flushed = false
+}
+
+// flushProposals hands the ops proposed in this loop iteration to the log.
+func (e *Engine) flushProposals() {
+	if rs := e.repl; rs != nil && !rs.flushed {
+		rs.flushed = true
+		rs.r.Flush()
+	}
 }

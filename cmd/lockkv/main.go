@@ -54,6 +54,7 @@ func main() {
 		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
 		snapThreshold = flag.Uint64("snapshot-threshold", 8192, "log entries between snapshots")
 		snapInterval  = flag.Duration("snapshot-interval", 30*time.Second, "how often to check whether to snapshot")
+		logStore      = flag.String("raft-log-store", "wal", "Raft log format in --data-dir: wal or bolt")
 		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
 	)
 	flag.Parse()
@@ -117,6 +118,7 @@ func main() {
 			SnapshotThreshold: *snapThreshold,
 			SnapshotInterval:  *snapInterval,
 			TrailingLogs:      *trailingLogs,
+			LogStore:          *logStore,
 		}
 	}
 	srv := lockkv.NewServer(cfg)
