@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/conformance/lockscripts"
 )
 
 // BenchmarkEvalshaLockPair measures the reentrant lock's acquire+release
@@ -19,7 +21,7 @@ func BenchmarkEvalshaLockPair(b *testing.B) {
 	if RedisAddr() == "" {
 		b.Skip("no redis-server")
 	}
-	release := lockRelease
+	release := lockscripts.Release
 	if !hasCommand(LockkvAddr(), "publish") {
 		// PUBLISH is another family's; without it release without the
 		// notification on both servers.
@@ -94,7 +96,7 @@ func newBenchConn(b *testing.B, addr, release string) *benchConn {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
-	acq, err := c.Do("SCRIPT", "LOAD", lockAcquire)
+	acq, err := c.Do("SCRIPT", "LOAD", lockscripts.Acquire)
 	if err != nil || acq.Kind != '$' {
 		b.Fatalf("script load on %s: %v %v", addr, acq, err)
 	}
