@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -51,6 +52,7 @@ func (n *Node) Nodes() []commands.Node {
 	}
 	conf := n.raft.GetConfiguration().Configuration()
 	_, leader := n.raft.LeaderWithID()
+	self := n.raft.State()
 	out := make([]commands.Node, 0, len(conf.Servers))
 	for _, s := range conf.Servers {
 		m := commands.Node{
@@ -62,9 +64,15 @@ func (n *Node) Nodes() []commands.Node {
 			Self:       string(s.ID) == n.cfg.NodeID,
 			LagMs:      -1,
 		}
-		if a, ok := n.acks[m.ID]; ok && !m.Self {
+		if a, ok := n.acks[m.ID]; ok && !m.Self && self == raft.Leader {
 			m.MatchIndex, m.AppliedIndex = a.match, a.applied
 			m.LagMs = time.Since(a.at).Milliseconds()
+		}
+		if m.Leader && !m.Self {
+			// A follower hears from the leader, not from its peers.
+			if at := n.raft.LastContact(); !at.IsZero() {
+				m.LagMs = time.Since(at).Milliseconds()
+			}
 		}
 		if m.Self {
 			if m.ClientAddr == "" {
@@ -90,6 +98,12 @@ func (n *Node) Status() commands.ClusterStatus {
 		LastLogIndex: n.raft.LastIndex(),
 		CommitIndex:  n.raft.CommitIndex(),
 		AppliedIndex: n.raft.AppliedIndex(),
+	}
+	if n.logs != nil {
+		st.FirstIndex, _ = n.logs.FirstIndex()
+	}
+	if v, err := strconv.ParseUint(n.raft.Stats()["last_snapshot_index"], 10, 64); err == nil {
+		st.LastSnapshotIndex = v
 	}
 	switch n.raft.State() {
 	case raft.Leader:

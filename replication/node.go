@@ -116,6 +116,7 @@ type Node struct {
 	run    Runner
 	raft   *raft.Raft
 	trans  raft.Transport
+	logs   raft.LogStore
 	closer []io.Closer
 	origin uint64
 
@@ -278,6 +279,7 @@ func (n *Node) Start(clientAddr string) error {
 		}
 	}
 
+	n.logs = logs
 	r, err := raft.NewRaft(rc, (*fsm)(n), logs, stable, snaps, trans)
 	if err != nil {
 		n.closeStores()
@@ -492,7 +494,10 @@ func (n *Node) watchLeadership() {
 		}
 		if !isLeader {
 			leading = false
-			n.run(func(e *commands.Engine) { e.SetLeader(false) })
+			n.run(func(e *commands.Engine) {
+				clear(n.acks) // a later term's leader hears them anew
+				e.SetLeader(false)
+			})
 			continue
 		}
 		if err := n.raft.Barrier(0).Error(); err != nil {
