@@ -100,6 +100,10 @@ func TestGoRedisDefaultOptions(t *testing.T) {
 	if err != nil || !strings.Contains(info, " resp=3") {
 		t.Fatalf("CLIENT INFO: %q %v", info, err)
 	}
+	// go-redis's CLIENT SETINFO on connect took (Redis 7.2's fields).
+	if !strings.Contains(info, " lib-name=go-redis(") || !strings.Contains(info, " lib-ver="+redis.Version()) {
+		t.Fatalf("CLIENT INFO lacks go-redis's CLIENT SETINFO: %q", info)
+	}
 	id, err := rdb.ClientID(ctx).Result()
 	if err != nil || id <= 0 {
 		t.Fatalf("CLIENT ID: %d %v", id, err)

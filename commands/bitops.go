@@ -176,7 +176,7 @@ func setbit(c *Ctx, args [][]byte) {
 			s.B = growZero(s.B, byteIdx+1)
 			dirty = true
 		}
-		e.Access = c.Now
+		c.touchKey(e)
 	}
 	shift := 7 - uint(off&7)
 	old := (s.B[byteIdx] >> shift) & 1
@@ -640,7 +640,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			if int64(len(s.B)) < byteIdx+1 {
 				s.B = growZero(s.B, byteIdx+1)
 			}
-			e.Access = c.Now
+			c.touchKey(e)
 		}
 	}
 	c.W.Array(len(ops))

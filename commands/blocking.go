@@ -432,6 +432,14 @@ func (e *Engine) resumeUnblocked() {
 // reports whether the client was blocked.
 func (e *Engine) UnblockClient(id int64, withError bool) bool {
 	cl := e.clients[id]
+	if cl != nil && cl.waiting {
+		// WAIT and WAITAOF: the error, or the counts a timeout answers.
+		msg := ""
+		if withError {
+			msg = ErrUnblocked
+		}
+		return e.waitUnblock(cl, msg)
+	}
 	if cl == nil || !cl.blk.blocked {
 		return false
 	}

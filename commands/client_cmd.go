@@ -9,8 +9,11 @@ import (
 // code. TRACKING, CACHING, TRACKINGINFO and GETREDIR are added by the
 // tracking code through RegisterSub("client", ...).
 //
-// Redis 7.0.15 has no CLIENT SETINFO and no CLIENT NO-TOUCH (both came in
-// 7.2): like it, lockkv answers them with the unknown-subcommand error.
+// SETINFO and NO-TOUCH are Redis 7.2's (7.0.15 answers them with the
+// unknown-subcommand error): lock clients send CLIENT SETINFO on every
+// connection, so lockkv implements them as 7.2 does, and CLIENT LIST shows
+// 7.2's lib-name and lib-ver fields and T flag. CLIENT HELP keeps 7.0.15's
+// text.
 
 var clientSubs = []*Spec{
 	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
@@ -19,6 +22,8 @@ var clientSubs = []*Spec{
 	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientList},
 	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientInfo},
 	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
+	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Fn: clientSetInfo},
+	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientNoTouch},
 	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
 	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
 	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
@@ -137,6 +142,7 @@ func (e *Engine) serverCron(now int64) {
 	if e.srv.resume {
 		e.resumePaused()
 	}
+	e.waitRecheck() // a WAITAOF for a local copy fails once appendonly is off
 	e.waitTimeouts(now)
 	if t := e.Config.Timeout; t > 0 && now >= e.srv.nextIdleCheck {
 		e.srv.nextIdleCheck = now + 1000
@@ -188,6 +194,9 @@ func clientFlags(cl *Client) string {
 	if cl.NoEvict {
 		b = append(b, 'e')
 	}
+	if cl.NoTouch {
+		b = append(b, 'T') // 7.2
+	}
 	if len(b) == 0 {
 		return "N"
 	}
@@ -195,8 +204,9 @@ func clientFlags(cl *Client) string {
 }
 
 // appendClientInfo appends one CLIENT LIST line (without the newline), in
-// Redis 7.0's field order. lockkv has no file descriptors or query buffers
-// of Redis's shape: those fields carry plausible values.
+// Redis 7.0's field order followed by 7.2's lib-name and lib-ver. lockkv
+// has no file descriptors or query buffers of Redis's shape: those fields
+// carry plausible values.
 func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 	field := func(name string) { b = append(b, ' '); b = append(b, name...); b = append(b, '=') }
 	num := func(name string, n int64) { field(name); b = strconv.AppendInt(b, n, 10) }
@@ -248,6 +258,10 @@ func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 	b = append(b, "default"...)
 	num("redir", cl.TrackingRedirect())
 	num("resp", int64(cl.W.Proto))
+	field("lib-name")
+	b = append(b, cl.LibName...)
+	field("lib-ver")
+	b = append(b, cl.LibVer...)
 	return b
 }
 
@@ -480,6 +494,46 @@ func (e *Engine) killClient(c *Ctx, cl *Client) {
 	}
 	cl.Conn.Close()
 	e.FreeClient(cl)
+}
+
+// clientSetInfo is Redis 7.2's clientSetinfoCommand. Redis compares and
+// validates the arguments as C strings, so a NUL byte ends them: what
+// follows one is never shown, and an empty value clears the attribute.
+func clientSetInfo(c *Ctx, args [][]byte) {
+	attr, val := cString(args[2]), cString(args[3])
+	var dst *string
+	switch {
+	case EqualFold(attr, "lib-name"):
+		dst = &c.C.LibName
+	case EqualFold(attr, "lib-ver"):
+		dst = &c.C.LibVer
+	default:
+		c.Error(ErrUnrecognizedOption(attr))
+		return
+	}
+	for _, b := range val {
+		if b < '!' || b > '~' {
+			c.Error(ErrClientAttr(attr))
+			return
+		}
+	}
+	*dst = string(val)
+	c.W.OK()
+}
+
+// clientNoTouch is Redis 7.2's CLIENT NO-TOUCH: while on, the client's
+// commands leave the keys' access time alone, except TOUCH (Ctx.touchKey).
+func clientNoTouch(c *Ctx, args [][]byte) {
+	switch {
+	case EqualFold(args[2], "on"):
+		c.C.NoTouch = true
+	case EqualFold(args[2], "off"):
+		c.C.NoTouch = false
+	default:
+		c.Error(ErrSyntax)
+		return
+	}
+	c.W.OK()
 }
 
 func clientNoEvict(c *Ctx, args [][]byte) {

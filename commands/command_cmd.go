@@ -98,6 +98,7 @@ var commandTips = map[string][]string{
 	"command|docs": {"nondeterministic_output_order"}, "command|list": {"nondeterministic_output_order"},
 	"config|set":    {"request_policy:all_nodes", "response_policy:all_succeeded"},
 	"wait":          {"request_policy:all_shards", "response_policy:agg_min"},
+	"waitaof":       {"request_policy:all_shards", "response_policy:agg_min"}, // 7.2
 	"memory|doctor": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 	"memory|stats":  {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 	"object|freq":   {"nondeterministic_output"}, "object|idletime": {"nondeterministic_output"},

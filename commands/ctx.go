@@ -50,10 +50,24 @@ func (c *Ctx) Lookup(key []byte) *store.Entry {
 		return nil
 	}
 	c.E.Stats.KeyspaceHits++
-	if !c.C.NoTouch {
-		e.Access = c.Now
-	}
+	c.touchKey(e)
 	return e
+}
+
+// touchKey records an access to e (the LRU clock lookupKey updates). Under
+// Redis 7.2's CLIENT NO-TOUCH only TOUCH updates it. Inside a script the
+// calling client's mode applies and its command is the script, so there
+// even redis.call('TOUCH') leaves the clock alone, as in Redis, where the
+// check reads server.current_client.
+func (c *Ctx) touchKey(e *store.Entry) {
+	if c.InScript {
+		if caller := c.E.ScriptCaller(); caller != nil && caller.NoTouch {
+			return
+		}
+	} else if c.C.NoTouch && (c.Spec == nil || c.Spec.Name != "touch") {
+		return
+	}
+	e.Access = c.Now
 }
 
 // LookupWrite returns a live key's entry for writing, or nil. An expired

@@ -232,6 +232,26 @@ const (
 	ErrUnblocked          = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 )
 
+// Redis 7.2's CLIENT SETINFO and WAITAOF (7.0.15 has neither).
+const (
+	// ErrWaitAOFLocalRange is getRangeLongFromObjectOrReply's error for a
+	// numlocal other than 0 or 1.
+	ErrWaitAOFLocalRange = "ERR value is out of range, value must between 0 and 1"
+	ErrWaitAOFNoAOF      = "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled."
+)
+
+// ErrUnrecognizedOption is CLIENT SETINFO's error for an attribute other
+// than LIB-NAME and LIB-VER, printed as C prints it (up to a NUL byte).
+func ErrUnrecognizedOption(opt []byte) string {
+	return "ERR Unrecognized option '" + string(cString(opt)) + "'"
+}
+
+// ErrClientAttr is CLIENT SETINFO's error for a value with a byte outside
+// '!'..'~'; the attribute is named as the client spelt it.
+func ErrClientAttr(attr []byte) string {
+	return "ERR " + string(cString(attr)) + " cannot contain spaces, newlines or special characters."
+}
+
 // ErrHelloOption is HELLO's error for an unknown or incomplete option.
 func ErrHelloOption(opt []byte) string {
 	return "ERR Syntax error in HELLO option '" + string(opt) + "'"

@@ -1,15 +1,18 @@
 package commands
 
 import (
+	"math"
 	"runtime"
 	rtdebug "runtime/debug"
 	"strconv"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
 
-// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT MEMORY OBJECT DEBUG.
+// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT WAITAOF MEMORY OBJECT
+// DEBUG.
 
 var serverCommands = []*Spec{
 	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: role},
@@ -17,6 +20,7 @@ var serverCommands = []*Spec{
 	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: lastsave},
 	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
 	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
+	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitaofCmd}, // 7.2
 	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
 	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
@@ -121,18 +125,86 @@ func waitCmd(c *Ctx, args [][]byte) {
 	// Like Redis, wait until enough replicas hold the client's last write
 	// or the timeout (forever for 0) passes, then answer how many do. A
 	// standalone server has none and answers 0 at the timeout.
-	c.E.waitReplicas(c.C, ms, n)
+	c.E.waitReplicas(c.C, waitEntry{n: n}, ms)
 }
 
-// waitReplicas parks cl until n replicas hold its last write or its WAIT
-// times out.
-func (e *Engine) waitReplicas(cl *Client, ms, n int64) {
-	deadline := int64(0)
-	if ms > 0 {
-		deadline = e.NowMs() + ms
+// waitaofCmd is Redis 7.2's WAITAOF numlocal numreplicas timeout (7.0.15
+// lacks it): wait until the client's last write is on disk here (numlocal,
+// 0 or 1, which needs appendonly) and on numreplicas replicas, then answer
+// [local, replicas]. The arguments are checked in 7.2's order and words.
+func waitaofCmd(c *Ctx, args [][]byte) {
+	local, ok := ParseInt(args[1])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
 	}
+	if local < 0 || local > 1 {
+		c.Error(ErrWaitAOFLocalRange)
+		return
+	}
+	n, ok := ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
+	if !ok || n < 0 {
+		c.Error(ErrCountPositive)
+		return
+	}
+	ms, ok := ParseInt(args[3])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNegative)
+		return
+	}
+	if ms > 0 && ms > math.MaxInt64-c.Now {
+		c.Error(ErrTimeoutOverflow) // 7.2 checks what 7.0's WAIT lets wrap
+		return
+	}
+	if local > 0 && !c.E.appendOnly() {
+		c.Error(ErrWaitAOFNoAOF)
+		return
+	}
+	haveLocal, have := c.E.aofHolding(c.C)
+	if (have >= n && haveLocal >= local) || c.C.multi.active || c.InExec || c.InScript {
+		writeWaitAOF(c.W, haveLocal, have)
+		return
+	}
+	c.E.waitReplicas(c.C, waitEntry{n: n, aof: true, local: local}, ms)
+}
+
+func writeWaitAOF(w *resp.Writer, local, replicas int64) {
+	w.Array(2)
+	w.Int(local)
+	w.Int(replicas)
+}
+
+// appendOnly reports whether appendonly is set (WAITAOF numlocal needs it).
+func (e *Engine) appendOnly() bool { return settingString(e, "appendonly") == "yes" }
+
+// aofHolding answers WAITAOF: whether cl's last write is on this server's
+// disk (local, 0 or 1) and on how many replicas' disks. A standalone
+// lockkv writes nothing to disk: 0 and 0, as Redis with appendonly off
+// (its fsynced offset stays -1). With appendonly set it still reports 0
+// here, so WAITAOF 1 waits for its timeout: lockkv does not claim a copy
+// it does not have. In a Raft cluster a follower writes an entry to its
+// log store before it acknowledges it, so the replicas holding the write
+// (replicasHolding) hold it on disk.
+func (e *Engine) aofHolding(cl *Client) (local, replicas int64) {
+	if e.Cluster == nil {
+		return 0, 0
+	}
+	return 0, int64(e.replicasHolding(cl))
+}
+
+// waitReplicas parks cl in WAIT or WAITAOF w until it is satisfied or its
+// timeout (ms, 0 for never) passes.
+func (e *Engine) waitReplicas(cl *Client, w waitEntry, ms int64) {
+	if ms > 0 {
+		w.deadline = e.NowMs() + ms
+	}
+	w.cl = cl
 	cl.waiting = true
-	e.srv.waits = append(e.srv.waits, waitEntry{cl: cl, deadline: deadline, n: n})
+	e.srv.waits = append(e.srv.waits, w)
 }
 
 // replicasHolding counts the replicas known to hold cl's last write: on a
@@ -159,19 +231,40 @@ func (e *Engine) replicasHolding(cl *Client) int {
 	return have
 }
 
-// waitRecheck answers the WAITs that enough replicas now satisfy (a
-// follower reported progress).
+// waitSatisfied reports whether w can be answered now.
+func (e *Engine) waitSatisfied(w waitEntry) bool {
+	if !w.aof {
+		return int64(e.replicasHolding(w.cl)) >= w.n
+	}
+	local, have := e.aofHolding(w.cl)
+	return local >= w.local && have >= w.n
+}
+
+// waitRecheck answers the WAITs and WAITAOFs that are now satisfied (a
+// follower reported progress), and fails the WAITAOFs for a local copy
+// once appendonly is off, as Redis's processClientsWaitingReplicas does.
 func (e *Engine) waitRecheck() {
+	e.waitAnswer(func(w waitEntry) bool { return e.waitSatisfied(w) || w.aof && w.local > 0 && !e.appendOnly() })
+}
+
+// waitTimeouts answers the WAITs and WAITAOFs whose timeout passed.
+func (e *Engine) waitTimeouts(now int64) {
+	e.waitAnswer(func(w waitEntry) bool { return w.deadline != 0 && now >= w.deadline })
+}
+
+// waitAnswer answers, in the order they arrived, the waiting clients done
+// reports, and forgets freed ones.
+func (e *Engine) waitAnswer(done func(waitEntry) bool) {
 	if len(e.srv.waits) == 0 {
 		return
 	}
 	keep := e.srv.waits[:0]
-	var done []waitEntry
+	var answer []waitEntry
 	for _, w := range e.srv.waits {
 		switch {
 		case w.cl.freed:
-		case int64(e.replicasHolding(w.cl)) >= w.n:
-			done = append(done, w)
+		case done(w):
+			answer = append(answer, w)
 		default:
 			keep = append(keep, w)
 		}
@@ -180,48 +273,56 @@ func (e *Engine) waitRecheck() {
 		e.srv.waits[i] = waitEntry{}
 	}
 	e.srv.waits = keep
-	for _, w := range done {
-		e.waitDone(w.cl)
+	for _, w := range answer {
+		e.waitDone(w, "")
 	}
 }
 
-func (e *Engine) waitDone(cl *Client) {
+// waitUnblock ends cl's WAIT or WAITAOF for CLIENT UNBLOCK: with errMsg,
+// or with the reply of a timeout when errMsg is "". It reports whether cl
+// was waiting.
+func (e *Engine) waitUnblock(cl *Client, errMsg string) bool {
+	for i, w := range e.srv.waits {
+		if w.cl == cl {
+			e.srv.waits = append(e.srv.waits[:i], e.srv.waits[i+1:]...)
+			e.waitDone(w, errMsg)
+			return true
+		}
+	}
+	return false
+}
+
+// waitDone writes w's reply (errMsg, else the counts now); the client's
+// next commands run from FlushOutputs, as Redis runs unblocked clients
+// before it sleeps.
+func (e *Engine) waitDone(w waitEntry, errMsg string) {
+	cl := w.cl
 	cl.waiting = false
 	if cl.ReplyMode == ReplyOn {
-		e.Writer(cl).Int(int64(e.replicasHolding(cl)))
+		out := e.Writer(cl)
+		switch {
+		case errMsg != "":
+			out.Error(errMsg)
+			e.countError([]byte(errMsg))
+		case w.aof && w.local > 0 && !e.appendOnly():
+			out.Error(ErrWaitAOFNoAOF)
+			e.countError([]byte(ErrWaitAOFNoAOF))
+		case w.aof:
+			local, have := e.aofHolding(cl)
+			writeWaitAOF(out, local, have)
+		default:
+			out.Int(int64(e.replicasHolding(cl)))
+		}
 	}
-	e.runPending(cl)
+	e.resumeLater(cl)
 }
 
 type waitEntry struct {
 	cl       *Client
 	deadline int64 // Unix ms; 0 = never
 	n        int64 // replicas wanted
-}
-
-// waitTimeouts answers the WAITs whose timeout passed.
-func (e *Engine) waitTimeouts(now int64) {
-	if len(e.srv.waits) == 0 {
-		return
-	}
-	keep := e.srv.waits[:0]
-	var done []*Client
-	for _, w := range e.srv.waits {
-		switch {
-		case w.cl.freed:
-		case w.deadline != 0 && now >= w.deadline:
-			done = append(done, w.cl)
-		default:
-			keep = append(keep, w)
-		}
-	}
-	for i := len(keep); i < len(e.srv.waits); i++ {
-		e.srv.waits[i] = waitEntry{}
-	}
-	e.srv.waits = keep
-	for _, cl := range done {
-		e.waitDone(cl)
-	}
+	aof      bool  // WAITAOF: the copies must be on disk
+	local    int64 // WAITAOF numlocal
 }
 
 func (e *Engine) waitDeadline() int64 {

@@ -276,7 +276,7 @@ func getdel(c *Ctx, args [][]byte) {
 		c.WrongType()
 		return
 	}
-	e.Access = c.Now
+	c.touchKey(e)
 	c.W.Bulk(s.B)
 	c.DB.Delete(string(args[1]))
 	c.Modified(args[1])
@@ -394,7 +394,7 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 		// deadline and becomes int-encoded again.
 		s.B = append(s.B[:0], b...)
 		s.Raw, s.NotInt = false, false
-		e.Access = c.Now
+		c.touchKey(e)
 		c.Modified(key)
 	} else {
 		c.setKey(key, store.NewString(b), false, false)
@@ -486,7 +486,7 @@ func appendCmd(c *Ctx, args [][]byte) {
 		}
 		s.B = append(s.B, val...)
 		s.Raw = true
-		e.Access = c.Now
+		c.touchKey(e)
 		total = len(s.B)
 		c.Modified(key)
 	}
@@ -616,7 +616,7 @@ func setrange(c *Ctx, args [][]byte) {
 	}
 	copy(s.B[offset:], val)
 	s.Raw = true
-	e.Access = c.Now
+	c.touchKey(e)
 	c.Modified(key)
 	c.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))

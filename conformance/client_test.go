@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +24,8 @@ func TestClientBasics(t *testing.T) {
 	p.Do("CLIENT", "SETNAME", "")
 	p.Do("CLIENT", "GETNAME")
 	p.Do("CLIENT", "SETNAME")
-	// 7.0.15 has neither (they came in 7.2).
-	p.Do("CLIENT", "SETINFO", "lib-name", "go-redis")
-	p.Do("CLIENT", "NO-TOUCH", "on")
+	// CLIENT SETINFO and NO-TOUCH came in Redis 7.2: lockkv implements
+	// them, 7.0.15 does not (commands/redis72_test.go tests them).
 	p.Do("CLIENT", "NO-EVICT", "x")
 	p.Do("CLIENT", "NO-EVICT", "on")
 	p.Do("CLIENT", "NO-EVICT", "OFF")
@@ -256,10 +256,19 @@ func TestClientUNBLOCK(t *testing.T) {
 	p := Connect(t)
 	blocked := Connect(t)
 	p.Do("DEL", "unblock-list")
-	for _, reason := range []string{"", "TIMEOUT", "ERROR"} {
+	// WAIT blocks like BLPOP; unblocked as a timeout it answers the
+	// replicas it has (none).
+	for _, tc := range []struct{ cmd, reason []string }{
+		{[]string{"BLPOP", "unblock-list", "0"}, nil},
+		{[]string{"BLPOP", "unblock-list", "0"}, []string{"TIMEOUT"}},
+		{[]string{"BLPOP", "unblock-list", "0"}, []string{"ERROR"}},
+		{[]string{"WAIT", "1", "0"}, nil},
+		{[]string{"WAIT", "1", "0"}, []string{"TIMEOUT"}},
+		{[]string{"WAIT", "1", "0"}, []string{"ERROR"}},
+	} {
 		lid, _ := blocked.L.Do("CLIENT", "ID")
 		rid, _ := blocked.R.Do("CLIENT", "ID")
-		blocked.Send("BLPOP", "unblock-list", "0")
+		blocked.Send(tc.cmd...)
 		blocked.NoReply(50 * time.Millisecond)
 		// Wait until both servers see the client blocked.
 		for _, side := range []struct {
@@ -276,15 +285,11 @@ func TestClientUNBLOCK(t *testing.T) {
 			}
 		}
 		args := func(id string) []string {
-			a := []string{"CLIENT", "UNBLOCK", id}
-			if reason != "" {
-				a = append(a, reason)
-			}
-			return a
+			return append([]string{"CLIENT", "UNBLOCK", id}, tc.reason...)
 		}
 		lv, _ := p.L.Do(args(lid.Str)...)
 		rv, _ := p.R.Do(args(rid.Str)...)
-		p.check("CLIENT UNBLOCK "+reason, lv, rv, Equal(lv, rv))
+		p.check(fmt.Sprintf("CLIENT UNBLOCK %v %v", tc.cmd, tc.reason), lv, rv, Equal(lv, rv))
 		blocked.Receive()
 		lv, _ = p.L.Do(args(lid.Str)...)
 		rv, _ = p.R.Do(args(rid.Str)...)
