@@ -367,6 +367,39 @@ func TestScriptLua51Numbers(t *testing.T) {
 	)
 }
 
+// Lua 5.1 reads numeric strings with strtod (tonumber's rules: decimal,
+// hex with glibc's hex floats, surrounding spaces) in arithmetic, unary
+// minus, comparisons and every library argument read as a number.
+func TestScriptLua51Coercion(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"return -'010'", "return tostring(-'010')", "return -' 5 '", "return -'0x10'", "return -'1e2'", "return tostring(-'1.5')",
+		"return -'abc'", "local s = 'x' return -s", "return -''", "return tostring(-'-0')", "return -'0b11'", "return -'1_0'",
+		"return tostring(-' 0x1F ')", "return tostring(-'inf')", "return tostring(-'nan')", "return -'5x'",
+		"return '010' * 1", "return '010' - 0", "return '010' / 1", "return '010' % 7", "return '010' ^ 1",
+		"return ' 010 ' + 0", "return '0x' + 0", "return '0x10.8' + 0", "return '1e+2' + 0", "return '1E-2' * 100",
+		"return ' \\t12\\n' + 0", "return '12 3' + 0", "return '+5' + 0", "return '- 5' + 0", "return '.5' + 0", "return '5.' + 0",
+		"return 10 == '10'", "return '10' == '010'", "return '10' < '9'", "return 10 < '9'", "return '10' <= 9", "return '1e1' == 10",
+		"return tostring(tonumber('0x'))", "return tonumber('0X1A')", "return tonumber(' -0x10 ')", "return tonumber('1e+')",
+		"return tonumber('0x1p4')", "return tonumber('1e2', 10)", "return tonumber('010', 10)", "return tonumber(' 10 ', 16)",
+		"return math.floor(-'010')", "return string.rep('a', '010')", "return ('010'):rep(2)", "return math.abs('-010')",
+		"local s = 0 for i = '010', 12 do s = s + i end return s", "return string.sub('abcdefghijkl', '010')",
+		"return {string.byte('abcdefghijkl', '010')}", "return string.char('065')", "return string.format('%d', '010')",
+		"return string.format('%d', '0x10')", "return string.format('%5.1f', ' 010 ')", "return tostring(-'-010')",
+		"return 1 + -'3'", "local t = {['010']=1} return t[10]", "return #('010' + 0 .. '')", "return ('0x10' + 0) .. ''",
+		"return '0x10.8' + 0", "return tonumber('0x1p4')", "return tonumber('0x.8') * 4", "return tonumber('0x1P-1') * 4",
+		"return tonumber('0x1p')", "return tonumber('0xp1')", "return tonumber('0x1.8p1')", "return tonumber('-0x1p4')",
+		"return tonumber('0x10000000000000000') == 2^64", "return tonumber('0xg')", "return tonumber('0x 1')",
+		"return math.abs('-010')", "return math.max('010', 9)", "return math.floor('0x10')", "return math.random('010') <= 10",
+		"return select('02', 'a', 'b', 'c')", "return select('#x', 'a', 'b')", "return select('x', 1)",
+		"return table.concat({1,2,3,4,5,6,7,8,9,10,11}, ',', '010')", "return table.concat({'a','b'}, '010')",
+		"local t = {1,2,3} table.insert(t, '02', 'x') return t", "local t = {} table.insert(t, '010') return t",
+		"local t = {1,2,3} return table.remove(t, '01')", "return {unpack({1,2,3}, '02')}", "return tonumber('10', '010')",
+		"return string.format('%x', '0x1p4')", "return ('x'):rep('0x2')", "return 1e2", "return 0x10", "return -0x10",
+		"return bit.band('010', 15)", "return bit.tohex('0x10')",
+	)
+}
+
 func TestScriptRESP3(t *testing.T) {
 	p := NewPair(t)
 	p.Do("HSET", "h", "f", "v")

@@ -67,15 +67,11 @@ func str2number(s string) (float64, bool) {
 		body = body[1:]
 	}
 	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		v, err := strconv.ParseUint(body[2:], 16, 64)
-		if err != nil {
-			return 0, false
-		}
-		f := float64(v)
+		f, ok := hexFloat(body[2:])
 		if neg {
 			f = -f
 		}
-		return f, true
+		return f, ok
 	}
 	for i := 0; i < len(body); i++ {
 		c := body[i]
@@ -94,6 +90,45 @@ func str2number(s string) (float64, bool) {
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// hexFloat reads what glibc's strtod accepts after "0x": hex digits with
+// an optional point ("10.8") and an optional binary exponent ("1p4").
+func hexFloat(s string) (float64, bool) {
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "pP"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+		e := exp
+		if e != "" && (e[0] == '+' || e[0] == '-') {
+			e = e[1:]
+		}
+		if e == "" || strings.Trim(e, "0123456789") != "" {
+			return 0, false
+		}
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" && frac == "" {
+		return 0, false
+	}
+	for _, part := range []string{intPart, frac} {
+		if strings.Trim(part, "0123456789abcdefABCDEF") != "" {
+			return 0, false
+		}
+	}
+	if intPart == "" {
+		intPart = "0"
+	}
+	if exp == "" {
+		exp = "0"
+	}
+	f, err := strconv.ParseFloat("0x"+intPart+"."+frac+"p"+exp, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
 			return f, true
@@ -339,24 +374,32 @@ func appendQuoted(out []byte, s string) []byte {
 	return append(out, '"')
 }
 
-// stringNumArgs are the argument positions of string functions that Lua
-// 5.1 reads with luaL_checkint/optint, which accept numeric strings;
-// gopher-lua accepts only numbers there. -1 means every argument.
-var stringNumArgs = map[string][]int{
-	"rep": {2}, "sub": {2, 3}, "byte": {2, 3}, "char": {-1}, "find": {3}, "match": {3}, "gsub": {4},
+// numArgs are, per library, the argument positions of functions that Lua
+// 5.1 reads with luaL_checknumber/checkint/optint, which accept numeric
+// strings as tonumber reads them; gopher-lua reads strings there with its
+// own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
+var numArgs = map[string]map[string][]int{
+	"string": {"rep": {2}, "sub": {2, 3}, "byte": {2, 3}, "char": {-1}, "find": {3}, "match": {3}, "gsub": {4}},
+	"math": {"abs": {-1}, "acos": {-1}, "asin": {-1}, "atan": {-1}, "atan2": {-1}, "ceil": {-1}, "cos": {-1},
+		"cosh": {-1}, "deg": {-1}, "exp": {-1}, "floor": {-1}, "fmod": {-1}, "frexp": {-1}, "ldexp": {-1},
+		"log": {-1}, "log10": {-1}, "max": {-1}, "min": {-1}, "mod": {-1}, "modf": {-1}, "pow": {-1},
+		"rad": {-1}, "random": {-1}, "randomseed": {-1}, "sin": {-1}, "sinh": {-1}, "sqrt": {-1},
+		"tan": {-1}, "tanh": {-1}},
+	"table": {"concat": {3, 4}, "remove": {2}},
+	"_G":    {"tonumber": {2}, "unpack": {2, 3}, "error": {2}},
 }
 
-// coerceStringArgs wraps the string functions so numeric strings are
-// converted where Lua 5.1 converts them.
-func coerceStringArgs(L *lua.LState, str *lua.LTable) {
-	for name, pos := range stringNumArgs {
-		fn, ok := str.RawGetString(name).(*lua.LFunction)
+// coerceNumArgs wraps lib's functions listed in numArgs[name] so numeric
+// strings are converted where Lua 5.1 converts them.
+func coerceNumArgs(L *lua.LState, name string, lib *lua.LTable) {
+	for fname, pos := range numArgs[name] {
+		fn, ok := lib.RawGetString(fname).(*lua.LFunction)
 		if !ok {
 			continue
 		}
 		pos := pos
 		inner := fn.GFunction
-		str.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		lib.RawSetString(fname, L.NewFunction(func(L *lua.LState) int {
 			top := L.GetTop()
 			for _, p := range pos {
 				if p == -1 {
@@ -445,4 +488,14 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 			return 1
 		}))
 	}
+	// Unary minus: gopher-lua would negate parseNumber's reading ("010"
+	// as octal 8); Lua 5.1 negates tonumber's.
+	mt.RawSetString("__unm", L.NewFunction(func(L *lua.LState) int {
+		x, ok := toNumber(L.Get(1))
+		if !ok {
+			L.RaiseError("__unm undefined")
+		}
+		L.Push(lua.LNumber(-x))
+		return 1
+	}))
 }

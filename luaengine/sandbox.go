@@ -75,6 +75,19 @@ func (e *Engine) setup() {
 	G.RawSetString("rawget", L.NewFunction(e.baseRawget))
 	G.RawSetString("setmetatable", L.NewFunction(e.baseSetmetatable))
 	G.RawSetString("getmetatable", L.NewFunction(e.baseGetmetatable))
+	coerceNumArgs(L, "_G", G)
+	// select's first argument is a count unless it starts with '#'.
+	if sel, ok := G.RawGetString("select").(*lua.LFunction); ok {
+		inner := sel.GFunction
+		G.RawSetString("select", L.NewFunction(func(L *lua.LState) int {
+			if s, ok := L.Get(1).(lua.LString); ok && strings.HasPrefix(string(s), "#") {
+				L.Replace(1, lua.LString("#"))
+			} else if coerceArg(L, 1); L.Get(1).Type() == lua.LTString {
+				L.ArgError(1, "number expected, got string")
+			}
+			return inner(L)
+		}))
+	}
 	next := L.NewFunction(e.baseNext)
 	G.RawSetString("next", next)
 	G.RawSetString("pairs", L.NewClosure(e.basePairs, next))
@@ -88,7 +101,7 @@ func (e *Engine) setup() {
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
 	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
-	coerceStringArgs(L, gstr)
+	coerceNumArgs(L, "string", gstr)
 	forEach(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
@@ -106,9 +119,13 @@ func (e *Engine) setup() {
 					L.Error(lua.LString(errReadonly), 0)
 				}
 			}
+			if L.GetTop() == 3 { // table.insert(t, pos, v)
+				coerceArg(L, 2)
+			}
 			return inner(L)
 		}))
 	}
+	coerceNumArgs(L, "table", tbl)
 	tbl.RawSetString("foreach", L.NewFunction(tableForeach))
 	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
@@ -118,6 +135,7 @@ func (e *Engine) setup() {
 	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	m.RawSetString("random", L.NewFunction(e.mathRandom))
 	m.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
+	coerceNumArgs(L, "math", m)
 
 	G.RawSetString("redis", e.redisTable())
 	G.RawSetString("cjson", openCjson(L))
