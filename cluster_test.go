@@ -36,6 +36,12 @@ func freeAddr(t *testing.T) string {
 
 func startCluster(t *testing.T, n int) *testCluster {
 	t.Helper()
+	return startClusterWith(t, n, func(*replication.Config) {})
+}
+
+// startClusterWith starts n nodes, each configured further by opt.
+func startClusterWith(t *testing.T, n int, opt func(*replication.Config)) *testCluster {
+	t.Helper()
 	tc := &testCluster{t: t, srvs: make([]*Server, n)}
 	for i := 0; i < n; i++ {
 		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
@@ -46,6 +52,7 @@ func startCluster(t *testing.T, n int) *testCluster {
 			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: tc.peers,
 			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
 		}})
+		opt(tc.cfgs[i].Cluster)
 		tc.start(i)
 	}
 	t.Cleanup(func() {
@@ -342,26 +349,7 @@ func TestClusterSPOPSameMember(t *testing.T) {
 // TestClusterForward: with Forward, a plain client on a follower works as
 // if it were connected to the leader.
 func TestClusterForward(t *testing.T) {
-	tc := &testCluster{t: t}
-	tc.srvs = make([]*Server, 3)
-	for i := 0; i < 3; i++ {
-		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
-	}
-	for i := 0; i < 3; i++ {
-		p := tc.peers[i]
-		tc.cfgs = append(tc.cfgs, Config{Addr: p.ClientAddr, Cluster: &replication.Config{
-			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: tc.peers, Forward: true,
-			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
-		}})
-		tc.start(i)
-	}
-	t.Cleanup(func() {
-		for _, s := range tc.srvs {
-			if s != nil {
-				s.Close()
-			}
-		}
-	})
+	tc := startClusterWith(t, 3, func(c *replication.Config) { c.Forward = true })
 	ctx := context.Background()
 	l := tc.leader()
 	waitFor(t, "the registry", func() bool {
