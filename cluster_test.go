@@ -437,3 +437,27 @@ func TestClusterMembership(t *testing.T) {
 		t.Fatalf("RAFT.NODE REMOVE on a follower: %v", err)
 	}
 }
+
+// TestClusterWAITAOF: on a durable cluster WAITAOF counts the leader's own
+// disk and the followers holding the write.
+func TestClusterWAITAOF(t *testing.T) {
+	dir := t.TempDir()
+	i := 0
+	tc := startClusterWith(t, 3, func(c *replication.Config) {
+		i++
+		c.DataDir = fmt.Sprintf("%s/n%d", dir, i)
+	})
+	ctx := context.Background()
+	conn := tc.client(tc.leader()).Conn()
+	defer conn.Close()
+	if err := conn.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := conn.Do(ctx, "WAITAOF", 1, 2, 5000).Slice()
+	if err != nil || len(v) != 2 || v[0] != int64(1) || v[1] != int64(2) {
+		t.Fatalf("WAITAOF 1 2 5000 = %v, %v", v, err)
+	}
+	if s, err := conn.ConfigGet(ctx, "appendonly").Result(); err != nil || s["appendonly"] != "no" {
+		t.Fatalf("CONFIG GET appendonly = %v, %v (the setting itself is unchanged)", s, err)
+	}
+}

@@ -57,6 +57,9 @@ type ClusterStatus struct {
 	FirstIndex uint64
 	// LastSnapshotIndex is the index of the newest snapshot, 0 for none.
 	LastSnapshotIndex uint64
+	// Durable is set when the log is on disk (a data directory): an entry
+	// is fsynced on a node before that node acknowledges it.
+	Durable bool
 }
 
 // KeySlot is Redis Cluster's hash slot of key (keyHashSlot): CRC16 of the

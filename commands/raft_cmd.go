@@ -12,7 +12,7 @@ type ClusterAdmin interface {
 }
 
 var raftCommands = []*Spec{
-	{Name: "raft.node", Arity: -2, ACL: []string{"admin", "slow", "dangerous"}, Sub: []*Spec{
+	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: []*Spec{
 		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeAdd},
 		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, ACL: []string{"admin", "fast", "dangerous"}, Fn: raftNodeAck},
 		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeRemove},

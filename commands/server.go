@@ -179,7 +179,11 @@ func writeWaitAOF(w *resp.Writer, local, replicas int64) {
 }
 
 // appendOnly reports whether appendonly is set (WAITAOF numlocal needs it).
-func (e *Engine) appendOnly() bool { return settingString(e, "appendonly") == "yes" }
+// A durable cluster node logs every write to disk before it applies it, so
+// it counts as appendonly.
+func (e *Engine) appendOnly() bool {
+	return settingString(e, "appendonly") == "yes" || (e.Cluster != nil && e.Cluster.Status().Durable)
+}
 
 // aofHolding answers WAITAOF: whether cl's last write is on this server's
 // disk (local, 0 or 1) and on how many replicas' disks. A standalone
@@ -190,10 +194,15 @@ func (e *Engine) appendOnly() bool { return settingString(e, "appendonly") == "y
 // log store before it acknowledges it, so the replicas holding the write
 // (replicasHolding) hold it on disk.
 func (e *Engine) aofHolding(cl *Client) (local, replicas int64) {
-	if e.Cluster == nil {
+	if e.Cluster == nil || !e.IsLeader() {
 		return 0, 0
 	}
-	return 0, int64(e.replicasHolding(cl))
+	if e.Cluster.Status().Durable {
+		// The leader counts itself towards a commit only once the entry
+		// is in its own log on disk, and it answers after the commit.
+		local = 1
+	}
+	return local, int64(e.replicasHolding(cl))
 }
 
 // waitReplicas parks cl in WAIT or WAITAOF w until it is satisfied or its

@@ -98,6 +98,7 @@ func (n *Node) Status() commands.ClusterStatus {
 		LastLogIndex: n.raft.LastIndex(),
 		CommitIndex:  n.raft.CommitIndex(),
 		AppliedIndex: n.raft.AppliedIndex(),
+		Durable:      n.cfg.DataDir != "",
 	}
 	if n.logs != nil {
 		st.FirstIndex, _ = n.logs.FirstIndex()
