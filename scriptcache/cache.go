@@ -11,6 +11,7 @@ import (
 	"container/list"
 	"crypto/sha1"
 	"encoding/hex"
+	"sort"
 
 	"github.com/lockkv/lockkv/luaengine"
 )
@@ -117,6 +118,22 @@ func (c *Cache) MakePermanent(e *Entry) {
 func (c *Cache) Flush() {
 	c.m = map[string]*Entry{}
 	c.lru.Init()
+}
+
+// Entries returns the scripts SCRIPT LOAD made permanent, by SHA1, and
+// the EVAL-only ones from the least to the most recently used, so adding
+// them in that order to an empty cache rebuilds this one (snapshots).
+func (c *Cache) Entries() (loaded, eval []*Entry) {
+	for _, e := range c.m {
+		if e.lru == nil {
+			loaded = append(loaded, e)
+		}
+	}
+	sort.Slice(loaded, func(i, j int) bool { return loaded[i].Script.SHA < loaded[j].Script.SHA })
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		eval = append(eval, el.Value.(*Entry))
+	}
+	return loaded, eval
 }
 
 // Len returns the number of cached scripts.

@@ -1,6 +1,7 @@
 package scriptcache
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 )
@@ -47,5 +48,27 @@ func TestEvalScriptsAreBounded(t *testing.T) {
 	c.Flush()
 	if c.Len() != 0 {
 		t.Error("flush left scripts")
+	}
+}
+
+func TestEntriesRebuildTheCache(t *testing.T) {
+	c := New(10)
+	c.Add("b", &Entry{}, true)
+	c.Add("a", &Entry{}, true)
+	for _, sha := range []string{"e1", "e2", "e3"} {
+		c.Add(sha, &Entry{}, false)
+	}
+	c.Touch(c.Get("e1"))
+	loaded, eval := c.Entries()
+	var got []string
+	for _, e := range loaded {
+		got = append(got, e.Script.SHA)
+	}
+	got = append(got, "|")
+	for _, e := range eval {
+		got = append(got, e.Script.SHA)
+	}
+	if want := "[a b | e2 e3 e1]"; fmt.Sprint(got) != want {
+		t.Fatalf("entries %v, want %s", got, want)
 	}
 }

@@ -229,6 +229,12 @@ func (db *DB) Flush() {
 // must not modify the database.
 func (db *DB) Range(fn func(key string, e *Entry) bool) { db.keys.Range(fn) }
 
+// RangeShard is Range over shard i of n (see dict.Dict.RangeShard): the
+// shards may be ranged concurrently while nothing modifies the database.
+func (db *DB) RangeShard(i, n int, fn func(key string, e *Entry) bool) {
+	db.keys.RangeShard(i, n, fn)
+}
+
 // Scan continues a SCAN iteration at cursor (see dict.Dict.Scan).
 func (db *DB) Scan(cursor uint64, fn func(key string, e *Entry)) uint64 {
 	return db.keys.Scan(cursor, fn)
