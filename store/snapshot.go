@@ -312,21 +312,11 @@ func NewDecoder(r io.Reader, sum hash.Hash64) *Decoder {
 
 // fill reads more input once the buffer is consumed.
 func (d *Decoder) fill() error {
-	d.sumConsumed()
-	d.pos, d.end, d.hashed = 0, 0, 0
-	for {
-		n, err := d.r.Read(d.buf)
-		if n > 0 {
-			d.end = n
-			return nil
-		}
-		if err == io.EOF {
-			return corrupt("truncated")
-		}
-		if err != nil {
-			return err
-		}
+	eof, err := d.AtEOF()
+	if err == nil && eof {
+		err = corrupt("truncated")
 	}
+	return err
 }
 
 func (d *Decoder) sumConsumed() {
@@ -336,11 +326,14 @@ func (d *Decoder) sumConsumed() {
 	d.hashed = d.pos
 }
 
-// Sum returns the checksum of everything consumed so far and stops
-// summing: the checksum itself follows.
+// Sum returns the checksum of everything consumed so far (0 without a
+// hash) and stops summing: the checksum itself follows.
 func (d *Decoder) Sum() uint64 {
 	d.sumConsumed()
 	d.nohash = true
+	if d.sum == nil {
+		return 0
+	}
 	return d.sum.Sum64()
 }
 
@@ -351,7 +344,7 @@ func (d *Decoder) AtEOF() (bool, error) {
 	}
 	d.sumConsumed()
 	d.pos, d.end, d.hashed = 0, 0, 0
-	for {
+	for range 100 { // as bufio, give up on a reader that returns nothing
 		n, err := d.r.Read(d.buf)
 		if n > 0 {
 			d.end = n
@@ -364,6 +357,7 @@ func (d *Decoder) AtEOF() (bool, error) {
 			return false, err
 		}
 	}
+	return false, io.ErrNoProgress
 }
 
 // Byte reads one byte.
