@@ -1,10 +1,14 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
 	"container/heap"
 	"math/rand/v2"
+	"slices"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -712,4 +716,48 @@ func (e *Engine) flushProposals() {
 		rs.flushed = true
 		rs.r.Flush()
 	}
+}
+
+// sortForScript makes the reply of a command whose order follows a hash
+// table's layout the same on every node, for a script applied from the
+// log: its elements (field/value pairs for HGETALL) are sorted, as Redis
+// before 7 did for scripts (CMD_SORT_FOR_SCRIPT). A script that writes by
+// what such a reply lists first then writes the same on every node.
+func sortForScript(spec *Spec, reply []byte) []byte {
+	group := 1
+	switch spec.FullName() {
+	case "smembers", "sinter", "sunion", "sdiff", "keys", "hkeys", "hvals":
+	case "hgetall":
+		group = 2
+	default:
+		return reply
+	}
+	if len(reply) == 0 || (reply[0] != '*' && reply[0] != '~' && reply[0] != '%') {
+		return reply
+	}
+	r := bufio.NewReader(bytes.NewReader(reply))
+	head, err := r.ReadSlice('\n')
+	if err != nil {
+		return reply
+	}
+	head = append([]byte(nil), head...)
+	var elems [][]byte
+	for {
+		var el []byte
+		for i := 0; i < group; i++ {
+			if el, err = resp.ReadReply(r, el); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+		elems = append(elems, el)
+	}
+	slices.SortFunc(elems, bytes.Compare)
+	out := append(reply[:0:0], head...)
+	for _, el := range elems {
+		out = append(out, el...)
+	}
+	return out
 }

@@ -97,6 +97,9 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	if ctx.Spec != nil && ctx.Spec.Flags&Write != 0 {
 		s.dirty = true
 	}
+	if e.repl != nil && e.repl.applying && ctx.Spec != nil {
+		s.w.B = sortForScript(ctx.Spec, s.w.B)
+	}
 	e.Stats.Commands++
 	return s.w.B
 }

@@ -260,6 +260,10 @@ func srandmember(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
+	if c.E.repl != nil && c.E.repl.applying {
+		c.W.Bulk(s.RandomStable(c.E.Rand.Uint64())) // see popMember
+		return
+	}
 	c.W.Bulk(s.Random(c.rnd()))
 }
 
@@ -283,6 +287,10 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 	}
 	size := uint64(s.Len())
 	rnd := c.rnd()
+	if c.E.repl != nil && c.E.repl.applying {
+		srandmemberStable(c, s, count, uniq)
+		return
+	}
 	// CASE 1: negative count (or 1): sample with repetition.
 	if !uniq || count == 1 {
 		c.W.Array(int(count))
@@ -323,6 +331,27 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 		}
 		seen[string(m)] = struct{}{}
 		c.W.Bulk(m)
+	}
+}
+
+// srandmemberStable is SRANDMEMBER with a count inside a replicated op:
+// members chosen by the entry's seed alone (store.Set.RandomStable), the
+// same on every node.
+func srandmemberStable(c *Ctx, s *store.Set, count uint64, uniq bool) {
+	if uniq {
+		count = min(count, uint64(s.Len()))
+	}
+	c.W.Array(int(count))
+	if !uniq {
+		for ; count > 0; count-- {
+			c.W.Bulk(s.RandomStable(c.E.Rand.Uint64()))
+		}
+		return
+	}
+	// Distinct members: take them out one by one from a copy.
+	cp := s.Clone().(*store.Set)
+	for ; count > 0; count-- {
+		c.W.Bulk(cp.PopStable(c.E.Rand.Uint64()))
 	}
 }
 

@@ -237,18 +237,15 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 	return m
 }
 
-// PopStable removes and returns a member chosen by key alone, whatever the
-// hash table's layout: for a hashtable the member with the smallest FNV-1a
-// hash of key and member (O(n)), for an intset the one at key modulo the
-// length. Replicated servers pop with it, so every node removes the same
+// RandomStable returns a member chosen by key alone, whatever the hash
+// table's layout: for a hashtable the member with the smallest FNV-1a hash
+// of key and member (O(n)), for an intset the one at key modulo the length.
+// Replicated servers choose with it, so that every node picks the same
 // member although their tables differ in layout. The set must not be
-// empty.
-func (s *Set) PopStable(key uint64) []byte {
+// empty; the result is a copy.
+func (s *Set) RandomStable(key uint64) []byte {
 	if s.ht == nil {
-		i := int(key % uint64(len(s.is)))
-		m := strconv.AppendInt(nil, s.is[i], 10)
-		s.removeAt(i)
-		return m
+		return strconv.AppendInt(nil, s.is[key%uint64(len(s.is))], 10)
 	}
 	var (
 		best  string
@@ -267,8 +264,14 @@ func (s *Set) PopStable(key uint64) []byte {
 		}
 		return true
 	})
-	s.ht.Delete(best)
-	return s2b(best)
+	return []byte(best)
+}
+
+// PopStable removes and returns the member RandomStable chooses.
+func (s *Set) PopStable(key uint64) []byte {
+	m := s.RandomStable(key)
+	s.Remove(m)
+	return m
 }
 
 // MemoryUsage estimates the bytes the set holds (MEMORY USAGE).
