@@ -615,6 +615,65 @@ func TestScriptLua51Tables(t *testing.T) {
 	)
 }
 
+// Lua 5.1 visits a table's array part and then its hash nodes in slot
+// order (ltable.c); lockkv rebuilds that layout (luaengine/order.go), so
+// pairs, next, cjson.encode, cmsgpack.pack and map/set replies list keys
+// as Redis does.
+func TestScriptTableOrder(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"local t = {} t.alpha=1 t.beta=2 t.gamma=3 t.delta=4 t.epsilon=5 t.zeta=6 local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {alpha=1, beta=2, gamma=3, delta=4, epsilon=5, zeta=6} local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"return cjson.encode({name='x', id=1, tags='a', owner='me', ttl=30, kind='lock'})",
+		"local t = {} t.name='x' t.id=1 t.tags='a' t.owner='me' t.ttl=30 t.kind='lock' return cjson.encode(t)",
+		"return cmsgpack.pack({a=1, b=2, c=3, d=4, e=5})",
+		"local t = {} for i = 1, 100 do t['key' .. i] = i end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 1, 100 do t['key' .. i] = i end return cjson.encode(t)",
+		"local t = {} t.a=1 t.b=2 t.c=3 t.d=4 t.b=nil local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {1, 2, 3, x='a', y='b'} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t.x='a' t[1]=1 t[2]=2 t.y='b' t[3]=3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t[10]=1 t[20]=2 t[30]=3 t[-1]=4 t[0.5]=5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} for i = 1, 50 do t[i * 7] = i end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {[true]=1, [false]=2, x=3} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} local k = string.rep('a', 40) t[k .. '1'] = 1 t[k .. '2'] = 2 t[k .. '3'] = 3 t[k..'4'] = 4 t['b' .. k] = 5 local r = {} for kk in pairs(t) do r[#r+1]=kk:sub(-3) end return r",
+		"local t = {} local r = {} for i = 1, 30 do t[tostring(i)] = i end for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 0, 7 do t[string.rep('a', 1) .. string.char(65 + i) .. string.rep('b', 62)] = i end local r = {} for k in pairs(t) do r[#r+1]=k:sub(1, 2) end return r",
+		"local t = {} for i = 0, 7 do t[string.rep('b', 62) .. string.char(65 + i) .. 'c'] = i end local r = {} for k in pairs(t) do r[#r+1]=k:sub(63) end return r",
+		"local t = {} for i = 1, 40 do t[-i] = i t[2^40 + i] = i end local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} for i = 200, 1, -1 do t[i] = i end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 1, 20 do t['k' .. i] = i end for i = 1, 20, 3 do t['k' .. i] = nil end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 1, 20 do t['k' .. i] = i end for k in pairs(t) do if #k == 3 then t[k] = nil end end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {a=1, b=2, c=3} t.b = nil t.b = 5 local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {x=1, y=2} local k, v = next(t) local k2 = next(t, k) return {k, k2, next(t, k2)}",
+		"local t = {x=1} return next(t, 'nope')", "return next({}, 1)", "local t = {1,2,3} return {next(t, 3)}",
+		"local function f() return 1, 2, 3 end local t = {f(), f(), x=1, y=2, f()} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {one=1, two=2, three=3, four=4, five=5, six=6, seven=7, eight=8, nine=9, ten=10, eleven=11, twelve=12, thirteen=13, fourteen=14, fifteen=15, sixteen=16, seventeen=17, eighteen=18} return cjson.encode(t)",
+		"local t = setmetatable({p=1, q=2, r=3, s=4, u=5}, {}) return cjson.encode(t)",
+		"return getmetatable({a=1})", "local t = {a=1} return rawequal(getmetatable(t), nil)",
+		"return cjson.encode(cjson.decode('{\"name\":\"x\",\"id\":1,\"tags\":2,\"owner\":3,\"ttl\":30,\"kind\":4}'))",
+		"return cmsgpack.pack(cmsgpack.unpack(cmsgpack.pack({alpha=1, beta=2, gamma=3, delta=4, epsilon=5})))",
+		"local t = {} for i = 1, 10 do t['f' .. i] = i end return cmsgpack.pack(t)",
+		"local t = {} t[1] = 'a' t[3] = 'c' t.x = 1 t[2] = 'b' return cjson.encode(t)",
+		"local n = 0 local t = {a=1, b=2, c=3, d=4, e=5} while next(t) do local k = next(t) t[k] = nil n = n + 1 end return n",
+		"local r = {} table.foreach({a=1, b=2, c=3, d=4, e=5, f=6}, function(k) r[#r+1] = k end) return r",
+		"local t = {} for i = 1, 40 do t['m' .. i] = i end return cmsgpack.pack(t)",
+		"local t = {} for i = 1, 100 do t['k' .. i] = i end t.k7 = nil t.k50 = nil t.k7 = 'back' return cjson.encode(t)",
+		"local t = {} for i = 1, 1000 do t['item:' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k end return r",
+		"local t = cjson.decode('{\"b\":1,\"a\":2,\"d\":[1,2],\"c\":{\"y\":1,\"x\":2,\"z\":3}}') return cjson.encode(t)",
+	)
+	p.Do("HSET", "h", "f1", "1", "f2", "2", "f3", "3", "field4", "4", "field5", "5", "x", "6")
+	p.Do("EVAL", "redis.setresp(3) local m = redis.call('hgetall', KEYS[1]).map local r = {} for k in pairs(m) do r[#r+1]=k end return r", "1", "h")
+	maps := []string{
+		"redis.setresp(3) return {map={one=1, two=2, three=3, four=4, five=5, six=6}}",
+		"redis.setresp(3) local m = {} m.one=1 m.two=2 m.three=3 m.four=4 m.five=5 m.six=6 return {map=m}",
+		"return {set={a=true, b=true, c=true, d=true, e=true}}",
+		"redis.setresp(3) local m = {} for i = 1, 100 do m['f' .. i] = i end return {map=m}",
+	}
+	evalAll(p, maps...) // RESP2: maps and sets become flat arrays
+	p.Do("HELLO", "3")
+	evalAll(p, maps...)
+}
+
 func TestScriptInMulti(t *testing.T) {
 	p := NewPair(t)
 	p.Do("MULTI")

@@ -168,7 +168,7 @@ func (e *cjsonEncoder) str(s string) {
 func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 	max, items := 0, 0
 	bad := false
-	forEach(t, func(k, _ lua.LValue) {
+	eachUnordered(t, func(k, _ lua.LValue) {
 		if bad {
 			return
 		}

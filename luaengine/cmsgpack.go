@@ -93,8 +93,7 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 			}
 			return out
 		}
-		n := 0
-		forEach(x, func(_, _ lua.LValue) { n++ })
+		n := tableLen(x)
 		switch {
 		case n < 16:
 			out = append(out, 0x80|byte(n))
@@ -119,7 +118,7 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, max := 0, 0
 	ok := true
-	forEach(t, func(k, _ lua.LValue) {
+	eachUnordered(t, func(k, _ lua.LValue) {
 		n, isNum := k.(lua.LNumber)
 		f := float64(n)
 		if !isNum || f < 1 || f != math.Floor(f) {

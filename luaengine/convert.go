@@ -209,9 +209,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp int) {
 		}
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
-		n := 0
-		forEach(m, func(_, _ lua.LValue) { n++ })
-		w.Map(n)
+		w.Map(tableLen(m))
 		forEach(m, func(k, v lua.LValue) {
 			e.writeReply(w, k, scriptResp)
 			e.writeReply(w, v, scriptResp)
@@ -219,9 +217,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp int) {
 		return
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
-		n := 0
-		forEach(s, func(_, _ lua.LValue) { n++ })
-		w.Set(n)
+		w.Set(tableLen(s))
 		forEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp) })
 		return
 	}

@@ -95,6 +95,8 @@ type Engine struct {
 	loading   *Library
 	argbuf    [][]byte
 	numbuf    []byte
+	// orders caches table layouts between next calls (order.go).
+	orders    map[*lua.LTable]*keyOrder
 	errTables int
 	ticks     uint32
 	// checkTaint makes every call verify that the shared proxies are
@@ -184,6 +186,9 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 		L.Pop(1)
 	}
 	L.SetTop(0)
+	if e.orders != nil {
+		clear(e.orders)
+	}
 	if e.checkTaint && e.tainted() {
 		// A script stored something in a shared table: empty it again so
 		// that no script sees another's state. (Every known way in is
@@ -425,15 +430,4 @@ func positionOf(s string) (src, line string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// forEach visits t's entries in lua_next order, which gopher-lua keeps in
-// insertion order: unlike LTable.ForEach (Go map order) it is the same on
-// every run, so replies and encodings are deterministic.
-func forEach(t *lua.LTable, fn func(k, v lua.LValue)) {
-	k, v := t.Next(lua.LNil)
-	for k != lua.LNil {
-		fn(k, v)
-		k, v = t.Next(k)
-	}
 }

@@ -211,11 +211,11 @@ func baseUnpack(L *lua.LState) int {
 	return n
 }
 
-func tableForeach(L *lua.LState) int {
+func (e *Engine) tableForeach(L *lua.LState) int {
 	t := L.CheckTable(1)
 	fn := L.CheckFunction(2)
-	k, v := t.Next(lua.LNil)
-	for k != lua.LNil {
+	k, v, ok := e.next(L, t, lua.LNil)
+	for ok {
 		L.Push(fn)
 		L.Push(k)
 		L.Push(v)
@@ -224,7 +224,7 @@ func tableForeach(L *lua.LState) int {
 			return 1
 		}
 		L.Pop(1)
-		k, v = t.Next(k)
+		k, v, ok = e.next(L, t, k)
 	}
 	return 0
 }

@@ -1,6 +1,8 @@
 package luaengine
 
 import (
+	"strconv"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -27,9 +29,10 @@ const (
 	helperForInit  = "(lockkv for init)"
 	helperForLimit = "(lockkv for limit)"
 	helperForStep  = "(lockkv for step)"
+	helperTable    = "(lockkv table)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -71,6 +74,25 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 			return 0
 		}
 	}
+	// A table constructor with keyed fields sizes its table for them, so
+	// its layout (and so its key order, see order.go) differs from the
+	// same keys assigned one by one. The helper records the sizes in a
+	// metatable with no metamethods, one per size pair, that
+	// getmetatable does not show.
+	markers := map[uint64]*lua.LTable{}
+	strIndex.RawSetString(helperKey(helperTable), L.NewFunction(func(L *lua.LState) int {
+		t := L.Get(1).(*lua.LTable)
+		hint := uint64(L.Get(2).(lua.LNumber))
+		m := markers[hint]
+		if m == nil {
+			m = L.NewTable()
+			m.RawSetString(tableHintKey, lua.LNumber(hint))
+			markers[hint] = m
+		}
+		t.Metatable = m
+		L.SetTop(1)
+		return 1
+	}))
 	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
 	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
 	strIndex.RawSetString(helperKey(helperForStep), L.NewFunction(forHelper("step")))
@@ -225,11 +247,18 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Object = r.expr(x.Object)
 		x.Key = r.expr(x.Key)
 	case *ast.TableExpr:
-		for _, f := range x.Fields {
+		na, nh := 0, 0
+		for i, f := range x.Fields {
 			if f.Key != nil {
 				f.Key = r.expr(f.Key)
+				nh++
+			} else if i < len(x.Fields)-1 || !multret(f.Value) {
+				na++
 			}
 			f.Value = r.expr(f.Value)
+		}
+		if nh > 0 {
+			return r.sizedTable(x, na, nh)
 		}
 	case *ast.FuncCallExpr:
 		if x.Func != nil {
@@ -261,4 +290,86 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Stmts = r.body(x.Stmts, x.Line())
 	}
 	return e
+}
+
+// multret reports whether e yields all its results as the last item of a
+// list (a call or "..." not in parentheses).
+func multret(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.FuncCallExpr:
+		return !x.AdjustRet
+	case *ast.Comma3Expr:
+		return !x.AdjustRet
+	}
+	return false
+}
+
+// sizedTable wraps a constructor with na list items and nh keyed fields
+// in the table helper, which records the sizes Lua 5.1 gives its table:
+// luaH_new(fb2int(int2fb(na)), fb2int(int2fb(nh))), as lparser.c codes
+// them in OP_NEWTABLE.
+func (r *rewriter) sizedTable(x *ast.TableExpr, na, nh int) ast.Expr {
+	r.used[helperTable] = true
+	fn := &ast.IdentExpr{Value: helperTable}
+	hint := &ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)}
+	call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x, hint}, AdjustRet: true}
+	for _, n := range []interface {
+		SetLine(int)
+		SetLastLine(int)
+	}{fn, hint, call} {
+		n.SetLine(x.Line())
+		n.SetLastLine(x.LastLine())
+	}
+	return call
+}
+
+// int2fb is luaO_int2fb: x rounded up to a "floating point byte"
+// (eeeeexxx: (1xxx) * 2^(eeeee-1) when eeeee > 0).
+func int2fb(x int) int {
+	e := 0
+	for x >= 16 {
+		x = (x + 1) >> 1
+		e++
+	}
+	if x < 8 {
+		return x
+	}
+	return ((e + 1) << 3) | (x - 8)
+}
+
+// fb2int is luaO_fb2int.
+func fb2int(x int) int {
+	e := (x >> 3) & 31
+	if e == 0 {
+		return x
+	}
+	return ((x & 7) + 8) << (e - 1)
+}
+
+// tableHintKey is where a size marker keeps its sizes; no Lua source can
+// spell it.
+const tableHintKey = "\x00lua51 table sizes"
+
+func packTableHint(na, nh int) uint64 {
+	const max = 1<<20 - 1
+	na, nh = min(na, max), min(nh, max)
+	return uint64(na)<<32 | uint64(nh)
+}
+
+// tableHint is the sizes packTableHint packed for t's constructor, 0 for
+// a table not made by a constructor with keyed fields.
+func tableHint(t *lua.LTable) uint64 {
+	if m, ok := t.Metatable.(*lua.LTable); ok {
+		if h, ok := m.RawGetString(tableHintKey).(lua.LNumber); ok {
+			return uint64(h)
+		}
+	}
+	return 0
+}
+
+// isSizeMarker reports whether mt is a size marker rather than a
+// metatable a script set.
+func isSizeMarker(mt lua.LValue) bool {
+	m, ok := mt.(*lua.LTable)
+	return ok && m.RawGetString(tableHintKey) != lua.LNil
 }

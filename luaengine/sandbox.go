@@ -47,7 +47,7 @@ func (e *Engine) setup() {
 	e.proxyList = nil
 
 	var drop []string
-	forEach(G, func(k, _ lua.LValue) {
+	eachUnordered(G, func(k, _ lua.LValue) {
 		if s, ok := k.(lua.LString); !ok || !globalsAllowed[string(s)] {
 			drop = append(drop, k.String())
 		}
@@ -102,7 +102,7 @@ func (e *Engine) setup() {
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
 	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
 	coerceNumArgs(L, "string", gstr)
-	forEach(gstr, func(k, v lua.LValue) {
+	eachUnordered(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
 		}
@@ -126,7 +126,7 @@ func (e *Engine) setup() {
 		}))
 	}
 	coerceNumArgs(L, "table", tbl)
-	tbl.RawSetString("foreach", L.NewFunction(tableForeach))
+	tbl.RawSetString("foreach", L.NewFunction(e.tableForeach))
 	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
 	tbl.RawSetString("getn", L.NewFunction(tableGetn))
@@ -277,6 +277,9 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 		return 1
 	}
 	mt := L.GetMetatable(v)
+	if isSizeMarker(mt) {
+		mt = lua.LNil
+	}
 	if t, ok := mt.(*lua.LTable); ok {
 		if p := t.RawGetString("__metatable"); p != lua.LNil {
 			L.Push(p)
@@ -289,8 +292,8 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 
 func (e *Engine) baseNext(L *lua.LState) int {
 	t := e.real(L.CheckTable(1))
-	k, v := t.Next(L.Get(2))
-	if k == lua.LNil {
+	k, v, ok := e.next(L, t, L.Get(2))
+	if !ok {
 		L.Push(lua.LNil)
 		return 1
 	}
