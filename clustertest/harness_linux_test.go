@@ -346,7 +346,8 @@ func (c *cluster) info(i int) (map[string]string, error) {
 
 // Leader waits (up to 30s) for a leader among the running nodes that are
 // not cut off, and returns its index: a node in state leader, with the
-// highest term seen, that the other reachable nodes name as leader.
+// highest term seen, that the other reachable nodes name as leader, and
+// that serves reads.
 func (c *cluster) Leader() int {
 	c.t.Helper()
 	i, err := c.waitLeader(30 * time.Second)
@@ -411,9 +412,19 @@ func (c *cluster) leaderNow() (int, string) {
 				agree = false
 			}
 		}
-		if agree {
-			return v.i, ""
+		if !agree {
+			continue
 		}
+		// Raft may elect a node before its engine serves as leader: it
+		// must answer a read (a follower answers MOVED or CLUSTERDOWN).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.admin[v.i].Exists(ctx, "leader:probe").Err()
+		cancel()
+		if err != nil {
+			seen = append(seen, fmt.Sprintf("%s leads but answers %v", c.nodes[v.i].id, err))
+			continue
+		}
+		return v.i, ""
 	}
 	return -1, strings.Join(seen, "; ")
 }
