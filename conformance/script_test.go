@@ -397,6 +397,11 @@ func TestScriptLua51Coercion(t *testing.T) {
 		"local t = {1,2,3} return table.remove(t, '01')", "return {unpack({1,2,3}, '02')}", "return tonumber('10', '010')",
 		"return string.format('%x', '0x1p4')", "return ('x'):rep('0x2')", "return 1e2", "return 0x10", "return -0x10",
 		"return bit.band('010', 15)", "return bit.tohex('0x10')",
+		// Numerals in the source are read by the same strtod.
+		"return 010", "return 0x1p4", "return 0X10", "return 1e+2", "return .5e1", "return 0xA.8", "return 0x", "return 1e",
+		"return 0x1P-1 * 4", "return 08", "return 1_0", "return 0b11", "return 3..2", "return 0x10 + '0x10'",
+		"return -0x10 .. ''", "return 2^-'1' * 4", "return '0x10' == 16", "return ('5' + 0) == 5",
+		"local a = '3' local b = '4' return a * b", "return math.floor(' 0x1F ')", "return ('  12  ' + 0)",
 	)
 }
 

@@ -82,7 +82,8 @@ func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 	// Redis 7.0 compiles the body (after the shebang line, whose newline
 	// stays so that line numbers are the body's) as a chunk of its own.
 	src := string(body[skip:])
-	if m := syntaxCheck(src, SourceName, true); m != "" {
+	m, src := syntaxCheck(src, SourceName, true)
+	if m != "" {
 		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + m}
 	}
 	proto, err := compileChunk(src, SourceName)

@@ -122,10 +122,11 @@ func ValidName(s string) bool {
 // runs it so that it registers its functions. The error is the reply
 // text Redis sends.
 func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
-	if m := syntaxCheck(string(code), FunctionSourceName, true); m != "" {
+	m, src := syntaxCheck(string(code), FunctionSourceName, true)
+	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
 	}
-	chunk, err := parse.Parse(bytes.NewReader(code), FunctionSourceName)
+	chunk, err := parse.Parse(strings.NewReader(src), FunctionSourceName)
 	if err != nil {
 		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}
 	}

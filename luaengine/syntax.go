@@ -2,6 +2,8 @@ package luaengine
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -10,7 +12,11 @@ import (
 // (goto, malformed numbers, escapes above 255, ambiguous calls) and words
 // every syntax error as Lua 5.1's parser does ("'=' expected near 'x'").
 // It returns "" when it finds no error.
-func syntaxCheck(src, chunk string, vararg bool) (msg string) {
+//
+// The source returned is src with the numerals gopher-lua's lexer cannot
+// read (hex with a binary exponent, "0x1p4", which strtod reads) written
+// in decimal, on the same line.
+func syntaxCheck(src, chunk string, vararg bool) (msg, fixed string) {
 	p := &luaParser{lx: luaLexer{src: src, line: 1}, chunk: chunk, vararg: []bool{vararg}, loops: []int{0}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -26,7 +32,24 @@ func syntaxCheck(src, chunk string, vararg bool) (msg string) {
 	if p.tok.t != tkEOS {
 		p.errorExpected(tkEOS)
 	}
-	return ""
+	if len(p.numFix) == 0 {
+		return "", src
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range p.numFix {
+		b.WriteString(src[last:f.start])
+		b.WriteString(f.text)
+		last = f.end
+	}
+	b.WriteString(src[last:])
+	return "", b.String()
+}
+
+// numFix replaces src[start:end] by text.
+type numFix struct {
+	start, end int
+	text       string
 }
 
 type luaSyntaxErr string
@@ -118,6 +141,7 @@ type luaParser struct {
 	// vararg per open function; loops per open function.
 	vararg []bool
 	loops  []int
+	numFix []numFix
 }
 
 func (p *luaParser) fail(msg string, t *luaToken) {
@@ -331,8 +355,13 @@ func (p *luaParser) readNumber() luaToken {
 		lx.pos++
 	}
 	text := lx.src[start:lx.pos]
-	if _, ok := str2number(text); !ok {
+	f, ok := str2number(text)
+	if !ok {
 		p.lexError("malformed number", tkNumber, text)
+	}
+	if strings.ContainsAny(text, "pP") && !math.IsInf(f, 0) {
+		// A hex numeral reaches 'p' only through its exponent.
+		p.numFix = append(p.numFix, numFix{start, lx.pos, strconv.FormatFloat(f, 'g', -1, 64)})
 	}
 	return luaToken{t: tkNumber, text: text}
 }
