@@ -402,6 +402,18 @@ func TestScriptLua51Coercion(t *testing.T) {
 		"return 0x1P-1 * 4", "return 08", "return 1_0", "return 0b11", "return 3..2", "return 0x10 + '0x10'",
 		"return -0x10 .. ''", "return 2^-'1' * 4", "return '0x10' == 16", "return ('5' + 0) == 5",
 		"local a = '3' local b = '4' return a * b", "return math.floor(' 0x1F ')", "return ('  12  ' + 0)",
+		// tonumber with a base reads as strtoul does.
+		"return tonumber('0x10', 16)", "return tonumber('1e1', 16)", "return tonumber(' 10 ', 2)", "return tostring(tonumber('-10', 16))",
+		"return tonumber('0x10', 10)", "return tonumber('10', 36)", "return tonumber('zz', 36)", "return tonumber('ZZ', 36)",
+		"return tonumber('', 16)", "return tonumber(' ', 16)", "return tonumber('1 0', 16)", "return tonumber('10', 1)",
+		"return tonumber('10', 37)", "return tonumber(10, 16)", "return tonumber('+10', 16)", "return tostring(tonumber('ffffffffffffffff', 16))",
+		"return tostring(tonumber('fffffffffffffffff', 16))", "return tonumber('0x', 16)", "return tonumber('08', 8)", "return tonumber('7.5', 8)",
+		"return tonumber(' 0x10 ')", "return tonumber('0x10 x')", "return tonumber('\\t0x1A\\n')", "return tostring(tonumber('0x7fffffffffffffff'))",
+		"return tostring(tonumber('1e309'))", "return tostring(tonumber('-0'))", "return tostring(-tonumber('0'))", "return tostring(tonumber('0x-1'))",
+		"return tostring(tonumber('1.'))", "return tostring(tonumber('.'))", "return tostring(tonumber('-.5'))", "return tostring(tonumber('+.5e1'))",
+		"return tostring(tonumber('infinity'))", "return tostring(tonumber('-INF'))", "return tostring(tonumber('nan'))", "return tostring(tonumber('nan(123)'))",
+		"return tostring(tonumber('0x1.8'))", "return tostring(tonumber('1e-400'))", "return tostring(tonumber('4.9e-324'))",
+		"return tostring('5' + '-0')", "return tostring(0 * -1)", "return tostring(-0)", "return tostring(-'0')",
 	)
 }
 

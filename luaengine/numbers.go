@@ -2,6 +2,7 @@ package luaengine
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -83,7 +84,8 @@ func str2number(s string) (float64, bool) {
 				}
 				return math.Inf(1), true
 			}
-			if low == "nan" {
+			if low == "nan" || strings.HasPrefix(low, "nan(") && strings.HasSuffix(low, ")") &&
+				strings.Trim(low[4:len(low)-1], "abcdefghijklmnopqrstuvwxyz0123456789_") == "" {
 				return math.NaN(), true
 			}
 			return 0, false
@@ -148,6 +150,58 @@ func baseTostring(L *lua.LState) int {
 	return 1
 }
 
+// strtoul is C's: leading white space, a sign, "0x" for base 16, then
+// digits of base; a minus negates the unsigned result, an overflow gives
+// the largest value. ok is false without a digit; rest is what follows.
+func strtoul(s string, base int) (n uint64, rest string, ok bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	if base == 16 && len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && digitValue(t[2]) < 16 {
+		t = t[2:]
+	}
+	over := false
+	i := 0
+	for ; i < len(t); i++ {
+		d := digitValue(t[i])
+		if d >= base {
+			break
+		}
+		hi, lo := bits.Mul64(n, uint64(base))
+		lo, carry := bits.Add64(lo, uint64(d), 0)
+		if hi != 0 || carry != 0 {
+			over = true
+		}
+		n = lo
+	}
+	if i == 0 {
+		return 0, s, false
+	}
+	switch {
+	case over:
+		n = math.MaxUint64
+	case neg:
+		n = -n
+	}
+	return n, t[i:], true
+}
+
+// digitValue is a character's value as a digit of bases up to 36, 99
+// for anything else.
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
 func baseTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
 	base := L.OptInt(2, 10)
@@ -168,20 +222,12 @@ func baseTonumber(L *lua.LState) int {
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	s := strings.TrimSpace(L.CheckString(1))
-	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
-	}
-	n, err := strconv.ParseUint(s, base, 64)
-	if err != nil || s == "" {
+	n, rest, ok := strtoul(L.CheckString(1), base)
+	if !ok || strings.TrimLeft(rest, " \t\n\v\f\r") != "" {
 		L.Push(lua.LNil)
 		return 1
 	}
 	f := float64(n)
-	if neg {
-		f = -f
-	}
 	L.Push(lua.LNumber(f))
 	return 1
 }
