@@ -131,13 +131,15 @@ func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 			t.Fatal(err)
 		}
 		c.nodes = append(c.nodes, nd)
-		c.net.serve(i, nd.raftAddr)
 		c.admin = append(c.admin, redis.NewClient(&redis.Options{
 			Addr: nd.clientAddr, MaxRetries: -1, PoolSize: 2,
 			DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
 		}))
 	}
 	c.net.pids = c.pids
+	for i, nd := range c.nodes { // once c.nodes is complete: the proxies read it
+		c.net.serve(i, nd.raftAddr)
+	}
 	t.Cleanup(c.cleanup)
 	for i := range c.nodes {
 		c.start(i)
