@@ -412,6 +412,8 @@ func TestScriptLua51Coercion(t *testing.T) {
 		"return tostring(tonumber('1e309'))", "return tostring(tonumber('-0'))", "return tostring(-tonumber('0'))", "return tostring(tonumber('0x-1'))",
 		"return tostring(tonumber('1.'))", "return tostring(tonumber('.'))", "return tostring(tonumber('-.5'))", "return tostring(tonumber('+.5e1'))",
 		"return tostring(tonumber('infinity'))", "return tostring(tonumber('-INF'))", "return tostring(tonumber('nan'))", "return tostring(tonumber('nan(123)'))",
+		"return tostring(tonumber('-nan'))", "return tostring(-(0/0))", "return tostring(tonumber(' NaN '))", "return tonumber('nan(')",
+		"return tonumber('nan(a-b)')", "return tostring(tonumber('-0x10', 16))", "return tonumber(' -0x', 16)",
 		"return tostring(tonumber('0x1.8'))", "return tostring(tonumber('1e-400'))", "return tostring(tonumber('4.9e-324'))",
 		"return tostring('5' + '-0')", "return tostring(0 * -1)", "return tostring(-0)", "return tostring(-'0')",
 	)

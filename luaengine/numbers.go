@@ -86,6 +86,9 @@ func str2number(s string) (float64, bool) {
 			}
 			if low == "nan" || strings.HasPrefix(low, "nan(") && strings.HasSuffix(low, ")") &&
 				strings.Trim(low[4:len(low)-1], "abcdefghijklmnopqrstuvwxyz0123456789_") == "" {
+				if neg {
+					return math.Copysign(math.NaN(), -1), true
+				}
 				return math.NaN(), true
 			}
 			return 0, false
