@@ -161,9 +161,34 @@ func (c *Client) Do(args ...string) (string, error) {
 	return line[1:], nil
 }
 
-var errReply = errors.New("error reply")
+// SetDeadline sets the connection's read and write deadline.
+func (c *Client) SetDeadline(t time.Time) error { return c.nc.SetDeadline(t) }
 
-func (c *Client) skip() error {
+// Reply is one reply as Exchange reads it: its type byte, the value of an
+// integer, whether it is a null, and an error reply's text (without the
+// '-'). Bulk and aggregate payloads are skipped.
+type Reply struct {
+	Kind byte
+	Int  int64
+	Null bool
+	Err  string
+}
+
+// Exchange writes buf and reads len(out) replies into out. Error replies
+// land in out; the returned error is the connection's or the protocol's.
+func (c *Client) Exchange(buf []byte, out []Reply) error {
+	if _, err := c.nc.Write(buf); err != nil {
+		return err
+	}
+	for i := range out {
+		if err := c.readReply(&out[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Client) readReply(r *Reply) error {
 	line, err := c.r.ReadSlice('\n')
 	if err != nil {
 		return err
@@ -171,29 +196,36 @@ func (c *Client) skip() error {
 	if len(line) < 3 {
 		return fmt.Errorf("short reply line %q", line)
 	}
+	*r = Reply{Kind: line[0]}
+	body := line[1 : len(line)-2]
 	switch line[0] {
-	case '+', ':', ',', '#', '_', '(':
+	case '+', ',', '#', '(':
 		return nil
 	case '-':
-		return fmt.Errorf("%w: %s", errReply, line[1:len(line)-2])
-	case '$', '=', '!':
-		n, err := strconv.Atoi(string(line[1 : len(line)-2]))
-		if err != nil {
-			return err
-		}
-		if n >= 0 {
-			_, err = c.r.Discard(n + 2)
-		}
+		r.Err = string(body)
+		return nil
+	case '_':
+		r.Null = true
+		return nil
+	case ':':
+		r.Int, err = strconv.ParseInt(string(body), 10, 64)
 		return err
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(string(line[1 : len(line)-2]))
+	case '$', '=', '!', '*', '~', '>', '%', '|':
+		n, err := strconv.Atoi(string(body))
 		if err != nil {
 			return err
 		}
-		if line[0] == '%' || line[0] == '|' {
+		switch {
+		case n < 0:
+			r.Null = true
+			return nil
+		case line[0] == '$' || line[0] == '=' || line[0] == '!':
+			_, err = c.r.Discard(n + 2)
+			return err
+		case line[0] == '%' || line[0] == '|':
 			n *= 2
 		}
-		for i := 0; i < n; i++ {
+		for ; n > 0; n-- {
 			if err := c.skip(); err != nil {
 				return err
 			}
@@ -201,6 +233,69 @@ func (c *Client) skip() error {
 		return nil
 	}
 	return fmt.Errorf("unknown reply %q", line)
+}
+
+// ReadStrings reads one array reply of bulk strings and integers, such as a
+// pub/sub message ("message", channel, payload) or a subscription's
+// confirmation, and returns its elements as text.
+func (c *Client) ReadStrings() ([]string, error) {
+	line, err := c.r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	if len(line) < 3 || (line[0] != '*' && line[0] != '>') {
+		return nil, fmt.Errorf("not an array: %q", line)
+	}
+	n, err := strconv.Atoi(line[1 : len(line)-2])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, max(n, 0))
+	for i := 0; i < n; i++ {
+		el, err := c.r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		if len(el) < 3 {
+			return nil, fmt.Errorf("short element %q", el)
+		}
+		switch el[0] {
+		case ':':
+			out = append(out, el[1:len(el)-2])
+		case '$':
+			m, err := strconv.Atoi(el[1 : len(el)-2])
+			if err != nil {
+				return nil, err
+			}
+			if m < 0 {
+				out = append(out, "")
+				continue
+			}
+			b := make([]byte, m+2)
+			if _, err := io.ReadFull(c.r, b); err != nil {
+				return nil, err
+			}
+			out = append(out, string(b[:m]))
+		default:
+			return nil, fmt.Errorf("unexpected element %q", el)
+		}
+	}
+	return out, nil
+}
+
+var errReply = errors.New("error reply")
+
+// skip reads one reply and discards it; an error reply (at any depth)
+// fails.
+func (c *Client) skip() error {
+	var r Reply
+	if err := c.readReply(&r); err != nil {
+		return err
+	}
+	if r.Kind == '-' {
+		return fmt.Errorf("%w: %s", errReply, r.Err)
+	}
+	return nil
 }
 
 // Result is one measured run.
