@@ -1,0 +1,242 @@
+// Command locks is the replicated-lock benchmark: it starts, on this
+// machine and in one run, lockkv (one node in memory, one durable node, a
+// 3-node Raft cluster), redis-server with appendfsync always, a
+// redis-server primary with one replica where every lock script is
+// followed by WAIT 1, and a 3-node etcd cluster; drives each with the same
+// number of clients taking and releasing locks; and prints locks/s and the
+// latency of an acquire+release pair side by side, with the ratios the
+// project aims at.
+//
+// It is a module of its own (bench/locks/go.mod) so that the etcd client
+// stays out of lockkv's dependencies:
+//
+//	cd bench/locks && go run .                        # every target, 10 s each
+//	go run -C bench/locks . -runs 3                   # from the repository root
+//	go run -C bench/locks . -targets lockkv-3,redis-wait -workloads spread,contended
+//
+// Every server runs in a temporary directory that is removed at exit; the
+// servers get SIGKILL from the kernel if this program dies (Pdeathsig).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options are the command line's settings.
+type options struct {
+	duration    time.Duration
+	warmup      time.Duration
+	runs        int
+	clients     int
+	names       int
+	lease       time.Duration
+	waitTimeout time.Duration
+	lockkvBin   string
+	redisBin    string
+	etcdBin     string
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	var (
+		o         options
+		targetArg = flag.String("targets", "all", "comma-separated targets to run (all: "+strings.Join(targetNames(), ",")+")")
+		workArg   = flag.String("workloads", "spread", "comma-separated workloads: spread (each client on its own lock names), contended (all clients on -contended-names names)")
+		contended = flag.Int("contended-names", 10, "lock names of the contended workload")
+		repo      = flag.String("repo", "", "lockkv checkout to build cmd/lockkv from (default: found above the working directory)")
+	)
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per target and run")
+	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
+	flag.IntVar(&o.runs, "runs", 1, "runs per target and workload (the median is reported)")
+	flag.IntVar(&o.clients, "clients", 50, "concurrent clients, each with its own connection")
+	flag.IntVar(&o.names, "names", 1000, "lock names of the spread workload")
+	flag.DurationVar(&o.lease, "lease", 30*time.Second, "lock lease (Redisson's watchdog default; etcd: the session's TTL)")
+	flag.DurationVar(&o.waitTimeout, "wait-timeout", time.Second, "WAIT timeout of redis-wait (Redisson's slavesSyncTimeout)")
+	flag.StringVar(&o.lockkvBin, "lockkv-bin", "", "lockkv binary (default: go build ./cmd/lockkv of the checkout)")
+	flag.StringVar(&o.redisBin, "redis-server", "redis-server", "redis-server binary")
+	flag.StringVar(&o.etcdBin, "etcd", "etcd", "etcd binary")
+	flag.Parse()
+
+	selected, err := selectTargets(*targetArg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	var works []workload
+	for _, w := range strings.Split(*workArg, ",") {
+		switch strings.TrimSpace(w) {
+		case "spread":
+			works = append(works, workload{name: "spread"})
+		case "contended":
+			works = append(works, workload{name: "contended", shared: *contended})
+		default:
+			fmt.Fprintf(os.Stderr, "unknown workload %q (spread, contended)\n", w)
+			return 2
+		}
+	}
+	if o.clients < 1 || o.names < o.clients || *contended < 1 || o.runs < 1 || o.lease < time.Second {
+		fmt.Fprintln(os.Stderr, "need -clients >= 1, -names >= -clients, -contended-names >= 1, -runs >= 1, -lease >= 1s")
+		return 2
+	}
+
+	e, err := newEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer e.close()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "\n%v: stopping the servers and removing %s\n", s, e.dir)
+		e.close()
+		os.Exit(130)
+	}()
+
+	rev := ""
+	if o.lockkvBin == "" && needsLockkv(selected) {
+		root := *repo
+		if root == "" {
+			if root, err = findRepo(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		fmt.Fprintf(os.Stderr, "building cmd/lockkv of %s\n", root)
+		if o.lockkvBin, err = e.buildLockkv(root); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if out, err := exec.Command("git", "-C", root, "log", "-1", "--format=%h %cs").Output(); err == nil {
+			rev = strings.TrimSpace(string(out))
+		}
+	}
+
+	// Start every target first; one that cannot start is reported and left
+	// out, the others run.
+	status := map[string]string{}
+	var active []*target
+	failed := false
+	for _, t := range selected {
+		fmt.Fprintf(os.Stderr, "starting %s: %s\n", t.name, t.about)
+		if err := t.start(e, &o, t); err != nil {
+			if s, ok := err.(skipError); ok {
+				status[t.name] = "SKIPPED: " + s.why
+				fmt.Fprintf(os.Stderr, "\n!!! SKIPPED %s: %s\n\n", t.name, s.why)
+				continue
+			}
+			failed = true
+			status[t.name] = "FAILED to start: " + err.Error()
+			fmt.Fprintf(os.Stderr, "\n!!! FAILED %s: %v\n\n", t.name, err)
+			continue
+		}
+		active = append(active, t)
+	}
+
+	results := map[string]map[string][]result{} // workload → target → runs
+	for _, w := range works {
+		results[w.name] = map[string][]result{}
+		for r := 0; r < o.runs; r++ {
+			// Rotate the order so that no target always runs first or
+			// last on a machine whose load drifts.
+			for j := range active {
+				t := active[(j+r)%len(active)]
+				res, err := measure(t, w, &o, r)
+				if err != nil && e.closing() {
+					return 130
+				}
+				if err != nil {
+					failed = true
+					status[t.name] = "FAILED: " + err.Error()
+					fmt.Fprintf(os.Stderr, "!!! %s %s run %d: %v\n", t.name, w.name, r+1, err)
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "%-10s %-9s run %d/%d: %8.0f locks/s  p50 %s  p99 %s\n",
+					t.name, w.name, r+1, o.runs, res.rate, ms(res.p50), ms(res.p99))
+				results[w.name][t.name] = append(results[w.name][t.name], res)
+			}
+		}
+	}
+
+	report(os.Stdout, &o, selected, works, results, status, versions(&o, rev, selected))
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func targetNames() []string {
+	var out []string
+	for _, t := range targets() {
+		out = append(out, t.name)
+	}
+	return out
+}
+
+func selectTargets(arg string) ([]*target, error) {
+	all := targets()
+	if arg == "all" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(arg, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(targetNames(), n) {
+			return nil, fmt.Errorf("unknown target %q; targets: %s", n, strings.Join(targetNames(), ","))
+		}
+		want[n] = true
+	}
+	var out []*target
+	for _, t := range all {
+		if want[t.name] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func needsLockkv(ts []*target) bool {
+	for _, t := range ts {
+		if strings.HasPrefix(t.name, "lockkv") {
+			return true
+		}
+	}
+	return false
+}
+
+func versions(o *options, rev string, ts []*target) string {
+	var vs []string
+	if rev != "" {
+		vs = append(vs, "lockkv "+rev)
+	}
+	for _, t := range ts {
+		if strings.HasPrefix(t.name, "redis") {
+			vs = append(vs, version(o.redisBin, "--version"))
+			break
+		}
+	}
+	for _, t := range ts {
+		if t.name == "etcd-3" {
+			if _, err := exec.LookPath(o.etcdBin); err == nil {
+				vs = append(vs, version(o.etcdBin, "--version"))
+			}
+		}
+	}
+	vs = append(vs, runtime.Version())
+	return strings.Join(vs, "; ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
