@@ -679,6 +679,22 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {} for i = 1, 100 do t['k' .. i] = i end t.k7 = nil t.k50 = nil t.k7 = 'back' return cjson.encode(t)",
 		"local t = {} for i = 1, 1000 do t['item:' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k end return r",
 		"local t = cjson.decode('{\"b\":1,\"a\":2,\"d\":[1,2],\"c\":{\"y\":1,\"x\":2,\"z\":3}}') return cjson.encode(t)",
+		// Deletions, then new keys.
+		"local t = {a=1, b=2, c=3, d=4} t.b = nil t.e = 5 local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {a=1, b=2, c=3, d=4} t['b'] = nil t.e = 5 t.f = 6 return cjson.encode(t)",
+		"local t = {} for i = 1, 20 do t['k' .. i] = i end for i = 1, 20, 2 do local k = 'k' .. i t[k] = nil end for i = 21, 40 do t['k' .. i] = i end local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 1, 8 do t['x' .. i] = i end t.x3 = nil t.x5 = nil t.y1 = 1 t.y2 = 2 t.y3 = 3 return cjson.encode(t)",
+		"local t = {} t.a = 1 t.a = nil t.b = 2 t.c = 3 t.a = 4 local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {} for i = 1, 100 do t['f' .. i] = i if i % 3 == 0 then local k = 'f' .. (i - 1) t[k] = nil end end return cjson.encode(t)",
+		"local t = {p=1, q=2, r=3, s=4, u=5, v=6, w=7} for k in pairs(t) do t[k] = nil end t.z = 1 t.y = 2 t.x = 3 local r = {} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t = {p=1, q=2, r=3} t.q = nil t.q = nil t.n = 1 return cjson.encode(t)",
+		"local t = {} t[1.5] = 1 t[2.5] = 2 t[1.5] = nil t[3.5] = 3 t[4.5] = 4 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {a=1, b=2} local mt = {} setmetatable(t, mt) t.a = nil t.c = 3 return {getmetatable(t) == mt, cjson.encode(t)}",
+		"local t = {a=1, b=2, c=3, d=4} t.b = nil return {getmetatable(t) == nil, next(t, 'b') ~= nil}",
+		"local t = {a=1, b=2, c=3} local n = 0 for k in pairs(t) do t[k] = nil n = n + 1 end return {n, next(t)}",
+		// Errors of a deletion are the assignment's own.
+		"local x x.k = nil", "local t = {} local k t[k] = nil return 1", "string.x = nil", "local s = 'str' s.k = nil",
+		"local t = setmetatable({}, {__newindex = function(t, k, v) rawset(t, k, 'set:' .. tostring(v)) end}) t.a = nil return t.a",
 	)
 	p.Do("HSET", "h", "f1", "1", "f2", "2", "f3", "3", "field4", "4", "field5", "5", "x", "6")
 	p.Do("EVAL", "redis.setresp(3) local m = redis.call('hgetall', KEYS[1]).map local r = {} for k in pairs(m) do r[#r+1]=k end return r", "1", "h")

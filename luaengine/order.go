@@ -22,18 +22,19 @@ import (
 // hash keys in insertion order instead.
 //
 // keyOrder rebuilds a Lua 5.1 layout for a gopher-lua table from what the
-// table still shows: its integer keys 1..n (inserted first, in ascending
-// order; last for a table made by a constructor with keyed fields, whose
-// list items are stored last), then every other key in the order it was first inserted
-// (gopher-lua keeps keys later set to nil in that list: they are inserted
-// too and count for the table's size, as a Lua 5.1 key deleted after the
-// table was built still occupies its node), into a table sized as its
-// constructor sized it (see tableHint). The result is Lua 5.1's order for
-// tables built by a constructor or by assignments of new keys, for keys
-// deleted after the last new key; a key deleted before later insertions
-// is taken as deleted after them, and integer keys as inserted before the
-// others (gopher-lua does not record either order). Keys hashed by
-// address in Lua (tables, functions) get their insertion rank instead.
+// table shows: its integer keys 1..n (inserted first, in ascending order;
+// last for a table made by a constructor with keyed fields, whose list
+// items are stored last), then every other key in the order it was first
+// inserted (gopher-lua keeps keys later set to nil in that list), into a
+// table sized as its constructor sized it (see tableHint). A key deleted
+// by `t.k = nil` is deleted where the rewrite pass recorded it, between
+// the insertions before and after (recordDeletion); other keys now nil
+// are taken as deleted after the last insertion, and keys deleted and set
+// again as set last. A deleted key keeps its node, as in Lua until a
+// rehash. What gopher-lua does not record stays approximate: when integer
+// keys were inserted relative to the others, deletions by other means
+// than a literal nil. Keys hashed by address in Lua (tables, functions)
+// get their insertion rank instead.
 //
 // forEach and Engine.next (next, pairs) are the only ways luaengine walks
 // a table's keys where the order shows; eachUnordered is for walks whose
@@ -189,17 +190,34 @@ func layout(t *lua.LTable) *keyOrder {
 	if hint == 0 {
 		ints()
 	}
+	dels := tableDeletions(t)
 	for i, k := range keys {
+		for len(dels) > 0 && dels[0].at <= i {
+			lt.del(newLKey(dels[0].key, 0))
+			dels = dels[1:]
+		}
 		lt.set(newLKey(k, uint32(i)))
+	}
+	for _, d := range dels {
+		lt.del(newLKey(d.key, 0))
 	}
 	if hint != 0 {
 		// A constructor stores its list items last (OP_SETLIST), in the
 		// array part it sized for them.
 		ints()
 	}
+	if len(tableDeletions(t)) > 0 {
+		// Keys deleted and set again since: taken as set last.
+		for i, k := range keys {
+			if t.RawGet(k) != lua.LNil {
+				lt.set(newLKey(k, uint32(i)))
+			}
+		}
+	}
 	o.asize = len(lt.array)
 	for _, n := range lt.node {
-		if n.used && n.live {
+		// Deleted keys keep their node: next accepts them.
+		if n.used {
 			o.keys = append(o.keys, n.key.v)
 		}
 	}
@@ -243,6 +261,68 @@ func tableArray(t *lua.LTable) []lua.LValue {
 // order, including keys since set to nil.
 func tableKeys(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableKeysOff))
+}
+
+// deletion is a key set to nil by `t.k = nil`, when t's key list had at
+// keys (gopher-lua records insertions, not deletions).
+type deletion struct {
+	key lua.LValue
+	at  int
+}
+
+// tableLog holds a table's deletions, in a size marker of its own.
+type tableLog struct{ dels []deletion }
+
+// tableLogKey is where a table's own size marker keeps its tableLog.
+const tableLogKey = "\x00lua51 deletions"
+
+// maxDeletions bounds a table's log; later deletions go unrecorded.
+const maxDeletions = 1 << 16
+
+// recordDeletion notes that key was just set to nil in t. Integer keys of
+// gopher-lua's array part are not recorded (their insertion order is not
+// known either), nor deletions in a table with a script's metatable.
+func recordDeletion(L *lua.LState, t *lua.LTable, key lua.LValue) {
+	switch x := key.(type) {
+	case *lua.LNilType:
+		return
+	case lua.LNumber:
+		if f := float64(x); f != f || f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex) {
+			return
+		}
+	}
+	var m *lua.LTable
+	switch mt := t.Metatable.(type) {
+	case *lua.LTable:
+		if mt.RawGetString(tableHintKey) == lua.LNil {
+			return
+		}
+		if _, ok := mt.RawGetString(tableLogKey).(*lua.LUserData); ok {
+			m = mt
+		}
+	}
+	if m == nil {
+		m = L.NewTable()
+		m.RawSetString(tableHintKey, lua.LNumber(tableHint(t)))
+		ud := L.NewUserData()
+		ud.Value = &tableLog{}
+		m.RawSetString(tableLogKey, ud)
+		t.Metatable = m
+	}
+	log := m.RawGetString(tableLogKey).(*lua.LUserData).Value.(*tableLog)
+	if len(log.dels) < maxDeletions {
+		log.dels = append(log.dels, deletion{key, len(tableKeys(t))})
+	}
+}
+
+// tableDeletions is t's deletion log, oldest first.
+func tableDeletions(t *lua.LTable) []deletion {
+	if m, ok := t.Metatable.(*lua.LTable); ok {
+		if ud, ok := m.RawGetString(tableLogKey).(*lua.LUserData); ok {
+			return ud.Value.(*tableLog).dels
+		}
+	}
+	return nil
 }
 
 // ---- Lua 5.1's ltable.c layout, for keys only ----
@@ -377,6 +457,17 @@ func (t *ltable) set(k lkey) {
 	}
 	if n := t.newKey(k); n >= 0 {
 		t.node[n].live = true
+	}
+}
+
+// del stores nil under k, if present: the key keeps its node.
+func (t *ltable) del(k lkey) {
+	if k.index >= 1 && k.index <= len(t.array) {
+		t.array[k.index-1] = false
+		return
+	}
+	if n := t.find(k); n >= 0 {
+		t.node[n].live = false
 	}
 }
 

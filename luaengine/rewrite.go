@@ -30,9 +30,10 @@ const (
 	helperForLimit = "(lockkv for limit)"
 	helperForStep  = "(lockkv for step)"
 	helperTable    = "(lockkv table)"
+	helperDelete   = "(lockkv delete)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -93,6 +94,12 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		L.SetTop(1)
 		return 1
 	}))
+	strIndex.RawSetString(helperKey(helperDelete), L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			recordDeletion(L, t, L.Get(2))
+		}
+		return 0
+	}))
 	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
 	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
 	strIndex.RawSetString(helperKey(helperForStep), L.NewFunction(forHelper("step")))
@@ -106,7 +113,7 @@ type rewriter struct {
 // the helpers it uses at its top.
 func rewriteBlock(stmts []ast.Stmt, line int) []ast.Stmt {
 	r := &rewriter{used: map[string]bool{}}
-	r.stmts(stmts)
+	stmts = r.stmts(stmts)
 	if len(r.used) == 0 {
 		return stmts
 	}
@@ -168,16 +175,78 @@ func (r *rewriter) forBound(name string, e ast.Expr) ast.Expr {
 	return r.wrap(name, r.expr(e))
 }
 
-func (r *rewriter) stmts(list []ast.Stmt) {
-	for _, s := range list {
+// stmts rewrites a block; a deletion of a field by assigning it a
+// literal nil is followed by a call to the deletion helper (see
+// deletionAfter).
+func (r *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for i, s := range list {
 		r.stmt(s)
+		if del := r.deletionAfter(s); del != nil {
+			if out == nil {
+				out = append(make([]ast.Stmt, 0, len(list)+1), list[:i]...)
+			}
+			out = append(out, s, del)
+		} else if out != nil {
+			out = append(out, s)
+		}
 	}
+	if out == nil {
+		return list
+	}
+	return out
+}
+
+// deletionAfter returns, for `t.k = nil` or `t[k] = nil` with t a name and
+// k a name or a constant, a call recording the deletion in t (see
+// recordDeletion in order.go): when a key was deleted, relative to the
+// keys inserted later, shapes a Lua 5.1 table. nil otherwise.
+func (r *rewriter) deletionAfter(s ast.Stmt) ast.Stmt {
+	a, ok := s.(*ast.AssignStmt)
+	if !ok || len(a.Lhs) != 1 || len(a.Rhs) != 1 {
+		return nil
+	}
+	if _, ok := a.Rhs[0].(*ast.NilExpr); !ok {
+		return nil
+	}
+	get, ok := a.Lhs[0].(*ast.AttrGetExpr)
+	if !ok {
+		return nil
+	}
+	obj, ok := get.Object.(*ast.IdentExpr)
+	if !ok {
+		return nil
+	}
+	var key ast.Expr
+	switch k := get.Key.(type) {
+	case *ast.StringExpr:
+		key = &ast.StringExpr{Value: k.Value}
+	case *ast.NumberExpr:
+		key = &ast.NumberExpr{Value: k.Value}
+	case *ast.IdentExpr:
+		key = &ast.IdentExpr{Value: k.Value}
+	default:
+		return nil
+	}
+	r.used[helperDelete] = true
+	fn := &ast.IdentExpr{Value: helperDelete}
+	o := &ast.IdentExpr{Value: obj.Value}
+	call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{o, key}}
+	st := &ast.FuncCallStmt{Expr: call}
+	for _, n := range []interface {
+		SetLine(int)
+		SetLastLine(int)
+	}{fn, o, key, call, st} {
+		n.SetLine(a.Line())
+		n.SetLastLine(a.LastLine())
+	}
+	return st
 }
 
 // body rewrites a loop or function body and puts a check point (a call to
 // the tick helper) at its top, so a long script can be noticed and killed.
 func (r *rewriter) body(list []ast.Stmt, line int) []ast.Stmt {
-	r.stmts(list)
+	list = r.stmts(list)
 	r.used[helperTick] = true
 	fn := &ast.IdentExpr{Value: helperTick}
 	fn.SetLine(line)
@@ -207,7 +276,7 @@ func (r *rewriter) stmt(s ast.Stmt) {
 	case *ast.FuncCallStmt:
 		x.Expr = r.expr(x.Expr)
 	case *ast.DoBlockStmt:
-		r.stmts(x.Stmts)
+		x.Stmts = r.stmts(x.Stmts)
 	case *ast.WhileStmt:
 		x.Condition = r.expr(x.Condition)
 		x.Stmts = r.body(x.Stmts, x.Line())
@@ -216,8 +285,8 @@ func (r *rewriter) stmt(s ast.Stmt) {
 		x.Stmts = r.body(x.Stmts, x.Line())
 	case *ast.IfStmt:
 		x.Condition = r.expr(x.Condition)
-		r.stmts(x.Then)
-		r.stmts(x.Else)
+		x.Then = r.stmts(x.Then)
+		x.Else = r.stmts(x.Else)
 	case *ast.NumberForStmt:
 		x.Init = r.forBound(helperForInit, x.Init)
 		x.Limit = r.forBound(helperForLimit, x.Limit)
