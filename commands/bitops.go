@@ -171,12 +171,12 @@ func setbit(c *Ctx, args [][]byte) {
 			c.WrongType()
 			return
 		}
+		c.touchKey(e) // before the change, as lookupKeyWrite touches the old value
 		s.Raw = true
 		if int64(len(s.B)) < byteIdx+1 {
 			s.B = growZero(s.B, byteIdx+1)
 			dirty = true
 		}
-		c.touchKey(e)
 	}
 	shift := 7 - uint(off&7)
 	old := (s.B[byteIdx] >> shift) & 1
@@ -636,11 +636,11 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 				c.WrongType()
 				return
 			}
+			c.touchKey(e)
 			s.Raw = true
 			if int64(len(s.B)) < byteIdx+1 {
 				s.B = growZero(s.B, byteIdx+1)
 			}
-			c.touchKey(e)
 		}
 	}
 	c.W.Array(len(ops))

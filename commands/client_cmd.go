@@ -223,8 +223,10 @@ func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 	num("fd", 8)
 	field("name")
 	b = append(b, cl.Name...)
-	num("age", (now-cl.Created)/1000)
-	num("idle", (now-cl.LastInteraction)/1000)
+	// Redis keeps these times in whole seconds (server.unixtime): age and
+	// idle go up at each second boundary, not 1000 ms after the event.
+	num("age", now/1000-cl.Created/1000)
+	num("idle", now/1000-cl.LastInteraction/1000)
 	field("flags")
 	b = append(b, clientFlags(cl)...)
 	num("db", int64(cl.DB))

@@ -68,6 +68,9 @@ func (c *Ctx) touchKey(e *store.Entry) {
 		return
 	}
 	e.Access = c.Now
+	if n, ok := sharedInt(e.Value); ok {
+		c.E.touchShared(n, c.Now)
+	}
 }
 
 // LookupWrite returns a live key's entry for writing, or nil. An expired

@@ -557,11 +557,12 @@ func objectIdletime(c *Ctx, args [][]byte) {
 		c.Error(ErrObjectIdleLFU)
 		return
 	}
-	idle := (c.Now - e.Access) / 1000
-	if refcount(e.Value) != 1 {
-		// A shared integer: its clock is the shared object's, set when the
-		// server started.
-		idle = (c.Now - c.E.StartTime.UnixMilli()) / 1000
+	// Redis's LRU clock counts whole seconds: the idle time goes up at
+	// each second boundary.
+	idle := c.Now/1000 - e.Access/1000
+	if n, ok := sharedInt(e.Value); ok {
+		// A shared integer: its clock is the shared object's.
+		idle = c.Now/1000 - c.E.sharedAccessTime(n)/1000
 	}
 	if idle < 0 {
 		idle = 0
@@ -569,15 +570,47 @@ func objectIdletime(c *Ctx, args [][]byte) {
 	c.W.Int(idle)
 }
 
-// refcount is what OBJECT REFCOUNT reports: Redis shares the integers
-// 0..9999 (OBJ_SHARED_INTEGERS), whose refcount is INT_MAX.
-func refcount(v store.Value) int64 {
-	if s, ok := v.(*store.String); ok && s.Encoding() == "int" {
-		if n, ok := ParseInt(s.B); ok && n >= 0 && n < 10000 {
-			return 2147483647
+// sharedInt reports whether v is one of the integers 0..9999 Redis shares
+// between keys (OBJ_SHARED_INTEGERS), and which: an int-encoded string
+// written canonically.
+func sharedInt(v store.Value) (int, bool) {
+	s, ok := v.(*store.String)
+	if !ok || len(s.B) == 0 || len(s.B) > 4 || s.Raw || s.NotInt || (s.B[0] == '0' && len(s.B) > 1) {
+		return 0, false
+	}
+	n := 0
+	for _, d := range s.B {
+		if d < '0' || d > '9' {
+			return 0, false
 		}
+		n = n*10 + int(d-'0')
+	}
+	return n, true
+}
+
+// refcount is what OBJECT REFCOUNT reports: a shared integer's is INT_MAX.
+func refcount(v store.Value) int64 {
+	if _, ok := sharedInt(v); ok {
+		return 2147483647
 	}
 	return 1
+}
+
+// touchShared records an access to shared integer n.
+func (e *Engine) touchShared(n int, now int64) {
+	if e.sharedAccess == nil {
+		e.sharedAccess = make([]int64, 10000)
+	}
+	e.sharedAccess[n] = now
+}
+
+// sharedAccessTime is shared integer n's last access, or the server's
+// start, when Redis creates the shared objects.
+func (e *Engine) sharedAccessTime(n int) int64 {
+	if e.sharedAccess != nil && e.sharedAccess[n] != 0 {
+		return e.sharedAccess[n]
+	}
+	return e.StartTime.UnixMilli()
 }
 
 func objectRefcount(c *Ctx, args [][]byte) {

@@ -392,9 +392,9 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 	if s != nil {
 		// In place, like Redis's int-encoded update: the value keeps its
 		// deadline and becomes int-encoded again.
+		c.touchKey(e) // the old value, as lookupKeyWrite touches it
 		s.B = append(s.B[:0], b...)
 		s.Raw, s.NotInt = false, false
-		c.touchKey(e)
 		c.Modified(key)
 	} else {
 		c.setKey(key, store.NewString(b), false, false)
@@ -484,9 +484,9 @@ func appendCmd(c *Ctx, args [][]byte) {
 		if !c.checkStringLength(int64(len(s.B)), int64(len(val))) {
 			return
 		}
+		c.touchKey(e)
 		s.B = append(s.B, val...)
 		s.Raw = true
-		c.touchKey(e)
 		total = len(s.B)
 		c.Modified(key)
 	}
@@ -602,6 +602,7 @@ func setrange(c *Ctx, args [][]byte) {
 	if !c.checkStringLength(offset, int64(len(val))) {
 		return
 	}
+	c.touchKey(e) // before the change, as lookupKeyWrite touches the old value
 	need := offset + int64(len(val))
 	if int64(len(s.B)) < need {
 		if int64(cap(s.B)) >= need {
@@ -616,7 +617,6 @@ func setrange(c *Ctx, args [][]byte) {
 	}
 	copy(s.B[offset:], val)
 	s.Raw = true
-	c.touchKey(e)
 	c.Modified(key)
 	c.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))

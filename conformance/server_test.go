@@ -268,6 +268,11 @@ func TestServerOBJECT(t *testing.T) {
 	p.Do("SET", "objint", "123")
 	p.Do("SET", "objbig", "12345")
 	p.Do("SET", "objlong", strings.Repeat("x", 50))
+	// 123 is one of the integers Redis shares between keys: its LRU clock
+	// is the one object's, touched by a read of any key holding it (else
+	// it dates from the server's start, which differs between the two).
+	p.Do("SET", "objint2", "123")
+	p.Do("GET", "objint2")
 	for _, k := range []string{"objkey", "objint", "objbig", "objlong", "nosuchkey"} {
 		p.Do("OBJECT", "ENCODING", k)
 		p.Do("OBJECT", "REFCOUNT", k)
