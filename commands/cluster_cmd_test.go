@@ -90,11 +90,13 @@ func TestClusterStandalone(t *testing.T) {
 	te.expect(cl, conn, "-ERR unknown command 'SENTINEL', with args beginning with: 'masters' \r\n", "SENTINEL", "masters")
 	te.expect(cl, conn, "-ERR unknown command 'sentinel', with args beginning with: \r\n", "sentinel")
 	te.expect(cl, conn, "*1\r\n$-1\r\n", "COMMAND", "INFO", "sentinel")
+	te.expect(cl, conn, "-ERR unknown command 'RAFT.NODE', with args beginning with: 'ADD' 'n2' \r\n", "RAFT.NODE", "ADD", "n2")
+	te.expect(cl, conn, "*1\r\n$-1\r\n", "COMMAND", "INFO", "raft.node")
 	if out := te.do(cl, conn, "INFO", "cluster"); !strings.Contains(out, "cluster_enabled:0\r\n") {
 		t.Fatalf("INFO cluster = %q", out)
 	}
-	if out := te.do(cl, conn, "COMMAND", "LIST"); strings.Contains(out, "sentinel") {
-		t.Fatal("COMMAND LIST shows sentinel on a standalone server")
+	if out := te.do(cl, conn, "COMMAND", "LIST"); strings.Contains(out, "sentinel") || strings.Contains(out, "raft.node") {
+		t.Fatal("COMMAND LIST shows sentinel or raft.node on a standalone server")
 	}
 	if r := (&Ctx{E: te.e, C: cl}).redirect(Lookup([]byte("set")), [][]byte{[]byte("set"), []byte("k"), []byte("v")}); r != "" {
 		t.Fatalf("standalone redirect = %q", r)

@@ -11,6 +11,9 @@ type ClusterAdmin interface {
 	RemoveNode(id string, done func(error))
 }
 
+// RAFT.NODE exists only in cluster mode: a standalone server answers it
+// with the unknown-command error and leaves it out of COMMAND, as it does
+// SENTINEL, so its command table stays Redis's.
 var raftCommands = []*Spec{
 	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: []*Spec{
 		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeAdd},
