@@ -304,6 +304,19 @@ func (p *Pair) DoApprox(delta int64, args ...string) Value {
 	return rv
 }
 
+// DoSince is DoApprox for a time-to-live (PTTL with unit time.Millisecond,
+// TTL with time.Second) set by a command sent at since or later: each server
+// counts down from its own moment of setting to its own moment of reading,
+// and both moments lie between since and now, so the two replies differ by
+// at most the time elapsed since then (plus a unit for rounding), however
+// slow the machine is.
+func (p *Pair) DoSince(since time.Time, unit time.Duration, args ...string) Value {
+	p.t.Helper()
+	lv, rv := p.both(args)
+	p.check(args, lv, rv, approxEqual(lv, rv, int64(time.Since(since)/unit)+1))
+	return rv
+}
+
 // DoShape is Do where only the reply's shape must match: the same types and
 // lengths, any contents (RANDOMKEY, SPOP, CLIENT ID, ...).
 func (p *Pair) DoShape(args ...string) (Value, Value) {

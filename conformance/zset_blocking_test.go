@@ -244,8 +244,9 @@ func TestZsetBlockingNotifications(t *testing.T) {
 	t.Cleanup(func() { p.Do("CONFIG", "SET", "notify-keyspace-events", "") })
 	sub := Connect(t)
 	sub.Do("PSUBSCRIBE", "__key*__:*")
+	subscribeDrain(sub)
 	a := blockOn(t, 1, "BZPOPMIN", "z", "0")
 	p.Do("ZADD", "z", "1", "a")
 	a.Receive()
-	drainEvents(t, sub)
+	drainEvents(t, p, sub)
 }
