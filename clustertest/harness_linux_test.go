@@ -96,6 +96,11 @@ type clusterOpts struct {
 	extra []string
 }
 
+// snapshotOften makes nodes snapshot and compact their logs every few
+// hundred entries, so restarts restore snapshots and a node that was down
+// catches up by InstallSnapshot.
+var snapshotOften = clusterOpts{extra: []string{"--snapshot-threshold", "200", "--snapshot-interval", "500ms", "--trailing-logs", "100"}}
+
 // freePort reserves nothing: it returns an address that was free a moment
 // ago (the kernel does not hand it out again soon).
 func freeAddr(t testing.TB) string {

@@ -250,7 +250,7 @@ func TestRandomizedHistory(t *testing.T) {
 	t.Logf("seed %d (LOCKKV_HISTORY_SEED), %v (LOCKKV_HISTORY_SECONDS)", seed, dur)
 	rnd := rand.New(rand.NewSource(seed))
 
-	c := newCluster(t, 3)
+	c := newCluster(t, 3, snapshotOften)
 	c.Leader()
 	rec := &historyRecorder{errSamples: map[string]int{}}
 	const nWorkers = 8
