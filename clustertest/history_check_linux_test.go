@@ -67,6 +67,16 @@ func TestHistoryCheckers(t *testing.T) {
 			op(1, opAcquire, "k", "a", 0, never, hOutput{unknown: true}),
 			op(2, opAcquire, "k", "b", 40, 50, got),
 		}, true, true},
+		{"unknown release, settled, that did nothing", []porcupine.Operation{
+			op(1, opAcquire, "k", "a", 0, 10, got),
+			op(1, opRelease, "k", "a", 20, 30, hOutput{unknown: true}),
+			op(2, opAcquire, "k", "b", 40, 50, hOutput{pttl: 955}),
+		}, true, true},
+		{"unknown release, settled, that took effect", []porcupine.Operation{
+			op(1, opAcquire, "k", "a", 0, 10, got),
+			op(1, opRelease, "k", "a", 20, 30, hOutput{unknown: true}),
+			op(2, opAcquire, "k", "b", 40, 50, got),
+		}, true, true},
 		{"reentry", []porcupine.Operation{
 			op(1, opAcquire, "k", "a", 0, 10, got),
 			op(1, opAcquire, "k", "a", 20, 30, got),

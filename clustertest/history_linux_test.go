@@ -117,7 +117,8 @@ func (w *historyWorker) call(in hInput, f func(ctx context.Context, cl *redis.Cl
 			msg = msg[:60]
 		}
 		r.errSamples[msg]++
-		r.ops = append(r.ops, porcupine.Operation{ClientId: w.client, Input: in, Output: out, Call: call.UnixNano(), Return: never})
+		// Metadata keeps when the client saw the error (boundUnknowns).
+		r.ops = append(r.ops, porcupine.Operation{ClientId: w.client, Input: in, Output: out, Call: call.UnixNano(), Return: never, Metadata: ret.UnixNano()})
 		r.mu.Unlock()
 		w.client = r.newClient()
 		w.target = w.rnd.Intn(len(w.clients))
@@ -319,6 +320,9 @@ func TestRandomizedHistory(t *testing.T) {
 	t.Logf("history: %d ops answered, %d unknown outcomes (errors, timeouts), %d refused (MOVED, CLUSTERDOWN, connection refused: never ran)", rec.definite, rec.unknown, rec.refused)
 	t.Logf("unknown-outcome errors: %v", rec.errSamples)
 
+	bounded := boundUnknowns(ops)
+	t.Logf("%d of %d unknown outcomes settled by a later acknowledged write", bounded, rec.unknown)
+
 	grants, violations, lost, problems := checkExclusion(ops)
 	for _, p := range problems {
 		t.Error(p)
@@ -340,6 +344,7 @@ func TestRandomizedHistory(t *testing.T) {
 			t.Logf("visualization: %s", path)
 		}
 		t.Errorf("the history is not linearizable")
+		dumpIllegal(t, ops, seed)
 	case porcupine.Unknown:
 		t.Errorf("porcupine could not decide within its time limit")
 	}
@@ -417,4 +422,91 @@ func checkExclusion(ops []porcupine.Operation) (grants, violations, lost int, pr
 		}
 	}
 	return grants, violations, lost, problems
+}
+
+// boundUnknowns gives an op of unknown outcome a return time where Raft
+// allows one. The op's entry, if it exists, was proposed by a leader of
+// some term T before the client saw the error. Take any write W called
+// after that and acknowledged (a state change, so a log entry committed at
+// some index j by a leader of term T' >= T). Either that leader's log holds
+// the op's entry, below j (a leader appends after its log, and one leader
+// orders its own proposals), so committing j applied it first; or it does
+// not, and then no later leader's log will: they all hold j, so they agree
+// with this one up to j, and an entry of an older term never follows one
+// of a newer term. Either way the op took effect before W returned, or
+// never, so W's return bounds it. It returns how many ops it bounded.
+func boundUnknowns(ops []porcupine.Operation) int {
+	type write struct{ call, ret, retMs int64 }
+	var ws []write
+	for _, op := range ops {
+		in, out := op.Input.(hInput), op.Output.(hOutput)
+		if out.unknown {
+			continue
+		}
+		switch {
+		case (in.op == opAcquire || in.op == opSpinAcquire) && out.held,
+			in.op == opRelease && out.n >= 0,
+			in.op == opSpinRelease && out.n == 1:
+			ws = append(ws, write{op.Call, op.Return, in.ret})
+		}
+	}
+	sort.Slice(ws, func(a, b int) bool { return ws[a].call < ws[b].call })
+	// suffix[k]: the earliest return among ws[k:].
+	suffix := make([]write, len(ws))
+	for k := len(ws) - 1; k >= 0; k-- {
+		suffix[k] = ws[k]
+		if k+1 < len(ws) && suffix[k+1].ret < suffix[k].ret {
+			suffix[k] = suffix[k+1]
+		}
+	}
+	n := 0
+	for i := range ops {
+		if !ops[i].Output.(hOutput).unknown {
+			continue
+		}
+		errAt := ops[i].Metadata.(int64)
+		k := sort.Search(len(ws), func(k int) bool { return ws[k].call > errAt })
+		if k == len(ws) {
+			continue
+		}
+		in := ops[i].Input.(hInput)
+		in.ret = suffix[k].retMs
+		ops[i].Input = in
+		ops[i].Return = suffix[k].ret
+		n++
+	}
+	return n
+}
+
+// dumpIllegal writes, for each key whose history alone is not
+// linearizable, its operations in call order to a file.
+func dumpIllegal(t *testing.T, ops []porcupine.Operation, seed int64) {
+	for _, part := range historyModel().Partition(ops) {
+		if porcupine.CheckOperations(historyModel(), part) {
+			continue
+		}
+		sort.Slice(part, func(a, b int) bool { return part[a].Call < part[b].Call })
+		var b strings.Builder
+		for _, op := range part {
+			in := op.Input.(hInput)
+			ret := "inf"
+			if op.Return != never {
+				ret = strconv.FormatInt(op.Return/1e6, 10)
+			}
+			fmt.Fprintf(&b, "client %d [%d, %s] %s\n", op.ClientId, op.Call/1e6, ret, describeOp(in, op.Output.(hOutput)))
+		}
+		lo, hi := 1, len(part) // the shortest illegal prefix in call order
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if porcupine.CheckOperations(historyModel(), part[:mid]) {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		fmt.Fprintf(&b, "shortest illegal prefix: %d operations\n", lo)
+		path := fmt.Sprintf("%s/history-%d-%s.txt", os.TempDir(), seed, part[0].Input.(hInput).key)
+		os.WriteFile(path, []byte(b.String()), 0o644)
+		t.Logf("%s: not linearizable; its %d operations are in %s", part[0].Input.(hInput).key, len(part), path)
+	}
 }

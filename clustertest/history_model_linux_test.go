@@ -88,6 +88,12 @@ func historyStep(s hState, in hInput, out hOutput) []hState {
 		}
 	}
 	var next []hState
+	if out.unknown {
+		// It may never have taken effect (boundUnknowns gives such ops a
+		// return time, so the end of the history is not the only place
+		// where it can do nothing).
+		next = append(next, s)
+	}
 	for _, v := range views {
 		st, t := v.s, v.t
 		st.tlo = t
