@@ -726,6 +726,12 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {a=1, b=2} local mt = {} setmetatable(t, mt) t.a = nil t.c = 3 return {getmetatable(t) == mt, cjson.encode(t)}",
 		"local t = {a=1, b=2, c=3, d=4} t.b = nil return {getmetatable(t) == nil, next(t, 'b') ~= nil}",
 		"local t = {a=1, b=2, c=3} local n = 0 for k in pairs(t) do t[k] = nil n = n + 1 end return {n, next(t)}",
+		// A nil stored under a key the table does not hold takes a node.
+		"local t = {} for i = 1, 6 do t['a' .. i] = i end t.nothere = nil t.b1 = 1 t.b2 = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
+		"local t = {} for i = 1, 7 do t['a' .. i] = i end t.ghost = nil t.ghost = nil t.b1 = 1 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
+		// A nil stored under a key the table does not hold takes a node.
+		"local t = {} for i = 1, 6 do t['a' .. i] = i end t.nothere = nil t.b1 = 1 t.b2 = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
+		"local t = {} for i = 1, 7 do t['a' .. i] = i end t.ghost = nil t.ghost = nil t.b1 = 1 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
 		// Errors of a deletion are the assignment's own.
 		"local x x.k = nil", "local t = {} local k t[k] = nil return 1", "string.x = nil", "local s = 'str' s.k = nil",
 		"local t = setmetatable({}, {__newindex = function(t, k, v) rawset(t, k, 'set:' .. tostring(v)) end}) t.a = nil return t.a",

@@ -28,10 +28,10 @@ import (
 // inserted (gopher-lua keeps keys later set to nil in that list), into a
 // table sized as its constructor sized it (see tableHint). A key deleted
 // by `t.k = nil` is deleted where the rewrite pass recorded it, between
-// the insertions before and after (recordDeletion); other keys now nil
-// are taken as deleted after the last insertion, and keys deleted and set
-// again as set last. A deleted key keeps its node, as in Lua until a
-// rehash. What gopher-lua does not record stays approximate: when integer
+// the insertions before and after (recordDeletion), and setting it again
+// shows as a new insertion; other keys now nil are taken as deleted after
+// the last insertion. A deleted key keeps its node, as in Lua until a
+// rehash (or a garbage collection, which lockkv takes as not happening). What gopher-lua does not record stays approximate: when integer
 // keys were inserted relative to the others, deletions by other means
 // than a literal nil. Keys hashed by address in Lua (tables, functions)
 // get their insertion rank instead.
@@ -193,26 +193,18 @@ func layout(t *lua.LTable) *keyOrder {
 	dels := tableDeletions(t)
 	for i, k := range keys {
 		for len(dels) > 0 && dels[0].at <= i {
-			lt.del(newLKey(dels[0].key, 0))
+			lt.assign(newLKey(dels[0].key, 0), false)
 			dels = dels[1:]
 		}
-		lt.set(newLKey(k, uint32(i)))
+		lt.set(newLKey(originalKey(k), uint32(i)))
 	}
 	for _, d := range dels {
-		lt.del(newLKey(d.key, 0))
+		lt.assign(newLKey(d.key, 0), false)
 	}
 	if hint != 0 {
 		// A constructor stores its list items last (OP_SETLIST), in the
 		// array part it sized for them.
 		ints()
-	}
-	if len(tableDeletions(t)) > 0 {
-		// Keys deleted and set again since: taken as set last.
-		for i, k := range keys {
-			if t.RawGet(k) != lua.LNil {
-				lt.set(newLKey(k, uint32(i)))
-			}
-		}
 	}
 	o.asize = len(lt.array)
 	for _, n := range lt.node {
@@ -237,24 +229,29 @@ func liveInts(arr []lua.LValue) (count, sum int) {
 // gopher-lua keeps the parts of a table a layout needs unexported; their
 // offsets are read once (and checked: a gopher-lua that changed them
 // fails at start-up, not silently).
-var tableArrayOff, tableKeysOff = tableFieldOffsets()
+var tableArrayOff, tableKeysOff, tableK2iOff = tableFieldOffsets()
 
-func tableFieldOffsets() (uintptr, uintptr) {
+func tableFieldOffsets() (uintptr, uintptr, uintptr) {
 	ty := reflect.TypeOf(lua.LTable{})
-	want := reflect.TypeOf([]lua.LValue(nil))
-	off := func(name string) uintptr {
+	off := func(name string, want reflect.Type) uintptr {
 		f, ok := ty.FieldByName(name)
 		if !ok || f.Type != want {
-			panic("luaengine: gopher-lua's LTable has no " + name + " []LValue field")
+			panic("luaengine: gopher-lua's LTable has no " + name + " " + want.String() + " field")
 		}
 		return f.Offset
 	}
-	return off("array"), off("keys")
+	list := reflect.TypeOf([]lua.LValue(nil))
+	return off("array", list), off("keys", list), off("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
 }
 
 // tableArray is gopher-lua's array part: t[i+1] for integer keys from 1.
 func tableArray(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
+}
+
+// tableKeyIndex is gopher-lua's index of tableKeys.
+func tableKeyIndex(t *lua.LTable) map[lua.LValue]int {
+	return *(*map[lua.LValue]int)(unsafe.Add(unsafe.Pointer(t), tableK2iOff))
 }
 
 // tableKeys is gopher-lua's list of the other keys in first-insertion
@@ -264,7 +261,8 @@ func tableKeys(t *lua.LTable) []lua.LValue {
 }
 
 // deletion is a key set to nil by `t.k = nil`, when t's key list had at
-// keys (gopher-lua records insertions, not deletions).
+// keys (gopher-lua records insertions, not deletions, nor a nil stored
+// under a key the table does not hold, which Lua gives a node).
 type deletion struct {
 	key lua.LValue
 	at  int
@@ -310,9 +308,36 @@ func recordDeletion(L *lua.LState, t *lua.LTable, key lua.LValue) {
 		t.Metatable = m
 	}
 	log := m.RawGetString(tableLogKey).(*lua.LUserData).Value.(*tableLog)
-	if len(log.dels) < maxDeletions {
-		log.dels = append(log.dels, deletion{key, len(tableKeys(t))})
+	if len(log.dels) >= maxDeletions || t.RawGet(key) != lua.LNil {
+		return
 	}
+	// gopher-lua keeps a deleted key in its key list, so setting it again
+	// would not show when: its entry becomes a tombstone (which gopher-lua
+	// skips, having no value under it) and the key is forgotten, so that
+	// setting it again appends it like a new key. A key the table does
+	// not hold is logged too: Lua gives it a node.
+	keys := tableKeys(t)
+	k2i := tableKeyIndex(t)
+	if i, ok := k2i[key]; ok {
+		tomb := L.NewUserData()
+		tomb.Value = tombstone{key}
+		keys[i] = tomb
+		delete(k2i, key)
+	}
+	log.dels = append(log.dels, deletion{key, len(keys)})
+}
+
+// tombstone stands, in gopher-lua's key list, for a key deleted there.
+type tombstone struct{ key lua.LValue }
+
+// originalKey is k, or the key a tombstone stands for.
+func originalKey(k lua.LValue) lua.LValue {
+	if ud, ok := k.(*lua.LUserData); ok {
+		if t, ok := ud.Value.(tombstone); ok {
+			return t.key
+		}
+	}
+	return k
 }
 
 // tableDeletions is t's deletion log, oldest first.
@@ -446,28 +471,21 @@ func (t *ltable) find(k lkey) int {
 }
 
 // set is luaH_set followed by a non-nil store.
-func (t *ltable) set(k lkey) {
-	if k.index >= 1 && k.index <= len(t.array) {
-		t.array[k.index-1] = true
-		return
-	}
-	if n := t.find(k); n >= 0 {
-		t.node[n].live = true
-		return
-	}
-	if n := t.newKey(k); n >= 0 {
-		t.node[n].live = true
-	}
-}
+func (t *ltable) set(k lkey) { t.assign(k, true) }
 
-// del stores nil under k, if present: the key keeps its node.
-func (t *ltable) del(k lkey) {
+// assign is luaH_set followed by a store, nil unless live: a key not in
+// the table gets a node even to hold nil.
+func (t *ltable) assign(k lkey, live bool) {
 	if k.index >= 1 && k.index <= len(t.array) {
-		t.array[k.index-1] = false
+		t.array[k.index-1] = live
 		return
 	}
 	if n := t.find(k); n >= 0 {
-		t.node[n].live = false
+		t.node[n].live = live
+		return
+	}
+	if n := t.newKey(k, live); n >= 0 {
+		t.node[n].live = live
 	}
 }
 
@@ -483,13 +501,13 @@ func (t *ltable) getFreePos() int {
 
 // newKey inserts k (not present) and returns its node, or -1 when the
 // table grew and k went in through set.
-func (t *ltable) newKey(k lkey) int {
+func (t *ltable) newKey(k lkey, live bool) int {
 	mp := t.mainPosition(k)
 	if len(t.node) == 0 || t.node[mp].live {
 		free := t.getFreePos()
 		if free < 0 {
 			t.rehash(k)
-			t.set(k)
+			t.assign(k, live)
 			return -1
 		}
 		other := t.mainPosition(t.node[mp].key)

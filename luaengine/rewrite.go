@@ -225,6 +225,15 @@ func (r *rewriter) deletionAfter(s ast.Stmt) ast.Stmt {
 		key = &ast.NumberExpr{Value: k.Value}
 	case *ast.IdentExpr:
 		key = &ast.IdentExpr{Value: k.Value}
+	case *ast.UnaryMinusOpExpr:
+		n, ok := k.Expr.(*ast.NumberExpr)
+		if !ok {
+			return nil
+		}
+		num := &ast.NumberExpr{Value: n.Value}
+		num.SetLine(a.Line())
+		num.SetLastLine(a.LastLine())
+		key = &ast.UnaryMinusOpExpr{Expr: num}
 	default:
 		return nil
 	}
