@@ -1,7 +1,7 @@
 package replication
 
 import (
-	"errors"
+	"encoding/json"
 	"io"
 
 	"github.com/hashicorp/raft"
@@ -64,15 +64,71 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	return out
 }
 
-// errNoSnapshots: the engine's snapshot codec is not wired in yet, so Raft
-// keeps the whole log (a restarted node replays it) and never compacts.
-var errNoSnapshots = errors.New("replication: snapshots are not available yet; the log is kept whole")
-
-// Snapshot is refused until the snapshot codec lands.
-func (f *fsm) Snapshot() (raft.FSMSnapshot, error) { return nil, errNoSnapshots }
-
-// Restore is refused until the snapshot codec lands.
-func (f *fsm) Restore(rc io.ReadCloser) error {
-	rc.Close()
-	return errNoSnapshots
+// snapshotMeta is what the node stores with the engine's snapshot.
+type snapshotMeta struct {
+	Members  map[string]string `json:"members"`
+	LastTime int64             `json:"last_time"`
 }
+
+// Snapshot captures the engine on the command goroutine; Persist streams
+// it while commands go on.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	n := (*Node)(f)
+	var snap *commands.Snapshot
+	var err error
+	ok := n.run(func(e *commands.Engine) {
+		var meta []byte
+		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime()})
+		if err == nil {
+			snap = e.Snapshot(meta)
+		}
+	})
+	if !ok {
+		return nil, raft.ErrRaftShutdown
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fsmSnapshot{snap}, nil
+}
+
+// Restore replaces the engine's state with a snapshot's.
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	n := (*Node)(f)
+	defer rc.Close()
+	var err error
+	ok := n.run(func(e *commands.Engine) {
+		var meta []byte
+		meta, err = e.Restore(rc)
+		if err != nil {
+			return
+		}
+		var m snapshotMeta
+		if len(meta) > 0 {
+			if err = json.Unmarshal(meta, &m); err != nil {
+				return
+			}
+		}
+		n.members = m.Members
+		if n.members == nil {
+			n.members = map[string]string{}
+		}
+		e.SetLastEntryTime(m.LastTime)
+	})
+	if !ok {
+		return raft.ErrRaftShutdown
+	}
+	return err
+}
+
+type fsmSnapshot struct{ s *commands.Snapshot }
+
+func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	if _, err := s.s.WriteTo(sink); err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+func (s fsmSnapshot) Release() {}

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 	"go.etcd.io/bbolt"
 
 	"github.com/lockkv/lockkv/commands"
@@ -580,11 +581,16 @@ func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 		if err := os.MkdirAll(filepath.Join(dir, "wal"), 0o755); err != nil {
 			return nil, nil, err
 		}
-		w, err := wal.Open(filepath.Join(dir, "wal"))
+		// The WAL does not close the metadata store it opens itself
+		// (raft-wal v0.4.0), which would keep its file lock after
+		// Shutdown: it gets one it can close.
+		meta := &metadb.BoltMetaDB{}
+		w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithMetaStore(meta))
 		if err != nil {
+			meta.Close()
 			return nil, nil, fmt.Errorf("replication: opening the Raft log: %w", err)
 		}
-		n.closer = append(n.closer, w)
+		n.closer = append(n.closer, w, meta)
 		return w, w, nil
 	case "bolt":
 		bolt, err := raftboltdb.New(raftboltdb.Options{
