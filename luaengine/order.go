@@ -82,8 +82,10 @@ type keyOrder struct {
 	last  int                // index in keys of the key next returned last
 
 	// What the layout was computed from: gopher-lua's key list and array
-	// lengths, and the live integer keys' count and sum.
+	// lengths, the deletions logged, and the live integer keys' count and
+	// sum.
 	nkeys, narray int
+	ndels         int
 	intCount      int
 	intSum        int
 	hint          uint64
@@ -95,7 +97,7 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 	o := e.orders[t]
 	keys, arr := tableKeys(t), tableArray(t)
 	hint := tableHint(t)
-	if o != nil && (o.nkeys != len(keys) || o.narray != len(arr) || o.hint != hint) {
+	if o != nil && (o.nkeys != len(keys) || o.narray != len(arr) || o.hint != hint || o.ndels != len(tableDeletions(t))) {
 		o = nil
 	}
 	if o != nil && key == lua.LNil {
@@ -171,7 +173,7 @@ func (o *keyOrder) find(key lua.LValue) int {
 func layout(t *lua.LTable) *keyOrder {
 	keys, arr := tableKeys(t), tableArray(t)
 	hint := tableHint(t)
-	o := &keyOrder{nkeys: len(keys), narray: len(arr), hint: hint}
+	o := &keyOrder{nkeys: len(keys), narray: len(arr), hint: hint, ndels: len(tableDeletions(t))}
 	o.intCount, o.intSum = liveInts(arr)
 	if len(keys) == 0 && o.intCount == len(arr) && hint == 0 {
 		// 1..n inserted in order end up in the array part, in order.
