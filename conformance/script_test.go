@@ -733,7 +733,7 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {} for i = 1, 6 do t['a' .. i] = i end t.nothere = nil t.b1 = 1 t.b2 = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
 		"local t = {} for i = 1, 7 do t['a' .. i] = i end t.ghost = nil t.ghost = nil t.b1 = 1 local r = {} for k in pairs(t) do r[#r+1] = k end return r",
 		// Traversals around deletions.
-"local t = {} for i = 1, 4 do t['a' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k end t.zz = nil for k in pairs(t) do r[#r+1] = k end t.b = 1 for k in pairs(t) do r[#r+1] = k end return r",
+		"local t = {} for i = 1, 4 do t['a' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k end t.zz = nil for k in pairs(t) do r[#r+1] = k end t.b = 1 for k in pairs(t) do r[#r+1] = k end return r",
 		"local t = {} for i = 1, 8 do t['a' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k if k == 'a3' then t.a5 = nil end end return r",
 		"local t = {} for i = 1, 8 do t['a' .. i] = i end local r = {} for k in pairs(t) do r[#r+1] = k t[k] = nil end t.x = 1 t.y = 2 for k in pairs(t) do r[#r+1] = k end return r",
 		// Errors of a deletion are the assignment's own.
