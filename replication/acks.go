@@ -1,11 +1,8 @@
 package replication
 
 import (
-	"context"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
 )
@@ -33,14 +30,13 @@ func (n *Node) Ack(id string, match, applied uint64) {
 func (n *Node) acker() {
 	defer n.wg.Done()
 	var (
-		cli      *redis.Client
-		cliAddr  string
+		peer     *peerConn
 		lastSent [2]uint64
 		sentAt   time.Time
 	)
 	defer func() {
-		if cli != nil {
-			cli.Close()
+		if peer != nil {
+			peer.Close()
 		}
 	}()
 	tick := time.NewTicker(ackEvery)
@@ -64,22 +60,26 @@ func (n *Node) acker() {
 			continue
 		}
 		cur := [2]uint64{n.raft.LastIndex(), n.raft.AppliedIndex()}
-		if cur == lastSent && addr == cliAddr && time.Since(sentAt) < time.Second {
+		if peer != nil && cur == lastSent && addr == peer.addr && time.Since(sentAt) < time.Second {
 			continue
 		}
-		if addr != cliAddr {
-			if cli != nil {
-				cli.Close()
+		if peer != nil && peer.addr != addr {
+			peer.Close()
+			peer = nil
+		}
+		if peer == nil {
+			var err error
+			if peer, err = dialPeer(addr, n.cfg.Password, time.Second); err != nil {
+				continue
 			}
-			cli = redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, PoolSize: 1, DisableIdentity: true, Password: n.cfg.Password,
-				DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
-			cliAddr = addr
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := cli.Do(ctx, "RAFT.NODE", "ACK", n.cfg.NodeID, strconv.FormatUint(cur[0], 10), strconv.FormatUint(cur[1], 10)).Err()
-		cancel()
-		if err == nil {
-			lastSent, sentAt = cur, time.Now()
+		_, err := peer.call(time.Second, []byte("RAFT.NODE"), []byte("ACK"), []byte(n.cfg.NodeID),
+			strconv.AppendUint(nil, cur[0], 10), strconv.AppendUint(nil, cur[1], 10))
+		if _, refused := err.(errorReply); err != nil && !refused {
+			peer.Close()
+			peer = nil
+			continue
 		}
+		lastSent, sentAt = cur, time.Now()
 	}
 }

@@ -1,9 +1,6 @@
 package replication
 
 import (
-	"bufio"
-	"errors"
-	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -27,9 +24,7 @@ type upstream struct {
 	f      *forwarder
 	client int64
 	reqs   chan fwdReq
-	conn   net.Conn
-	br     *bufio.Reader
-	addr   string
+	conn   *peerConn
 	db     int
 	proto  int
 }
@@ -95,14 +90,16 @@ func (u *upstream) serve() {
 }
 
 func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
-	if u.conn == nil || u.addr != req.addr {
-		if u.conn != nil {
-			u.conn.Close()
-			u.conn = nil
-		}
-		if err := u.dial(req.addr); err != nil {
+	if u.conn != nil && u.conn.addr != req.addr {
+		u.conn.Close()
+		u.conn = nil
+	}
+	if u.conn == nil {
+		c, err := dialPeer(req.addr, u.f.n.cfg.Password, 2*time.Second)
+		if err != nil {
 			return nil, err
 		}
+		u.conn, u.db, u.proto = c, 0, 2
 	}
 	w.Reset()
 	skip := 0
@@ -125,47 +122,22 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 		}
 	}
 	skip += len(req.cmds) - 1
-	if _, err := u.conn.Write(w.B); err != nil {
+	if _, err := u.conn.nc.Write(w.B); err != nil {
 		return nil, err
 	}
 	u.proto, u.db = req.proto, req.db
 	var reply []byte
 	for i := 0; i <= skip; i++ {
 		var err error
-		if reply, err = resp.ReadReply(u.br, reply[:0]); err != nil {
+		if reply, err = resp.ReadReply(u.conn.br, reply[:0]); err != nil {
 			return nil, err
 		}
 		for len(reply) > 0 && reply[0] == '>' && i == skip {
 			// A push (invalidation) is not the reply; read on.
-			if reply, err = resp.ReadReply(u.br, reply[:0]); err != nil {
+			if reply, err = resp.ReadReply(u.conn.br, reply[:0]); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return append([]byte(nil), reply...), nil
-}
-
-func (u *upstream) dial(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return err
-	}
-	u.conn, u.br, u.addr, u.db, u.proto = c, bufio.NewReader(c), addr, 0, 2
-	if pw := u.f.n.cfg.Password; pw != "" {
-		var w resp.Writer
-		w.Array(2)
-		w.BulkString("AUTH")
-		w.BulkString(pw)
-		if _, err := c.Write(w.B); err != nil {
-			return err
-		}
-		r, err := resp.ReadReply(u.br, nil)
-		if err != nil {
-			return err
-		}
-		if len(r) > 0 && r[0] == '-' {
-			return errors.New(string(r[1 : len(r)-2]))
-		}
-	}
-	return nil
 }

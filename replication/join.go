@@ -1,11 +1,8 @@
 package replication
 
 import (
-	"context"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // join asks a member to add this node (RAFT.NODE ADD), following MOVED to
@@ -44,9 +41,11 @@ func (n *Node) join() {
 }
 
 func (n *Node) askToJoin(addr string) error {
-	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, DialTimeout: 2 * time.Second, ReadTimeout: 15 * time.Second, DisableIdentity: true, Password: n.cfg.Password})
+	c, err := dialPeer(addr, n.cfg.Password, 2*time.Second)
+	if err != nil {
+		return err
+	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	return c.Do(ctx, "RAFT.NODE", "ADD", n.cfg.NodeID, n.cfg.RaftAdvertise, n.cfg.ClientAdvertise).Err()
+	_, err = c.call(20*time.Second, []byte("RAFT.NODE"), []byte("ADD"), []byte(n.cfg.NodeID), []byte(n.cfg.RaftAdvertise), []byte(n.cfg.ClientAdvertise))
+	return err
 }
