@@ -21,8 +21,9 @@ type heldLock struct {
 
 // TestFailover: clients hold reentrant and fair locks on the leader; the
 // leader is SIGKILLed; on the new leader every acknowledged lock is held by
-// its owner with the lease it had left, and each passes to a waiter once
-// released, the unlock message reaching subscribers on the followers.
+// its owner with the lease it had left, a lease that ran out is gone, and
+// each lock passes to a waiter once released, the unlock message reaching
+// subscribers on the followers.
 func TestFailover(t *testing.T) {
 	c := newCluster(t, 3)
 	ctx := context.Background()
@@ -77,6 +78,15 @@ func TestFailover(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+
+	// A lock with a short lease: it runs out during or soon after the
+	// failover and must then be gone.
+	const short = 1500 * time.Millisecond
+	shortOwner := owner(99, 1)
+	if held, _, err := acquire(ctx, c.client(l), "lock:short", shortOwner, short); err != nil || !held {
+		t.Fatalf("acquire lock:short: %v %v", held, err)
+	}
+	shortRet := time.Now()
 
 	// Waiters subscribe on both followers for the unlock messages.
 	var channels []string
@@ -155,6 +165,15 @@ func TestFailover(t *testing.T) {
 	}
 	if t.Failed() {
 		t.FailNow()
+	}
+
+	// The short lease ran out: the lock is gone, and anyone gets it.
+	time.Sleep(time.Until(shortRet.Add(short + 50*time.Millisecond))) // a deadline to pass, not a condition
+	if n, err := cl.Exists(ctx, "lock:short").Result(); err != nil || n != 0 {
+		t.Fatalf("lock:short exists (%d, %v) after its lease ran out across the failover", n, err)
+	}
+	if held, pttl, err := acquire(ctx, cl, "lock:short", owner(99, 2), lease); err != nil || !held {
+		t.Fatalf("acquire of the expired lock:short: held %v pttl %d: %v", held, pttl, err)
 	}
 
 	// Each owner releases; the waiters hear it on the followers and take
