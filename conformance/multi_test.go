@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -214,12 +215,52 @@ func TestMultiWatchFlush(t *testing.T) {
 	p.Do("FLUSHALL")
 }
 
+// serverMs reads c's clock (TIME) in milliseconds.
+func serverMs(t *testing.T, c *Conn) int64 {
+	t.Helper()
+	v, err := c.Do("TIME")
+	if err != nil || len(v.Elems) != 2 {
+		t.Fatalf("%s: TIME: %v %v", c.Addr, v, err)
+	}
+	sec, _ := strconv.ParseInt(v.Elems[0].Str, 10, 64)
+	usec, _ := strconv.ParseInt(v.Elems[1].Str, 10, 64)
+	return sec*1000 + usec/1000
+}
+
+// liveWatch sets key with a short lease on both servers and WATCHes it
+// while it is live: by each server's own clock the WATCH ran before the
+// lease could end, else (a slow machine) it tries again with a longer
+// lease. It returns, per server (lockkv, Redis), a time by which the key
+// has certainly expired.
+func liveWatch(t *testing.T, p *Pair, key string) [2]int64 {
+	t.Helper()
+	for px := int64(300); ; px *= 2 {
+		var before, after [2]int64
+		for i, c := range []*Conn{p.L, p.R} {
+			before[i] = serverMs(t, c)
+		}
+		p.Do("SET", key, "v", "PX", strconv.FormatInt(px, 10))
+		p.Do("WATCH", key)
+		for i, c := range []*Conn{p.L, p.R} {
+			after[i] = serverMs(t, c)
+		}
+		if after[0] < before[0]+px-1 && after[1] < before[1]+px-1 {
+			return [2]int64{after[0] + px + 1, after[1] + px + 1}
+		}
+		if px > 10000 {
+			t.Fatalf("WATCH never ran within a %d ms lease", px)
+		}
+		p.Do("UNWATCH")
+		p.Do("DEL", key)
+	}
+}
+
 // waitGone polls both servers until key no longer exists (active expiry
-// reclaimed it), for at most two seconds.
+// reclaimed it; DBSIZE does not reclaim).
 func waitGone(t *testing.T, p *Pair, key string) {
 	t.Helper()
 	for _, c := range []*Conn{p.L, p.R} {
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(10 * time.Second)
 		for {
 			v, err := c.Do("DBSIZE")
 			if err != nil {
@@ -240,16 +281,24 @@ func TestMultiWatchExpire(t *testing.T) {
 	p := NewPair(t)
 	other := Connect(t)
 	// Live at WATCH, expired by EXEC: the transaction fails.
-	p.Do("SET", "k", "v", "PX", "300")
-	p.Do("WATCH", "k")
-	time.Sleep(350 * time.Millisecond)
+	expires := liveWatch(t, p, "k")
+	for i, c := range []*Conn{p.L, p.R} {
+		// Until each server's clock passes the deadline; reading the key
+		// would reclaim it on Redis, which is the next case.
+		deadline := time.Now().Add(10 * time.Second)
+		for serverMs(t, c) <= expires[i] {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: its clock does not reach %d", c.Addr, expires[i])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	p.Do("MULTI")
 	p.Do("PING")
 	p.Do("EXEC")
 	// Live at WATCH, reclaimed by active expiry before EXEC: fails too.
 	p.Do("FLUSHALL")
-	p.Do("SET", "k", "v", "PX", "300")
-	p.Do("WATCH", "k")
+	liveWatch(t, p, "k")
 	waitGone(t, p, "k")
 	p.Do("MULTI")
 	p.Do("PING")
