@@ -148,6 +148,31 @@ func TestGoRedisDefaultOptions(t *testing.T) {
 	}
 }
 
+// TestGoRedisClientInfo: go-redis parses CLIENT INFO with Redis 7.2's
+// fields and flags (its CLIENT SETINFO on connect, CLIENT NO-TOUCH), and
+// WAITAOF answers as a server that keeps nothing on disk.
+func TestGoRedisClientInfo(t *testing.T) {
+	srv := lockkv.RunT(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	conn := rdb.Conn()
+	defer conn.Close()
+	if err := conn.Do(ctx, "CLIENT", "NO-TOUCH", "ON").Err(); err != nil {
+		t.Fatalf("CLIENT NO-TOUCH: %v", err)
+	}
+	info, err := conn.ClientInfo(ctx).Result()
+	if err != nil {
+		t.Fatalf("CLIENT INFO: %v", err)
+	}
+	if info.Flags&redis.ClientNoTouch == 0 || !strings.HasPrefix(info.LibName, "go-redis(") || info.LibVer != redis.Version() {
+		t.Fatalf("CLIENT INFO: flags %b lib-name %q lib-ver %q", info.Flags, info.LibName, info.LibVer)
+	}
+	if got, err := conn.WaitAOF(ctx, 0, 0, 0).Result(); err != nil || len(got) != 2 || got[0] != 0 || got[1] != 0 {
+		t.Fatalf("WAITAOF 0 0 0: %v %v", got, err)
+	}
+}
+
 func TestGoRedisRESP2AndPassword(t *testing.T) {
 	srv := lockkv.RunTWith(t, lockkv.Config{RequirePass: "pw"})
 	ctx := context.Background()
