@@ -185,6 +185,9 @@ func startRedis() (addr string, stop func(), err error) {
 type Pair struct {
 	t    testing.TB
 	L, R *Conn
+	// slowest is the longest round trip of a command sent to both so far
+	// (see DoLease).
+	slowest time.Duration
 }
 
 // NewPair connects to both servers and flushes all their data, so each test
@@ -218,13 +221,18 @@ func Connect(t testing.TB) *Pair {
 
 func (p *Pair) both(args []string) (Value, Value) {
 	p.t.Helper()
+	start := time.Now()
 	if err := p.L.Send(args...); err != nil {
 		p.t.Fatalf("%q: lockkv send: %v", args, err)
 	}
 	if err := p.R.Send(args...); err != nil {
 		p.t.Fatalf("%q: redis send: %v", args, err)
 	}
-	return p.read(args)
+	lv, rv := p.read(args)
+	if d := time.Since(start); d > p.slowest {
+		p.slowest = d
+	}
+	return lv, rv
 }
 
 func (p *Pair) read(what any) (Value, Value) {
@@ -304,16 +312,19 @@ func (p *Pair) DoApprox(delta int64, args ...string) Value {
 	return rv
 }
 
-// DoSince is DoApprox for a time-to-live (PTTL with unit time.Millisecond,
-// TTL with time.Second) set by a command sent at since or later: each server
-// counts down from its own moment of setting to its own moment of reading,
-// and both moments lie between since and now, so the two replies differ by
-// at most the time elapsed since then (plus a unit for rounding), however
-// slow the machine is.
-func (p *Pair) DoSince(since time.Time, unit time.Duration, args ...string) Value {
+// DoLease is DoApprox for a reply that is a lease's remaining milliseconds
+// (PTTL, or a lock script answering one) for a lease set by an earlier
+// command of this pair. Each server counts the lease down from its own
+// moment of running the setting command to its own moment of running this
+// one, and each moment lies within that command's round trip: the replies
+// differ by at most the slowest round trip so far plus this one's (and a
+// millisecond of rounding), however slow the machine is, and by a few
+// milliseconds when it is not.
+func (p *Pair) DoLease(args ...string) Value {
 	p.t.Helper()
+	prev, start := p.slowest, time.Now()
 	lv, rv := p.both(args)
-	p.check(args, lv, rv, approxEqual(lv, rv, int64(time.Since(since)/unit)+1))
+	p.check(args, lv, rv, approxEqual(lv, rv, int64((prev+time.Since(start))/time.Millisecond)+1))
 	return rv
 }
 

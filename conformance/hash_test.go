@@ -406,9 +406,8 @@ func TestHashRedissonLock(t *testing.T) {
 	// reentry
 	p.Do("HEXISTS", lock, owner)
 	p.Do("HINCRBY", lock, owner, "1")
-	since := time.Now()
 	p.Do("PEXPIRE", lock, "30000")
-	p.DoSince(since, time.Millisecond, "PTTL", lock)
+	p.DoLease("PTTL", lock)
 	// another owner is refused
 	p.Do("HEXISTS", lock, "other:2")
 	// unlock twice
@@ -644,15 +643,13 @@ func TestHashRedissonLockScript(t *testing.T) {
 		t.Skip("lockkv has no EVAL yet")
 	}
 	const lock, me, other = "myLock", "8743c9c0-0795-4907-87fd-6c719a6b4586:1", "8743c9c0-0795-4907-87fd-6c719a6b4586:2"
-	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me) // acquired: nil
-	since := time.Now()
-	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)                                  // reentered: nil
-	p.DoSince(since, time.Millisecond, "EVAL", redissonLockScript, "1", lock, "30000", other) // busy: pttl
+	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)         // acquired: nil
+	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)         // reentered: nil
+	p.DoLease("EVAL", redissonLockScript, "1", lock, "30000", other) // busy: pttl
 	p.Do("HGETALL", lock)
 	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", other) // not the owner: nil
-	since = time.Now()
-	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", me) // 0: still held once
-	p.DoSince(since, time.Millisecond, "PTTL", lock)
+	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", me)    // 0: still held once
+	p.DoLease("PTTL", lock)
 	p.Do("EVAL", redissonUnlockScript, "1", lock, "unlock", "30000", me) // 1: released
 	p.Do("EXISTS", lock)
 	p.Do("EVAL", redissonLockScript, "1", lock, "30000", other)

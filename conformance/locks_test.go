@@ -14,8 +14,8 @@ import (
 // remaining lease from PTTL, and a release publishes on
 // redisson_lock__channel:{name}. The scripts live in lockscripts, shared
 // with the cluster tests. Every reply and the final keyspace must be the
-// same on lockkv and Redis; lease times are compared within a tolerance, as
-// both servers run on the wall clock.
+// same on lockkv and Redis; lease times are compared within the time the
+// commands took (DoLease), as both servers run on the wall clock.
 
 // lockPair is a Pair driving scripts by SHA, as lock clients do.
 type lockPair struct {
@@ -40,7 +40,17 @@ func (p *lockPair) run(script string, keys []string, args ...string) Value {
 	}
 	cmd := append([]string{"EVALSHA", sha, itoa(len(keys))}, keys...)
 	cmd = append(cmd, args...)
-	return p.DoApprox(60, cmd...)
+	if leaseReplies[script] {
+		return p.DoLease(cmd...)
+	}
+	return p.Do(cmd...)
+}
+
+// leaseReplies are the scripts whose reply may carry a lock's remaining
+// lease (PTTL), compared with DoLease; the others' replies are exact.
+var leaseReplies = map[string]bool{
+	lockscripts.Acquire: true, lockscripts.RWReadAcquire: true, lockscripts.RWWriteAcquire: true,
+	lockscripts.SpinAcquire: true, lockscripts.FencedAcquire: true,
 }
 
 // requireOnLockkv skips t unless lockkv knows every command (other
@@ -93,7 +103,7 @@ func (p *lockPair) keyspace(keys ...string) {
 		case "list":
 			p.Do("LRANGE", k, "0", "-1")
 		}
-		p.DoApprox(60, "PTTL", k)
+		p.DoLease("PTTL", k)
 	}
 }
 
