@@ -4,7 +4,8 @@
 // nothing it cannot commit, a randomized history of lock operations under
 // leader kills and partitions is mutually exclusive and linearizable
 // (porcupine), go-redis's ClusterClient and FailoverClient follow the
-// leader, and acknowledged writes survive killing every node.
+// leader, a plain client of a follower works with --forward, and
+// acknowledged writes survive killing every node.
 //
 // TestMain builds cmd/lockkv once. Every node's Raft traffic passes through
 // a TCP proxy the test owns (--raft-advertise names the proxy), so a test

@@ -79,6 +79,7 @@ type node struct {
 	done    chan struct{} // closed when the running process has exited
 	starts  int
 	running bool
+	paused  bool
 }
 
 // cluster is an N-node lockkv cluster of separate processes on loopback.
@@ -187,6 +188,7 @@ func (c *cluster) start(i int) {
 		c.t.Fatalf("node %s is already running", nd.id)
 	}
 	nd.starts++
+	nd.paused = false
 	fmt.Fprintf(logf, "=== start %d: %s %s\n", nd.starts, lockkvBin, strings.Join(args, " "))
 	cmd := exec.Command(lockkvBin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -246,6 +248,35 @@ func (c *cluster) Kill(i int) {
 	case <-time.After(10 * time.Second):
 		c.t.Fatalf("node %s survives SIGKILL for 10s", nd.id)
 	}
+}
+
+// Pause stops node i's process (SIGSTOP): it neither runs nor answers,
+// but keeps its connections, and believes on resuming (SIGCONT) whatever
+// it believed before.
+func (c *cluster) Pause(i int) { c.signalPause(i, syscall.SIGSTOP, true) }
+
+// Resume continues a paused node.
+func (c *cluster) Resume(i int) { c.signalPause(i, syscall.SIGCONT, false) }
+
+func (c *cluster) signalPause(i int, sig syscall.Signal, paused bool) {
+	c.t.Helper()
+	nd := c.nodes[i]
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if !nd.running {
+		c.t.Fatalf("%s: not running", nd.id)
+	}
+	if err := nd.cmd.Process.Signal(sig); err != nil {
+		c.t.Fatalf("%s: %v: %v", nd.id, sig, err)
+	}
+	nd.paused = paused
+}
+
+func (c *cluster) isPaused(i int) bool {
+	nd := c.nodes[i]
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	return nd.paused
 }
 
 // Restart starts node i again on the same addresses and data directory.
@@ -392,7 +423,7 @@ func (c *cluster) leaderNow() (int, string) {
 	var views []view
 	var seen []string
 	for i := range c.nodes {
-		if !c.Running(i) || c.net.isCut(i) {
+		if !c.Running(i) || c.net.isCut(i) || c.isPaused(i) {
 			continue
 		}
 		m, err := c.info(i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,12 +115,20 @@ func (w *historyWorker) call(in hInput, f func(ctx context.Context, cl *redis.Cl
 		r.mu.Lock()
 		r.unknown++
 		msg := err.Error()
+		if strings.Contains(msg, "i/o timeout") {
+			msg = "i/o timeout"
+		}
 		if len(msg) > 60 {
 			msg = msg[:60]
 		}
 		r.errSamples[msg]++
-		// Metadata keeps when the client saw the error (boundUnknowns).
-		r.ops = append(r.ops, porcupine.Operation{ClientId: w.client, Input: in, Output: out, Call: call.UnixNano(), Return: never, Metadata: ret.UnixNano()})
+		// Metadata keeps when the client saw the error, if the error says
+		// the server got as far as it could with the op (boundUnknowns).
+		var meta interface{}
+		if settles(err) {
+			meta = ret.UnixNano()
+		}
+		r.ops = append(r.ops, porcupine.Operation{ClientId: w.client, Input: in, Output: out, Call: call.UnixNano(), Return: never, Metadata: meta})
 		r.mu.Unlock()
 		w.client = r.newClient()
 		w.target = w.rnd.Intn(len(w.clients))
@@ -232,9 +242,9 @@ func (w *historyWorker) run(stop <-chan struct{}) {
 
 // TestRandomizedHistory: workers take and give back locks (the reentrant
 // lock script with leases; SET NX PX and compare-and-delete) while a
-// nemesis kills leaders and followers and cuts leaders off. The history
-// must be mutually exclusive, lose no acknowledged lock, and be
-// linearizable (porcupine).
+// nemesis kills leaders and followers, cuts them off, and pauses leaders
+// (SIGSTOP). The history must be mutually exclusive, lose no acknowledged
+// lock, and be linearizable (porcupine).
 func TestRandomizedHistory(t *testing.T) {
 	dur := 20 * time.Second
 	if s := os.Getenv("LOCKKV_HISTORY_SECONDS"); s != "" {
@@ -280,7 +290,7 @@ func TestRandomizedHistory(t *testing.T) {
 	var events []string
 	pause := func(lo, hi int) { time.Sleep(time.Duration(lo+rnd.Intn(hi-lo)) * time.Millisecond) }
 	end := time.Now().Add(dur)
-	first, round := rnd.Intn(3), 0 // the faults take turns
+	first, round := rnd.Intn(5), 0 // the faults take turns
 	for time.Now().Before(end) {
 		pause(700, 1500)
 		l, _ := c.leaderNow()
@@ -288,7 +298,7 @@ func TestRandomizedHistory(t *testing.T) {
 			continue
 		}
 		round++
-		switch (first + round) % 3 {
+		switch (first + round) % 5 {
 		case 0:
 			events = append(events, "kill leader "+c.nodes[l].id)
 			c.Kill(l)
@@ -305,6 +315,18 @@ func TestRandomizedHistory(t *testing.T) {
 			c.Kill(f)
 			pause(300, 1500)
 			c.Restart(f)
+		case 3:
+			// A leader that stops and wakes up still believing it leads.
+			events = append(events, "pause leader "+c.nodes[l].id)
+			c.Pause(l)
+			pause(800, 2500)
+			c.Resume(l)
+		case 4:
+			f := (l + 1 + rnd.Intn(len(c.nodes)-1)) % len(c.nodes)
+			events = append(events, "cut follower "+c.nodes[f].id)
+			c.Partition(f)
+			pause(800, 2500)
+			c.Heal()
 		}
 	}
 	close(stop)
@@ -424,9 +446,20 @@ func checkExclusion(ops []porcupine.Operation) (grants, violations, lost int, pr
 	return grants, violations, lost, problems
 }
 
+// settles reports whether an error of unknown outcome came after the
+// server did all it would ever do with the op: the leader proposed it and
+// lost leadership, or the node died (its unproposed requests die with it).
+// A client-side timeout does not: the server may still be about to read
+// and propose the request.
+func settles(err error) bool {
+	return strings.Contains(err.Error(), "leadership lost") || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 // boundUnknowns gives an op of unknown outcome a return time where Raft
-// allows one. The op's entry, if it exists, was proposed by a leader of
-// some term T before the client saw the error. Take any write W called
+// allows one, if its error settles it (settles). The op's entry, if it
+// exists, was proposed by a leader of some term T before the client saw
+// the error. Take any write W called
 // after that and acknowledged (a state change, so a log entry committed at
 // some index j by a leader of term T' >= T). Either that leader's log holds
 // the op's entry, below j (a leader appends after its log, and one leader
@@ -464,7 +497,10 @@ func boundUnknowns(ops []porcupine.Operation) int {
 		if !ops[i].Output.(hOutput).unknown {
 			continue
 		}
-		errAt := ops[i].Metadata.(int64)
+		errAt, ok := ops[i].Metadata.(int64)
+		if !ok {
+			continue
+		}
 		k := sort.Search(len(ws), func(k int) bool { return ws[k].call > errAt })
 		if k == len(ws) {
 			continue
