@@ -208,6 +208,11 @@ func TestClusterSemantics(t *testing.T) {
 		t.Fatalf("WAIT 2 5000 = %d, %v", n, err)
 	}
 
+	// A follower refuses WAIT as a Redis replica does.
+	if err := tc.client(f).Do(ctx, "WAIT", 1, 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR WAIT cannot be used with replica instances.") {
+		t.Fatalf("WAIT on a follower: %v", err)
+	}
+
 	// A script's PUBLISH reaches a subscriber on a follower.
 	sub := tc.client(f).Subscribe(ctx, "redisson_lock__channel:{l}")
 	defer sub.Close()
@@ -371,6 +376,9 @@ func TestClusterForward(t *testing.T) {
 	}
 	if err := conn.Set(ctx, "db2key", "x", 0).Err(); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := conn.Do(ctx, "WAIT", 1, 5000).Int(); err != nil || n < 1 {
+		t.Fatalf("WAIT via follower = %d, %v", n, err)
 	}
 	if n, err := tc.client(l).Exists(ctx, "db2key").Result(); err != nil || n != 0 {
 		t.Fatalf("db2key in db 0: %d, %v", n, err)

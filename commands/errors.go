@@ -338,6 +338,9 @@ const (
 	ErrUnblockedRole  = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
 	ErrLeadershipLost = "ERR leadership lost before the command was committed: it may or may not have been applied"
 	ErrClusterDown    = "CLUSTERDOWN The cluster is down"
+	ErrWaitReplica    = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
+	// Redis 7.2's replication.c.
+	ErrWaitAOFReplica = "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated."
 
 	// CLUSTER and SENTINEL in cluster mode.
 	ErrInvalidSlot       = "ERR Invalid slot"

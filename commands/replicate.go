@@ -651,6 +651,10 @@ func (e *Engine) retryBlocked(cl *Client) {
 	rs.propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
 }
 
+// isReplica reports whether this node is a cluster node that does not lead
+// (Redis's server.masterhost: WAIT and WAITAOF refuse to run there).
+func (e *Engine) isReplica() bool { return e.repl != nil && !e.repl.leader }
+
 // LastWriteIndex is the log index of the entry that applied cl's last op.
 func (c *Client) LastWriteIndex() uint64 { return c.repl.lastIndex }
 
@@ -671,7 +675,9 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		cmds = append(cmds, [][]byte{[]byte("EXEC")})
 	case kind == replLocal:
 		switch spec.FullName() {
-		case "watch", "unwatch": // the leader's connection watches
+		case "watch", "unwatch", "wait", "waitaof":
+			// The leader's connection watches, and counts the
+			// replicas holding the client's last write.
 		default:
 			return false
 		}

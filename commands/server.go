@@ -103,6 +103,10 @@ func shutdown(c *Ctx, args [][]byte) {
 }
 
 func waitCmd(c *Ctx, args [][]byte) {
+	if c.E.isReplica() {
+		c.Error(ErrWaitReplica) // before the arguments, as Redis
+		return
+	}
 	n, ok := ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
@@ -133,6 +137,10 @@ func waitCmd(c *Ctx, args [][]byte) {
 // 0 or 1, which needs appendonly) and on numreplicas replicas, then answer
 // [local, replicas]. The arguments are checked in 7.2's order and words.
 func waitaofCmd(c *Ctx, args [][]byte) {
+	if c.E.isReplica() {
+		c.Error(ErrWaitAOFReplica)
+		return
+	}
 	local, ok := ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
