@@ -13,5 +13,7 @@
 // the proxies which node dialled them; children die with the test through
 // Pdeathsig).
 //
-// LOCKKV_HISTORY_SECONDS lengthens the randomized history (default 20).
+// LOCKKV_HISTORY_SECONDS lengthens the randomized history (default 20),
+// LOCKKV_HISTORY_NODES sets its cluster size (default 3) and
+// LOCKKV_HISTORY_SEED repeats a nemesis schedule.
 package clustertest

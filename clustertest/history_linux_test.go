@@ -261,7 +261,15 @@ func TestRandomizedHistory(t *testing.T) {
 	t.Logf("seed %d (LOCKKV_HISTORY_SEED), %v (LOCKKV_HISTORY_SECONDS)", seed, dur)
 	rnd := rand.New(rand.NewSource(seed))
 
-	c := newCluster(t, 3, snapshotOften)
+	nodes := 3
+	if s := os.Getenv("LOCKKV_HISTORY_NODES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("LOCKKV_HISTORY_NODES=%q: want a node count", s)
+		}
+		nodes = n
+	}
+	c := newCluster(t, nodes, snapshotOften)
 	c.Leader()
 	rec := &historyRecorder{errSamples: map[string]int{}}
 	const nWorkers = 8
