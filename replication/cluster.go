@@ -98,14 +98,20 @@ func (n *Node) Status() commands.ClusterStatus {
 		LastLogIndex: n.raft.LastIndex(),
 		CommitIndex:  n.raft.CommitIndex(),
 		AppliedIndex: n.raft.AppliedIndex(),
-		Durable:      n.cfg.DataDir != "",
+		Durable:      n.cfg.DataDir != "" && !n.cfg.NoSync,
 	}
 	if n.logs != nil {
 		st.FirstIndex, _ = n.logs.FirstIndex()
 	}
-	if v, err := strconv.ParseUint(n.raft.Stats()["last_snapshot_index"], 10, 64); err == nil {
-		st.LastSnapshotIndex = v
+	// Raft tells the snapshot's index only through Stats, which builds a
+	// whole map: read it at most once a second.
+	if time.Since(n.snapAt) > time.Second {
+		if v, err := strconv.ParseUint(n.raft.Stats()["last_snapshot_index"], 10, 64); err == nil {
+			n.snapIndex = v
+		}
+		n.snapAt = time.Now()
 	}
+	st.LastSnapshotIndex = n.snapIndex
 	switch n.raft.State() {
 	case raft.Leader:
 		st.State = "leader"

@@ -20,7 +20,9 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/fs"
 	"github.com/hashicorp/raft-wal/metadb"
+	"github.com/hashicorp/raft-wal/segment"
 	"go.etcd.io/bbolt"
 
 	"github.com/lockkv/lockkv/commands"
@@ -68,6 +70,12 @@ type Config struct {
 	// batch) or "bolt" (hashicorp/raft-boltdb: a B+tree, two fsyncs and
 	// page rewrites per batch; about 1.5x slower here, see DESIGN.md).
 	LogStore string
+	// NoSync skips fsync of the Raft log. An acknowledged write is then
+	// in the memory of a majority and in their operating systems' page
+	// cache: it survives a kill -9 of every node, not the simultaneous
+	// loss of a majority of machines (power, kernel). Much faster on
+	// slow disks; Redis's own default persistence is weaker still.
+	NoSync bool
 
 	// Transport, when set, replaces the TCP transport (tests).
 	Transport raft.Transport
@@ -125,6 +133,10 @@ type Node struct {
 	members map[string]string
 	// acks are the followers' reports to this leader (command goroutine).
 	acks map[string]ack
+	// snapIndex is the newest snapshot's index as read at snapAt
+	// (command goroutine).
+	snapIndex uint64
+	snapAt    time.Time
 
 	mu       sync.Mutex
 	queue    []commands.Op
@@ -235,6 +247,12 @@ func (n *Node) Start(clientAddr string) error {
 		}
 		var err error
 		if logs, stable, err = n.openLog(); err != nil {
+			return err
+		}
+		// Recent entries stay in memory: the leader reads them back to
+		// send them to followers, followers to apply them; the stores
+		// would answer each read with a disk read (raft-wal: a pread).
+		if logs, err = raft.NewLogCache(4096, logs); err != nil {
 			return err
 		}
 		fss, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, rc.Logger)
@@ -585,7 +603,12 @@ func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 		// (raft-wal v0.4.0), which would keep its file lock after
 		// Shutdown: it gets one it can close.
 		meta := &metadb.BoltMetaDB{}
-		w, err := wal.Open(filepath.Join(dir, "wal"), wal.WithMetaStore(meta))
+		walDir := filepath.Join(dir, "wal")
+		files := wal.WithSegmentFiler(segment.NewFiler(walDir, fs.New()))
+		if n.cfg.NoSync {
+			files = wal.WithSegmentFiler(segment.NewFiler(walDir, noSyncVFS{fs.New()}))
+		}
+		w, err := wal.Open(walDir, wal.WithMetaStore(meta), files)
 		if err != nil {
 			meta.Close()
 			return nil, nil, fmt.Errorf("replication: opening the Raft log: %w", err)
@@ -594,7 +617,8 @@ func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 		return w, w, nil
 	case "bolt":
 		bolt, err := raftboltdb.New(raftboltdb.Options{
-			Path: filepath.Join(dir, "raft.db"),
+			Path:   filepath.Join(dir, "raft.db"),
+			NoSync: n.cfg.NoSync,
 			// The freelist is rebuilt when the file is opened instead of
 			// being written with every commit: fewer pages per fsync.
 			BoltOptions: &bbolt.Options{NoFreelistSync: true, FreelistType: bbolt.FreelistMapType, Timeout: time.Second},

@@ -54,6 +54,7 @@ func main() {
 		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
 		snapThreshold = flag.Uint64("snapshot-threshold", 8192, "log entries between snapshots")
 		snapInterval  = flag.Duration("snapshot-interval", 30*time.Second, "how often to check whether to snapshot")
+		raftFsync     = flag.Bool("raft-fsync", true, "fsync the Raft log before acknowledging; false: acknowledged writes survive a kill -9 of every node, not the loss of a majority of machines")
 		logStore      = flag.String("raft-log-store", "wal", "Raft log format in --data-dir: wal or bolt")
 		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
 	)
@@ -119,6 +120,7 @@ func main() {
 			SnapshotInterval:  *snapInterval,
 			TrailingLogs:      *trailingLogs,
 			LogStore:          *logStore,
+			NoSync:            !*raftFsync,
 		}
 	}
 	srv := lockkv.NewServer(cfg)
