@@ -73,6 +73,29 @@ func (c *Ctx) touchKey(e *store.Entry) {
 	}
 }
 
+// lookupAs returns key's value as a T: (zero, true) when the key is
+// missing, (zero, false) after replying WRONGTYPE. write looks the key up
+// for writing (an expired key is reclaimed first). Each type's readX/writeX
+// helper is this.
+func lookupAs[T store.Value](c *Ctx, key []byte, write bool) (T, bool) {
+	var zero T
+	var e *store.Entry
+	if write {
+		e = c.LookupWrite(key)
+	} else {
+		e = c.Lookup(key)
+	}
+	if e == nil {
+		return zero, true
+	}
+	v, ok := e.Value.(T)
+	if !ok {
+		c.WrongType()
+		return zero, false
+	}
+	return v, true
+}
+
 // LookupWrite returns a live key's entry for writing, or nil. An expired
 // key is reclaimed first, firing its "expired" event as Redis does.
 func (c *Ctx) LookupWrite(key []byte) *store.Entry {

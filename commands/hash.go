@@ -37,17 +37,7 @@ func init() { Register(hashCommands) }
 
 // readHash returns key's hash for reading: h == nil with ok when the key is
 // missing; ok == false after replying WRONGTYPE.
-func readHash(c *Ctx, key []byte) (h *store.Hash, ok bool) {
-	e := c.Lookup(key)
-	if e == nil {
-		return nil, true
-	}
-	if h, isHash := e.Value.(*store.Hash); isHash {
-		return h, true
-	}
-	c.WrongType()
-	return nil, false
-}
+func readHash(c *Ctx, key []byte) (*store.Hash, bool) { return lookupAs[*store.Hash](c, key, false) }
 
 // writeHash is Redis's hashTypeLookupWriteOrCreate: the key's hash, or a
 // new empty one added to the keyspace (firing "new"); nil after replying

@@ -60,30 +60,12 @@ func lmpopKeys(numkeysIdx int) func(args [][]byte) []int {
 // listLookupWrite returns key's list for writing: (nil, true) when the key
 // is missing, (nil, false) after replying WRONGTYPE.
 func (c *Ctx) listLookupWrite(key []byte) (*store.List, bool) {
-	e := c.LookupWrite(key)
-	if e == nil {
-		return nil, true
-	}
-	l, ok := e.Value.(*store.List)
-	if !ok {
-		c.WrongType()
-		return nil, false
-	}
-	return l, true
+	return lookupAs[*store.List](c, key, true)
 }
 
 // listLookupRead is listLookupWrite for reading.
 func (c *Ctx) listLookupRead(key []byte) (*store.List, bool) {
-	e := c.Lookup(key)
-	if e == nil {
-		return nil, true
-	}
-	l, ok := e.Value.(*store.List)
-	if !ok {
-		c.WrongType()
-		return nil, false
-	}
-	return l, true
+	return lookupAs[*store.List](c, key, false)
 }
 
 // listCreate adds an empty list under key as Redis's dbAdd does: blocked

@@ -34,30 +34,10 @@ func init() { Register(setCommands) }
 
 // readSet returns key's set for reading: s == nil with ok when the key is
 // missing; ok == false after replying WRONGTYPE.
-func readSet(c *Ctx, key []byte) (s *store.Set, ok bool) {
-	e := c.Lookup(key)
-	if e == nil {
-		return nil, true
-	}
-	if s, isSet := e.Value.(*store.Set); isSet {
-		return s, true
-	}
-	c.WrongType()
-	return nil, false
-}
+func readSet(c *Ctx, key []byte) (*store.Set, bool) { return lookupAs[*store.Set](c, key, false) }
 
 // writeSet is readSet for writing (an expired key is reclaimed first).
-func writeSet(c *Ctx, key []byte) (s *store.Set, ok bool) {
-	e := c.LookupWrite(key)
-	if e == nil {
-		return nil, true
-	}
-	if s, isSet := e.Value.(*store.Set); isSet {
-		return s, true
-	}
-	c.WrongType()
-	return nil, false
-}
+func writeSet(c *Ctx, key []byte) (*store.Set, bool) { return lookupAs[*store.Set](c, key, true) }
 
 // setDeleteIfEmpty deletes key when s is empty, firing "del" after the
 // command's own event, and reports whether it did.

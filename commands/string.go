@@ -58,16 +58,7 @@ const (
 // gives (nil, true); a key of another type replies WRONGTYPE and gives
 // (nil, false).
 func (c *Ctx) lookupString(key []byte) (*store.String, bool) {
-	e := c.Lookup(key)
-	if e == nil {
-		return nil, true
-	}
-	s, ok := e.Value.(*store.String)
-	if !ok {
-		c.WrongType()
-		return nil, false
-	}
-	return s, true
+	return lookupAs[*store.String](c, key, false)
 }
 
 // parseStringOptions is Redis's parseExtendedStringArgumentsOrReply for

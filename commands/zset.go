@@ -56,30 +56,10 @@ func init() { Register(zsetCommands) }
 
 // zsetRead returns the sorted set at key for reading: nil with ok when the
 // key is missing, ok == false (WRONGTYPE written) for another type.
-func (c *Ctx) zsetRead(key []byte) (*store.ZSet, bool) {
-	e := c.Lookup(key)
-	if e == nil {
-		return nil, true
-	}
-	z, ok := e.Value.(*store.ZSet)
-	if !ok {
-		c.WrongType()
-	}
-	return z, ok
-}
+func (c *Ctx) zsetRead(key []byte) (*store.ZSet, bool) { return lookupAs[*store.ZSet](c, key, false) }
 
 // zsetWrite is zsetRead for a command that modifies the set.
-func (c *Ctx) zsetWrite(key []byte) (*store.ZSet, bool) {
-	e := c.LookupWrite(key)
-	if e == nil {
-		return nil, true
-	}
-	z, ok := e.Value.(*store.ZSet)
-	if !ok {
-		c.WrongType()
-	}
-	return z, ok
-}
+func (c *Ctx) zsetWrite(key []byte) (*store.ZSet, bool) { return lookupAs[*store.ZSet](c, key, true) }
 
 // zsetDeleteIfEmpty deletes key when z became empty and reports it.
 func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
