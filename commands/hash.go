@@ -459,40 +459,14 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 }
 
 func hscan(c *Ctx, args [][]byte) {
-	cursor, ok := c.ScanCursor(args[2])
-	if !ok {
-		return
-	}
-	e := c.Lookup(args[1])
-	if e == nil {
-		WriteEmptyScan(c.W)
-		return
-	}
-	h, isHash := e.Value.(*store.Hash)
-	if !isHash {
-		c.WrongType()
-		return
-	}
-	opts, ok := c.ScanOptions(args[3:], false)
-	if !ok {
-		return
-	}
-	var elems [][]byte
-	collect := func(f, v []byte) { elems = append(elems, f, v) }
-	if h.Encoding() == "hashtable" {
-		cursor = ScanLoop(cursor, opts.Count, func() int { return len(elems) },
-			func(cur uint64) uint64 { return h.Scan(cur, collect) })
-	} else {
-		cursor = h.Scan(cursor, collect)
-	}
-	if opts.Match != nil {
-		kept := elems[:0]
-		for i := 0; i < len(elems); i += 2 {
-			if opts.Matches(elems[i]) {
-				kept = append(kept, elems[i], elems[i+1])
-			}
+	scanElements(c, args, 2, func(h *store.Hash, cursor uint64, count int64, add func(...[]byte)) uint64 {
+		collect := func(f, v []byte) { add(f, v) }
+		if h.Encoding() != "hashtable" {
+			return h.Scan(cursor, collect) // a listpack in one call, as Redis
 		}
-		elems = kept
-	}
-	WriteScan(c.W, cursor, elems)
+		n := 0
+		return ScanLoop(cursor, count, func() int { return n }, func(cur uint64) uint64 {
+			return h.Scan(cur, func(f, v []byte) { n += 2; add(f, v) })
+		})
+	})
 }

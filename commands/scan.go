@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/store"
 )
 
 // Shared parsing and replies for the SCAN family (SCAN, HSCAN, SSCAN,
@@ -183,3 +184,40 @@ func WriteScanStrings(w *resp.Writer, cursor uint64, elems []string) {
 // WriteEmptyScan writes Redis's shared.emptyscan: cursor 0, no elements
 // (HSCAN/SSCAN/ZSCAN of a missing key).
 func WriteEmptyScan(w *resp.Writer) { WriteScanHeader(w, 0, 0) }
+
+// scanElements is what HSCAN and SSCAN share: the cursor, the key and its
+// type, the options, then scan collects elements in groups of group (a
+// field and its value for HSCAN), and MATCH filters each group by its first
+// element.
+func scanElements[T store.Value](c *Ctx, args [][]byte, group int, scan func(v T, cursor uint64, count int64, add func(...[]byte)) uint64) {
+	cursor, ok := c.ScanCursor(args[2])
+	if !ok {
+		return
+	}
+	e := c.Lookup(args[1])
+	if e == nil {
+		WriteEmptyScan(c.W)
+		return
+	}
+	v, isT := e.Value.(T)
+	if !isT {
+		c.WrongType()
+		return
+	}
+	opts, ok := c.ScanOptions(args[3:], false)
+	if !ok {
+		return
+	}
+	var elems [][]byte
+	cursor = scan(v, cursor, opts.Count, func(el ...[]byte) { elems = append(elems, el...) })
+	if opts.Match != nil {
+		kept := elems[:0]
+		for i := 0; i < len(elems); i += group {
+			if opts.Matches(elems[i]) {
+				kept = append(kept, elems[i:i+group]...)
+			}
+		}
+		elems = kept
+	}
+	WriteScan(c.W, cursor, elems)
+}

@@ -336,43 +336,16 @@ func srandmemberStable(c *Ctx, s *store.Set, count uint64, uniq bool) {
 }
 
 func sscan(c *Ctx, args [][]byte) {
-	cursor, ok := c.ScanCursor(args[2])
-	if !ok {
-		return
-	}
-	e := c.Lookup(args[1])
-	if e == nil {
-		WriteEmptyScan(c.W)
-		return
-	}
-	s, isSet := e.Value.(*store.Set)
-	if !isSet {
-		c.WrongType()
-		return
-	}
-	opts, ok := c.ScanOptions(args[3:], false)
-	if !ok {
-		return
-	}
-	var elems [][]byte
-	if s.Encoding() == "hashtable" {
-		collect := func(m []byte) { elems = append(elems, m) }
-		cursor = ScanLoop(cursor, opts.Count, func() int { return len(elems) },
-			func(cur uint64) uint64 { return s.Scan(cur, collect) })
-	} else {
-		// Intset members are formatted into a reused buffer: copy them.
-		cursor = s.Scan(cursor, func(m []byte) { elems = append(elems, append([]byte(nil), m...)) })
-	}
-	if opts.Match != nil {
-		kept := elems[:0]
-		for _, m := range elems {
-			if opts.Matches(m) {
-				kept = append(kept, m)
-			}
+	scanElements(c, args, 1, func(s *store.Set, cursor uint64, count int64, add func(...[]byte)) uint64 {
+		if s.Encoding() != "hashtable" {
+			// Intset members are formatted into a reused buffer: copy them.
+			return s.Scan(cursor, func(m []byte) { add(append([]byte(nil), m...)) })
 		}
-		elems = kept
-	}
-	WriteScan(c.W, cursor, elems)
+		n := 0
+		return ScanLoop(cursor, count, func() int { return n }, func(cur uint64) uint64 {
+			return s.Scan(cur, func(m []byte) { n++; add(m) })
+		})
+	})
 }
 
 func smove(c *Ctx, args [][]byte) {
