@@ -810,68 +810,44 @@ func (z *ZSet) lpLastInLexRange(r *LexRange) int {
 	return -1
 }
 
+// zrange is a score or lexicographic range as RangeByScore and RangeByLex
+// walk it.
+type zrange interface {
+	lpFirst(z *ZSet) int
+	lpLast(z *ZSet) int
+	slFirst(zsl *zskiplist) (*zslNode, int)
+	slLast(zsl *zskiplist) (*zslNode, int)
+	aboveMin(member string, score float64) bool
+	belowMax(member string, score float64) bool
+}
+
+func (r *ScoreRange) lpFirst(z *ZSet) int                    { return z.lpFirstInRange(r) }
+func (r *ScoreRange) lpLast(z *ZSet) int                     { return z.lpLastInRange(r) }
+func (r *ScoreRange) slFirst(zsl *zskiplist) (*zslNode, int) { return zsl.firstInRange(r) }
+func (r *ScoreRange) slLast(zsl *zskiplist) (*zslNode, int)  { return zsl.lastInRange(r) }
+func (r *ScoreRange) aboveMin(_ string, score float64) bool  { return r.gteMin(score) }
+func (r *ScoreRange) belowMax(_ string, score float64) bool  { return r.lteMax(score) }
+func (r *LexRange) lpFirst(z *ZSet) int                      { return z.lpFirstInLexRange(r) }
+func (r *LexRange) lpLast(z *ZSet) int                       { return z.lpLastInLexRange(r) }
+func (r *LexRange) slFirst(zsl *zskiplist) (*zslNode, int)   { return zsl.firstInLexRange(r) }
+func (r *LexRange) slLast(zsl *zskiplist) (*zslNode, int)    { return zsl.lastInLexRange(r) }
+func (r *LexRange) aboveMin(member string, _ float64) bool   { return r.gteMin(member) }
+func (r *LexRange) belowMax(member string, _ float64) bool   { return r.lteMax(member) }
+
 // RangeByScore calls fn for the members in r, skipping offset members
 // and stopping after limit (limit < 0: no limit), walking down from the
 // highest score when reverse. A negative offset matches nothing (Redis's
 // "while (offset--)" walks off the end). It returns how many it emitted.
 func (z *ZSet) RangeByScore(r *ScoreRange, offset, limit int, reverse bool, fn func(member string, score float64)) int {
-	if offset < 0 || limit == 0 {
-		return 0
-	}
-	n := 0
-	if z.sl == nil {
-		lp := z.lp
-		if reverse {
-			i := z.lpLastInRange(r)
-			if i < 0 {
-				return 0
-			}
-			for i -= offset; i >= 0 && n != limit && r.gteMin(lp[i].score); i-- {
-				fn(lp[i].member, lp[i].score)
-				n++
-			}
-			return n
-		}
-		i := z.lpFirstInRange(r)
-		if i < 0 {
-			return 0
-		}
-		for i += offset; i < len(lp) && n != limit && r.lteMax(lp[i].score); i++ {
-			fn(lp[i].member, lp[i].score)
-			n++
-		}
-		return n
-	}
-	if reverse {
-		x, rank := z.sl.lastInRange(r)
-		if x == nil || rank-offset < 1 {
-			return 0
-		}
-		if offset > 0 {
-			x = z.sl.byRank(rank - offset)
-		}
-		for ; x != nil && n != limit && r.gteMin(x.score); x = x.backward {
-			fn(x.member, x.score)
-			n++
-		}
-		return n
-	}
-	x, rank := z.sl.firstInRange(r)
-	if x == nil || rank+offset > z.sl.length {
-		return 0
-	}
-	if offset > 0 {
-		x = z.sl.byRank(rank + offset)
-	}
-	for ; x != nil && n != limit && r.lteMax(x.score); x = x.level[0].forward {
-		fn(x.member, x.score)
-		n++
-	}
-	return n
+	return z.rangeIn(r, offset, limit, reverse, fn)
 }
 
 // RangeByLex is RangeByScore for a lexicographic range.
 func (z *ZSet) RangeByLex(r *LexRange, offset, limit int, reverse bool, fn func(member string, score float64)) int {
+	return z.rangeIn(r, offset, limit, reverse, fn)
+}
+
+func (z *ZSet) rangeIn(r zrange, offset, limit int, reverse bool, fn func(member string, score float64)) int {
 	if offset < 0 || limit == 0 {
 		return 0
 	}
@@ -879,48 +855,48 @@ func (z *ZSet) RangeByLex(r *LexRange, offset, limit int, reverse bool, fn func(
 	if z.sl == nil {
 		lp := z.lp
 		if reverse {
-			i := z.lpLastInLexRange(r)
+			i := r.lpLast(z)
 			if i < 0 {
 				return 0
 			}
-			for i -= offset; i >= 0 && n != limit && r.gteMin(lp[i].member); i-- {
+			for i -= offset; i >= 0 && n != limit && r.aboveMin(lp[i].member, lp[i].score); i-- {
 				fn(lp[i].member, lp[i].score)
 				n++
 			}
 			return n
 		}
-		i := z.lpFirstInLexRange(r)
+		i := r.lpFirst(z)
 		if i < 0 {
 			return 0
 		}
-		for i += offset; i < len(lp) && n != limit && r.lteMax(lp[i].member); i++ {
+		for i += offset; i < len(lp) && n != limit && r.belowMax(lp[i].member, lp[i].score); i++ {
 			fn(lp[i].member, lp[i].score)
 			n++
 		}
 		return n
 	}
 	if reverse {
-		x, rank := z.sl.lastInLexRange(r)
+		x, rank := r.slLast(z.sl)
 		if x == nil || rank-offset < 1 {
 			return 0
 		}
 		if offset > 0 {
 			x = z.sl.byRank(rank - offset)
 		}
-		for ; x != nil && n != limit && r.gteMin(x.member); x = x.backward {
+		for ; x != nil && n != limit && r.aboveMin(x.member, x.score); x = x.backward {
 			fn(x.member, x.score)
 			n++
 		}
 		return n
 	}
-	x, rank := z.sl.firstInLexRange(r)
+	x, rank := r.slFirst(z.sl)
 	if x == nil || rank+offset > z.sl.length {
 		return 0
 	}
 	if offset > 0 {
 		x = z.sl.byRank(rank + offset)
 	}
-	for ; x != nil && n != limit && r.lteMax(x.member); x = x.level[0].forward {
+	for ; x != nil && n != limit && r.belowMax(x.member, x.score); x = x.level[0].forward {
 		fn(x.member, x.score)
 		n++
 	}
