@@ -49,6 +49,8 @@ type ratio struct {
 var ratios = []ratio{
 	{"lockkv-3", "redis-wait", 1},
 	{"lockkv-3", "etcd-3", 5},
+	{"lockkv-3-nosync", "redis-wait", 1},
+	{"lockkv-3-nosync", "etcd-3", 5},
 	{"lockkv-1", "redis-aof", 0},
 	{"lockkv-mem", "redis-aof", 0},
 }
@@ -63,11 +65,11 @@ func report(w io.Writer, o *options, ts []*target, works []workload, results map
 		o.lease, o.lease)
 	fmt.Fprintln(w, "targets:")
 	for _, t := range ts {
-		fmt.Fprintf(w, "  %-11s %s\n", t.name, t.about)
+		fmt.Fprintf(w, "  %-15s %s\n", t.name, t.about)
 	}
 	for _, wl := range works {
 		fmt.Fprintf(w, "\nworkload %s: %s\n", wl.name, wl.describe(o))
-		fmt.Fprintf(w, "%-11s %10s %10s %10s  %-28s %s\n", "target", "locks/s", "p50", "p99", "runs (locks/s)", "notes")
+		fmt.Fprintf(w, "%-15s %10s %10s %10s  %-28s %s\n", "target", "locks/s", "p50", "p99", "runs (locks/s)", "notes")
 		sums := map[string]summary{}
 		for _, t := range ts {
 			rs := results[wl.name][t.name]
@@ -76,7 +78,7 @@ func report(w io.Writer, o *options, ts []*target, works []workload, results map
 				if why == "" {
 					why = "no result"
 				}
-				fmt.Fprintf(w, "%-11s %10s %10s %10s  %-28s %s\n", t.name, "-", "-", "-", "", firstLine(why))
+				fmt.Fprintf(w, "%-15s %10s %10s %10s  %-28s %s\n", t.name, "-", "-", "-", "", firstLine(why))
 				continue
 			}
 			s := summarize(rs)
@@ -95,7 +97,7 @@ func report(w io.Writer, o *options, ts []*target, works []workload, results map
 			if len(rs) < o.runs {
 				notes = append(notes, fmt.Sprintf("only %d of %d runs", len(rs), o.runs))
 			}
-			fmt.Fprintf(w, "%-11s %10.0f %10s %10s  %-28s %s\n", t.name, s.rate, ms(s.p50), ms(s.p99),
+			fmt.Fprintf(w, "%-15s %10.0f %10s %10s  %-28s %s\n", t.name, s.rate, ms(s.p50), ms(s.p99),
 				strings.Join(runs, " "), strings.Join(notes, "; "))
 		}
 		fmt.Fprintln(w, "ratios (locks/s, and p99 of the denominator over the numerator's: above 1 is better for both):")
@@ -114,7 +116,7 @@ func report(w io.Writer, o *options, ts []*target, works []workload, results map
 				}
 				goal = fmt.Sprintf("goal >= %.1fx: %s", r.goal, verdict)
 			}
-			fmt.Fprintf(w, "  %-24s %6.2fx   p99 %6.2fx   %s\n", r.num+" / "+r.den, x, float64(b.p99)/float64(a.p99), goal)
+			fmt.Fprintf(w, "  %-30s %6.2fx   p99 %6.2fx   %s\n", r.num+" / "+r.den, x, float64(b.p99)/float64(a.p99), goal)
 		}
 	}
 }

@@ -35,6 +35,9 @@ func targets() []*target {
 		{name: "lockkv-mem", about: "lockkv, one node in memory (no --data-dir)", start: startLockkvMem},
 		{name: "lockkv-1", about: "lockkv, one durable node (--data-dir: a Raft cluster of one, fsync per batch)", start: startLockkv1},
 		{name: "lockkv-3", about: "lockkv, 3-node Raft cluster on loopback, data dirs on disk; clients on the leader", start: startLockkv3},
+		{name: "lockkv-3-nosync", about: "lockkv-3 with --raft-fsync=false: acknowledged from a majority's page cache (survives kill -9 of every node)", start: func(e *env, o *options, t *target) error {
+			return startCluster(e, o, t, "--raft-fsync=false")
+		}},
 		{name: "redis-aof", about: "redis-server, appendonly yes, appendfsync always", start: startRedisAOF},
 		{name: "redis-wait", about: "redis-server primary + 1 replica, each lock script followed by WAIT 1 (as Redisson does)", start: startRedisWait},
 		{name: "etcd-3", about: "etcd 3-node cluster on loopback, clientv3/concurrency Mutex Lock/Unlock on a session", start: startEtcd3},
@@ -142,7 +145,11 @@ func startLockkv1(e *env, o *options, t *target) error {
 // cluster mode.
 var errNoCluster = errors.New("lockkv-3 needs the cluster flags of cmd/lockkv (--node-id, --raft-addr, --data-dir, --bootstrap, --peers): this lockkv binary does not have them")
 
-func startLockkv3(e *env, o *options, t *target) error {
+func startLockkv3(e *env, o *options, t *target) error { return startCluster(e, o, t) }
+
+// startCluster starts a 3-node lockkv cluster with extra flags on every
+// node.
+func startCluster(e *env, o *options, t *target, extra ...string) error {
 	if out, _ := exec.Command(o.lockkvBin, "--help").CombinedOutput(); !strings.Contains(string(out), "-peers") {
 		return errNoCluster
 	}
@@ -161,9 +168,9 @@ func startLockkv3(e *env, o *options, t *target) error {
 		if err != nil {
 			return err
 		}
-		p, err := e.spawn(t.name+"-"+id, o.lockkvBin,
-			"--addr", addrs[i], "--node-id", id, "--raft-addr", addrs[3+i], "--data-dir", dir,
-			"--bootstrap", "--peers", strings.Join(peers, ","), "--log-level", "warn")
+		args := append([]string{"--addr", addrs[i], "--node-id", id, "--raft-addr", addrs[3+i], "--data-dir", dir,
+			"--bootstrap", "--peers", strings.Join(peers, ","), "--log-level", "warn"}, extra...)
+		p, err := e.spawn(t.name+"-"+id, o.lockkvBin, args...)
 		if err != nil {
 			return err
 		}
