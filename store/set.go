@@ -237,34 +237,42 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 	return m
 }
 
-// RandomStable returns a member chosen by key alone, whatever the hash
-// table's layout: for a hashtable the member with the smallest FNV-1a hash
-// of key and member (O(n)), for an intset the one at key modulo the length.
-// Replicated servers choose with it, so that every node picks the same
-// member although their tables differ in layout. The set must not be
-// empty; the result is a copy.
+// RandomStable returns a member chosen by key and the members alone,
+// whatever the encoding and the hash table's layout: the member with the
+// smallest FNV-1a hash of key and member (O(n)). Replicated servers choose
+// with it, so that every node picks the same member although their tables
+// differ in layout (and their encodings, should their set-max-intset-entries
+// differ). The set must not be empty; the result is a copy.
 func (s *Set) RandomStable(key uint64) []byte {
-	if s.ht == nil {
-		return strconv.AppendInt(nil, s.is[key%uint64(len(s.is))], 10)
-	}
 	var (
-		best  string
+		best  []byte
 		bestH uint64
 		first = true
+		buf   []byte
 	)
 	h := fnv.New64a()
 	var kb [8]byte
 	binary.LittleEndian.PutUint64(kb[:], key)
-	s.ht.Range(func(m string, _ *struct{}) bool {
+	consider := func(m []byte) {
 		h.Reset()
 		h.Write(kb[:])
-		h.Write(s2b(m))
-		if v := h.Sum64(); first || v < bestH || (v == bestH && m < best) {
-			best, bestH, first = m, v, false
+		h.Write(m)
+		if v := h.Sum64(); first || v < bestH || (v == bestH && string(m) < string(best)) {
+			best, bestH, first = append(best[:0], m...), v, false
 		}
+	}
+	if s.ht == nil {
+		for _, n := range s.is {
+			buf = strconv.AppendInt(buf[:0], n, 10)
+			consider(buf)
+		}
+		return best
+	}
+	s.ht.Range(func(m string, _ *struct{}) bool {
+		consider(s2b(m))
 		return true
 	})
-	return []byte(best)
+	return best
 }
 
 // PopStable removes and returns the member RandomStable chooses.

@@ -131,11 +131,20 @@ func TestSetPopStable(t *testing.T) {
 			t.Fatalf("key %d: popped %q and %q", key, x, y)
 		}
 	}
-	is := NewSet()
-	for _, m := range []string{"5", "1", "3"} {
-		is.Add([]byte(m), 512)
+	// The encoding does not matter either: an intset and a hashtable of
+	// the same integers (another set-max-intset-entries) choose alike.
+	is, ht := NewSet(), NewSet()
+	for i := 0; i < 100; i++ {
+		m := []byte(strconv.Itoa(i * 7))
+		is.Add(m, 512)
+		ht.Add(m, 10)
 	}
-	if got := string(is.PopStable(4)); got != "3" { // sorted 1 3 5, index 4%3
-		t.Fatalf("intset PopStable = %q", got)
+	if is.Encoding() != "intset" || ht.Encoding() != "hashtable" {
+		t.Fatalf("setup: %s %s", is.Encoding(), ht.Encoding())
+	}
+	for key := uint64(3); is.Len() > 0; key += 0x9e3779b97f4a7c15 {
+		if x, y := is.PopStable(key), ht.PopStable(key); string(x) != string(y) {
+			t.Fatalf("key %d: intset popped %q, hashtable %q", key, x, y)
+		}
 	}
 }
