@@ -59,6 +59,20 @@ func TestRestartDurability(t *testing.T) {
 		t.FailNow()
 	}
 	before := c.waitConverged(30 * time.Second)
+	// Every node has taken a snapshot: the restart restores it, then
+	// replays the log after it.
+	eventually(t, 20*time.Second, "a snapshot on every node", func() error {
+		for i := range c.nodes {
+			m, err := c.info(i)
+			if err != nil {
+				return err
+			}
+			if m["raft_last_snapshot_index"] == "0" || m["raft_last_snapshot_index"] == "" {
+				return fmt.Errorf("%s has no snapshot", c.nodes[i].id)
+			}
+		}
+		return nil
+	})
 	for i := range c.nodes {
 		c.Kill(i)
 	}

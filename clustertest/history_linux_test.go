@@ -347,6 +347,14 @@ func TestRandomizedHistory(t *testing.T) {
 	ops := append([]porcupine.Operation(nil), rec.ops...)
 	rec.mu.Unlock()
 	t.Logf("nemesis: %d faults: %s", len(events), strings.Join(events, ", "))
+	var logs []string
+	for i := range c.nodes {
+		if m, err := c.info(i); err == nil {
+			logs = append(logs, fmt.Sprintf("%s snapshot at %s, log from %s to %s", c.nodes[i].id,
+				m["raft_last_snapshot_index"], m["raft_first_index"], m["raft_last_log_index"]))
+		}
+	}
+	t.Logf("Raft: %s", strings.Join(logs, "; "))
 	t.Logf("history: %d ops answered, %d unknown outcomes (errors, timeouts), %d refused (MOVED, CLUSTERDOWN, connection refused: never ran)", rec.definite, rec.unknown, rec.refused)
 	t.Logf("unknown-outcome errors: %v", rec.errSamples)
 
