@@ -97,7 +97,10 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 	if u.conn == nil {
 		c, err := dialPeer(req.addr, u.f.n.cfg.Password, 2*time.Second)
 		if err != nil {
-			return nil, err
+			// Nothing was sent: the leader this node knows is gone (an
+			// election is due). Answer as a cluster without a leader, so
+			// clients retry, not with an error of unknown outcome.
+			return []byte("-" + commands.ErrClusterDown + "\r\n"), nil
 		}
 		u.conn, u.db, u.proto = c, 0, 2
 	}
