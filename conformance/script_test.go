@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -845,4 +847,50 @@ func TestScriptBinaryAndLarge(t *testing.T) {
 	p.Do("EVAL", "local t = {} local c = t for i = 1, 100 do c[1] = {} c = c[1] end return t", "0")
 	p.Do("EVAL", "return string.rep('x', 100000)", "0")
 	p.Do("EVAL", "local t = {} for i = 1, 100 do t[i] = redis.call('incr', KEYS[1]) end return t[100]", "1", "ctr")
+}
+
+// TestScriptLua51Length: # on tables with holes is Lua 5.1's border
+// (luaH_getn over the layout Lua gives the table), and so are the defaults
+// of table.insert/remove/concat/getn, unpack and table.foreachi.
+func TestScriptLua51Length(t *testing.T) {
+	p := NewPair(t)
+	evalAll(p,
+		"local t={1,2,3,4,5}; t[5]=nil; t[3]=nil; return #t",
+		"local t={1,2,3,4,5}; t[3]=nil; return #t",
+		"local t={1,nil,3}; return #t", "local t={nil,nil,3}; return #t", "local t={1,2,nil}; return #t",
+		"local t={nil}; return #t", "local t={}; return #t", "local t={n=1, 1, 2}; t[1]=nil; return #t",
+		"local t={} t[1]=1 t[2]=2 t[4]=4 return #t", "local t={} t[4]=4 t[2]=2 t[1]=1 return #t",
+		"local t={} t[2]=2 t[1]=1 t[3]=3 t[5]=5 return #t", "local t={} for i=1,10 do t[i]=i end t[5]=nil return #t",
+		"local t={} for i=1,10 do t[i]=i end t[10]=nil t[9]=nil t[3]=nil return #t",
+		"local t={} for i=1,17 do t[i]=i end t[17]=nil t[16]=nil return #t",
+		"local t={1,2,3} t[5]=5 return #t", "local t={1,2,3} t[4]=nil t[6]=6 t[7]=7 return #t",
+		"local t={a=1} t[1]=1 t[2]=2 t[3]=nil t[4]=4 return #t",
+		"local t={} t.x=1 t[1]=1 t[3]=3 return #t",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil table.insert(t, 'x') return t",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil table.insert(t, 1, 'x') return {t[1], t[2], t[3], t[4], t[5], t[6]}",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil return {table.remove(t), t[1], t[2], t[3], t[4]}",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil return table.concat(t, ',')",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil return {unpack(t)}",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil return table.getn(t)",
+		"local t={1,2,3,4,5} t[5]=nil t[3]=nil local n=0 table.foreachi(t, function(i) n=n+1 end) return n",
+		"local t={} table.insert(t, 'a') table.insert(t, 'b') t[1]=nil return #t",
+		"return #KEYS", "return #ARGV", "local s='abc' return #s", "return #{1,2,3}",
+		"local t = {x = {1, 2, nil, 4}} return #t.x", "local t={1,2,3} return #t + #t",
+	)
+	r := rand.New(rand.NewPCG(51, 51))
+	var scripts []string
+	for n := 0; n < 60; n++ {
+		var b strings.Builder
+		b.WriteString("local t={} ")
+		size := 1 + r.IntN(100)
+		for i := 1; i <= size; i++ {
+			fmt.Fprintf(&b, "t[%d]=%d ", i, i)
+		}
+		for h := r.IntN(6); h >= 0; h-- {
+			fmt.Fprintf(&b, "t[%d]=nil ", 1+r.IntN(size))
+		}
+		b.WriteString("return #t")
+		scripts = append(scripts, b.String())
+	}
+	evalAll(p, scripts...)
 }

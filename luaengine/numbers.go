@@ -243,7 +243,7 @@ func baseUnpack(L *lua.LState) int {
 	i := L.OptInt(2, 1)
 	var j int
 	if L.Get(3) == lua.LNil {
-		j = t.Len()
+		j = luaLen(t)
 	} else {
 		j = L.CheckInt(3)
 	}
@@ -281,7 +281,7 @@ func (e *Engine) tableForeach(L *lua.LState) int {
 func tableForeachi(L *lua.LState) int {
 	t := L.CheckTable(1)
 	fn := L.CheckFunction(2)
-	n := t.Len()
+	n := luaLen(t)
 	for i := 1; i <= n; i++ {
 		L.Push(fn)
 		L.Push(lua.LNumber(i))
@@ -302,7 +302,7 @@ func tableSetn(L *lua.LState) int {
 }
 
 func tableGetn(L *lua.LState) int {
-	L.Push(lua.LNumber(L.CheckTable(1).Len()))
+	L.Push(lua.LNumber(luaLen(L.CheckTable(1))))
 	return 1
 }
 
@@ -547,4 +547,38 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 		L.Push(lua.LNumber(-x))
 		return 1
 	}))
+}
+
+// tableInsert is Lua 5.1's table.insert (ltablib.c tinsert) with its #t.
+func tableInsert(L *lua.LState) int {
+	t := L.CheckTable(1)
+	e := luaLen(t) + 1 // first empty element
+	pos := e
+	if L.GetTop() == 3 {
+		pos = L.CheckInt(2)
+		if pos > e {
+			e = pos // grow the array if necessary
+		}
+		for i := e; i > pos; i-- { // move up elements
+			t.RawSetInt(i, t.RawGetInt(i-1))
+		}
+	}
+	t.RawSetInt(pos, L.Get(L.GetTop()))
+	return 0
+}
+
+// tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t.
+func tableRemove(L *lua.LState) int {
+	t := L.CheckTable(1)
+	e := luaLen(t)
+	pos := L.OptInt(2, e)
+	if !(1 <= pos && pos <= e) { // position is outside bounds
+		return 0
+	}
+	L.Push(t.RawGetInt(pos))
+	for ; pos < e; pos++ {
+		t.RawSetInt(pos, t.RawGetInt(pos+1))
+	}
+	t.RawSetInt(e, lua.LNil)
+	return 1
 }

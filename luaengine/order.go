@@ -77,6 +77,7 @@ func tableLen(t *lua.LTable) int {
 // key it holds or held in the hash part, in node order.
 type keyOrder struct {
 	asize int
+	nodes int // size of the node vector (0: Lua's dummy node)
 	keys  []lua.LValue
 	pos   map[lua.LValue]int // built on the first lookup that needs it
 	last  int                // index in keys of the key next returned last
@@ -209,6 +210,7 @@ func layout(t *lua.LTable) *keyOrder {
 		ints()
 	}
 	o.asize = len(lt.array)
+	o.nodes = len(lt.node)
 	for _, n := range lt.node {
 		// Deleted keys keep their node: next accepts them.
 		if n.used {
@@ -619,4 +621,97 @@ func (t *ltable) resize(nasize, nhsize int) {
 			t.set(oldNode[i].key)
 		}
 	}
+}
+
+// luaLen is Lua 5.1's length of a table (luaH_getn), on the array part
+// and node vector Lua would have given it: a table whose integer keys are
+// 1..n has the one border n; with holes Lua answers the border its layout
+// leads it to, which gopher-lua's Len does not know.
+func luaLen(t *lua.LTable) int {
+	arr := tableArray(t)
+	if len(tableKeys(t)) == 0 {
+		if n := len(arr); n == 0 || arr[n-1] != lua.LNil && noHoles(arr) {
+			return n // 1..n: the only border
+		}
+	}
+	asize, nodes := lenLayout(t)
+	nilAt := func(i int) bool { return t.RawGetInt(i) == lua.LNil }
+	j := asize
+	if j > 0 && nilAt(j) {
+		// A border inside the array part: binary search.
+		i := 0
+		for j-i > 1 {
+			m := (i + j) / 2
+			if nilAt(m) {
+				j = m
+			} else {
+				i = m
+			}
+		}
+		return i
+	}
+	if nodes == 0 {
+		return j
+	}
+	// unbound_search
+	i := j
+	j++
+	for !nilAt(j) {
+		i = j
+		if j > math.MaxInt32/2 {
+			// Pathological table: linear search, as Lua does.
+			i = 1
+			for !nilAt(i) {
+				i++
+			}
+			return i - 1
+		}
+		j *= 2
+	}
+	for j-i > 1 {
+		m := (i + j) / 2
+		if nilAt(m) {
+			j = m
+		} else {
+			i = m
+		}
+	}
+	return i
+}
+
+func noHoles(arr []lua.LValue) bool {
+	for _, v := range arr {
+		if v == lua.LNil {
+			return false
+		}
+	}
+	return true
+}
+
+// lenLayout is the array part and node vector sizes Lua gives t, for its
+// length. Unlike the layout walks use, gopher-lua's array slots that hold
+// nil count as inserted once: gopher-lua's array only grows by appending,
+// so every slot below its length held a value, which Lua's array part
+// kept room for (deleting a value never shrinks it).
+func lenLayout(t *lua.LTable) (asize, nodes int) {
+	hint := tableHint(t)
+	if hint != 0 {
+		o := layout(t)
+		return o.asize, o.nodes
+	}
+	arr, keys := tableArray(t), tableKeys(t)
+	var lt ltable
+	lt.init(0, 0)
+	for i := range arr {
+		lt.set(newLKey(lua.LNumber(i+1), 0))
+	}
+	dels := tableDeletions(t)
+	for i, k := range keys {
+		for len(dels) > 0 && dels[0].at <= i {
+			lt.assign(newLKey(dels[0].key, 0), false)
+			dels = dels[1:]
+		}
+		lt.set(newLKey(originalKey(k), uint32(i)))
+	}
+	return len(lt.array), len(lt.node)
 }

@@ -31,9 +31,10 @@ const (
 	helperForStep  = "(lockkv for step)"
 	helperTable    = "(lockkv table)"
 	helperDelete   = "(lockkv delete)"
+	helperLen      = "(lockkv len)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete, helperLen}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -92,6 +93,16 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		}
 		t.Metatable = m
 		L.SetTop(1)
+		return 1
+	}))
+	// #t is Lua 5.1's border (luaLen); for anything else the helper
+	// answers nil and the original # runs, with its own error text.
+	strIndex.RawSetString(helperKey(helperLen), L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			L.Push(lua.LNumber(luaLen(t)))
+		} else {
+			L.Push(lua.LNil)
+		}
 		return 1
 	}))
 	strIndex.RawSetString(helperKey(helperDelete), L.NewFunction(func(L *lua.LState) int {
@@ -335,7 +346,9 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = r.expr(f.Value)
 		}
-		if nh > 0 {
+		if nh > 0 || na > 0 {
+			// List items size the array part too: # on a table with
+			// holes depends on it.
 			return r.sizedTable(x, na, nh)
 		}
 	case *ast.FuncCallExpr:
@@ -364,6 +377,16 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Expr = r.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:
 		x.Expr = r.expr(x.Expr)
+		if c := pureCopy(x.Expr); c != nil {
+			// (len(e) or #e): e is read twice, so only plain names and
+			// field reads are rewritten; a call keeps gopher-lua's #.
+			or := &ast.LogicalOpExpr{Operator: "or", Lhs: r.wrap(helperLen, x.Expr), Rhs: &ast.UnaryLenOpExpr{Expr: c}}
+			or.SetLine(x.Line())
+			or.SetLastLine(x.LastLine())
+			or.Rhs.SetLine(x.Line())
+			or.Rhs.SetLastLine(x.LastLine())
+			return or
+		}
 	case *ast.FunctionExpr:
 		x.Stmts = r.body(x.Stmts, x.Line())
 	}
@@ -450,4 +473,29 @@ func tableHint(t *lua.LTable) uint64 {
 func isSizeMarker(mt lua.LValue) bool {
 	m, ok := mt.(*lua.LTable)
 	return ok && m.RawGetString(tableHintKey) != lua.LNil
+}
+
+// pureCopy returns a copy of e when reading it twice is the same as once:
+// a name, a constant, or a field of such by a constant or a name.
+func pureCopy(e ast.Expr) ast.Expr {
+	var c ast.Expr
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		c = &ast.IdentExpr{Value: x.Value}
+	case *ast.StringExpr:
+		c = &ast.StringExpr{Value: x.Value}
+	case *ast.NumberExpr:
+		c = &ast.NumberExpr{Value: x.Value}
+	case *ast.AttrGetExpr:
+		obj, key := pureCopy(x.Object), pureCopy(x.Key)
+		if obj == nil || key == nil {
+			return nil
+		}
+		c = &ast.AttrGetExpr{Object: obj, Key: key}
+	default:
+		return nil
+	}
+	c.SetLine(e.Line())
+	c.SetLastLine(e.LastLine())
+	return c
 }

@@ -122,10 +122,43 @@ func (e *Engine) setup() {
 			if L.GetTop() == 3 { // table.insert(t, pos, v)
 				coerceArg(L, 2)
 			}
-			return inner(L)
+			if _, ok := L.Get(1).(*lua.LTable); !ok || L.GetTop() < 2 || L.GetTop() > 3 {
+				return inner(L) // its argument errors
+			}
+			return tableInsert(L)
 		}))
 	}
 	coerceNumArgs(L, "table", tbl)
+	// remove and concat's defaults are #t: Lua 5.1's border (luaLen).
+	if rm, ok := tbl.RawGetString("remove").(*lua.LFunction); ok {
+		inner := rm.GFunction
+		tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
+			if _, ok := L.Get(1).(*lua.LTable); !ok {
+				return inner(L)
+			}
+			if L.GetTop() >= 2 {
+				coerceArg(L, 2)
+			}
+			return tableRemove(L)
+		}))
+	}
+	if cc, ok := tbl.RawGetString("concat").(*lua.LFunction); ok {
+		inner := cc.GFunction
+		tbl.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
+			if t, ok := L.Get(1).(*lua.LTable); ok && L.Get(4) == lua.LNil {
+				if L.GetTop() < 2 {
+					L.SetTop(1)
+					L.Push(lua.LString(""))
+				}
+				if L.GetTop() < 3 {
+					L.Push(lua.LNumber(1))
+				}
+				L.SetTop(3)
+				L.Push(lua.LNumber(luaLen(t)))
+			}
+			return inner(L)
+		}))
+	}
 	tbl.RawSetString("foreach", L.NewFunction(e.tableForeach))
 	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
