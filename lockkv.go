@@ -85,6 +85,8 @@ type Server struct {
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
 	held []request
+	// gathered is the loop's buffer of requests taken together.
+	gathered []request
 }
 
 type request struct {
@@ -128,15 +130,16 @@ func NewServer(cfg Config) *Server {
 		ecfg.SentinelMasterName = cfg.SentinelMasterName
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     log,
-		clock:   cfg.Clock,
-		eng:     commands.NewEngine(ecfg, cfg.Clock),
-		reqs:    make(chan request, 1024),
-		applies: make(chan request, 16),
-		quit:    make(chan struct{}),
-		conns:   map[*conn]struct{}{},
-		done:    make(chan struct{}),
+		cfg:      cfg,
+		log:      log,
+		clock:    cfg.Clock,
+		eng:      commands.NewEngine(ecfg, cfg.Clock),
+		reqs:     make(chan request, 1024),
+		applies:  make(chan request, 16),
+		gathered: make([]request, 0, 64),
+		quit:     make(chan struct{}),
+		conns:    map[*conn]struct{}{},
+		done:     make(chan struct{}),
 	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
 	// SHUTDOWN closes the server; Close waits for the command goroutine,
@@ -374,8 +377,26 @@ func (s *Server) loop() {
 		case r := <-s.applies:
 			s.handle(r)
 		case r := <-s.reqs:
-			s.handle(r)
-			s.handleHeld()
+			// Take what else is waiting, bring the keys of all those
+			// pipelines into cache together (their misses overlap), then
+			// run them in arrival order.
+			got := append(s.gathered[:0], r)
+		gather:
+			for len(got) < cap(s.gathered) {
+				select {
+				case r := <-s.reqs:
+					got = append(got, r)
+				default:
+					break gather
+				}
+			}
+			s.prefetch(got)
+			for i, r := range got {
+				s.handle(r)
+				s.handleHeld()
+				got[i] = request{}
+			}
+			s.gathered = got[:0]
 		drain:
 			for i := 0; i < 512; i++ {
 				select {
@@ -439,6 +460,22 @@ func (s *Server) handle(r request) {
 	case reqCall:
 		r.fn()
 	}
+}
+
+// prefetch passes the gathered pipelines to the engine's key prefetch.
+func (s *Server) prefetch(reqs []request) {
+	if len(reqs) < 2 {
+		if len(reqs) == 1 && reqs[0].kind == reqBatch && reqs[0].c.client != nil {
+			s.eng.Prefetch(reqs[0].c.client, reqs[0].b.cmds)
+		}
+		return
+	}
+	for _, r := range reqs {
+		if r.kind == reqBatch && r.c.client != nil {
+			s.eng.Prefetch(r.c.client, r.b.cmds)
+		}
+	}
+	s.eng.PrefetchFlush()
 }
 
 // submit hands a request to the command goroutine.

@@ -38,6 +38,11 @@ type Engine struct {
 	expireBacklog bool
 	doneQueue     []func()
 	ctxFree       []*Ctx // free contexts, see callAt
+	// Prefetch's queue, its database, and where its loads go so they are
+	// not optimized away.
+	prefetchKeys []string
+	prefetchDB   int
+	prefetchSink uint64
 
 	pubsub   pubsubState
 	watches  watchState
@@ -88,11 +93,12 @@ func NewEngine(cfg *Config, clock store.Clock) *Engine {
 		cfg = NewConfig()
 	}
 	e := &Engine{
-		Clock:     clock,
-		Config:    cfg,
-		Rand:      rand.New(rand.NewPCG(uint64(clock.Now().UnixNano()), 0x6c6f636b6b76)),
-		StartTime: clock.Now(),
-		clients:   map[int64]*Client{},
+		Clock:        clock,
+		Config:       cfg,
+		Rand:         rand.New(rand.NewPCG(uint64(clock.Now().UnixNano()), 0x6c6f636b6b76)),
+		StartTime:    clock.Now(),
+		clients:      map[int64]*Client{},
+		prefetchKeys: make([]string, 0, 64),
 	}
 	e.RunID = randomHex(e.Rand, 40)
 	e.DBs = make([]*store.DB, cfg.Databases)

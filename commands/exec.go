@@ -2,6 +2,7 @@ package commands
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/lockkv/lockkv/internal/resp"
 )
@@ -230,6 +231,42 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 type batch struct {
 	cmds [][][]byte
 	done func()
+}
+
+// Prefetch queues the first keys of a pipeline's commands, run as cl,
+// for PrefetchFlush, which brings their keyspace entries into cache
+// together: the cache misses of many lookups then overlap instead of
+// following each other (the loop gathers the pipelines waiting, prefetches
+// them, then runs them). A pipeline of several commands is flushed at
+// once.
+func (e *Engine) Prefetch(cl *Client, cmds [][][]byte) {
+	if cl.DB != e.prefetchDB && len(e.prefetchKeys) > 0 {
+		e.PrefetchFlush()
+	}
+	e.prefetchDB = cl.DB
+	for _, args := range cmds {
+		if len(e.prefetchKeys) == cap(e.prefetchKeys) {
+			e.PrefetchFlush()
+		}
+		if len(args) < 2 {
+			continue
+		}
+		if s := Lookup(args[0]); s != nil && s.FirstKey == 1 {
+			e.prefetchKeys = append(e.prefetchKeys, unsafe.String(unsafe.SliceData(args[1]), len(args[1])))
+		}
+	}
+	if len(cmds) >= 4 {
+		e.PrefetchFlush()
+	}
+}
+
+// PrefetchFlush touches the keys Prefetch queued.
+func (e *Engine) PrefetchFlush() {
+	if len(e.prefetchKeys) > 0 && e.prefetchDB < len(e.DBs) {
+		e.prefetchSink += e.DBs[e.prefetchDB].Touch(e.prefetchKeys)
+	}
+	clear(e.prefetchKeys)
+	e.prefetchKeys = e.prefetchKeys[:0]
 }
 
 // runPending runs queued commands until the queue is empty or the client

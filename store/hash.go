@@ -30,6 +30,14 @@ type Hash struct {
 	c uint32
 }
 
+// touch reads the first byte of a listpack hash's pairs (DB.Touch).
+func (h *Hash) touch() uint64 {
+	if h.p == nil || h.n == htMark || h.n == 0 {
+		return 0
+	}
+	return uint64(*(*byte)(h.p))
+}
+
 // htMark in Hash.n marks the hashtable encoding.
 const htMark = ^uint32(0)
 

@@ -150,6 +150,32 @@ func (d *Dict[V]) GetKey(key string) (string, *V) {
 }
 
 // stays valid until the key is deleted.
+// Touch reads the bucket heads and first nodes of keys' chains so that the
+// lookups that follow find them in cache: the loads are independent, so
+// the processor overlaps their misses, where lookups one by one wait for
+// each in turn (a pipeline's keys, before its commands run).
+func (d *Dict[V]) Touch(keys []string) uint64 {
+	tb := &d.ht[0]
+	if tb.buckets == nil || d.rehashing() {
+		return 0
+	}
+	var heads [16]*node[V]
+	var sink uint64
+	for len(keys) > 0 {
+		n := min(len(keys), len(heads))
+		for i, k := range keys[:n] {
+			heads[i] = tb.buckets[Hash(k)&tb.mask]
+		}
+		for i := range n {
+			if e := heads[i]; e != nil && len(e.key) > 0 {
+				sink += e.hash + uint64(e.key[0])
+			}
+		}
+		keys = keys[n:]
+	}
+	return sink
+}
+
 func (d *Dict[V]) Get(key string) *V {
 	if d.Len() == 0 {
 		return nil
