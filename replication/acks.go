@@ -55,7 +55,7 @@ func (n *Node) acker() {
 		if id == "" {
 			continue
 		}
-		n.run(func(*commands.Engine) { addr = n.members[string(id)] })
+		n.run(func(*commands.Engine) { addr = n.clientAddr(string(id)) })
 		if addr == "" {
 			continue
 		}

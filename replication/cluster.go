@@ -42,7 +42,7 @@ func (n *Node) Leader() (commands.Node, bool) {
 			return m, true
 		}
 	}
-	return commands.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.members[string(id)], Leader: true}, true
+	return commands.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.clientAddr(string(id)), Leader: true}, true
 }
 
 // Nodes are the members of the latest Raft configuration, by ID.
@@ -58,7 +58,7 @@ func (n *Node) Nodes() []commands.Node {
 		m := commands.Node{
 			ID:         string(s.ID),
 			RaftAddr:   string(s.Address),
-			ClientAddr: n.members[string(s.ID)],
+			ClientAddr: n.clientAddr(string(s.ID)),
 			Voter:      s.Suffrage == raft.Voter,
 			Leader:     s.ID == leader,
 			Self:       string(s.ID) == n.cfg.NodeID,
@@ -152,4 +152,19 @@ func (n *Node) RemoveNode(id string, done func(error)) {
 		}
 		n.run(func(*commands.Engine) { done(err) })
 	}()
+}
+
+// clientAddr is member id's client address: the registry's, or until the
+// registry has it (a new cluster's first entries are still being
+// applied), the one --peers gave (command goroutine).
+func (n *Node) clientAddr(id string) string {
+	if a := n.members[id]; a != "" {
+		return a
+	}
+	for _, p := range n.cfg.Peers {
+		if p.ID == id {
+			return p.ClientAddr
+		}
+	}
+	return ""
 }

@@ -565,7 +565,7 @@ func (n *Node) nodeByID(id string) commands.Node {
 			return m
 		}
 	}
-	return commands.Node{ID: id, ClientAddr: n.members[id], LagMs: -1}
+	return commands.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1}
 }
 
 const raftFollower = raft.Follower
