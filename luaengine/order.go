@@ -636,10 +636,8 @@ func luaLen(t *lua.LTable) int {
 	}
 	asize, nodes := lenLayout(t)
 	nilAt := func(i int) bool { return t.RawGetInt(i) == lua.LNil }
-	j := asize
-	if j > 0 && nilAt(j) {
-		// A border inside the array part: binary search.
-		i := 0
+	// border finds one between i (non-nil, or 0) and j (nil).
+	border := func(i, j int) int {
 		for j-i > 1 {
 			m := (i + j) / 2
 			if nilAt(m) {
@@ -649,6 +647,10 @@ func luaLen(t *lua.LTable) int {
 			}
 		}
 		return i
+	}
+	j := asize
+	if j > 0 && nilAt(j) {
+		return border(0, j) // a border inside the array part
 	}
 	if nodes == 0 {
 		return j
@@ -668,15 +670,7 @@ func luaLen(t *lua.LTable) int {
 		}
 		j *= 2
 	}
-	for j-i > 1 {
-		m := (i + j) / 2
-		if nilAt(m) {
-			j = m
-		} else {
-			i = m
-		}
-	}
-	return i
+	return border(i, j)
 }
 
 func noHoles(arr []lua.LValue) bool {
