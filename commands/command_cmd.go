@@ -308,13 +308,18 @@ func writeCommandDoc(c *Ctx, s *Spec) {
 		c.W.Map(len(s.Sub))
 		for _, sub := range s.Sub {
 			c.W.BulkString(sub.FullName())
+			if doc := redisDoc(sub.FullName()); doc != nil {
+				writeRESP3As(c.W, doc, c.W.Proto)
+				continue
+			}
 			writeCommandDoc(c, sub)
 		}
 	}
 }
 
-// commandDocs reports the structure of the documentation (names, groups,
-// subcommands); lockkv carries no summaries.
+// commandDocs answers with Redis 7.0's recorded docs (redisDoc) where
+// Redis has the command, else with the structure of the command table
+// (names, groups, subcommands).
 func commandDocs(c *Ctx, args [][]byte) {
 	var specs []*Spec
 	if len(args) == 2 {
@@ -329,6 +334,12 @@ func commandDocs(c *Ctx, args [][]byte) {
 	c.W.Map(len(specs))
 	for _, s := range specs {
 		c.W.BulkString(s.FullName())
+		if doc := redisDoc(s.FullName()); doc != nil && len(s.Sub) == 0 {
+			// A container is built from the table (its subcommands are
+			// lockkv's, 7.2's included), with Redis's docs for each.
+			writeRESP3As(c.W, doc, c.W.Proto)
+			continue
+		}
 		writeCommandDoc(c, s)
 	}
 }
