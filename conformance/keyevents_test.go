@@ -76,7 +76,7 @@ func TestKeysNotifications(t *testing.T) {
 		{"APPEND", "ap", "y"}, {"SETRANGE", "sr", "2", "x"}, {"SETRANGE", "sr", "0", "y"},
 		{"SETRANGE", "sr", "0", ""}, {"GETDEL", "sr"}, {"GETDEL", "sr"},
 		{"GETEX", "a", "EX", "100"}, {"GETEX", "a", "PERSIST"}, {"GETEX", "a", "PERSIST"},
-		{"GETEX", "a", "PXAT", "1"}, {"EXPIRE", "b", "100"}, {"PEXPIRE", "b", "100000", "GT"},
+		{"GETEX", "a", "PXAT", "1"}, {"EXPIRE", "b", "100"}, {"PEXPIRE", "b", "99000", "GT"}, {"PEXPIRE", "b", "200000", "GT"},
 		{"EXPIRE", "b", "10", "GT"}, {"PERSIST", "b"}, {"PERSIST", "b"}, {"EXPIRE", "b", "-1"},
 		{"DEL", "c", "nosuch", "m"}, {"UNLINK", "n1"}, {"RENAME", "n2", "r"},
 		{"SET", "r2", "x"}, {"RENAME", "r", "r2"}, {"RENAMENX", "r2", "r3"},
