@@ -876,6 +876,25 @@ func TestScriptLua51Length(t *testing.T) {
 		"local t={} table.insert(t, 'a') table.insert(t, 'b') t[1]=nil return #t",
 		"return #KEYS", "return #ARGV", "local s='abc' return #s", "return #{1,2,3}",
 		"local t = {x = {1, 2, nil, 4}} return #t.x", "local t={1,2,3} return #t + #t",
+		// Constructors ending in a call or "...": OP_SETLIST grows the
+		// array part to the last item stored.
+		"local function f(...) local t={...} return #t end return f(1,nil,3)",
+		"local function f(...) local t={...} return #t end return f(1,nil,nil,nil,5)",
+		"local function f(...) local t={...} return #t end return f(nil,nil,3)",
+		"local function f(...) local t={...} return #t end return f()",
+		"local function g() return 1,nil,3,nil,5 end local t={0,g()} return #t",
+		"local function g() return 1,nil,3,nil,5 end local t={x=1,0,g()} return #t",
+		"local function g() return nil,nil end local t={g()} return #t",
+		"local function g() return 1,2,3 end local t={g()} t[5]=5 t[4]=4 t[3]=nil return #t",
+		"local function g() return 1,2,3,4,5 end local t={g()} t[7]=7 t.x=1 local r={} for k in pairs(t) do r[#r+1]=k end return r",
+		"local t={select(1, 1, nil, 3)} return #t", "local t={1, unpack({1,nil,3}, 1, 3)} return #t",
+		// # of a call or a constructor.
+		"return #{1,nil,3}", "return #{1,nil,nil,nil,5}",
+		"local function f() local t={1,2,3,4,5} t[5]=nil t[3]=nil return t end return #f()",
+		"local function f() local t={1,2,3,4,5} t[5]=nil t[3]=nil return t end return #(f())",
+		"local function f() return 'abcd' end return #f()",
+		"local function f() return nil end return #f()", "local function f() return 5 end return #f()",
+		"local function f() return true end return #f() + 1", "return #(nil)",
 	)
 	r := rand.New(rand.NewPCG(51, 51))
 	var scripts []string

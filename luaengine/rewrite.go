@@ -32,9 +32,11 @@ const (
 	helperTable    = "(lockkv table)"
 	helperDelete   = "(lockkv delete)"
 	helperLen      = "(lockkv len)"
+	helperLenOf    = "(lockkv len of)"
+	helperLenLast  = "(lockkv len last)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete, helperLen}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete, helperLen, helperLenOf, helperLenLast}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -81,15 +83,29 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 	// same keys assigned one by one. The helper records the sizes in a
 	// metatable with no metamethods, one per size pair, that
 	// getmetatable does not show.
+	// A constructor whose last item is a call or "..." (a third argument)
+	// has its array part grown to hold every item it stored, as OP_SETLIST
+	// grows it to the last index stored (luaH_resizearray), nils included.
 	markers := map[uint64]*lua.LTable{}
 	strIndex.RawSetString(helperKey(helperTable), L.NewFunction(func(L *lua.LState) int {
 		t := L.Get(1).(*lua.LTable)
 		hint := uint64(L.Get(2).(lua.LNumber))
+		if L.GetTop() >= 3 {
+			if n := len(tableArray(t)); uint64(n) > hint>>32 {
+				hint = packTableHint(n, int(hint&0xffffffff))
+			}
+			if hint == 0 {
+				L.SetTop(1)
+				return 1
+			}
+		}
 		m := markers[hint]
 		if m == nil {
 			m = L.NewTable()
 			m.RawSetString(tableHintKey, lua.LNumber(hint))
-			markers[hint] = m
+			if len(markers) < maxMarkers {
+				markers[hint] = m
+			}
 		}
 		t.Metatable = m
 		L.SetTop(1)
@@ -103,6 +119,27 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		} else {
 			L.Push(lua.LNil)
 		}
+		return 1
+	}))
+	// #e of an expression read once (a call, a constructor) is
+	// (lenOf(e) or #lenLast()): lenOf answers for tables and strings and
+	// keeps anything else for lenLast, so the original # runs on it.
+	var lenKept lua.LValue = lua.LNil
+	strIndex.RawSetString(helperKey(helperLenOf), L.NewFunction(func(L *lua.LState) int {
+		switch v := L.Get(1).(type) {
+		case *lua.LTable:
+			L.Push(lua.LNumber(luaLen(v)))
+		case lua.LString:
+			L.Push(lua.LNumber(len(v)))
+		default:
+			lenKept = v
+			L.Push(lua.LNil)
+		}
+		return 1
+	}))
+	strIndex.RawSetString(helperKey(helperLenLast), L.NewFunction(func(L *lua.LState) int {
+		L.Push(lenKept)
+		lenKept = lua.LNil
 		return 1
 	}))
 	strIndex.RawSetString(helperKey(helperDelete), L.NewFunction(func(L *lua.LState) int {
@@ -346,7 +383,7 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = r.expr(f.Value)
 		}
-		if nh > 0 || na > 0 {
+		if nh > 0 || na > 0 || len(x.Fields) > 0 {
 			// List items size the array part too: # on a table with
 			// holes depends on it.
 			return r.sizedTable(x, na, nh)
@@ -378,8 +415,9 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.UnaryLenOpExpr:
 		x.Expr = r.expr(x.Expr)
 		if c := pureCopy(x.Expr); c != nil {
-			// (len(e) or #e): e is read twice, so only plain names and
-			// field reads are rewritten; a call keeps gopher-lua's #.
+			// (len(e) or #e) for plain names and field reads, which
+			// read the same twice; anything else is read once, through
+			// lenOf and lenLast.
 			or := &ast.LogicalOpExpr{Operator: "or", Lhs: r.wrap(helperLen, x.Expr), Rhs: &ast.UnaryLenOpExpr{Expr: c}}
 			or.SetLine(x.Line())
 			or.SetLastLine(x.LastLine())
@@ -387,6 +425,18 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 			or.Rhs.SetLastLine(x.LastLine())
 			return or
 		}
+		r.used[helperLenLast] = true
+		last := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: helperLenLast}, AdjustRet: true}
+		rhs := &ast.UnaryLenOpExpr{Expr: last}
+		or := &ast.LogicalOpExpr{Operator: "or", Lhs: r.wrap(helperLenOf, x.Expr), Rhs: rhs}
+		for _, n := range []interface {
+			SetLine(int)
+			SetLastLine(int)
+		}{or, rhs, last, last.Func} {
+			n.SetLine(x.Line())
+			n.SetLastLine(x.LastLine())
+		}
+		return or
 	case *ast.FunctionExpr:
 		x.Stmts = r.body(x.Stmts, x.Line())
 	}
@@ -414,14 +464,39 @@ func (r *rewriter) sizedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 	fn := &ast.IdentExpr{Value: helperTable}
 	hint := &ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)}
 	call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x, hint}, AdjustRet: true}
-	for _, n := range []interface {
+	nodes := []interface {
 		SetLine(int)
 		SetLastLine(int)
-	}{fn, hint, call} {
+	}{fn, hint, call}
+	if growsArray(x) {
+		grow := &ast.TrueExpr{}
+		call.Args = append(call.Args, grow)
+		nodes = append(nodes, grow)
+	}
+	for _, n := range nodes {
 		n.SetLine(x.Line())
 		n.SetLastLine(x.LastLine())
 	}
 	return call
+}
+
+// growsArray reports whether x's last item is a call or "..." whose
+// values OP_SETLIST may store beyond the array part x sizes, and no keyed
+// field could lengthen gopher-lua's array (the helper takes its length
+// for the index of the last item stored).
+func growsArray(x *ast.TableExpr) bool {
+	n := len(x.Fields)
+	if n == 0 || x.Fields[n-1].Key != nil || !multret(x.Fields[n-1].Value) {
+		return false
+	}
+	for _, f := range x.Fields {
+		if f.Key != nil {
+			if _, ok := f.Key.(*ast.StringExpr); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // int2fb is luaO_int2fb: x rounded up to a "floating point byte"
@@ -450,6 +525,9 @@ func fb2int(x int) int {
 // tableHintKey is where a size marker keeps its sizes; no Lua source can
 // spell it.
 const tableHintKey = "\x00lua51 table sizes"
+
+// maxMarkers bounds the size markers an engine keeps for reuse.
+const maxMarkers = 1024
 
 func packTableHint(na, nh int) uint64 {
 	const max = 1<<20 - 1
