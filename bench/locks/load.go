@@ -5,7 +5,11 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -173,8 +177,10 @@ func measure(t *target, w workload, o *options, run int) (result, error) {
 	if sleep(o.warmup) {
 		start = time.Now()
 		phase.Store(measuring)
+		profiled := profile(t, w, o, run)
 		sleep(o.duration)
 		end = time.Now()
+		profiled()
 	}
 	phase.Store(stopped)
 	// A worker blocked on a dead server returns at its deadline; closing
@@ -200,6 +206,38 @@ func measure(t *target, w workload, o *options, run int) (result, error) {
 		res.p99 = all[len(all)*99/100]
 	}
 	return res, nil
+}
+
+// profile starts a CPU profile of every lockkv process of t lasting the
+// measured window (-profile) and returns a function that waits for them and
+// writes <target>-<workload>-<run>-<i>.pprof into o.profileDir.
+func profile(t *target, w workload, o *options, run int) (wait func()) {
+	var wg sync.WaitGroup
+	for i, a := range t.pprof {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			secs := max(1, int(o.duration/time.Second))
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", a, secs))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "profile %s: %v\n", a, err)
+				return
+			}
+			defer resp.Body.Close()
+			name := filepath.Join(o.profileDir, fmt.Sprintf("%s-%s-%d-%d.pprof", t.name, w.name, run, i))
+			f, err := os.Create(name)
+			if err == nil {
+				_, err = io.Copy(f, resp.Body)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "profile %s: %v\n", a, err)
+			}
+		}()
+	}
+	return wg.Wait
 }
 
 func sha1hex(s string) string {

@@ -43,6 +43,7 @@ type options struct {
 	lockkvBin   string
 	redisBin    string
 	etcdBin     string
+	profileDir  string
 }
 
 func main() {
@@ -67,6 +68,7 @@ func run() int {
 	flag.StringVar(&o.lockkvBin, "lockkv-bin", "", "lockkv binary (default: go build ./cmd/lockkv of the checkout)")
 	flag.StringVar(&o.redisBin, "redis-server", "redis-server", "redis-server binary")
 	flag.StringVar(&o.etcdBin, "etcd", "etcd", "etcd binary")
+	flag.StringVar(&o.profileDir, "profile", "", "directory for CPU profiles of every lockkv process over each measured window (lockkv's --pprof-addr)")
 	flag.Parse()
 
 	selected, err := selectTargets(*targetArg)

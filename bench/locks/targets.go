@@ -25,6 +25,21 @@ type target struct {
 	addr      string   // RESP targets: the address every client uses (leader, primary)
 	wait      bool     // RESP targets: WAIT 1 after each lock script, pipelined with it
 	endpoints []string // etcd: client URLs
+	pprof     []string // lockkv processes' --pprof-addr, with -profile
+}
+
+// lockkvArgs appends --pprof-addr on a free port to a lockkv process's
+// arguments when -profile asks for CPU profiles.
+func (t *target) lockkvArgs(o *options, args ...string) ([]string, error) {
+	if o.profileDir == "" {
+		return args, nil
+	}
+	a, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	t.pprof = append(t.pprof, a)
+	return append(args, "--pprof-addr", a), nil
 }
 
 func (t *target) etcd() bool { return t.endpoints != nil }
@@ -116,7 +131,11 @@ func startLockkvMem(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	p, err := e.spawn(t.name, o.lockkvBin, "--addr", addr, "--log-level", "warn")
+	args, err := t.lockkvArgs(o, "--addr", addr, "--log-level", "warn")
+	if err != nil {
+		return err
+	}
+	p, err := e.spawn(t.name, o.lockkvBin, args...)
 	if err != nil {
 		return err
 	}
@@ -133,7 +152,11 @@ func startLockkv1(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	p, err := e.spawn(t.name, o.lockkvBin, "--addr", addrs[0], "--raft-addr", addrs[1], "--data-dir", dir, "--log-level", "warn")
+	args, err := t.lockkvArgs(o, "--addr", addrs[0], "--raft-addr", addrs[1], "--data-dir", dir, "--log-level", "warn")
+	if err != nil {
+		return err
+	}
+	p, err := e.spawn(t.name, o.lockkvBin, args...)
 	if err != nil {
 		return err
 	}
@@ -170,6 +193,9 @@ func startCluster(e *env, o *options, t *target, extra ...string) error {
 		}
 		args := append([]string{"--addr", addrs[i], "--node-id", id, "--raft-addr", addrs[3+i], "--data-dir", dir,
 			"--bootstrap", "--peers", strings.Join(peers, ","), "--log-level", "warn"}, extra...)
+		if args, err = t.lockkvArgs(o, args...); err != nil {
+			return err
+		}
 		p, err := e.spawn(t.name+"-"+id, o.lockkvBin, args...)
 		if err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -57,6 +59,8 @@ func main() {
 		raftFsync     = flag.Bool("raft-fsync", true, "fsync the Raft log before acknowledging; false: acknowledged writes survive a kill -9 of every node, not the loss of a majority of machines")
 		logStore      = flag.String("raft-log-store", "wal", "Raft log format in --data-dir: wal or bolt")
 		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
+
+		pprofAddr = flag.String("pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
 	)
 	flag.Parse()
 
@@ -122,6 +126,15 @@ func main() {
 			LogStore:          *logStore,
 			NoSync:            !*raftFsync,
 		}
+	}
+	if *pprofAddr != "" {
+		ln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			log.Error("cannot listen for --pprof-addr", "err", err)
+			os.Exit(1)
+		}
+		log.Info("serving pprof", "addr", ln.Addr().String())
+		go func() { _ = http.Serve(ln, nil) }() // net/http/pprof registers on the default mux
 	}
 	srv := lockkv.NewServer(cfg)
 	// Catch signals before listening: a signal that arrives once clients
