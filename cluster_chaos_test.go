@@ -19,7 +19,7 @@ import (
 // TestClusterDeterminism drives a 3-node cluster with a random mix of
 // commands that exercise every source of nondeterminism the apply path
 // must fix (time: leases that run out, TTLs, TIME in scripts; randomness:
-// SPOP, SRANDMEMBER in a script; blocking pops served by later pushes;
+// SPOP, SRANDMEMBER, HRANDFIELD and RANDOMKEY in scripts; blocking pops served by later pushes;
 // transactions; lock scripts) while the leader is stopped and restarted
 // now and then, and at the end requires every node to hold the same
 // keyspace (Engine.Digest) at the same applied index.
@@ -111,7 +111,7 @@ func TestClusterDeterminism(t *testing.T) {
 func chaosStep(ctx context.Context, c *redis.ClusterClient, r *rand.Rand, w int) {
 	k := fmt.Sprintf("k%d", r.IntN(20))
 	owner := fmt.Sprintf("owner-%d:%d", w, r.IntN(2))
-	switch r.IntN(12) {
+	switch r.IntN(14) {
 	case 0:
 		c.Set(ctx, k, r.IntN(1000), time.Duration(r.IntN(800))*time.Millisecond)
 	case 1:
@@ -141,5 +141,17 @@ func chaosStep(ctx context.Context, c *redis.ClusterClient, r *rand.Rand, w int)
 	case 11:
 		c.ZAdd(ctx, "z", redis.Z{Score: float64(r.IntN(50)), Member: k})
 		c.ZPopMin(ctx, "z")
+	case 12:
+		// Past hash-max-listpack-entries: a table whose layout differs
+		// between nodes that restored a snapshot and nodes that did not.
+		c.HSet(ctx, "hrand", fmt.Sprintf("f%d", r.IntN(700)), r.IntN(100))
+	case 13:
+		c.Eval(ctx, `local f = redis.call('hrandfield', KEYS[1])
+if f then redis.call('hdel', KEYS[1], f); redis.call('rpush', KEYS[2], f) end
+for _, g in ipairs(redis.call('hrandfield', KEYS[1], -3)) do redis.call('rpush', KEYS[2], g) end
+for _, g in ipairs(redis.call('hrandfield', KEYS[1], 2, 'withvalues')) do redis.call('rpush', KEYS[2], g) end
+local k = redis.call('randomkey')
+if k then redis.call('rpush', KEYS[2], k) end
+return f`, []string{"hrand", "popped"})
 	}
 }

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/longdouble"
@@ -356,8 +358,31 @@ func hrandfield(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
+	if c.replicated() {
+		fs, _ := stableHashPairs(h)
+		c.W.Bulk(fs[c.E.Rand.Uint64N(uint64(len(fs)))])
+		return
+	}
 	f, _ := h.Random(c.rnd())
 	c.W.Bulk(f)
+}
+
+// stableHashPairs returns views of h's fields and values ordered by field:
+// inside a replicated op HRANDFIELD draws from this order with the entry's
+// seed, so every node picks the same fields although their hash tables
+// differ in layout (as SPOP and SRANDMEMBER do with store.Set.RandomStable).
+func stableHashPairs(h *store.Hash) (fs, vs [][]byte) {
+	fs, vs = hashPairs(h)
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(fs[a], fs[b]) })
+	sf, sv := make([][]byte, len(fs)), make([][]byte, len(fs))
+	for i, j := range idx {
+		sf[i], sv[i] = fs[j], vs[j]
+	}
+	return sf, sv
 }
 
 // hashPairs returns views of every field and value of h.
@@ -411,6 +436,26 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 		}
 	}
 	rnd := c.rnd()
+	if c.replicated() {
+		// Layout-independent: the same CASEs over the pairs in field order.
+		fs, vs := stableHashPairs(h)
+		if uniq {
+			count = min(count, size)
+		}
+		header(count)
+		for i := uint64(0); i < count; i++ {
+			if !uniq {
+				j := rnd(size)
+				pair(fs[j], vs[j])
+				continue
+			}
+			j := i + rnd(size-i)
+			fs[i], fs[j] = fs[j], fs[i]
+			vs[i], vs[j] = vs[j], vs[i]
+			pair(fs[i], vs[i])
+		}
+		return
+	}
 	// CASE 1: negative count (or 1): sample with repetition.
 	if !uniq || count == 1 {
 		header(count)

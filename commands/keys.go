@@ -409,6 +409,31 @@ func (e *Engine) signalReadyAll(db int) {
 
 func randomkey(c *Ctx, args [][]byte) {
 	rnd := func(n uint64) uint64 { return c.E.Rand.Uint64N(n) }
+	if c.replicated() {
+		// Every node must name the same key although their keyspace tables
+		// differ in layout: the live key with the smallest seeded hash
+		// (O(keys), only inside replicated scripts and transactions).
+		seed := c.E.Rand.Uint64()
+		var best string
+		var bestH uint64
+		found := false
+		c.DB.Range(func(key string, e *store.Entry) bool {
+			if e.Expired(c.Now) {
+				return true
+			}
+			h := store.StableHash(seed, []byte(key))
+			if !found || h < bestH || (h == bestH && key < best) {
+				best, bestH, found = key, h, true
+			}
+			return true
+		})
+		if !found {
+			c.W.Null()
+			return
+		}
+		c.W.BulkString(best)
+		return
+	}
 	// Sample like Redis's dbRandomKey, skipping expired keys. Expired keys
 	// are not reclaimed here (reads never delete); if sampling keeps
 	// hitting them, pick among the live keys directly.

@@ -651,6 +651,12 @@ func (e *Engine) retryBlocked(cl *Client) {
 	rs.propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
 }
 
+// replicated reports whether the command runs as part of a replicated op
+// (directly, inside EXEC or inside a script), where every node must make
+// the same choices: random picks come from the entry's seed and never
+// depend on a hash table's layout.
+func (c *Ctx) replicated() bool { return c.E.repl != nil && c.E.repl.applying }
+
 // isReplica reports whether this node is a cluster node that does not lead
 // (Redis's server.masterhost: WAIT and WAITAOF refuse to run there).
 func (e *Engine) isReplica() bool { return e.repl != nil && !e.repl.leader }

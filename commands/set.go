@@ -218,7 +218,7 @@ func spopCount(c *Ctx, args [][]byte) {
 // member on every node, whose hash tables differ in layout, so it chooses
 // by the entry's seed alone (store.Set.PopStable).
 func (c *Ctx) popMember(s *store.Set) []byte {
-	if c.E.repl != nil && c.E.repl.applying { // also inside EXEC and scripts
+	if c.replicated() { // also inside EXEC and scripts
 		return s.PopStable(c.E.Rand.Uint64())
 	}
 	return s.Pop(c.rnd())
@@ -240,7 +240,7 @@ func srandmember(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	if c.E.repl != nil && c.E.repl.applying {
+	if c.replicated() {
 		c.W.Bulk(s.RandomStable(c.E.Rand.Uint64())) // see popMember
 		return
 	}
@@ -267,7 +267,7 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 	}
 	size := uint64(s.Len())
 	rnd := c.rnd()
-	if c.E.repl != nil && c.E.repl.applying {
+	if c.replicated() {
 		srandmemberStable(c, s, count, uniq)
 		return
 	}

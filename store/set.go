@@ -1,8 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"sort"
 	"strconv"
 
@@ -250,14 +248,8 @@ func (s *Set) RandomStable(key uint64) []byte {
 		first = true
 		buf   []byte
 	)
-	h := fnv.New64a()
-	var kb [8]byte
-	binary.LittleEndian.PutUint64(kb[:], key)
 	consider := func(m []byte) {
-		h.Reset()
-		h.Write(kb[:])
-		h.Write(m)
-		if v := h.Sum64(); first || v < bestH || (v == bestH && string(m) < string(best)) {
+		if v := StableHash(key, m); first || v < bestH || (v == bestH && string(m) < string(best)) {
 			best, bestH, first = append(best[:0], m...), v, false
 		}
 	}
@@ -273,6 +265,27 @@ func (s *Set) RandomStable(key uint64) []byte {
 		return true
 	})
 	return best
+}
+
+// StableHash is the FNV-1a hash of key and m: replicated servers choose
+// "random" elements as the one with the smallest StableHash under a seed
+// the log entry carries, which depends on the elements alone, never on a
+// table's layout.
+func StableHash(key uint64, m []byte) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < 8; i++ {
+		h ^= uint64(byte(key >> (8 * i)))
+		h *= prime
+	}
+	for _, b := range m {
+		h ^= uint64(b)
+		h *= prime
+	}
+	return h
 }
 
 // PopStable removes and returns the member RandomStable chooses.
