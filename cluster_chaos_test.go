@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 // TestClusterDeterminism drives a 3-node cluster with a random mix of
 // commands that exercise every source of nondeterminism the apply path
 // must fix (time: leases that run out, TTLs, TIME in scripts; randomness:
-// SPOP, SRANDMEMBER, HRANDFIELD and RANDOMKEY in scripts; blocking pops served by later pushes;
+// SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY and SCAN/HSCAN/SSCAN in scripts; blocking pops served by later pushes;
 // transactions; lock scripts) while the leader is stopped and restarted
 // now and then, and at the end requires every node to hold the same
 // keyspace (Engine.Digest) at the same applied index.
@@ -152,6 +153,13 @@ for _, g in ipairs(redis.call('hrandfield', KEYS[1], -3)) do redis.call('rpush',
 for _, g in ipairs(redis.call('hrandfield', KEYS[1], 2, 'withvalues')) do redis.call('rpush', KEYS[2], g) end
 local k = redis.call('randomkey')
 if k then redis.call('rpush', KEYS[2], k) end
-return f`, []string{"hrand", "popped"})
+local r = redis.call('scan', ARGV[1], 'count', 5)
+for _, g in ipairs(r[2]) do redis.call('rpush', KEYS[2], g) end
+local h = redis.call('hscan', KEYS[1], ARGV[1], 'count', 3)
+for _, g in ipairs(h[2]) do redis.call('rpush', KEYS[2], g) end
+local s = redis.call('sscan', KEYS[3], ARGV[1], 'count', 3)
+for _, g in ipairs(s[2]) do redis.call('rpush', KEYS[2], g) end
+redis.call('rpush', KEYS[2], r[1], h[1], s[1])
+return f`, []string{"hrand", "popped", "set"}, []string{"0", "1", strconv.FormatUint(r.Uint64(), 10)}[r.IntN(3)])
 	}
 }

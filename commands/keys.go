@@ -168,11 +168,19 @@ func scan(c *Ctx, args [][]byte) {
 		return
 	}
 	var keys []string
-	cursor = ScanLoop(cursor, opts.Count, func() int { return len(keys) }, func(cur uint64) uint64 {
-		return c.DB.Scan(cur, func(key string, e *store.Entry) {
+	if c.replicated() {
+		c.DB.Range(func(key string, _ *store.Entry) bool {
 			keys = append(keys, key)
+			return true
 		})
-	})
+		cursor, keys = stableScan(cursor, opts.Count, keys, func(k string) []byte { return []byte(k) })
+	} else {
+		cursor = ScanLoop(cursor, opts.Count, func() int { return len(keys) }, func(cur uint64) uint64 {
+			return c.DB.Scan(cur, func(key string, e *store.Entry) {
+				keys = append(keys, key)
+			})
+		})
+	}
 	out := keys[:0]
 	for _, key := range keys {
 		if !opts.MatchesString(key) {

@@ -1,7 +1,10 @@
 package commands
 
 import (
+	"bytes"
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/glob"
@@ -156,6 +159,50 @@ func ScanLoop(cursor uint64, count int64, collected func() int, step func(cursor
 	}
 }
 
+// stableScan is a dict-encoded SCAN-family iteration inside a replicated
+// op (a script, a transaction): every node must reply the same, and their
+// hash tables differ in layout. items is the whole iteration; it is visited
+// in the order of each item's store.StableHash under a fixed key (ties by
+// bytes), and the cursor is where in that order to go on (the next item's
+// hash halved, plus one, so that no cursor but the last is 0). Any node
+// continues another's cursor, and an element present from the first call
+// to the last is returned, as SCAN guarantees. It returns the next cursor
+// and up to count items.
+func stableScan[T any](cursor uint64, count int64, items []T, key func(T) []byte) (uint64, []T) {
+	type ranked struct {
+		pos uint64
+		it  T
+	}
+	from := uint64(0)
+	if cursor > 0 {
+		from = cursor - 1
+	}
+	rs := make([]ranked, 0, len(items))
+	for _, it := range items {
+		if pos := store.StableHash(0, key(it)) >> 1; pos >= from {
+			rs = append(rs, ranked{pos, it})
+		}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(a.pos, b.pos); c != 0 {
+			return c
+		}
+		return bytes.Compare(key(a.it), key(b.it))
+	})
+	n := len(rs)
+	if int64(n) > count {
+		n = int(count)
+	}
+	page := make([]T, n)
+	for i := range page {
+		page[i] = rs[i].it
+	}
+	if n == len(rs) {
+		return 0, page
+	}
+	return rs[n].pos + 1, page
+}
+
 // WriteScanHeader starts a SCAN-family reply: [cursor, [n elements]]. The
 // caller then writes exactly n bulk strings.
 func WriteScanHeader(w *resp.Writer, cursor uint64, n int) {
@@ -209,7 +256,16 @@ func scanElements[T store.Value](c *Ctx, args [][]byte, group int, scan func(v T
 		return
 	}
 	var elems [][]byte
-	cursor = scan(v, cursor, opts.Count, func(el ...[]byte) { elems = append(elems, el...) })
+	if c.replicated() && v.Encoding() == "hashtable" {
+		var groups [][][]byte
+		scan(v, 0, math.MaxInt64, func(el ...[]byte) { groups = append(groups, el) })
+		cursor, groups = stableScan(cursor, opts.Count, groups, func(g [][]byte) []byte { return g[0] })
+		for _, g := range groups {
+			elems = append(elems, g...)
+		}
+	} else {
+		cursor = scan(v, cursor, opts.Count, func(el ...[]byte) { elems = append(elems, el...) })
+	}
 	if opts.Match != nil {
 		kept := elems[:0]
 		for i := 0; i < len(elems); i += group {

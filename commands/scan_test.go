@@ -2,6 +2,8 @@ package commands
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -43,4 +45,66 @@ func FuzzParseScanCursor(f *testing.F) {
 			}
 		}
 	})
+}
+
+// stableScan (the SCAN family inside replicated ops) returns every item
+// once when nothing changes, pages of at most count, a nonzero cursor until
+// the last page, and the same pages whatever order the items come in.
+func TestStableScan(t *testing.T) {
+	var items []string
+	for i := 0; i < 1000; i++ {
+		items = append(items, "k"+strconv.Itoa(i))
+	}
+	key := func(s string) []byte { return []byte(s) }
+	walk := func(items []string) []string {
+		var got []string
+		cursor := uint64(0)
+		for calls := 0; ; calls++ {
+			if calls > 1000 {
+				t.Fatal("the scan does not end")
+			}
+			var page []string
+			cursor, page = stableScan(cursor, 7, items, key)
+			if len(page) > 7 {
+				t.Fatalf("page of %d items with COUNT 7", len(page))
+			}
+			got = append(got, page...)
+			if cursor == 0 {
+				return got
+			}
+		}
+	}
+	a := walk(items)
+	rev := slices.Clone(items)
+	slices.Reverse(rev)
+	b := walk(rev)
+	if !slices.Equal(a, b) {
+		t.Fatal("the order depends on the items' order")
+	}
+	sorted := slices.Clone(a)
+	slices.Sort(sorted)
+	want := slices.Clone(items)
+	slices.Sort(want)
+	if !slices.Equal(sorted, want) {
+		t.Fatalf("got %d items, want each of %d once", len(a), len(items))
+	}
+	// An element present throughout is returned even if others come and go
+	// between calls.
+	cursor, page := stableScan(0, 100, items, key)
+	more := append(slices.Clone(items[500:]), "new1", "new2")
+	seen := map[string]bool{}
+	for _, p := range page {
+		seen[p] = true
+	}
+	for cursor != 0 {
+		cursor, page = stableScan(cursor, 100, more, key)
+		for _, p := range page {
+			seen[p] = true
+		}
+	}
+	for _, it := range items[500:] {
+		if !seen[it] {
+			t.Fatalf("%s, present throughout, was not returned", it)
+		}
+	}
 }

@@ -1445,9 +1445,14 @@ func zscan(c *Ctx, args [][]byte) {
 		s float64
 	}
 	var items []pair
-	cursor = ScanLoop(cursor, opts.Count, func() int { return 2 * len(items) }, func(cur uint64) uint64 {
-		return z.Scan(cur, func(m string, s float64) { items = append(items, pair{m, s}) })
-	})
+	if c.replicated() {
+		z.Range(func(m string, s float64) { items = append(items, pair{m, s}) })
+		cursor, items = stableScan(cursor, opts.Count, items, func(p pair) []byte { return []byte(p.m) })
+	} else {
+		cursor = ScanLoop(cursor, opts.Count, func() int { return 2 * len(items) }, func(cur uint64) uint64 {
+			return z.Scan(cur, func(m string, s float64) { items = append(items, pair{m, s}) })
+		})
+	}
 	kept := items[:0]
 	for _, it := range items {
 		if opts.MatchesString(it.m) {
