@@ -399,6 +399,69 @@ func TestClusterForward(t *testing.T) {
 	}
 }
 
+// TestClusterForwardWatchAcrossFailover: a transaction WATCHed on a
+// leader that then steps down (Forward on) is aborted at EXEC, never
+// forwarded without its WATCH, even when the watched key changed on the
+// new leader.
+func TestClusterForwardWatchAcrossFailover(t *testing.T) {
+	tc := startClusterWith(t, 3, func(c *replication.Config) { c.Forward = true })
+	ctx := context.Background()
+	l := tc.leader()
+	for i := range tc.srvs {
+		waitFor(t, "the registry", func() bool {
+			var ok bool
+			tc.srvs[i].Do(func(e *commands.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+			return ok
+		})
+	}
+	conn := tc.client(l).Conn()
+	defer conn.Close()
+	if err := conn.Set(ctx, "k", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.srvs[l].Node().Raft().LeadershipTransfer().Error(); err != nil {
+		t.Fatal(err)
+	}
+	nl := tc.leader()
+	for nl == l {
+		time.Sleep(10 * time.Millisecond)
+		nl = tc.leader()
+	}
+	if err := tc.client(nl).Set(ctx, "k", "2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
+		t.Fatal(err)
+	}
+	exec := redis.NewSliceCmd(ctx, "EXEC")
+	if err := conn.Process(ctx, exec); err != redis.Nil {
+		t.Fatalf("EXEC after the leader changed = %v, %v; want a nil reply (aborted)", exec.Val(), err)
+	}
+	if v, err := tc.client(nl).Get(ctx, "k").Result(); err != nil || v != "2" {
+		t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
+	}
+	// The next attempt forwards its WATCH and commits.
+	if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "k", "3", 0)
+		return nil
+	})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("retried transaction: %v, %v", res, err)
+	}
+	if v, err := tc.client(nl).Get(ctx, "k").Result(); err != nil || v != "3" {
+		t.Fatalf("k = %q, %v after the retry", v, err)
+	}
+}
+
 // TestClusterMembership: a node joins a running cluster through --join
 // (RAFT.NODE ADD sent to a member, following MOVED to the leader), gets
 // the data, and is removed with RAFT.NODE REMOVE.

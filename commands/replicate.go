@@ -297,6 +297,15 @@ func replClass(spec *Spec) replKind {
 func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 	e, rs, cl := c.E, c.E.repl, c.C
 	kind := replClass(spec)
+	if !rs.leader && rs.fwd != nil && kind == replExec && cl.multi.active && !cl.multi.failed && len(cl.multi.watched) > 0 {
+		// The keys were WATCHed here while this node led (a forwarding
+		// follower forwards WATCH): the leader cannot check them, and
+		// forwarding the transaction would run it unchecked. It aborts
+		// as if they were touched; the client retries, and its WATCH
+		// is forwarded from now on.
+		cl.multi.dirty = true
+		return false
+	}
 	if !rs.leader && rs.fwd != nil && c.forward(spec, args, kind) {
 		return true
 	}
