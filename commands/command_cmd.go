@@ -291,35 +291,8 @@ func commandGroup(s *Spec) string {
 	return "server"
 }
 
-func writeCommandDoc(c *Ctx, s *Spec) {
-	n := 3
-	if len(s.Sub) > 0 {
-		n++
-	}
-	c.W.Map(n)
-	c.W.BulkString("summary")
-	c.W.BulkString("")
-	c.W.BulkString("since")
-	c.W.BulkString("")
-	c.W.BulkString("group")
-	c.W.BulkString(commandGroup(s))
-	if len(s.Sub) > 0 {
-		c.W.BulkString("subcommands")
-		c.W.Map(len(s.Sub))
-		for _, sub := range s.Sub {
-			c.W.BulkString(sub.FullName())
-			if doc := redisDoc(sub.FullName()); doc != nil {
-				writeRESP3As(c.W, doc, c.W.Proto)
-				continue
-			}
-			writeCommandDoc(c, sub)
-		}
-	}
-}
-
-// commandDocs answers with Redis 7.0's recorded docs (redisDoc) where
-// Redis has the command, else with the structure of the command table
-// (names, groups, subcommands).
+// commandDocs answers with each command's documentation (docs.go): in
+// the order given, unknown names left out; without names, every command.
 func commandDocs(c *Ctx, args [][]byte) {
 	var specs []*Spec
 	if len(args) == 2 {
@@ -334,12 +307,6 @@ func commandDocs(c *Ctx, args [][]byte) {
 	c.W.Map(len(specs))
 	for _, s := range specs {
 		c.W.BulkString(s.FullName())
-		if doc := redisDoc(s.FullName()); doc != nil && len(s.Sub) == 0 {
-			// A container is built from the table (its subcommands are
-			// lockkv's, 7.2's included), with Redis's docs for each.
-			writeRESP3As(c.W, doc, c.W.Proto)
-			continue
-		}
 		writeCommandDoc(c, s)
 	}
 }

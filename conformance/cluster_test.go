@@ -169,6 +169,12 @@ func (c *engineClient) Do(args ...string) Value {
 func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, port int) {
 	t.Helper()
 	path, err := exec.LookPath(bin)
+	sentinelMode := false
+	if err != nil && bin == "redis-sentinel" {
+		// redis-sentinel is redis-server in Sentinel mode.
+		path, err = exec.LookPath("redis-server")
+		sentinelMode = true
+	}
 	if err != nil {
 		t.Skipf("%s not found on PATH: install redis-server and redis-sentinel", bin)
 	}
@@ -187,6 +193,9 @@ func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, p
 			t.Fatal(err)
 		}
 		cmd = exec.Command(path, conf)
+		if sentinelMode {
+			cmd.Args = append(cmd.Args, "--sentinel")
+		}
 	} else {
 		args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--daemonize", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
