@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -113,32 +114,45 @@ func (c *Config) Set(name, value string) (ok bool, errText string) {
 }
 
 // settings table
+//
+// Every setting redis-server 7.0.15 has (CONFIG GET * of a default
+// server, aliases included, plus its hidden ones), with src/config.c's
+// types, bounds, flags and error texts. The ones with read/apply are
+// honoured; the rest are accepted, validated as Redis validates them, and
+// reported.
 
 type settingKind int
 
 const (
 	kindString settingKind = iota
 	kindBool
-	kindInt    // integer within [min, max]
-	kindMemory // memory value (1gb, 10mb, ...) within [min, max]
-	kindEnum
-	kindSpecial // validated by check
+	kindNum     // integer or memory value within [min, max]
+	kindEnum    // one of enum, any case; reported as listed
+	kindSpecial // parsed by special
 )
 
 const (
 	cfgImmutable = 1 << iota // "can't set immutable config"
 	cfgProtected             // "can't set protected config"
+	cfgHidden                // left out of CONFIG GET patterns (exact names only)
+	cfgUnsigned              // bounds compared as unsigned (size_t, unsigned int, unsigned long long)
+	cfgMemory                // a memory value (1gb, 10mb, ...), reported in bytes
+	cfgPercent               // or a percentage ("10%"), kept as its negative
 )
 
 type setting struct {
 	name, alias string
 	kind        settingKind
 	dflt        string
-	min, max    int64
+	min, max    int64 // kindNum bounds; max -1 with cfgUnsigned is ULLONG_MAX
 	enum        []string
 	flags       int
-	// check validates special values; it returns the error text or "".
+	// check adds validation to a kindString or kindBool value: it returns
+	// the error text or "".
 	check func(v string) string
+	// special parses a kindSpecial value into the value CONFIG GET shows
+	// (c holds the current settings), or returns the error text.
+	special func(c *Config, v string) (value, errText string)
 	// apply, when set, stores a validated value into Config fields.
 	apply func(c *Config, v string)
 	// read, when set, renders the value from Config fields.
@@ -149,155 +163,284 @@ const (
 	intMin   = math.MinInt32
 	intMax   = math.MaxInt32
 	longMax  = math.MaxInt64
-	llongMin = math.MinInt64
 	uintMax  = math.MaxUint32
+	ullMax   = -1 // with cfgUnsigned
+	mb       = 1 << 20
+	noFlags  = 0
+	immut    = cfgImmutable
+	hidden   = cfgHidden
+	sizeT    = cfgUnsigned
+	memSizeT = cfgMemory | cfgUnsigned
 )
 
-// boundInt is an int setting stored in a Config field.
-func boundInt(name, alias string, min, max int64, f func(c *Config) *int) *setting {
-	return &setting{name: name, alias: alias, kind: kindInt, min: min, max: max,
-		read:  func(c *Config) string { return strconv.Itoa(*f(c)) },
-		apply: func(c *Config, v string) { n, _ := strconv.ParseInt(v, 10, 64); *f(c) = int(n) }}
+func boolSetting(name, alias, dflt string, flags int) *setting {
+	return &setting{name: name, alias: alias, kind: kindBool, dflt: dflt, flags: flags}
+}
+
+func stringSetting(name, alias, dflt string, flags int) *setting {
+	return &setting{name: name, alias: alias, kind: kindString, dflt: dflt, flags: flags}
+}
+
+func numSetting(name, alias string, min, max, dflt int64, flags int) *setting {
+	s := &setting{name: name, alias: alias, kind: kindNum, min: min, max: max, flags: flags}
+	s.dflt = s.render(dflt)
+	return s
+}
+
+func enumSetting(name, dflt string, flags int, values ...string) *setting {
+	return &setting{name: name, kind: kindEnum, dflt: dflt, flags: flags, enum: values}
+}
+
+// boundInt is a numeric setting stored in an int Config field.
+func boundInt(name, alias string, min, max int64, flags int, f func(c *Config) *int) *setting {
+	s := numSetting(name, alias, min, max, 0, flags)
+	s.read = func(c *Config) string { return s.render(int64(*f(c))) }
+	s.apply = func(c *Config, v string) { n, _ := strconv.ParseInt(v, 10, 64); *f(c) = int(n) }
+	return s
 }
 
 var maxmemoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
 
 var settings = []*setting{
-	{name: "databases", kind: kindInt, flags: cfgImmutable, read: func(c *Config) string { return strconv.Itoa(c.Databases) }},
+	// Honoured.
+	{name: "databases", kind: kindNum, min: 1, max: intMax, flags: immut, read: func(c *Config) string { return strconv.Itoa(c.Databases) }},
 	{name: "requirepass", kind: kindString, read: func(c *Config) string { return c.RequirePass },
 		apply: func(c *Config, v string) { c.RequirePass = v }},
-	boundInt("maxclients", "", 1, uintMax, func(c *Config) *int { return &c.MaxClients }),
-	boundInt("tracking-table-max-keys", "", 0, longMax, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
+	boundInt("maxclients", "", 1, uintMax, cfgUnsigned, func(c *Config) *int { return &c.MaxClients }),
+	boundInt("tracking-table-max-keys", "", 0, longMax, sizeT, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
 	{name: "notify-keyspace-events", kind: kindSpecial,
-		check: func(v string) string {
+		special: func(c *Config, v string) (string, string) {
+			// Kept as given: the flags, not their rendering, which
+			// drops 'n' next to 'A' (keyspaceEventsFlagsToString).
 			if _, ok := ParseNotifyFlags(v); !ok {
-				return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+				return "", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
 			}
-			return ""
+			return v, ""
 		},
 		read:  func(c *Config) string { return NotifyFlagsString(c.NotifyFlags) },
 		apply: func(c *Config, v string) { c.NotifyFlags, _ = ParseNotifyFlags(v) }},
-	{name: "proto-max-bulk-len", kind: kindMemory, min: 1024 * 1024, max: longMax,
+	{name: "proto-max-bulk-len", kind: kindNum, min: mb, max: longMax, flags: cfgMemory,
 		read:  func(c *Config) string { return strconv.FormatInt(c.ProtoMaxBulkLen, 10) },
-		apply: func(c *Config, v string) { c.ProtoMaxBulkLen, _ = parseMemory(v) }},
-	boundInt("timeout", "", 0, intMax, func(c *Config) *int { return &c.Timeout }),
-	{name: "hz", kind: kindInt, min: 0, max: intMax,
+		apply: func(c *Config, v string) { c.ProtoMaxBulkLen, _ = strconv.ParseInt(v, 10, 64) }},
+	boundInt("timeout", "", 0, intMax, noFlags, func(c *Config) *int { return &c.Timeout }),
+	{name: "hz", kind: kindNum, min: 0, max: intMax,
 		read: func(c *Config) string { return strconv.Itoa(c.Hz) },
 		apply: func(c *Config, v string) {
 			n, _ := strconv.Atoi(v)
-			c.Hz = min(max(n, 1), 500)
+			c.Hz = min(max(n, 1), 500) // updateHZ
 		}},
-	boundInt("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, longMax, func(c *Config) *int { return &c.HashMaxListpackEntries }),
-	boundInt("hash-max-listpack-value", "hash-max-ziplist-value", 0, longMax, func(c *Config) *int { return &c.HashMaxListpackValue }),
-	boundInt("set-max-intset-entries", "", 0, longMax, func(c *Config) *int { return &c.SetMaxIntsetEntries }),
-	boundInt("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, longMax, func(c *Config) *int { return &c.ZSetMaxListpackEntries }),
-	boundInt("zset-max-listpack-value", "zset-max-ziplist-value", 0, longMax, func(c *Config) *int { return &c.ZSetMaxListpackValue }),
-	boundInt("list-max-listpack-size", "list-max-ziplist-size", intMin, intMax, func(c *Config) *int { return &c.ListMaxListpackSize }),
-	boundInt("list-compress-depth", "", 0, intMax, func(c *Config) *int { return &c.ListCompressDepth }),
-	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindInt, min: 0, max: longMax,
+	boundInt("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, longMax, sizeT, func(c *Config) *int { return &c.HashMaxListpackEntries }),
+	boundInt("hash-max-listpack-value", "hash-max-ziplist-value", 0, longMax, memSizeT, func(c *Config) *int { return &c.HashMaxListpackValue }),
+	boundInt("set-max-intset-entries", "", 0, longMax, sizeT, func(c *Config) *int { return &c.SetMaxIntsetEntries }),
+	boundInt("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, longMax, sizeT, func(c *Config) *int { return &c.ZSetMaxListpackEntries }),
+	boundInt("zset-max-listpack-value", "zset-max-ziplist-value", 0, longMax, memSizeT, func(c *Config) *int { return &c.ZSetMaxListpackValue }),
+	boundInt("list-max-listpack-size", "list-max-ziplist-size", intMin, intMax, noFlags, func(c *Config) *int { return &c.ListMaxListpackSize }),
+	boundInt("list-compress-depth", "", 0, intMax, noFlags, func(c *Config) *int { return &c.ListCompressDepth }),
+	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindNum, min: 0, max: longMax,
 		read:  func(c *Config) string { return strconv.FormatInt(c.LuaTimeLimit, 10) },
 		apply: func(c *Config, v string) { c.LuaTimeLimit, _ = strconv.ParseInt(v, 10, 64) }},
-	{name: "port", kind: kindInt, min: 0, max: 65535, read: func(c *Config) string { return strconv.Itoa(c.Port) },
+	{name: "port", kind: kindNum, min: 0, max: 65535, read: func(c *Config) string { return strconv.Itoa(c.Port) },
 		apply: func(c *Config, v string) { c.Port, _ = strconv.Atoi(v) }},
 
-	// Accepted and reported, with Redis's defaults and validation.
-	{name: "maxmemory", kind: kindMemory, dflt: "0", min: 0, max: longMax},
-	{name: "maxmemory-policy", kind: kindEnum, dflt: "noeviction", enum: maxmemoryPolicies},
-	{name: "maxmemory-samples", kind: kindInt, dflt: "5", min: 1, max: intMax},
-	{name: "maxmemory-eviction-tenacity", kind: kindInt, dflt: "10", min: 0, max: 100},
-	{name: "maxmemory-clients", kind: kindMemory, dflt: "0", min: 0, max: longMax},
-	{name: "appendonly", kind: kindBool, dflt: "no"},
-	{name: "appendfsync", kind: kindEnum, dflt: "everysec", enum: []string{"everysec", "always", "no"}},
-	{name: "appendfilename", kind: kindString, dflt: "appendonly.aof", flags: cfgImmutable},
-	{name: "appenddirname", kind: kindString, dflt: "appendonlydir", flags: cfgImmutable},
-	{name: "no-appendfsync-on-rewrite", kind: kindBool, dflt: "no"},
-	{name: "auto-aof-rewrite-percentage", kind: kindInt, dflt: "100", min: 0, max: intMax},
-	{name: "auto-aof-rewrite-min-size", kind: kindMemory, dflt: "67108864", min: 0, max: longMax},
-	{name: "aof-use-rdb-preamble", kind: kindBool, dflt: "yes"},
-	{name: "aof-load-truncated", kind: kindBool, dflt: "yes"},
-	{name: "aof-timestamp-enabled", kind: kindBool, dflt: "no"},
-	{name: "save", kind: kindSpecial, dflt: "", check: checkSave},
-	{name: "stop-writes-on-bgsave-error", kind: kindBool, dflt: "yes"},
-	{name: "rdbcompression", kind: kindBool, dflt: "yes"},
-	{name: "rdbchecksum", kind: kindBool, dflt: "yes"},
-	{name: "dbfilename", kind: kindString, dflt: "dump.rdb", flags: cfgProtected},
+	// Accepted and reported. Booleans.
+	boolSetting("rdbchecksum", "", "yes", immut),
+	boolSetting("daemonize", "", "no", immut),
+	boolSetting("io-threads-do-reads", "", "no", immut),
+	boolSetting("always-show-logo", "", "no", immut),
+	boolSetting("protected-mode", "", "yes", noFlags),
+	boolSetting("rdbcompression", "", "yes", noFlags),
+	boolSetting("rdb-del-sync-files", "", "no", noFlags),
+	boolSetting("activerehashing", "", "yes", noFlags),
+	boolSetting("stop-writes-on-bgsave-error", "", "yes", noFlags),
+	boolSetting("set-proc-title", "", "yes", immut),
+	boolSetting("dynamic-hz", "", "yes", noFlags),
+	boolSetting("lazyfree-lazy-eviction", "", "no", noFlags),
+	boolSetting("lazyfree-lazy-expire", "", "no", noFlags),
+	boolSetting("lazyfree-lazy-server-del", "", "no", noFlags),
+	boolSetting("lazyfree-lazy-user-del", "", "no", noFlags),
+	boolSetting("lazyfree-lazy-user-flush", "", "no", noFlags),
+	boolSetting("repl-disable-tcp-nodelay", "", "no", noFlags),
+	boolSetting("repl-diskless-sync", "", "yes", noFlags),
+	boolSetting("aof-rewrite-incremental-fsync", "", "yes", noFlags),
+	boolSetting("no-appendfsync-on-rewrite", "", "no", noFlags),
+	boolSetting("cluster-require-full-coverage", "", "yes", noFlags),
+	boolSetting("rdb-save-incremental-fsync", "", "yes", noFlags),
+	boolSetting("aof-load-truncated", "", "yes", noFlags),
+	boolSetting("aof-use-rdb-preamble", "", "yes", noFlags),
+	boolSetting("aof-timestamp-enabled", "", "no", noFlags),
+	boolSetting("cluster-replica-no-failover", "cluster-slave-no-failover", "no", noFlags),
+	boolSetting("replica-lazy-flush", "slave-lazy-flush", "no", noFlags),
+	boolSetting("replica-serve-stale-data", "slave-serve-stale-data", "yes", noFlags),
+	boolSetting("replica-read-only", "slave-read-only", "yes", noFlags),
+	boolSetting("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", noFlags),
+	boolSetting("jemalloc-bg-thread", "", "yes", noFlags),
+	// Redis as packaged (system jemalloc) cannot defragment.
+	{name: "activedefrag", kind: kindBool, dflt: "no", check: func(v string) string {
+		if v == "yes" {
+			return "Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution"
+		}
+		return ""
+	}},
+	boolSetting("syslog-enabled", "", "no", immut),
+	boolSetting("cluster-enabled", "", "no", immut),
+	boolSetting("appendonly", "", "no", noFlags),
+	boolSetting("cluster-allow-reads-when-down", "", "no", noFlags),
+	boolSetting("cluster-allow-pubsubshard-when-down", "", "yes", noFlags),
+	boolSetting("crash-log-enabled", "", "yes", noFlags),
+	boolSetting("crash-memcheck-enabled", "", "yes", noFlags),
+	boolSetting("use-exit-on-panic", "", "no", hidden),
+	boolSetting("disable-thp", "", "yes", immut),
+	boolSetting("cluster-allow-replica-migration", "", "yes", noFlags),
+	boolSetting("replica-announced", "", "yes", noFlags),
+	boolSetting("latency-tracking", "", "yes", noFlags),
+	boolSetting("aof-disable-auto-gc", "", "no", noFlags),
+	boolSetting("replica-ignore-disk-write-errors", "", "no", noFlags),
+	boolSetting("tls-cluster", "", "no", noFlags),
+	boolSetting("tls-replication", "", "no", noFlags),
+	boolSetting("tls-prefer-server-ciphers", "", "no", noFlags),
+	boolSetting("tls-session-caching", "", "yes", noFlags),
+
+	// Strings.
+	stringSetting("aclfile", "", "", immut),
+	stringSetting("unixsocket", "", "", immut),
+	stringSetting("pidfile", "", "", immut),
+	stringSetting("replica-announce-ip", "slave-announce-ip", "", noFlags),
+	stringSetting("masteruser", "", "", noFlags),
+	stringSetting("cluster-announce-ip", "", "", noFlags),
+	stringSetting("cluster-config-file", "", "nodes.conf", immut),
+	{name: "cluster-announce-hostname", kind: kindString, check: checkHostname},
+	stringSetting("syslog-ident", "", "redis", immut),
+	stringSetting("dbfilename", "", "dump.rdb", cfgProtected),
+	stringSetting("appendfilename", "", "appendonly.aof", immut),
+	stringSetting("appenddirname", "", "appendonlydir", immut),
+	stringSetting("server_cpulist", "", "", immut),
+	stringSetting("bio_cpulist", "", "", immut),
+	stringSetting("aof_rewrite_cpulist", "", "", immut),
+	stringSetting("bgsave_cpulist", "", "", immut),
+	stringSetting("ignore-warnings", "", "", noFlags),
+	{name: "proc-title-template", kind: kindString, dflt: "{title} {listen-addr} {server-mode}", check: checkProcTitleTemplate},
+	stringSetting("bind-source-addr", "", "", noFlags),
+	stringSetting("logfile", "", "", immut),
+	stringSetting("masterauth", "", "", noFlags),
+	stringSetting("tls-cert-file", "", "", noFlags),
+	stringSetting("tls-key-file", "", "", noFlags),
+	stringSetting("tls-key-file-pass", "", "", noFlags),
+	stringSetting("tls-client-cert-file", "", "", noFlags),
+	stringSetting("tls-client-key-file", "", "", noFlags),
+	stringSetting("tls-client-key-file-pass", "", "", noFlags),
+	stringSetting("tls-dh-params-file", "", "", noFlags),
+	stringSetting("tls-ca-cert-file", "", "", noFlags),
+	stringSetting("tls-ca-cert-dir", "", "", noFlags),
+	stringSetting("tls-protocols", "", "", noFlags),
+	stringSetting("tls-ciphers", "", "", noFlags),
+	stringSetting("tls-ciphersuites", "", "", noFlags),
+
+	// Enums.
+	enumSetting("supervised", "no", immut, "upstart", "systemd", "auto", "no"),
+	enumSetting("syslog-facility", "local0", immut, "user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"),
+	enumSetting("repl-diskless-load", "disabled", noFlags, "disabled", "on-empty-db", "swapdb"),
+	enumSetting("loglevel", "notice", noFlags, "debug", "verbose", "notice", "warning"),
+	enumSetting("maxmemory-policy", "noeviction", noFlags, maxmemoryPolicies...),
+	enumSetting("appendfsync", "everysec", noFlags, "everysec", "always", "no"),
+	enumSetting("oom-score-adj", "no", noFlags, "no", "yes", "relative", "absolute"),
+	enumSetting("acl-pubsub-default", "resetchannels", noFlags, "allchannels", "resetchannels"),
+	enumSetting("sanitize-dump-payload", "no", noFlags, "no", "yes", "clients"),
+	enumSetting("enable-protected-configs", "no", immut, "no", "yes", "local"),
+	// lockkv always serves DEBUG.
+	enumSetting("enable-debug-command", "yes", immut, "no", "yes", "local"),
+	enumSetting("enable-module-command", "no", immut, "no", "yes", "local"),
+	enumSetting("cluster-preferred-endpoint-type", "ip", noFlags, "ip", "hostname", "unknown-endpoint"),
+	enumSetting("propagation-error-behavior", "ignore", noFlags, "ignore", "panic", "panic-on-replicas"),
+	enumSetting("tls-auth-clients", "yes", noFlags, "no", "yes", "optional"),
+	{name: "shutdown-on-sigint", kind: kindSpecial, dflt: "default", special: setShutdownOnSig},
+	{name: "shutdown-on-sigterm", kind: kindSpecial, dflt: "default", special: setShutdownOnSig},
+
+	// Numbers.
+	numSetting("io-threads", "", 1, 128, 1, immut),
+	numSetting("auto-aof-rewrite-percentage", "", 0, intMax, 100, noFlags),
+	numSetting("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, intMax, 10, noFlags),
+	numSetting("tcp-keepalive", "", 0, intMax, 300, noFlags),
+	numSetting("cluster-migration-barrier", "", 0, intMax, 1, noFlags),
+	numSetting("active-defrag-cycle-min", "", 1, 99, 1, noFlags),
+	numSetting("active-defrag-cycle-max", "", 1, 99, 25, noFlags),
+	numSetting("active-defrag-threshold-lower", "", 0, 1000, 10, noFlags),
+	numSetting("active-defrag-threshold-upper", "", 0, 1000, 100, noFlags),
+	numSetting("lfu-log-factor", "", 0, intMax, 10, noFlags),
+	numSetting("lfu-decay-time", "", 0, intMax, 1, noFlags),
+	numSetting("replica-priority", "slave-priority", 0, intMax, 100, noFlags),
+	numSetting("repl-diskless-sync-delay", "", 0, intMax, 5, noFlags),
+	numSetting("maxmemory-samples", "", 1, intMax, 5, noFlags),
+	numSetting("maxmemory-eviction-tenacity", "", 0, 100, 10, noFlags),
+	numSetting("replica-announce-port", "slave-announce-port", 0, 65535, 0, noFlags),
+	numSetting("tcp-backlog", "", 0, intMax, 511, immut),
+	numSetting("cluster-port", "", 0, 65535, 0, immut),
+	numSetting("cluster-announce-bus-port", "", 0, 65535, 0, noFlags),
+	numSetting("cluster-announce-port", "", 0, 65535, 0, noFlags),
+	numSetting("cluster-announce-tls-port", "", 0, 65535, 0, noFlags),
+	numSetting("repl-timeout", "", 1, intMax, 60, noFlags),
+	numSetting("repl-ping-replica-period", "repl-ping-slave-period", 1, intMax, 10, noFlags),
+	numSetting("rdb-key-save-delay", "", intMin, intMax, 0, hidden),
+	numSetting("key-load-delay", "", intMin, intMax, 0, hidden),
+	numSetting("active-expire-effort", "", 1, 10, 1, noFlags),
+	numSetting("min-replicas-to-write", "min-slaves-to-write", 0, intMax, 0, noFlags),
+	numSetting("min-replicas-max-lag", "min-slaves-max-lag", 0, intMax, 10, noFlags),
+	numSetting("watchdog-period", "", 0, intMax, 0, hidden),
+	numSetting("shutdown-timeout", "", 0, intMax, 10, noFlags),
+	numSetting("repl-diskless-sync-max-replicas", "", 0, intMax, 0, noFlags),
+	numSetting("socket-mark-id", "", 0, uintMax, 0, immut|cfgUnsigned),
+	numSetting("unixsocketperm", "", 0, 0o777, 0, immut|cfgUnsigned), // octal; immutable, so always "0"
+	numSetting("active-defrag-max-scan-fields", "", 1, longMax, 1000, noFlags),
+	numSetting("slowlog-max-len", "", 0, longMax, 128, noFlags),
+	numSetting("acllog-max-len", "", 0, longMax, 128, noFlags),
+	numSetting("cluster-node-timeout", "", 0, longMax, 15000, noFlags),
+	numSetting("slowlog-log-slower-than", "", -1, longMax, 10000, noFlags),
+	numSetting("latency-monitor-threshold", "", 0, longMax, 0, noFlags),
+	numSetting("stream-node-max-entries", "", 0, longMax, 100, noFlags),
+	{name: "repl-backlog-size", kind: kindNum, min: 1, max: longMax, dflt: "1048576", flags: cfgMemory,
+		apply: func(c *Config, v string) {
+			// resizeReplicationBacklog: at least CONFIG_REPL_BACKLOG_MIN_SIZE.
+			if n, _ := strconv.ParseInt(v, 10, 64); n < 16*1024 {
+				v = "16384"
+			}
+			c.other["repl-backlog-size"] = v
+		}},
+	numSetting("maxmemory", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
+	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
+	numSetting("active-defrag-ignore-bytes", "", 1, longMax, 100*mb, memSizeT),
+	numSetting("stream-node-max-bytes", "", 0, longMax, 4096, memSizeT),
+	numSetting("hll-sparse-max-bytes", "", 0, longMax, 3000, memSizeT),
+	numSetting("client-query-buffer-limit", "", mb, longMax, 1024*mb, memSizeT),
+	numSetting("maxmemory-clients", "", -100, longMax, 0, cfgMemory|cfgPercent),
+	numSetting("repl-backlog-ttl", "", 0, longMax, 3600, noFlags),
+	numSetting("auto-aof-rewrite-min-size", "", 0, longMax, 64*mb, cfgMemory),
+	numSetting("loading-process-events-interval-bytes", "", 1024, intMax, 2*mb, hidden),
+	numSetting("tls-port", "", 0, 65535, 0, noFlags),
+	numSetting("tls-session-cache-size", "", 0, intMax, 20*1024, noFlags),
+	numSetting("tls-session-cache-timeout", "", 0, intMax, 300, noFlags),
+
+	// Special.
 	{name: "dir", kind: kindString, dflt: "/", flags: cfgProtected},
-	{name: "bind", kind: kindString, dflt: "127.0.0.1"},
-	{name: "protected-mode", kind: kindBool, dflt: "yes"},
-	{name: "tcp-backlog", kind: kindInt, dflt: "511", flags: cfgImmutable},
-	{name: "tcp-keepalive", kind: kindInt, dflt: "300", min: 0, max: intMax},
-	{name: "unixsocket", kind: kindString, dflt: "", flags: cfgImmutable},
-	{name: "daemonize", kind: kindBool, dflt: "no", flags: cfgImmutable},
-	{name: "supervised", kind: kindEnum, dflt: "no", enum: []string{"upstart", "systemd", "auto", "no"}, flags: cfgImmutable},
-	{name: "pidfile", kind: kindString, dflt: "", flags: cfgImmutable},
-	{name: "loglevel", kind: kindEnum, dflt: "notice", enum: []string{"debug", "verbose", "notice", "warning"}},
-	{name: "logfile", kind: kindString, dflt: "", flags: cfgImmutable},
-	{name: "syslog-enabled", kind: kindBool, dflt: "no", flags: cfgImmutable},
-	{name: "always-show-logo", kind: kindBool, dflt: "no", flags: cfgImmutable},
-	{name: "slowlog-log-slower-than", kind: kindInt, dflt: "10000", min: -1, max: longMax},
-	{name: "slowlog-max-len", kind: kindInt, dflt: "128", min: 0, max: longMax},
-	{name: "latency-monitor-threshold", kind: kindInt, dflt: "0", min: 0, max: longMax},
-	{name: "latency-tracking", kind: kindBool, dflt: "yes"},
-	{name: "activerehashing", kind: kindBool, dflt: "yes"},
-	{name: "activedefrag", kind: kindBool, dflt: "no"},
-	{name: "active-expire-effort", kind: kindInt, dflt: "1", min: 1, max: 10},
-	{name: "dynamic-hz", kind: kindBool, dflt: "yes"},
-	{name: "lazyfree-lazy-eviction", kind: kindBool, dflt: "no"},
-	{name: "lazyfree-lazy-expire", kind: kindBool, dflt: "no"},
-	{name: "lazyfree-lazy-server-del", kind: kindBool, dflt: "no"},
-	{name: "lazyfree-lazy-user-del", kind: kindBool, dflt: "no"},
-	{name: "lazyfree-lazy-user-flush", kind: kindBool, dflt: "no"},
-	{name: "lfu-log-factor", kind: kindInt, dflt: "10", min: 0, max: intMax},
-	{name: "lfu-decay-time", kind: kindInt, dflt: "1", min: 0, max: intMax},
-	{name: "stream-node-max-bytes", kind: kindMemory, dflt: "4096", min: 0, max: longMax},
-	{name: "stream-node-max-entries", kind: kindInt, dflt: "100", min: 0, max: longMax},
-	{name: "hll-sparse-max-bytes", kind: kindMemory, dflt: "3000", min: 0, max: longMax},
-	{name: "tracking-table-max-keys", kind: kindInt, dflt: "1000000", min: 0, max: longMax},
-	{name: "client-query-buffer-limit", kind: kindMemory, dflt: "1073741824", min: 1024 * 1024, max: longMax},
-	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", check: checkOutputBufferLimit, apply: applyOutputBufferLimit},
-	{name: "replica-read-only", alias: "slave-read-only", kind: kindBool, dflt: "yes"},
-	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kindBool, dflt: "yes"},
-	{name: "replica-priority", alias: "slave-priority", kind: kindInt, dflt: "100", min: 0, max: intMax},
-	{name: "replica-lazy-flush", alias: "slave-lazy-flush", kind: kindBool, dflt: "no"},
-	{name: "replica-ignore-maxmemory", alias: "slave-ignore-maxmemory", kind: kindBool, dflt: "yes"},
-	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kindInt, dflt: "0", min: 0, max: intMax},
-	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kindInt, dflt: "10", min: 0, max: intMax},
-	{name: "replicaof", alias: "slaveof", kind: kindString, dflt: "", flags: cfgImmutable},
-	{name: "masterauth", kind: kindString, dflt: ""},
-	{name: "masteruser", kind: kindString, dflt: ""},
-	{name: "repl-backlog-size", kind: kindMemory, dflt: "1048576", min: 1, max: longMax},
-	{name: "repl-backlog-ttl", kind: kindInt, dflt: "3600", min: 0, max: intMax},
-	{name: "repl-timeout", kind: kindInt, dflt: "60", min: 1, max: intMax},
-	{name: "repl-diskless-sync", kind: kindBool, dflt: "yes"},
-	{name: "cluster-enabled", kind: kindBool, dflt: "no", flags: cfgImmutable},
-	{name: "io-threads", kind: kindInt, dflt: "1", flags: cfgImmutable},
-	{name: "enable-debug-command", kind: kindEnum, dflt: "no", flags: cfgImmutable},
-	{name: "enable-protected-configs", kind: kindEnum, dflt: "no", flags: cfgImmutable},
-	{name: "enable-module-command", kind: kindEnum, dflt: "no", flags: cfgImmutable},
-	{name: "shutdown-timeout", kind: kindInt, dflt: "10", min: 0, max: intMax},
-	{name: "oom-score-adj", kind: kindEnum, dflt: "no", enum: []string{"no", "yes", "relative", "absolute"}},
-	{name: "acllog-max-len", kind: kindInt, dflt: "128", min: 0, max: longMax},
-	{name: "aclfile", kind: kindString, dflt: "", flags: cfgImmutable},
-	{name: "acl-pubsub-default", kind: kindEnum, dflt: "resetchannels", enum: []string{"allchannels", "resetchannels"}},
-	{name: "maxmemory-clients", kind: kindMemory, dflt: "0", min: 0, max: longMax},
+	{name: "save", kind: kindSpecial, dflt: "", special: setSave},
+	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: setOutputBufferLimit},
+	{name: "oom-score-adj-values", kind: kindSpecial, dflt: "0 200 800", special: setOOMScoreAdjValues},
+	{name: "bind", kind: kindSpecial, dflt: "127.0.0.1", special: setBind},
+	{name: "replicaof", alias: "slaveof", kind: kindString, dflt: "", flags: immut},
+	{name: "latency-tracking-info-percentiles", kind: kindSpecial, dflt: "50 99 99.9", special: setLatencyPercentiles},
 }
 
 var settingIndex = func() map[string]*setting {
 	m := map[string]*setting{}
-	seen := map[string]bool{}
-	out := settings[:0]
 	for _, s := range settings {
-		if seen[s.name] {
-			continue
-		}
-		seen[s.name] = true
-		out = append(out, s)
-		m[s.name] = s
-		if s.alias != "" {
-			m[s.alias] = s
+		for _, n := range []string{s.name, s.alias} {
+			if n == "" {
+				continue
+			}
+			if m[n] != nil {
+				panic("config: duplicate setting " + n)
+			}
+			m[n] = s
 		}
 	}
-	settings = out
 	return m
 }()
 
@@ -319,24 +462,15 @@ func (s *setting) set(c *Config, v string) string {
 			return "argument must be 'yes' or 'no'"
 		}
 		v = lv
-	case kindInt:
-		n, ok := ParseInt([]byte(v)) // string2ll: no '+', no spaces
-		if !ok {
-			return "argument couldn't be parsed into an integer"
+	case kindNum:
+		n, msg := s.parseNum(v)
+		if msg == "" {
+			msg = s.checkBounds(n)
 		}
-		if n < s.min || n > s.max {
-			return "argument must be between " + strconv.FormatInt(s.min, 10) + " and " + strconv.FormatInt(s.max, 10) + " inclusive"
+		if msg != "" {
+			return msg
 		}
-		v = strconv.FormatInt(n, 10)
-	case kindMemory:
-		n, ok := parseMemory(v)
-		if !ok {
-			return "argument must be a memory value"
-		}
-		if n < s.min || n > s.max {
-			return "argument must be between " + strconv.FormatInt(s.min, 10) + " and " + strconv.FormatInt(s.max, 10) + " inclusive"
-		}
-		v = strconv.FormatInt(n, 10)
+		v = s.render(n)
 	case kindEnum:
 		found := false
 		for _, e := range s.enum {
@@ -349,6 +483,13 @@ func (s *setting) set(c *Config, v string) string {
 			return "argument(s) must be one of the following: " + strings.Join(s.enum, ", ")
 		}
 	case kindSpecial:
+		val, msg := s.special(c, v)
+		if msg != "" {
+			return msg
+		}
+		v = val
+	}
+	if s.check != nil {
 		if msg := s.check(v); msg != "" {
 			return msg
 		}
@@ -361,102 +502,380 @@ func (s *setting) set(c *Config, v string) string {
 	return ""
 }
 
-// parseMemory parses Redis's memory values (memtoull): digits with an
-// optional b, k, kb, m, mb, g, gb unit, any case.
-func parseMemory(v string) (int64, bool) {
-	l := strings.ToLower(v)
-	mul := int64(1)
-	for _, u := range []struct {
-		s string
-		m int64
-	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1000 * 1000 * 1000}, {"m", 1000 * 1000}, {"k", 1000}, {"b", 1}} {
-		if strings.HasSuffix(l, u.s) {
-			l, mul = l[:len(l)-len(u.s)], u.m
+// parseNum parses a numeric setting as numericParseString does: a memory
+// value, else a percentage, else (for plain integers only) string2ll.
+func (s *setting) parseNum(v string) (int64, string) {
+	if s.flags&cfgMemory != 0 {
+		if u, ok := memtoull(v); ok {
+			return int64(u), ""
+		}
+	}
+	if s.flags&cfgPercent != 0 && len(v) > 1 && v[len(v)-1] == '%' {
+		if n, ok := ParseInt([]byte(v[:len(v)-1])); ok && n >= 0 {
+			return -n, ""
+		}
+	}
+	switch {
+	case s.flags&cfgMemory != 0 && s.flags&cfgPercent != 0:
+		return 0, "argument must be a memory or percent value"
+	case s.flags&cfgMemory != 0:
+		return 0, "argument must be a memory value"
+	}
+	n, ok := ParseInt([]byte(v))
+	if !ok {
+		return 0, "argument couldn't be parsed into an integer"
+	}
+	return n, ""
+}
+
+// checkBounds is numericBoundaryCheck.
+func (s *setting) checkBounds(n int64) string {
+	if s.flags&cfgUnsigned != 0 {
+		if uint64(n) > uint64(s.max) || uint64(n) < uint64(s.min) {
+			return "argument must be between " + strconv.FormatUint(uint64(s.min), 10) + " and " + strconv.FormatUint(uint64(s.max), 10) + " inclusive"
+		}
+		return ""
+	}
+	if s.flags&cfgPercent != 0 && n < 0 {
+		if n < s.min {
+			return "percentage argument must be less or equal to " + strconv.FormatInt(-s.min, 10)
+		}
+		return ""
+	}
+	if n > s.max || n < s.min {
+		return "argument must be between " + strconv.FormatInt(s.min, 10) + " and " + strconv.FormatInt(s.max, 10) + " inclusive"
+	}
+	return ""
+}
+
+// render is numericConfigGet.
+func (s *setting) render(n int64) string {
+	switch {
+	case s.flags&cfgPercent != 0 && n < 0:
+		return strconv.FormatInt(-n, 10) + "%"
+	case s.flags&cfgMemory != 0:
+		return strconv.FormatUint(uint64(n), 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// memtoull parses a memory value as Redis's memtoull: decimal digits (none
+// reads as 0) and an optional unit b, k, kb, m, mb, g, gb in any case;
+// more digits than fit saturate, and the unit's product wraps, as in C.
+func memtoull(v string) (uint64, bool) {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		return 0, false
+	}
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	var mul uint64
+	switch strings.ToLower(v[i:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1024
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1024 * 1024
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1024 * 1024 * 1024
+	default:
+		return 0, false
+	}
+	if i >= 128 {
+		return 0, false
+	}
+	var n uint64
+	for _, ch := range v[:i] {
+		d := uint64(ch - '0')
+		if n > (math.MaxUint64-d)/10 {
+			n = math.MaxUint64 // strtoull: ERANGE, ULLONG_MAX
 			break
 		}
-	}
-	if l == "" {
-		return 0, false
-	}
-	for _, ch := range l {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(l, 10, 64)
-	if err != nil || n > math.MaxInt64/mul {
-		return 0, false
+		n = n*10 + d
 	}
 	return n * mul, true
 }
 
-func checkSave(v string) string {
+// splitArgs splits a multi-argument setting's value as Redis does
+// (sdssplitlen on single spaces: "" is no argument, "a  b" has an empty
+// one).
+func splitArgs(v string) []string {
 	if v == "" {
-		return ""
+		return nil
 	}
-	f := strings.Fields(v)
-	if len(f) == 0 || len(f)%2 != 0 {
-		return "Invalid save parameters"
+	return strings.Split(v, " ")
+}
+
+// strtoll is C's strtoll in base 10: leading white space, a sign, digits;
+// it returns the value (saturated on overflow) and the unparsed rest (all
+// of s when there are no digits).
+func strtoll(s string) (int64, string) {
+	i := 0
+	for i < len(s) && isSpaceByte(s[i]) {
+		i++
 	}
-	for i, x := range f {
-		n, err := strconv.ParseInt(x, 10, 64)
-		if err != nil || (i%2 == 0 && n < 1) || (i%2 == 1 && n < 0) {
-			return "Invalid save parameters"
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	var n uint64
+	over := false
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if n > (1<<63)/10 || (n == (1<<63)/10 && uint64(s[i]-'0') > (1<<63)%10) {
+			over = true
 		}
+		n = n*10 + uint64(s[i]-'0')
+		i++
 	}
-	return ""
+	if i == start {
+		return 0, s
+	}
+	switch {
+	case neg && (over || n > 1<<63):
+		return math.MinInt64, s[i:]
+	case neg:
+		return -int64(n), s[i:]
+	case over || n > math.MaxInt64:
+		return math.MaxInt64, s[i:]
+	}
+	return int64(n), s[i:]
+}
+
+// setSave is setConfigSaveOption: pairs of seconds (>= 1) and changes
+// (>= 0); "" saves never. Changes are a C int.
+func setSave(c *Config, v string) (string, string) {
+	args := splitArgs(v)
+	if len(args) == 1 && args[0] == "" {
+		args = nil
+	}
+	if len(args)%2 != 0 {
+		return "", "Invalid save parameters"
+	}
+	parts := make([]string, 0, len(args))
+	for j, a := range args {
+		n, rest := strtoll(a)
+		if rest != "" || (j%2 == 0 && n < 1) || (j%2 == 1 && n < 0) {
+			return "", "Invalid save parameters"
+		}
+		if j%2 == 1 {
+			n = int64(int32(n))
+		}
+		parts = append(parts, strconv.FormatInt(n, 10))
+	}
+	return strings.Join(parts, " "), ""
 }
 
 var outputBufferClasses = []string{"normal", "slave", "pubsub"}
 
-// checkOutputBufferLimit validates client-output-buffer-limit: groups of
-// class, hard limit, soft limit, soft seconds.
-func checkOutputBufferLimit(v string) string {
-	f := strings.Fields(v)
+// setOutputBufferLimit is updateClientOutputBufferLimit: groups of class,
+// hard limit, soft limit and soft seconds, all checked before any is
+// taken; the classes given replace theirs, the others stay.
+func setOutputBufferLimit(c *Config, v string) (string, string) {
+	f := splitArgs(v)
 	if len(f)%4 != 0 {
-		return "Wrong number of arguments in buffer limit configuration."
+		return "", "Wrong number of arguments in buffer limit configuration."
+	}
+	cur := map[string][3]string{}
+	old := strings.Fields(c.other["client-output-buffer-limit"])
+	for i := 0; i+3 < len(old); i += 4 {
+		cur[old[i]] = [3]string{old[i+1], old[i+2], old[i+3]}
 	}
 	for i := 0; i < len(f); i += 4 {
-		switch strings.ToLower(f[i]) {
-		case "normal", "slave", "replica", "pubsub":
+		class := strings.ToLower(f[i])
+		switch class {
+		case "normal", "slave", "pubsub":
+		case "replica":
+			class = "slave"
 		default:
-			return "Invalid client class specified in buffer limit configuration."
+			return "", "Invalid client class specified in buffer limit configuration."
 		}
-		_, ok1 := parseMemory(f[i+1])
-		_, ok2 := parseMemory(f[i+2])
-		secs, err := strconv.ParseInt(f[i+3], 10, 64)
-		if !ok1 || !ok2 || err != nil || secs < 0 {
-			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		hard, ok1 := memtoull(f[i+1])
+		soft, ok2 := memtoull(f[i+2])
+		secs, rest := strtoll(f[i+3])
+		secs = int64(int32(secs))
+		if !ok1 || !ok2 || secs < 0 || rest != "" {
+			return "", "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		cur[class] = [3]string{strconv.FormatUint(hard, 10), strconv.FormatUint(soft, 10), strconv.FormatInt(secs, 10)}
+	}
+	var parts []string
+	for _, class := range outputBufferClasses {
+		l := cur[class]
+		parts = append(parts, class, l[0], l[1], l[2])
+	}
+	return strings.Join(parts, " "), ""
+}
+
+// setOOMScoreAdjValues is setConfigOOMScoreAdjValuesOption.
+func setOOMScoreAdjValues(c *Config, v string) (string, string) {
+	args := splitArgs(v)
+	if len(args) != 3 {
+		return "", "wrong number of arguments"
+	}
+	out := make([]string, 3)
+	for i, a := range args {
+		n, rest := strtoll(a)
+		if rest != "" || n < -2000 || n > 2000 {
+			return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
+		}
+		out[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(out, " "), ""
+}
+
+// setBind is setConfigBindOption with applyBind: at most 16 addresses,
+// each one lockkv could listen on (an IP address, optionally prefixed by
+// "-", or "*"). lockkv does not move its listener.
+func setBind(c *Config, v string) (string, string) {
+	args := splitArgs(v)
+	if len(args) > 16 {
+		return "", "Too many bind addresses specified."
+	}
+	if len(args) == 1 && args[0] == "" {
+		return "", ""
+	}
+	for _, a := range args {
+		a = strings.TrimPrefix(a, "-")
+		if a != "*" && a != "::*" && net.ParseIP(a) == nil {
+			return "", "Failed to bind to specified addresses."
+		}
+	}
+	return strings.Join(args, " "), ""
+}
+
+// setLatencyPercentiles is setConfigLatencyTrackingInfoPercentilesOutputOption;
+// values are shown as "%f" without trailing zeros.
+func setLatencyPercentiles(c *Config, v string) (string, string) {
+	args := splitArgs(v)
+	if len(args) == 1 && args[0] == "" {
+		args = nil
+	}
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		f, ok := ParseFloat([]byte(a))
+		if !ok {
+			return "", "Invalid latency-tracking-info-percentiles parameters"
+		}
+		if f > 100 || f < 0 {
+			return "", "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+		}
+		s := strconv.FormatFloat(f, 'f', 6, 64)
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		out = append(out, s)
+	}
+	return strings.Join(out, " "), ""
+}
+
+// shutdownFlags are shutdown-on-sigint's and shutdown-on-sigterm's flags
+// (a bit each but "default", which is none).
+var shutdownFlags = []string{"default", "save", "nosave", "now", "force"}
+
+// setShutdownOnSig parses a flag set ("save now"), shown in the order of
+// shutdownFlags, "default" when empty.
+func setShutdownOnSig(c *Config, v string) (string, string) {
+	var bits int
+	for _, a := range splitArgsAtLeastOne(v) {
+		found := false
+		for i, f := range shutdownFlags {
+			if strings.EqualFold(a, f) {
+				if i > 0 {
+					bits |= 1 << (i - 1)
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			return "", "argument(s) must be one of the following: " + strings.Join(shutdownFlags, ", ")
+		}
+	}
+	if bits&1 != 0 && bits&2 != 0 {
+		return "", "shutdown options SAVE and NOSAVE can't be used simultaneously"
+	}
+	if bits == 0 {
+		return "default", ""
+	}
+	var names []string
+	for i, f := range shutdownFlags[1:] {
+		if bits&(1<<i) != 0 {
+			names = append(names, f)
+		}
+	}
+	return strings.Join(names, " "), ""
+}
+
+// splitArgsAtLeastOne is splitArgs for a value Redis always sees as one
+// argument or more ("" is one empty argument).
+func splitArgsAtLeastOne(v string) []string {
+	if v == "" {
+		return []string{""}
+	}
+	return splitArgs(v)
+}
+
+// checkHostname is isValidAnnouncedHostname.
+func checkHostname(v string) string {
+	if len(v) >= 256 {
+		return "Hostnames must be less than 256 characters"
+	}
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		if !(ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '.') {
+			return "Hostnames may only contain alphanumeric characters, hyphens or dots"
 		}
 	}
 	return ""
 }
 
-// applyOutputBufferLimit merges the classes given into the current value,
-// as Redis does, and renders every class in bytes.
-func applyOutputBufferLimit(c *Config, v string) {
-	cur := map[string][3]int64{}
-	parse := func(s string) {
-		f := strings.Fields(s)
-		for i := 0; i+3 < len(f); i += 4 {
-			class := strings.ToLower(f[i])
-			if class == "replica" {
-				class = "slave"
-			}
-			h, _ := parseMemory(f[i+1])
-			so, _ := parseMemory(f[i+2])
-			t, _ := strconv.ParseInt(f[i+3], 10, 64)
-			cur[class] = [3]int64{h, so, t}
+// checkProcTitleTemplate is validateProcTitleTemplate: the template must
+// expand (sdstemplate: "{{" is a brace, {name} a known variable) to
+// something other than spaces with an empty title.
+func checkProcTitleTemplate(v string) string {
+	const bad = "template format is invalid or contains unknown variables"
+	vars := map[string]string{"title": "", "listen-addr": "*:6379", "server-mode": "",
+		"port": "6379", "tls-port": "0", "unixsocket": "", "config-file": ""}
+	var out strings.Builder
+	for p := v; p != ""; {
+		i := strings.IndexByte(p, '{')
+		if i < 0 {
+			out.WriteString(p)
+			break
 		}
+		out.WriteString(p[:i])
+		p = p[i+1:]
+		if p == "" {
+			return bad
+		}
+		if p[0] == '{' {
+			out.WriteByte('{')
+			p = p[1:]
+			continue
+		}
+		j := strings.IndexByte(p, '}')
+		if j < 0 {
+			return bad
+		}
+		val, ok := vars[p[:j]]
+		if !ok {
+			return bad
+		}
+		out.WriteString(val)
+		p = p[j+1:]
 	}
-	parse(c.other["client-output-buffer-limit"])
-	parse(v)
-	var parts []string
-	for _, class := range outputBufferClasses {
-		l := cur[class]
-		parts = append(parts, class, strconv.FormatInt(l[0], 10), strconv.FormatInt(l[1], 10), strconv.FormatInt(l[2], 10))
+	if strings.Trim(out.String(), " ") == "" {
+		return bad
 	}
-	c.other["client-output-buffer-limit"] = strings.Join(parts, " ")
+	return ""
 }
 
 // settingInt and settingString read a setting for INFO.
@@ -487,6 +906,11 @@ var configCommands = []*Spec{
 
 func init() { Register(configCommands) }
 
+// configGet answers every setting matching any pattern: a name without
+// glob characters is looked up (and answered as typed, as Redis does),
+// a pattern is matched against every name and alias but the hidden ones;
+// each name once, any case, spelled as first matched.
+// Redis answers in its hash table's order; lockkv by name.
 func configGet(c *Ctx, args [][]byte) {
 	type match struct{ name, value string }
 	var out []match
@@ -495,14 +919,14 @@ func configGet(c *Ctx, args [][]byte) {
 		pat := string(a)
 		if !strings.ContainsAny(pat, "[*?") {
 			s := lookupSetting(pat)
-			if s != nil && !seen[pat] {
-				seen[pat] = true
+			if key := strings.ToLower(pat); s != nil && !seen[key] {
+				seen[key] = true
 				out = append(out, match{pat, s.get(c.E.Config)})
 			}
 			continue
 		}
 		for name, s := range settingIndex {
-			if !seen[name] && glob.Match(pat, name, true) {
+			if s.flags&cfgHidden == 0 && !seen[name] && glob.Match(pat, name, true) {
 				seen[name] = true
 				out = append(out, match{name, s.get(c.E.Config)})
 			}
@@ -516,7 +940,11 @@ func configGet(c *Ctx, args [][]byte) {
 	}
 }
 
-// configSet applies every name/value pair or none, as Redis 7.0 does.
+// configSet applies every name/value pair or none, as Redis 7.0's
+// configSetCommand: the first unknown, immutable, protected or repeated
+// name (in the order given) fails the command before anything changes;
+// then each value is set in turn, and a bad one restores the ones set
+// before it. A name and its alias are two names (the last one set wins).
 func configSet(c *Ctx, args [][]byte) {
 	if len(args)%2 != 0 {
 		c.Error(ErrSyntax)
@@ -524,36 +952,36 @@ func configSet(c *Ctx, args [][]byte) {
 	}
 	type change struct {
 		s     *setting
-		arg   string
+		name  string // the name or alias given, lower case
+		arg   string // as given
 		value string
-	}
-	var changes []change
-	for i := 2; i < len(args); i += 2 {
-		s := lookupSetting(string(args[i]))
-		if s == nil {
-			c.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
-			return
-		}
-		changes = append(changes, change{s, string(args[i]), string(args[i+1])})
 	}
 	fail := func(arg, msg string) {
 		c.Error("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
 	}
-	for i, ch := range changes {
-		for _, prev := range changes[:i] {
-			if prev.s == ch.s {
-				fail(ch.arg, "duplicate parameter")
+	var changes []change
+	for i := 2; i < len(args); i += 2 {
+		arg := string(args[i])
+		s := lookupSetting(arg)
+		switch {
+		case s == nil:
+			c.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + arg + "'")
+			return
+		case s.flags&cfgImmutable != 0:
+			fail(arg, "can't set immutable config")
+			return
+		case s.flags&cfgProtected != 0:
+			fail(arg, "can't set protected config")
+			return
+		}
+		ch := change{s, strings.ToLower(arg), arg, string(args[i+1])}
+		for _, prev := range changes {
+			if prev.name == ch.name {
+				fail(arg, "duplicate parameter")
 				return
 			}
 		}
-		if ch.s.flags&cfgImmutable != 0 {
-			fail(ch.arg, "can't set immutable config")
-			return
-		}
-		if ch.s.flags&cfgProtected != 0 {
-			fail(ch.arg, "can't set protected config")
-			return
-		}
+		changes = append(changes, ch)
 	}
 	cfg := c.E.Config
 	old := make([]string, len(changes))
@@ -565,7 +993,7 @@ func configSet(c *Ctx, args [][]byte) {
 			for j := i - 1; j >= 0; j-- {
 				changes[j].s.set(cfg, old[j])
 			}
-			fail(ch.arg, msg)
+			fail(ch.name, msg)
 			return
 		}
 	}

@@ -2,21 +2,22 @@ package commands
 
 import "testing"
 
-func TestParseMemory(t *testing.T) {
+func TestMemtoull(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want int64
+		want uint64
 		ok   bool
 	}{
 		{"0", 0, true}, {"100", 100, true}, {"1k", 1000, true}, {"1kb", 1024, true},
 		{"1KB", 1024, true}, {"2m", 2000000, true}, {"2mb", 2 << 20, true}, {"1gb", 1 << 30, true},
-		{"1g", 1000000000, true}, {"5b", 5, true}, {"", 0, false}, {"kb", 0, false},
-		{"-1", 0, false}, {"1.5gb", 0, false}, {"10 mb", 0, false}, {"x", 0, false},
-		{"9223372036854775807", 9223372036854775807, true}, {"9223372036854775807gb", 0, false},
+		{"1g", 1000000000, true}, {"5b", 5, true}, {"", 0, true}, {"kb", 0, true},
+		{"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false}, {"1.5gb", 0, false}, {"10 mb", 0, false}, {"x", 0, false},
+		{"9223372036854775807", 9223372036854775807, true}, {"18446744073709551615", 18446744073709551615, true},
+		{"18446744073709551616", 18446744073709551615, true}, {"20000000000gb", 3028092406290448384, true},
 	} {
-		got, ok := parseMemory(c.in)
+		got, ok := memtoull(c.in)
 		if got != c.want || ok != c.ok {
-			t.Errorf("parseMemory(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+			t.Errorf("memtoull(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
 		}
 	}
 }
@@ -54,5 +55,28 @@ func TestConfigSetGet(t *testing.T) {
 	}
 	if c.HashMaxListpackEntries != 7 || c.LuaTimeLimit != 100 || c.Hz != 500 {
 		t.Errorf("honoured fields not set: %+v", c)
+	}
+}
+
+// TestConfigDefaultsValid: every setting's default passes its own
+// validation and reads back unchanged (CONFIG SET name <CONFIG GET name>
+// is a no-op, as on Redis).
+func TestConfigDefaultsValid(t *testing.T) {
+	c := NewConfig()
+	for _, s := range settings {
+		if s.flags&(cfgImmutable|cfgProtected) != 0 {
+			continue
+		}
+		before := s.get(c)
+		if msg := s.set(c, before); msg != "" {
+			t.Errorf("%s: default %q refused: %s", s.name, before, msg)
+			continue
+		}
+		if after := s.get(c); after != before {
+			t.Errorf("%s: %q reads back as %q", s.name, before, after)
+		}
+	}
+	if len(settingIndex) < 190 {
+		t.Errorf("only %d setting names", len(settingIndex))
 	}
 }
