@@ -38,6 +38,7 @@ type Engine struct {
 	expireBacklog bool
 	doneQueue     []func()
 	ctxFree       []*Ctx // free contexts, see callAt
+	callSeq       uint64 // client commands run so far, see callAt
 	// Prefetch's queue, its database, and where its loads go so they are
 	// not optimized away.
 	prefetchKeys []string

@@ -156,11 +156,23 @@ func (e *Engine) NewCtx(cl *Client, w *resp.Writer, now int64) *Ctx {
 }
 
 // Call runs one client command and records statistics.
-func (e *Engine) Call(cl *Client, args [][]byte) { e.callAt(cl, args, e.NowMs()) }
+func (e *Engine) Call(cl *Client, args [][]byte) { e.callAt(cl, args, e.NowMs(), 0) }
 
 // callAt is Call with the time already read: the commands of one pipeline
 // share one clock reading (they run within microseconds of each other).
-func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
+//
+// start is a monotonic reading (monoNanos) taken just before, or 0 to take
+// one; callAt returns the reading taken when the command finished, which
+// runPending passes as the next command's start, so timing a pipeline
+// (INFO commandstats usec) costs one clock reading per command. It returns
+// 0 when other clients' commands ran after this one (blocked clients
+// served), so that their time is not the next command's.
+func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64) {
+	if start == 0 {
+		start = monoNanos()
+	}
+	e.callSeq++
+	seq := e.callSeq
 	w := e.Writer(cl)
 	mode := cl.ReplyMode
 	if mode != ReplyOn {
@@ -181,21 +193,22 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 		ctx.Applying = e.repl.applying
 		cl.blk.cur = args
 	}
-	start := len(w.B)
+	mark := len(w.B)
 	Exec(ctx, args)
-	failed := len(w.B) > start && w.B[start] == '-'
+	end = monoNanos()
+	failed := len(w.B) > mark && w.B[mark] == '-'
 	if failed {
-		e.countError(w.B[start+1:])
+		e.countError(w.B[mark+1:])
 	}
 	if ctx.looked != nil && !cl.postponed {
-		e.countCall(ctx.looked, ctx.Spec != nil, failed)
+		e.countCall(ctx.looked, ctx.Spec != nil, failed, end-start)
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = prev
 	if cl.postponed || cl.repl.rerun || cl.repl.parked {
 		// CLIENT PAUSE: the command runs again when the pause ends;
 		// replication: it runs again later, or its op runs when applied.
-		return
+		return end
 	}
 	cl.LastInteraction = now
 	if ctx.Spec != nil {
@@ -210,6 +223,10 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now int64) {
 	if e.srv.resume {
 		e.resumePaused()
 	}
+	if e.callSeq != seq {
+		return 0
+	}
+	return end
 }
 
 // ProcessBatch runs a pipeline of commands from cl in order. done is called
@@ -273,13 +290,14 @@ func (e *Engine) PrefetchFlush() {
 // blocks.
 func (e *Engine) runPending(cl *Client) {
 	now := e.NowMs()
+	var tick int64 // see callAt
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
 		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]
-			e.callAt(cl, args, now)
+			tick = e.callAt(cl, args, now, tick)
 			if cl.postponed || cl.repl.rerun {
 				b.cmds = rest // runs again when the pause ends
 				break

@@ -77,3 +77,50 @@ func appendInt(b []byte, i int) []byte {
 	}
 	return append(b, byte('0'+i%10))
 }
+
+// benchBatches runs each op as one pipeline through ProcessBatch and
+// FlushOutputs, the server's path; ns/op covers one pipeline.
+func benchBatches(b *testing.B, e *Engine, cmds [][][]byte) {
+	b.Helper()
+	conn := &testConn{}
+	cl := e.NewClient(conn)
+	done := func() {}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.ProcessBatch(cl, cmds, done)
+		e.FlushOutputs()
+		conn.out = conn.out[:0]
+	}
+}
+
+// BenchmarkBatchHINCRBYLock is BenchmarkHINCRBYLock's pair sent by one
+// client at a time, one command per pipeline (a lock client's usual
+// traffic): ns/op covers the two pipelines.
+func BenchmarkBatchHINCRBYLock(b *testing.B) {
+	e, cl := benchEngine()
+	e.Call(cl, argv("HSET", "myLock", benchOwner, "1"))
+	conn := &testConn{}
+	c := e.NewClient(conn)
+	in, out := [][][]byte{argv("HINCRBY", "myLock", benchOwner, "1")}, [][][]byte{argv("HINCRBY", "myLock", benchOwner, "-1")}
+	done := func() {}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.ProcessBatch(c, in, done)
+		e.ProcessBatch(c, out, done)
+		e.FlushOutputs()
+		conn.out = conn.out[:0]
+	}
+}
+
+// BenchmarkBatchHGET16 reads a field sixteen times in one pipeline.
+func BenchmarkBatchHGET16(b *testing.B) {
+	e, cl := benchEngine()
+	e.Call(cl, argv("HSET", "h", "a", "1", "b", "2", "c", "3"))
+	cmds := make([][][]byte, 16)
+	for i := range cmds {
+		cmds[i] = argv("HGET", "h", "b")
+	}
+	benchBatches(b, e, cmds)
+}

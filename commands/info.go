@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // INFO, with Redis 7.0's sections and field names. Fields lockkv has no
@@ -418,16 +419,24 @@ func infoErrorStats(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-// cmdStat is one command's INFO commandstats counters. lockkv does not
-// time commands: usec stays 0.
+// cmdStat is one command's INFO commandstats counters; ns is the time
+// the calls took (Redis's microseconds, kept in nanoseconds).
 type cmdStat struct {
-	calls, rejected, failed int64
+	calls, rejected, failed, ns int64
 }
 
+// monoBase anchors monoNanos.
+var monoBase = time.Now()
+
+// monoNanos is a monotonic clock reading in nanoseconds, never 0: one
+// vDSO clock read (time.Since of a monotonic time reads only the
+// monotonic clock).
+func monoNanos() int64 { return int64(time.Since(monoBase)) + 1 }
+
 // countCall records a client command: run (failed when it replied with an
-// error) or rejected before running. Commands run by EXEC or scripts are
-// not counted.
-func (e *Engine) countCall(s *Spec, ran, failed bool) {
+// error), taking ns, or rejected before running. Commands run by EXEC or
+// scripts are not counted.
+func (e *Engine) countCall(s *Spec, ran, failed bool, ns int64) {
 	if !ran && !failed {
 		return // queued by MULTI
 	}
@@ -441,8 +450,10 @@ func (e *Engine) countCall(s *Spec, ran, failed bool) {
 	case failed:
 		st.calls++
 		st.failed++
+		st.ns += ns
 	default:
 		st.calls++
+		st.ns += ns
 	}
 }
 
@@ -456,7 +467,17 @@ func infoCommandStats(e *Engine, b []byte, now int64) []byte {
 					b = append(b, s.FullName()...)
 					b = append(b, ":calls="...)
 					b = strconv.AppendInt(b, st.calls, 10)
-					b = append(b, ",usec=0,usec_per_call=0.00,rejected_calls="...)
+					// usec_per_call is C's (float)usec/calls, printed "%.2f".
+					usec := st.ns / 1000
+					b = append(b, ",usec="...)
+					b = strconv.AppendInt(b, usec, 10)
+					b = append(b, ",usec_per_call="...)
+					perCall := float32(0)
+					if st.calls > 0 {
+						perCall = float32(usec) / float32(st.calls)
+					}
+					b = strconv.AppendFloat(b, float64(perCall), 'f', 2, 64)
+					b = append(b, ",rejected_calls="...)
 					b = strconv.AppendInt(b, st.rejected, 10)
 					b = append(b, ",failed_calls="...)
 					b = strconv.AppendInt(b, st.failed, 10)

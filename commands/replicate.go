@@ -566,13 +566,13 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 	}
 	switch op.Kind {
 	case OpCommand:
-		e.callAt(cl, op.Args[0], now)
+		e.callAt(cl, op.Args[0], now, 0)
 	case OpExec:
 		cl.multi.active = true
 		cl.multi.failed = false
 		cl.multi.dirty = false
 		cl.multi.queue = op.Args
-		e.callAt(cl, execArgs, now)
+		e.callAt(cl, execArgs, now, 0)
 	}
 	cl.blk.keepDeadline = 0
 	if local {
