@@ -258,7 +258,9 @@ func (c *conn) serve() {
 				<-c.acks
 				outstanding--
 			}
-			c.Deliver([]byte("-ERR " + perr.Error() + "\r\n"))
+			msg := "ERR " + perr.Error()
+			s.submit(request{kind: reqCall, fn: func() { s.eng.CountErrorReply(msg) }})
+			c.Deliver([]byte("-" + msg + "\r\n"))
 			c.Close()
 			<-writerDone
 			return

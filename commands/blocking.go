@@ -396,7 +396,10 @@ func (e *Engine) serveKey(bk blockKey) {
 		start := len(ctx.W.B)
 		deleted := serve(ctx, key)
 		if len(ctx.W.B) > start && ctx.W.B[start] == '-' {
-			e.countError(ctx.W.B[start+1:]) // BLMOVE's WRONGTYPE
+			// BLMOVE's WRONGTYPE: Redis's updateStatsOnUnblock with
+			// had_errors.
+			e.countError(ctx.W.B[start+1:])
+			e.failedCall(cl.lastCmd)
 		}
 		e.current = prev
 		if deleted {
@@ -430,6 +433,10 @@ func (e *Engine) resumeUnblocked() {
 // UnblockClient ends client id's blocking command as CLIENT UNBLOCK does:
 // with the UNBLOCKED error when withError is set, else as a timeout. It
 // reports whether the client was blocked.
+//
+// Either way the blocked command counts a failed call in INFO
+// commandstats: Redis 7.0.15's CLIENT UNBLOCK passes had_errors=1 to
+// updateStatsOnUnblock even for the timeout reply.
 func (e *Engine) UnblockClient(id int64, withError bool) bool {
 	cl := e.clients[id]
 	if cl != nil && cl.waiting {
@@ -438,7 +445,11 @@ func (e *Engine) UnblockClient(id int64, withError bool) bool {
 		if withError {
 			msg = ErrUnblocked
 		}
-		return e.waitUnblock(cl, msg)
+		if !e.waitUnblock(cl, msg) {
+			return false
+		}
+		e.failedCall(cl.lastCmd)
+		return true
 	}
 	if cl == nil || !cl.blk.blocked {
 		return false
@@ -450,6 +461,7 @@ func (e *Engine) UnblockClient(id int64, withError bool) bool {
 	} else {
 		ctx.W.NullArray()
 	}
+	e.failedCall(cl.lastCmd)
 	e.unblock(cl)
 	return true
 }

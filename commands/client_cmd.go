@@ -65,6 +65,9 @@ type serverState struct {
 	errorStats map[string]int64
 	// cmdStats counts calls per command, indexed by Spec.idx.
 	cmdStats []cmdStat
+	// errPrev is TotalErrorReplies when the last command started or was
+	// accounted for (see countCall).
+	errPrev int64
 }
 
 // SetShutdownHook sets what SHUTDOWN calls to stop the server. fn runs on

@@ -23,6 +23,9 @@ type Ctx struct {
 	ScriptRO bool
 	// InExec is set while EXEC runs its queue.
 	InExec bool
+	// errCounted is set by a command that counted the error replies it
+	// wrote itself (a script's result, see countReplyError).
+	errCounted bool
 	// Applying is set while a replicated op runs (Raft apply): the
 	// client gates were passed on the leader when it was proposed.
 	Applying bool

@@ -99,6 +99,15 @@ func Exec(c *Ctx, args [][]byte) {
 	spec.Fn(c, args)
 }
 
+// countReplyError counts the command's reply, written to w from mark, if
+// it is an error (afterErrorReply), unless the command counted its errors
+// itself (scripts).
+func (c *Ctx) countReplyError(w *resp.Writer, mark int) {
+	if len(w.B) > mark && w.B[mark] == '-' && !c.errCounted {
+		c.E.countError(w.B[mark+1:])
+	}
+}
+
 // reject answers a command refused before it ran; inside MULTI this also
 // makes EXEC fail with EXECABORT, as Redis's flagTransaction does.
 func (c *Ctx) reject(msg string) {
@@ -194,14 +203,12 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64)
 		cl.blk.cur = args
 	}
 	mark := len(w.B)
+	e.callStart()
 	Exec(ctx, args)
 	end = monoNanos()
-	failed := len(w.B) > mark && w.B[mark] == '-'
-	if failed {
-		e.countError(w.B[mark+1:])
-	}
-	if ctx.looked != nil && !cl.postponed {
-		e.countCall(ctx.looked, ctx.Spec != nil, failed, end-start)
+	ctx.countReplyError(w, mark)
+	if !cl.postponed {
+		e.countCall(ctx.looked, ctx.Spec != nil, end-start)
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	e.current = prev

@@ -112,7 +112,7 @@ func infoClients(e *Engine, b []byte, now int64) []byte {
 	blocked := 0
 	tracking, _, _, _ := e.TrackingStats()
 	for _, cl := range e.clients {
-		if cl.blk.blocked || cl.postponed {
+		if cl.blk.blocked || cl.postponed || cl.waiting { // WAIT blocks too (BLOCKED_WAIT)
 			blocked++
 		}
 	}
@@ -384,12 +384,22 @@ func info(c *Ctx, args [][]byte) {
 }
 
 // countError records an error reply for INFO (total_error_replies and
-// errorstats, keyed by the error code, as Redis's afterErrorReply).
+// errorstats), as Redis's afterErrorReply: reply is the text after '-'.
+// The code is the text before the first space, looked for within the
+// first 31 bytes (Redis searches 32 bytes of "-CODE ..."); without one
+// it is ERR.
 func (e *Engine) countError(reply []byte) {
 	e.Stats.TotalErrorReplies++
-	code := reply
+	n := len(reply)
 	for i, ch := range reply {
-		if ch == ' ' || ch == '\r' {
+		if ch == '\r' {
+			n = i
+			break
+		}
+	}
+	code := []byte("ERR")
+	for i := 0; i < n && i < 31; i++ {
+		if reply[i] == ' ' {
 			code = reply[:i]
 			break
 		}
@@ -402,6 +412,11 @@ func (e *Engine) countError(reply []byte) {
 	}
 	e.srv.errorStats[string(code)]++
 }
+
+// CountErrorReply counts an error reply written outside the engine (a
+// protocol error) in INFO errorstats and total_error_replies, as Redis
+// counts every addReplyError. msg is the reply without '-'.
+func (e *Engine) CountErrorReply(msg string) { e.countError([]byte(msg)) }
 
 func infoErrorStats(e *Engine, b []byte, now int64) []byte {
 	codes := make([]string, 0, len(e.srv.errorStats))
@@ -433,28 +448,57 @@ var monoBase = time.Now()
 // monotonic clock).
 func monoNanos() int64 { return int64(time.Since(monoBase)) + 1 }
 
-// countCall records a client command: run (failed when it replied with an
-// error), taking ns, or rejected before running. Commands run by EXEC or
-// scripts are not counted.
-func (e *Engine) countCall(s *Spec, ran, failed bool, ns int64) {
-	if !ran && !failed {
-		return // queued by MULTI
+// Command statistics follow Redis 7.0's call() and
+// incrCommandStatsOnError. Every command that runs counts a call, whether
+// a client sent it, EXEC runs it from its queue or a script through
+// redis.call. It failed when error replies were counted (countError)
+// since the last command was accounted for: a command's own error reply,
+// or errors written to other clients while it ran (CLIENT UNBLOCK ...
+// ERROR), but not those of the commands it ran itself (EXEC's queue, a
+// script's redis.call), which are theirs. A command refused before it ran
+// counts a rejected call. Errors Redis counts where they arose and does
+// not count again when they are passed on (a script returning the error
+// of redis.call) make the passing command fail directly (failedCall).
+//
+// errPrev is Redis's prev_err_count: callStart sets it when a command
+// starts, so errors written between commands (a blocked client served
+// after a command) count against no command.
+
+// callStart marks the start of a command for countCall.
+func (e *Engine) callStart() { e.srv.errPrev = e.Stats.TotalErrorReplies }
+
+// countCall records a command: run (ran), taking ns, or refused. A
+// command queued by MULTI is neither.
+func (e *Engine) countCall(s *Spec, ran bool, ns int64) {
+	errs := e.Stats.TotalErrorReplies > e.srv.errPrev
+	e.srv.errPrev = e.Stats.TotalErrorReplies
+	if s == nil || (!ran && !errs) {
+		return
 	}
+	st := e.cmdStat(s)
+	if !ran {
+		st.rejected++
+		return
+	}
+	st.calls++
+	st.ns += ns
+	if errs {
+		st.failed++
+	}
+}
+
+// failedCall counts a failed call of s whose error was counted elsewhere.
+func (e *Engine) failedCall(s *Spec) {
+	if s != nil {
+		e.cmdStat(s).failed++
+	}
+}
+
+func (e *Engine) cmdStat(s *Spec) *cmdStat {
 	if s.idx >= len(e.srv.cmdStats) {
 		e.srv.cmdStats = append(e.srv.cmdStats, make([]cmdStat, specCount-len(e.srv.cmdStats))...)
 	}
-	st := &e.srv.cmdStats[s.idx]
-	switch {
-	case !ran:
-		st.rejected++
-	case failed:
-		st.calls++
-		st.failed++
-		st.ns += ns
-	default:
-		st.calls++
-		st.ns += ns
-	}
+	return &e.srv.cmdStats[s.idx]
 }
 
 func infoCommandStats(e *Engine, b []byte, now int64) []byte {

@@ -279,7 +279,16 @@ func execCommand(c *Ctx, args [][]byte) {
 	for _, q := range queue {
 		// Each command sees the database the previous one SELECTed.
 		ctx := Ctx{E: c.E, C: cl, W: c.W, DB: c.E.DBs[cl.DB], Now: c.Now, InExec: true}
+		// Each command is a call() of its own in Redis: counted in INFO
+		// commandstats and total_commands_processed, its errors its own.
+		mark, start := len(c.W.B), monoNanos()
+		c.E.callStart()
 		Exec(&ctx, q)
+		ctx.countReplyError(c.W, mark)
+		c.E.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
+		if ctx.Spec != nil {
+			c.E.Stats.Commands++
+		}
 	}
 	c.DB = c.E.DBs[cl.DB]
 	c.E.DiscardTransaction(cl)

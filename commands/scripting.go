@@ -38,18 +38,20 @@ type scriptingState struct {
 	client *Client
 	w      resp.Writer // redis.call replies
 
-	running  bool
-	dirty    bool // the running script called a write command
-	busy     bool // the running script is past busy-reply-threshold
-	killed   bool // SCRIPT KILL / FUNCTION KILL asked it to stop
-	eval     bool // the running script is an EVAL (not FCALL)
-	args     [][]byte
-	started  int64
-	ro       bool
-	now      int64
-	caller   *Client
-	run      luaengine.Run
-	callFunc luaengine.Caller
+	running bool
+	dirty   bool // the running script called a write command
+	busy    bool // the running script is past busy-reply-threshold
+	killed  bool // SCRIPT KILL / FUNCTION KILL asked it to stop
+	eval    bool // the running script is an EVAL (not FCALL)
+	args    [][]byte
+	started int64
+	ro      bool
+	now     int64
+	caller  *Client
+	// callerSpec is the running script's command (EVAL, FCALL, ...).
+	callerSpec *Spec
+	run        luaengine.Run
+	callFunc   luaengine.Caller
 
 	functions *functionState
 }
@@ -73,6 +75,15 @@ func (e *Engine) scripts() *scriptingState {
 				e.OnBusy()
 			}
 		}
+		s.run.Errors = func(reply []byte, ignoreStats bool) {
+			if ignoreStats {
+				// afterErrorReply's ERR_REPLY_FLAG_NO_STATS_UPDATE:
+				// counted when the command replied; the script fails.
+				e.failedCall(s.callerSpec)
+			} else {
+				e.countError(reply)
+			}
+		}
 		s.run.Killed = func() bool { return s.killed }
 		s.run.Verbosity = luaengine.LogNotice
 		s.run.Log = func(level int, msg string) {
@@ -93,14 +104,23 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	s.w.Proto = proto
 	cl := s.client
 	ctx := Ctx{E: e, C: cl, W: &s.w, DB: e.DBs[cl.DB], Now: s.now, InScript: true, ScriptRO: s.ro}
+	// A call() of its own in Redis (scriptCall): counted in INFO
+	// commandstats, its error reply counted here (the script passing it
+	// on does not count it again), a refused command a rejected call.
+	start := monoNanos()
+	e.callStart()
 	Exec(&ctx, args)
-	if ctx.Spec != nil && ctx.Spec.Flags&Write != 0 {
-		s.dirty = true
+	ctx.countReplyError(&s.w, 0)
+	e.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
+	if ctx.Spec != nil {
+		e.Stats.Commands++
+		if ctx.Spec.Flags&Write != 0 {
+			s.dirty = true
+		}
+		if e.repl != nil && e.repl.applying {
+			s.w.B = sortForScript(ctx.Spec, s.w.B)
+		}
 	}
-	if e.repl != nil && e.repl.applying && ctx.Spec != nil {
-		s.w.B = sortForScript(ctx.Spec, s.w.B)
-	}
-	e.Stats.Commands++
 	return s.w.B
 }
 
@@ -213,7 +233,8 @@ func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, ke
 func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool) {
 	s.client.DB = c.C.DB
 	s.client.W.Proto = 2
-	s.running, s.dirty, s.ro, s.now, s.caller = true, false, ro, c.Now, c.C
+	s.running, s.dirty, s.ro, s.now, s.caller, s.callerSpec = true, false, ro, c.Now, c.C, c.Spec
+	c.errCounted = true // the script's result errors: see run.Errors
 	run := &s.run
 	run.Name = name
 	run.Keys, run.Args = keys, argv
@@ -227,7 +248,7 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 func (s *scriptingState) finish() {
 	run := &s.run
 	run.Keys, run.Args, run.Out = nil, nil, nil
-	s.running, s.caller, s.busy, s.killed, s.args = false, nil, false, false, nil
+	s.running, s.caller, s.callerSpec, s.busy, s.killed, s.args = false, nil, nil, false, false, nil
 }
 
 func (s *scriptingState) busyError() string {

@@ -143,9 +143,11 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 	return 1
 }
 
+// callError is an error of redis.call/pcall itself (luaArgsToRedisArgv),
+// which no command counted: unlike a command's error it has no
+// ignore_error_stats_update, so the script's reply counts it.
 func (e *Engine) callError(L *lua.LState, msg string, raiseErr bool) int {
 	t := errorTable(L, msg)
-	t.RawSetString("ignore_error_stats_update", lua.LTrue)
 	if raiseErr {
 		L.Error(t, 0)
 	}

@@ -185,7 +185,9 @@ func (e *Engine) writeReply(w *resp.Writer, v lua.LValue, scriptResp int) {
 
 func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp int) {
 	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		from := len(w.B)
 		writeErrorReply(w, string(s))
+		e.errorWritten(w, from, lua.LVAsBool(t.RawGetString("ignore_error_stats_update")))
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

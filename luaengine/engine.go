@@ -55,6 +55,13 @@ type Run struct {
 	Eval bool
 	// Out receives the script's reply, in the caller's protocol.
 	Out *resp.Writer
+	// Errors, when set, is called after each error reply the script's
+	// result writes to Out (its error, or errors inside an array): reply
+	// is the text after '-', ignoreStats whether the error table carries
+	// ignore_error_stats_update (an error redis.call or redis.pcall
+	// returned: Redis counted it in INFO when the command replied, and
+	// does not count it again).
+	Errors func(reply []byte, ignoreStats bool)
 
 	// Resp is the protocol redis.call uses, 2 unless redis.setresp changed it.
 	Resp int
@@ -88,6 +95,7 @@ type Engine struct {
 	// pcallHandler words errors caught by pcall as Lua 5.1 does.
 	pcallHandler *lua.LFunction
 	run          *Run
+	errors       func([]byte, bool) // Run.Errors while the reply is written
 	rand         *rand48
 	// functions is set for the FUNCTION engine (see functions.go).
 	functions bool
@@ -179,12 +187,14 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	}
 	err := L.PCall(nargs, 1, e.handler)
 	e.run = nil
+	e.errors = run.Errors
 	if err != nil {
 		e.writeRunError(run, err)
 	} else {
 		e.writeReply(run.Out, L.Get(-1), run.Resp)
 		L.Pop(1)
 	}
+	e.errors = nil
 	L.SetTop(0)
 	if e.orders != nil {
 		clear(e.orders)
@@ -257,7 +267,9 @@ func (e *Engine) writeRunError(run *Run, err error) {
 		if len(msg) > 100 {
 			msg = msg[:100]
 		}
+		from := len(run.Out.B)
 		run.Out.Error("ERR Error running script " + run.Name + ", " + msg + "\n")
+		e.errorWritten(run.Out, from, false)
 		return
 	}
 	msg := ""
@@ -270,7 +282,17 @@ func (e *Engine) writeRunError(run *Run, err error) {
 	if okS && okL {
 		out += " script: " + run.Name + ", on " + src + ":" + line + "."
 	}
+	from := len(run.Out.B)
 	writeErrorReply(run.Out, out)
+	e.errorWritten(run.Out, from, lua.LVAsBool(t.RawGetString("ignore_error_stats_update")))
+}
+
+// errorWritten reports the error reply written to w from offset from to
+// Run.Errors.
+func (e *Engine) errorWritten(w *resp.Writer, from int, ignoreStats bool) {
+	if e.errors != nil {
+		e.errors(w.B[from+1:], ignoreStats)
+	}
 }
 
 // writeErrorReply is addReplyErrorFormat("-%s"): an error whose text
