@@ -171,7 +171,6 @@ func setbit(c *Ctx, args [][]byte) {
 			c.WrongType()
 			return
 		}
-		c.touchKey(e) // before the change, as lookupKeyWrite touches the old value
 		s.Raw = true
 		if int64(len(s.B)) < byteIdx+1 {
 			s.B = growZero(s.B, byteIdx+1)
@@ -628,7 +627,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			// Created even if every operation fails; signalled below only
 			// if something was written, as Redis does.
 			s = &store.String{B: make([]byte, byteIdx+1), Raw: true}
-			c.DB.Set(string(key), s, 0, c.Now)
+			c.DB.Set(string(key), s, 0, c.newAccess())
 			c.notifyNew(key)
 		} else {
 			var ok bool
@@ -636,7 +635,6 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 				c.WrongType()
 				return
 			}
-			c.touchKey(e)
 			s.Raw = true
 			if int64(len(s.B)) < byteIdx+1 {
 				s.B = growZero(s.B, byteIdx+1)

@@ -47,6 +47,15 @@ type Config struct {
 	// caching forgets keys (invalidating them); 0 is no limit.
 	TrackingTableMaxKeys int
 
+	// MaxmemoryPolicy is maxmemory-policy (lockkv never evicts); LFU is
+	// set under allkeys-lfu and volatile-lfu, when keys keep Redis's LFU
+	// counter (OBJECT FREQ) instead of their last access time.
+	// LFULogFactor and LFUDecayTime are lfu-log-factor and lfu-decay-time.
+	MaxmemoryPolicy string
+	LFU             bool
+	LFULogFactor    int
+	LFUDecayTime    int
+
 	// other holds the settings lockkv accepts and reports without acting
 	// on them (maxmemory, appendonly, save, ...), by canonical name.
 	other map[string]string
@@ -71,6 +80,9 @@ func NewConfig() *Config {
 		ListMaxListpackSize:    -2,
 		LuaTimeLimit:           5000,
 		TrackingTableMaxKeys:   1000000,
+		MaxmemoryPolicy:        "noeviction",
+		LFULogFactor:           10,
+		LFUDecayTime:           1,
 		other:                  map[string]string{},
 	}
 	for _, s := range settings {
@@ -239,6 +251,14 @@ var settings = []*setting{
 	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kindNum, min: 0, max: longMax,
 		read:  func(c *Config) string { return strconv.FormatInt(c.LuaTimeLimit, 10) },
 		apply: func(c *Config, v string) { c.LuaTimeLimit, _ = strconv.ParseInt(v, 10, 64) }},
+	{name: "maxmemory-policy", kind: kindEnum, enum: maxmemoryPolicies,
+		read: func(c *Config) string { return c.MaxmemoryPolicy },
+		apply: func(c *Config, v string) {
+			c.MaxmemoryPolicy = v
+			c.LFU = strings.HasSuffix(v, "-lfu")
+		}},
+	boundInt("lfu-log-factor", "", 0, intMax, noFlags, func(c *Config) *int { return &c.LFULogFactor }),
+	boundInt("lfu-decay-time", "", 0, intMax, noFlags, func(c *Config) *int { return &c.LFUDecayTime }),
 	{name: "port", kind: kindNum, min: 0, max: 65535, read: func(c *Config) string { return strconv.Itoa(c.Port) },
 		apply: func(c *Config, v string) { c.Port, _ = strconv.Atoi(v) }},
 
@@ -340,7 +360,6 @@ var settings = []*setting{
 	enumSetting("syslog-facility", "local0", immut, "user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"),
 	enumSetting("repl-diskless-load", "disabled", noFlags, "disabled", "on-empty-db", "swapdb"),
 	enumSetting("loglevel", "notice", noFlags, "debug", "verbose", "notice", "warning"),
-	enumSetting("maxmemory-policy", "noeviction", noFlags, maxmemoryPolicies...),
 	enumSetting("appendfsync", "everysec", noFlags, "everysec", "always", "no"),
 	enumSetting("oom-score-adj", "no", noFlags, "no", "yes", "relative", "absolute"),
 	enumSetting("acl-pubsub-default", "resetchannels", noFlags, "allchannels", "resetchannels"),
@@ -365,8 +384,6 @@ var settings = []*setting{
 	numSetting("active-defrag-cycle-max", "", 1, 99, 25, noFlags),
 	numSetting("active-defrag-threshold-lower", "", 0, 1000, 10, noFlags),
 	numSetting("active-defrag-threshold-upper", "", 0, 1000, 100, noFlags),
-	numSetting("lfu-log-factor", "", 0, intMax, 10, noFlags),
-	numSetting("lfu-decay-time", "", 0, intMax, 1, noFlags),
 	numSetting("replica-priority", "slave-priority", 0, intMax, 100, noFlags),
 	numSetting("repl-diskless-sync-delay", "", 0, intMax, 5, noFlags),
 	numSetting("maxmemory-samples", "", 1, intMax, 5, noFlags),

@@ -57,7 +57,8 @@ func (c *Ctx) Lookup(key []byte) *store.Entry {
 	return e
 }
 
-// touchKey records an access to e (the LRU clock lookupKey updates). Under
+// touchKey records an access to e (the LRU clock or LFU counter lookupKey
+// updates, see lfu.go). Under
 // Redis 7.2's CLIENT NO-TOUCH only TOUCH updates it. Inside a script the
 // calling client's mode applies and its command is the script, so there
 // even redis.call('TOUCH') leaves the clock alone, as in Redis, where the
@@ -70,9 +71,15 @@ func (c *Ctx) touchKey(e *store.Entry) {
 	} else if c.C.NoTouch && (c.Spec == nil || c.Spec.Name != "touch") {
 		return
 	}
-	e.Access = c.Now
 	if n, ok := sharedInt(e.Value); ok {
+		// The shared object's clock is what OBJECT reads; a value
+		// replacing it under LFU inherits it (dbSetValue).
 		c.E.touchShared(n, c.Now)
+		e.Access = c.E.sharedAccess[n]
+	} else if c.E.Config.LFU {
+		e.Access = c.E.accessed(e.Access, c.Now)
+	} else {
+		e.Access = c.Now
 	}
 }
 
@@ -100,8 +107,19 @@ func lookupAs[T store.Value](c *Ctx, key []byte, write bool) (T, bool) {
 }
 
 // LookupWrite returns a live key's entry for writing, or nil. An expired
-// key is reclaimed first, firing its "expired" event as Redis does.
+// key is reclaimed first, firing its "expired" event as Redis does. Like a
+// read it is an access (lookupKeyWrite).
 func (c *Ctx) LookupWrite(key []byte) *store.Entry {
+	e := c.liveForWrite(key)
+	if e != nil {
+		c.touchKey(e)
+	}
+	return e
+}
+
+// liveForWrite is LookupWrite without the access (expireIfNeeded, as DEL
+// does before deleting).
+func (c *Ctx) liveForWrite(key []byte) *store.Entry {
 	e := c.DB.Peek(string(key))
 	if e == nil || !e.Expired(c.Now) {
 		return e

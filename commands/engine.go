@@ -28,10 +28,11 @@ type Engine struct {
 	current  *Client   // client whose command is executing
 	lastSave int64
 	scratch  resp.Writer
-	// sharedAccess holds the last access (Unix ms, 0 for never) to each of
-	// the integers 0..9999 Redis shares between keys: a read of any key
-	// holding one updates the one object's LRU clock, which OBJECT
-	// IDLETIME of every key holding it reports. Allocated on first use.
+	// sharedAccess holds the access data (see lfu.go; 0 for never) of
+	// each of the integers 0..9999 Redis shares between keys: a read of
+	// any key holding one updates the one object's LRU clock or LFU
+	// counter, which OBJECT IDLETIME and FREQ of every key holding it
+	// report. Allocated on first use.
 	sharedAccess []int64
 	// expireBacklog is set when the last active-expiry slice used its
 	// whole budget (see activeExpire, NextWakeup).

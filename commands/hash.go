@@ -48,7 +48,7 @@ func writeHash(c *Ctx, key []byte) *store.Hash {
 	e := c.LookupWrite(key)
 	if e == nil {
 		h := store.NewHash()
-		c.DB.Set(string(key), h, 0, c.Now)
+		c.DB.Set(string(key), h, 0, c.newAccess())
 		c.Notify(NotifyNew, "new", key)
 		return h
 	}

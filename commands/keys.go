@@ -61,7 +61,11 @@ func (c *Ctx) lookupWriteIn(db int, key string) *store.Entry {
 	if d.DeleteIfExpired(key, c.Now) {
 		c.E.keyExpired(db, key)
 	}
-	return d.Lookup(key, c.Now)
+	e := d.Lookup(key, c.Now)
+	if e != nil {
+		c.touchKey(e) // lookupKeyWrite
+	}
+	return e
 }
 
 // notifyNew fires the "new" event Redis's dbAdd fires whenever a key is
@@ -115,7 +119,7 @@ func (c *Ctx) dbIndex(b []byte) (int, bool) {
 func del(c *Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.LookupWrite(key) == nil {
+		if c.liveForWrite(key) == nil {
 			continue
 		}
 		c.DB.Delete(string(key))
@@ -229,7 +233,7 @@ func renameGeneric(c *Ctx, args [][]byte, nx bool) {
 		}
 		c.DB.Delete(d)
 	}
-	ne := c.DB.Set(d, v, expire, c.Now)
+	ne := c.DB.Set(d, v, expire, c.newAccess())
 	ne.Access = access
 	c.readyIfBlockable(c.C.DB, d, v)
 	c.notifyNew(dst)
@@ -268,7 +272,7 @@ func move(c *Ctx, args [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.Now)
+	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.newAccess())
 	ne.Access = e.Access
 	c.readyIfBlockable(dbid, key, e.Value)
 	c.E.notify(dbid, NotifyNew, "new", key)
@@ -325,7 +329,7 @@ func copyCmd(c *Ctx, args [][]byte) {
 		ddb.Delete(d)
 	}
 	nv := cl.Clone()
-	ddb.Set(d, nv, e.Expire, c.Now)
+	ddb.Set(d, nv, e.Expire, c.newAccess())
 	c.readyIfBlockable(dbid, d, nv)
 	c.E.notify(dbid, NotifyNew, "new", d)
 	c.E.Stats.Dirty++

@@ -72,7 +72,7 @@ func (c *Ctx) listLookupRead(key []byte) (*store.List, bool) {
 // clients are signalled and "new" fires.
 func (c *Ctx) listCreate(key []byte) *store.List {
 	l := store.NewList()
-	c.DB.Set(string(key), l, 0, c.Now)
+	c.DB.Set(string(key), l, 0, c.newAccess())
 	c.Ready(key)
 	c.Notify(NotifyNew, "new", key)
 	return l

@@ -370,7 +370,7 @@ func debug(c *Ctx, args [][]byte) {
 		}
 		c.W.Status("Value at:0x0 refcount:" + strconv.FormatInt(refcount(e.Value), 10) +
 			" encoding:" + e.Value.Encoding() + " serializedlength:0 lru:0 lru_seconds_idle:" +
-			strconv.FormatInt((c.Now-e.Access)/1000, 10))
+			strconv.FormatInt(idleSeconds(c.E.keyAccess(e), c.Now), 10))
 	default:
 		c.Error(ErrSubcommandSyntax("debug", args[1]))
 	}
@@ -538,22 +538,17 @@ func objectEncoding(c *Ctx, args [][]byte) {
 	c.W.BulkString(e.Value.Encoding())
 }
 
-func lfuPolicy(c *Ctx) bool {
-	p := settingString(c.E, "maxmemory-policy")
-	return p == "allkeys-lfu" || p == "volatile-lfu"
-}
-
 func objectFreq(c *Ctx, args [][]byte) {
 	e := objectLookup(c, args[2])
 	if e == nil {
 		c.W.Null()
 		return
 	}
-	if !lfuPolicy(c) {
+	if !c.E.Config.LFU {
 		c.Error(ErrObjectFreqPolicy)
 		return
 	}
-	c.W.Int(5) // LFU_INIT_VAL: lockkv does not age access counters
+	c.W.Int(c.E.lfuDecr(c.E.keyAccess(e), c.Now))
 }
 
 func objectIdletime(c *Ctx, args [][]byte) {
@@ -562,21 +557,13 @@ func objectIdletime(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	if lfuPolicy(c) {
+	if c.E.Config.LFU {
 		c.Error(ErrObjectIdleLFU)
 		return
 	}
 	// Redis's LRU clock counts whole seconds: the idle time goes up at
 	// each second boundary.
-	idle := c.Now/1000 - e.Access/1000
-	if n, ok := sharedInt(e.Value); ok {
-		// A shared integer: its clock is the shared object's.
-		idle = c.Now/1000 - c.E.sharedAccessTime(n)/1000
-	}
-	if idle < 0 {
-		idle = 0
-	}
-	c.W.Int(idle)
+	c.W.Int(idleSeconds(c.E.keyAccess(e), c.Now))
 }
 
 // sharedInt reports whether v is one of the integers 0..9999 Redis shares
@@ -607,10 +594,15 @@ func refcount(v store.Value) int64 {
 
 // touchShared records an access to shared integer n.
 func (e *Engine) touchShared(n int, now int64) {
+	*e.sharedSlot(n) = e.accessed(e.sharedAccessTime(n), now)
+}
+
+// sharedSlot is shared integer n's access data.
+func (e *Engine) sharedSlot(n int) *int64 {
 	if e.sharedAccess == nil {
 		e.sharedAccess = make([]int64, 10000)
 	}
-	e.sharedAccess[n] = now
+	return &e.sharedAccess[n]
 }
 
 // sharedAccessTime is shared integer n's last access, or the server's

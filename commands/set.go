@@ -58,7 +58,7 @@ func sadd(c *Ctx, args [][]byte) {
 	}
 	if s == nil {
 		s = store.NewSet()
-		c.DB.Set(string(args[1]), s, 0, c.Now)
+		c.DB.Set(string(args[1]), s, 0, c.newAccess())
 		c.Notify(NotifyNew, "new", args[1])
 	}
 	max := c.E.Config.SetMaxIntsetEntries
@@ -385,7 +385,7 @@ func smove(c *Ctx, args [][]byte) {
 	}
 	if ds == nil {
 		ds = store.NewSet()
-		c.DB.Set(string(args[2]), ds, 0, c.Now)
+		c.DB.Set(string(args[2]), ds, 0, c.newAccess())
 		c.Notify(NotifyNew, "new", args[2])
 	}
 	c.Modified(args[1])
@@ -417,7 +417,7 @@ func readSets(c *Ctx, keys [][]byte) ([]*store.Set, bool) {
 func setStoreResult(c *Ctx, dst []byte, res *store.Set, event string) {
 	if res.Len() > 0 {
 		existed := c.LookupWrite(dst) != nil
-		c.DB.Set(string(dst), res, 0, c.Now)
+		c.DB.Set(string(dst), res, 0, c.newAccess())
 		if !existed {
 			c.Notify(NotifyNew, "new", dst)
 		}

@@ -316,7 +316,7 @@ func (e *Engine) decodeSnapshot(r io.Reader) (*restoredState, error) {
 			if db.Peek(key) != nil {
 				return nil, snapshotError("duplicate key in database %d", idx)
 			}
-			db.Set(key, v, expire, now)
+			db.Set(key, v, expire, e.newAccess(now))
 		}
 	}
 	st.cache = scriptcache.New(scriptcache.MaxEval)

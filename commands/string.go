@@ -143,12 +143,14 @@ func (c *Ctx) setKey(key []byte, v store.Value, found, keepTTL bool) *store.Entr
 func (c *Ctx) setKeyExpire(key []byte, v store.Value, found, keepTTL bool, expire int64) *store.Entry {
 	var e *store.Entry
 	if found && keepTTL {
-		e = c.DB.Replace(string(key), v, c.Now)
+		e = c.DB.Replace(string(key), v, c.newAccess())
 	} else {
-		e = c.DB.Set(string(key), v, expire, c.Now)
+		e = c.DB.Set(string(key), v, expire, c.newAccess())
 	}
 	if !found {
 		c.notifyNew(key)
+	} else {
+		c.inheritShared(e)
 	}
 	c.Modified(key)
 	return e
@@ -267,7 +269,6 @@ func getdel(c *Ctx, args [][]byte) {
 		c.WrongType()
 		return
 	}
-	c.touchKey(e)
 	c.W.Bulk(s.B)
 	c.DB.Delete(string(args[1]))
 	c.Modified(args[1])
@@ -383,9 +384,9 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 	if s != nil {
 		// In place, like Redis's int-encoded update: the value keeps its
 		// deadline and becomes int-encoded again.
-		c.touchKey(e) // the old value, as lookupKeyWrite touches it
 		s.B = append(s.B[:0], b...)
 		s.Raw, s.NotInt = false, false
+		c.inheritShared(e)
 		c.Modified(key)
 	} else {
 		c.setKey(key, store.NewString(b), false, false)
@@ -450,7 +451,7 @@ func incrbyfloat(c *Ctx, args [][]byte) {
 	b := longdouble.AppendHuman(nil, sum)
 	ns := &store.String{B: b, NotInt: true}
 	if s != nil {
-		c.DB.Replace(string(key), ns, c.Now)
+		c.DB.Replace(string(key), ns, c.newAccess())
 		c.Modified(key)
 	} else {
 		c.setKey(key, ns, false, false)
@@ -475,7 +476,6 @@ func appendCmd(c *Ctx, args [][]byte) {
 		if !c.checkStringLength(int64(len(s.B)), int64(len(val))) {
 			return
 		}
-		c.touchKey(e)
 		s.B = append(s.B, val...)
 		s.Raw = true
 		total = len(s.B)
@@ -593,7 +593,6 @@ func setrange(c *Ctx, args [][]byte) {
 	if !c.checkStringLength(offset, int64(len(val))) {
 		return
 	}
-	c.touchKey(e) // before the change, as lookupKeyWrite touches the old value
 	need := offset + int64(len(val))
 	if int64(len(s.B)) < need {
 		if int64(cap(s.B)) >= need {

@@ -250,7 +250,7 @@ options:
 			goto reply
 		}
 		z = c.zsetNewForAdd(args[scoreidx+1])
-		c.DB.Set(string(key), z, 0, c.Now)
+		c.DB.Set(string(key), z, 0, c.newAccess())
 		c.Ready(key)
 		c.Notify(NotifyNew, "new", key)
 	}
@@ -660,7 +660,7 @@ func (c *Ctx) zrangeStoreFinish(dst []byte, out *store.ZSet) {
 // whatever its type and TTL.
 func (c *Ctx) zsetStore(dst []byte, z *store.ZSet) {
 	existed := c.LookupWrite(dst) != nil
-	c.DB.Set(string(dst), z, 0, c.Now)
+	c.DB.Set(string(dst), z, 0, c.newAccess())
 	if !existed {
 		c.Ready(dst)
 		c.Notify(NotifyNew, "new", dst)

@@ -11,9 +11,16 @@ type Entry struct {
 	Value Value
 	// Expire is the absolute deadline in Unix milliseconds; 0 means none.
 	Expire int64
-	// Access is the last access time in Unix milliseconds (OBJECT IDLETIME).
+	// Access is the last access time in Unix milliseconds (OBJECT
+	// IDLETIME) or, with AccessLFU set, the LFU data of an LFU
+	// maxmemory-policy (OBJECT FREQ): the 24 bits Redis keeps in an
+	// object's lru field, minutes<<8 | log counter. The keys written
+	// under one policy keep their data under the other, as in Redis.
 	Access int64
 }
+
+// AccessLFU marks an Entry.Access holding LFU data.
+const AccessLFU = 1 << 62
 
 // Expired reports whether the entry's deadline has passed at now.
 func (e *Entry) Expired(now int64) bool { return e.Expire != 0 && e.Expire <= now }
@@ -63,8 +70,10 @@ func (db *DB) DeleteIfExpired(key string, now int64) bool {
 }
 
 // Set stores v under key with deadline expire (0 for none), replacing any
-// previous value and deadline. It returns the entry.
-func (db *DB) Set(key string, v Value, expire int64, now int64) *Entry {
+// previous value and deadline. It returns the entry. access is the new
+// key's Access; a key replaced under LFU (access has AccessLFU) keeps its
+// LFU data, as Redis's dbSetValue keeps the old object's lru.
+func (db *DB) Set(key string, v Value, expire int64, access int64) *Entry {
 	e, added := db.keys.Upsert(key)
 	old := int64(0)
 	if !added && e.Expire != 0 {
@@ -73,7 +82,9 @@ func (db *DB) Set(key string, v Value, expire int64, now int64) *Entry {
 	}
 	e.Value = v
 	e.Expire = 0
-	e.Access = now
+	if added || access&AccessLFU == 0 {
+		e.Access = access
+	}
 	if expire != 0 {
 		db.setDeadline(key, e, expire, old)
 	}
@@ -82,10 +93,13 @@ func (db *DB) Set(key string, v Value, expire int64, now int64) *Entry {
 
 // Replace stores v under key, keeping the key's current deadline (as
 // Redis's KEEPTTL and in-place updates do). A missing key gets no deadline.
-func (db *DB) Replace(key string, v Value, now int64) *Entry {
-	e, _ := db.keys.Upsert(key)
+// access is as for Set.
+func (db *DB) Replace(key string, v Value, access int64) *Entry {
+	e, added := db.keys.Upsert(key)
 	e.Value = v
-	e.Access = now
+	if added || access&AccessLFU == 0 {
+		e.Access = access
+	}
 	return e
 }
 
