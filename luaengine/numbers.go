@@ -560,10 +560,10 @@ func tableInsert(L *lua.LState) int {
 			e = pos // grow the array if necessary
 		}
 		for i := e; i > pos; i-- { // move up elements
-			t.RawSetInt(i, t.RawGetInt(i-1))
+			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
 		}
 	}
-	t.RawSetInt(pos, L.Get(L.GetTop()))
+	rawSetLogged(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
 	return 0
 }
 
@@ -577,8 +577,8 @@ func tableRemove(L *lua.LState) int {
 	}
 	L.Push(t.RawGetInt(pos))
 	for ; pos < e; pos++ {
-		t.RawSetInt(pos, t.RawGetInt(pos+1))
+		rawSetLogged(L, t, lua.LNumber(pos), t.RawGetInt(pos+1))
 	}
-	t.RawSetInt(e, lua.LNil)
+	rawSetLogged(L, t, lua.LNumber(e), lua.LNil)
 	return 1
 }

@@ -21,20 +21,22 @@ import (
 // between the array and hash parts (computesizes). gopher-lua keeps its
 // hash keys in insertion order instead.
 //
-// keyOrder rebuilds a Lua 5.1 layout for a gopher-lua table from what the
-// table shows: its integer keys 1..n (inserted first, in ascending order;
-// last for a table made by a constructor with keyed fields, whose list
-// items are stored last), then every other key in the order it was first
-// inserted (gopher-lua keeps keys later set to nil in that list), into a
-// table sized as its constructor sized it (see tableHint). A key deleted
-// by `t.k = nil` is deleted where the rewrite pass recorded it, between
-// the insertions before and after (recordDeletion), and setting it again
-// shows as a new insertion; other keys now nil are taken as deleted after
-// the last insertion. A deleted key keeps its node, as in Lua until a
-// rehash (or a garbage collection, which lockkv takes as not happening). What gopher-lua does not record stays approximate: when integer
-// keys were inserted relative to the others, deletions by other means
-// than a literal nil. Keys hashed by address in Lua (tables, functions)
-// get their insertion rank instead.
+// Every store gopher-lua does not record (an integer key of its array
+// part set or cleared, any key set to nil) is logged as it happens, into
+// the table's own copy of Lua's layout (tableLog, kept in its size
+// marker; see "Following a table's layout event by event" below); the
+// keys gopher-lua lists in first-insertion order are inserted into it
+// between the logged events, as they came. A table without a log (no
+// such store yet) is rebuilt from what it shows: its integer keys 1..n
+// (inserted first, in ascending order; last for a table made by a sized
+// constructor, whose list items are stored last), then the other keys
+// in their order, into a table sized as its constructor sized it (see
+// tableHint). A deleted key keeps its node, as in Lua until a rehash (or
+// a garbage collection, which lockkv takes as not happening). Keys
+// hashed by address in Lua (tables, functions) get the rank the log
+// first saw them at instead. Stores not followed (into a table with a
+// script's metatable, to a field of a call's result, by Go code such as
+// cmsgpack.unpack) are taken as made when the layout is next read.
 //
 // forEach and Engine.next (next, pairs) are the only ways luaengine walks
 // a table's keys where the order shows; eachUnordered is for walks whose
@@ -83,10 +85,10 @@ type keyOrder struct {
 	last  int                // index in keys of the key next returned last
 
 	// What the layout was computed from: gopher-lua's key list and array
-	// lengths, the deletions logged, and the live integer keys' count and
+	// lengths, the events logged, and the live integer keys' count and
 	// sum.
 	nkeys, narray int
-	ndels         int
+	version       int
 	intCount      int
 	intSum        int
 	hint          uint64
@@ -96,15 +98,13 @@ type keyOrder struct {
 // first for nil), ok false at the end. A key t never held is an error.
 func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
 	o := e.orders[t]
-	keys, arr := tableKeys(t), tableArray(t)
-	hint := tableHint(t)
-	if o != nil && (o.nkeys != len(keys) || o.narray != len(arr) || o.hint != hint || o.ndels != len(tableDeletions(t))) {
+	if o != nil && (o.nkeys != len(tableKeys(t)) || o.narray != len(tableArray(t)) || o.hint != tableHint(t) || o.version != logVersion(t)) {
 		o = nil
 	}
 	if o != nil && key == lua.LNil {
 		// A traversal starts: integer keys may have been set or cleared
 		// without changing the array's length.
-		c, s := liveInts(arr)
+		c, s := liveInts(tableArray(t))
 		if c != o.intCount || s != o.intSum {
 			o = nil
 		}
@@ -174,44 +174,23 @@ func (o *keyOrder) find(key lua.LValue) int {
 func layout(t *lua.LTable) *keyOrder {
 	keys, arr := tableKeys(t), tableArray(t)
 	hint := tableHint(t)
-	o := &keyOrder{nkeys: len(keys), narray: len(arr), hint: hint, ndels: len(tableDeletions(t))}
+	o := &keyOrder{nkeys: len(keys), narray: len(arr), hint: hint}
 	o.intCount, o.intSum = liveInts(arr)
-	if len(keys) == 0 && o.intCount == len(arr) && hint == 0 {
+	log := tableLogOf(t)
+	if log == nil && len(keys) == 0 && o.intCount == len(arr) && hint == 0 {
 		// 1..n inserted in order end up in the array part, in order.
 		o.asize = len(arr)
 		return o
 	}
-	var lt ltable
-	lt.init(int(hint>>32), int(hint&0xffffffff))
-	ints := func() {
-		for i, v := range arr {
-			if v != lua.LNil {
-				lt.set(newLKey(lua.LNumber(i+1), 0))
-			}
-		}
+	if log == nil {
+		log = newTableLog(t, hint)
+	} else {
+		log.sync(t)
+		o.version = log.version
 	}
-	if hint == 0 {
-		ints()
-	}
-	dels := tableDeletions(t)
-	for i, k := range keys {
-		for len(dels) > 0 && dels[0].at <= i {
-			lt.assign(newLKey(dels[0].key, 0), false)
-			dels = dels[1:]
-		}
-		lt.set(newLKey(originalKey(k), uint32(i)))
-	}
-	for _, d := range dels {
-		lt.assign(newLKey(d.key, 0), false)
-	}
-	if hint != 0 {
-		// A constructor stores its list items last (OP_SETLIST), in the
-		// array part it sized for them.
-		ints()
-	}
-	o.asize = len(lt.array)
-	o.nodes = len(lt.node)
-	for _, n := range lt.node {
+	o.asize = len(log.lt.array)
+	o.nodes = len(log.lt.node)
+	for _, n := range log.lt.node {
 		// Deleted keys keep their node: next accepts them.
 		if n.used {
 			o.keys = append(o.keys, n.key.v)
@@ -264,71 +243,343 @@ func tableKeys(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableKeysOff))
 }
 
-// deletion is a key set to nil by `t.k = nil`, when t's key list had at
-// keys (gopher-lua records insertions, not deletions, nor a nil stored
-// under a key the table does not hold, which Lua gives a node).
-type deletion struct {
-	key lua.LValue
-	at  int
+func setTableKeys(t *lua.LTable, keys []lua.LValue) {
+	*(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableKeysOff)) = keys
 }
 
-// tableLog holds a table's deletions, in a size marker of its own.
-type tableLog struct{ dels []deletion }
+// ---- Following a table's layout event by event ----
+//
+// gopher-lua records when a key other than 1..MaxArrayIndex-1 was first
+// set (its key list), nothing else: not when an integer key of its array
+// part was set or cleared, nor when any key was set to nil, nor whether a
+// nil it stores under an integer key was ever a value (it pads its array
+// with nils up to the highest index set). So every write gopher-lua does
+// not record is logged as it happens, by the code that does it: the
+// rewrite pass puts a call to the write helper (logWrite) before every
+// assignment to a table field that may store under an integer key or may
+// store nil, and rawset, table.insert and table.remove call it for each
+// store they make. A table's log is Lua's own layout of it (ltable),
+// kept up to date at each event: the keys gopher-lua appended to its list
+// since the last event are inserted first (catchUp), then the event is
+// applied. Before a table's first event, its layout is rebuilt from what
+// gopher-lua shows (newTableLog), which is exact for a table whose only
+// writes so far stored values under keys gopher-lua lists, or 1..n in
+// order.
 
-// tableLogKey is where a table's own size marker keeps its tableLog.
-const tableLogKey = "\x00lua51 deletions"
+// tableLog is Lua's layout of a table whose writes are followed.
+type tableLog struct {
+	lt      ltable
+	applied int // entries of gopher-lua's key list inserted in lt
+	version int // events applied
+	tombs   int // tombstones in gopher-lua's key list
+	ranks   map[lua.LValue]uint32
+}
 
-// maxDeletions bounds a table's log; later deletions go unrecorded.
-const maxDeletions = 1 << 16
+// markerTag marks a size marker: a metatable lockkv puts on a table
+// (array item 1), holding the sizes its constructor gave it (item 2) and
+// its tableLog (item 3, once it has one). Scripts never see a marker:
+// getmetatable hides it.
+var markerTag = &lua.LUserData{Metatable: lua.LNil}
 
-// recordDeletion notes that key was just set to nil in t. Integer keys of
-// gopher-lua's array part are not recorded (their insertion order is not
-// known either), nor deletions in a table with a script's metatable.
-func recordDeletion(L *lua.LState, t *lua.LTable, key lua.LValue) {
-	switch x := key.(type) {
+func newMarker(L *lua.LState, hint uint64, log *tableLog) *lua.LTable {
+	m := L.CreateTable(3, 0)
+	m.RawSetInt(1, markerTag)
+	m.RawSetInt(2, lua.LNumber(hint))
+	if log != nil {
+		ud := L.NewUserData()
+		ud.Value = log
+		m.RawSetInt(3, ud)
+	}
+	return m
+}
+
+// marker is t's size marker, nil if t has none.
+func marker(t *lua.LTable) *lua.LTable {
+	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetInt(1) == markerTag {
+		return m
+	}
+	return nil
+}
+
+// isSizeMarker reports whether mt is a size marker rather than a
+// metatable a script set.
+func isSizeMarker(mt lua.LValue) bool {
+	m, ok := mt.(*lua.LTable)
+	return ok && m.RawGetInt(1) == markerTag
+}
+
+// tableHint is the sizes packTableHint packed for t's constructor, 0 for
+// a table not made by a sized constructor.
+func tableHint(t *lua.LTable) uint64 {
+	if m := marker(t); m != nil {
+		if h, ok := m.RawGetInt(2).(lua.LNumber); ok {
+			return uint64(h)
+		}
+	}
+	return 0
+}
+
+// tableLogOf is t's log, nil while its writes are not followed.
+func tableLogOf(t *lua.LTable) *tableLog {
+	if m := marker(t); m != nil {
+		if ud, ok := m.RawGetInt(3).(*lua.LUserData); ok {
+			return ud.Value.(*tableLog)
+		}
+	}
+	return nil
+}
+
+func logVersion(t *lua.LTable) int {
+	if log := tableLogOf(t); log != nil {
+		return log.version
+	}
+	return 0
+}
+
+// newTableLog rebuilds t's layout from what gopher-lua shows: a table of
+// the constructor's sizes, its integer keys 1..n inserted in ascending
+// order (first; last for a sized constructor, whose list items are
+// stored last), then the other keys in first-insertion order.
+func newTableLog(t *lua.LTable, hint uint64) *tableLog {
+	log := &tableLog{}
+	lt := &log.lt
+	lt.init(int(hint>>32), int(hint&0xffffffff))
+	ints := func() {
+		for i, v := range tableArray(t) {
+			if v != lua.LNil {
+				lt.set(newLKey(lua.LNumber(i+1), 0))
+			}
+		}
+	}
+	if hint == 0 {
+		ints()
+	}
+	log.catchUp(t)
+	if hint != 0 {
+		ints()
+	}
+	return log
+}
+
+// constructorLog is the layout Lua gives t, made by a constructor with
+// keyed fields (their keys, in order) and nitems list items (and, with
+// multret, the values of a call or "..." after them), stored in Lua's
+// order: the list items pending are stored before the keyed field
+// flushes[i] (their count at the flush), the rest at the end. OP_SETLIST
+// grows the array part to the last item it stores, then stores them from
+// the last down (all into the array part). A key stored nil takes a
+// node, as in Lua.
+func constructorLog(t *lua.LTable, hint uint64, keyed []lua.LValue, nitems int, multret bool, flushes []int) *tableLog {
+	log := &tableLog{}
+	lt := &log.lt
+	lt.init(int(hint>>32), int(hint&0xffffffff))
+	stored := 0
+	flush := func(last int) {
+		if last > len(lt.array) {
+			lt.resize(last, len(lt.node))
+		}
+		for i := last; i > stored; i-- {
+			lt.assign(newLKey(lua.LNumber(i), 0), t.RawGetInt(i) != lua.LNil)
+		}
+		stored = last
+	}
+	next := 0
+	store := func(upto int) {
+		for ; next < upto && next < len(keyed); next++ {
+			k := keyed[next]
+			lt.assign(log.key(k), t.RawGet(k) != lua.LNil)
+		}
+	}
+	for i, f := range flushes {
+		store(f)
+		flush(min(50*(i+1), nitems))
+	}
+	store(len(keyed))
+	last := nitems
+	if multret {
+		// The call's values end at gopher-lua's array length (nils
+		// included) unless a keyed field stored beyond: then at the last
+		// value no keyed field stored.
+		arr := tableArray(t)
+		keyedInts := map[int]bool{}
+		top := 0
+		for _, k := range keyed {
+			if n, ok := k.(lua.LNumber); ok && isArrayKeyValue(n) {
+				keyedInts[int(n)] = true
+				top = max(top, int(n))
+			}
+		}
+		if top < len(arr) {
+			last = len(arr)
+		} else {
+			for i := len(arr); i > nitems; i-- {
+				if arr[i-1] != lua.LNil && !keyedInts[i] {
+					last = i
+					break
+				}
+			}
+		}
+	}
+	if last > stored {
+		flush(last)
+	}
+	log.applied = len(tableKeys(t))
+	return log
+}
+
+// catchUp inserts the keys gopher-lua listed since the last event.
+func (log *tableLog) catchUp(t *lua.LTable) {
+	keys := tableKeys(t)
+	for ; log.applied < len(keys); log.applied++ {
+		log.lt.set(log.key(originalKey(keys[log.applied])))
+	}
+}
+
+// key is k with what its main position needs. Keys Lua hashes by address
+// get their rank in the order the log first saw them.
+func (log *tableLog) key(k lua.LValue) lkey {
+	switch k.(type) {
+	case lua.LString, lua.LNumber, lua.LBool:
+		return newLKey(k, 0)
+	}
+	r, ok := log.ranks[k]
+	if !ok {
+		if log.ranks == nil {
+			log.ranks = map[lua.LValue]uint32{}
+		}
+		r = uint32(len(log.ranks))
+		log.ranks[k] = r
+	}
+	return newLKey(k, r)
+}
+
+// sync brings the layout up to date before it is read: the keys listed
+// since the last event, and integer keys set or cleared by writes that
+// were not followed (an assignment to a field of a call's result, Go
+// code), taken as done now.
+func (log *tableLog) sync(t *lua.LTable) {
+	log.catchUp(t)
+	lt := &log.lt
+	arr := tableArray(t)
+	for i, v := range arr {
+		k := newLKey(lua.LNumber(i+1), 0)
+		if live := v != lua.LNil; lt.live(k) != live {
+			lt.assign(k, live)
+		}
+	}
+	// Live integer keys beyond gopher-lua's array are gone.
+	for i := len(arr); i < len(lt.array); i++ {
+		if lt.array[i] {
+			lt.array[i] = false
+		}
+	}
+	for n := range lt.node {
+		nd := &lt.node[n]
+		if nd.live && nd.key.index > len(arr) && nd.key.index < lua.MaxArrayIndex && isArrayKeyValue(nd.key.v) {
+			nd.live = false
+		}
+	}
+}
+
+func isArrayKeyValue(v lua.LValue) bool {
+	n, ok := v.(lua.LNumber)
+	f := float64(n)
+	return ok && f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex)
+}
+
+// logWrite follows a raw store of v under k in t that is about to be
+// made (before it, so the key's old value shows). Stores gopher-lua
+// records need nothing: a value under a key other than an integer of its
+// array part, or a value replacing a value. A store that will fail (a nil
+// or NaN key) or goes to a script's metatable is not followed, nor any
+// write to a table with a script's metatable.
+func logWrite(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
+	intKey := false
+	switch x := k.(type) {
+	case lua.LNumber:
+		f := float64(x)
+		if f != f {
+			return
+		}
+		intKey = f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex)
 	case *lua.LNilType:
 		return
-	case lua.LNumber:
-		if f := float64(x); f != f || f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex) {
-			return
-		}
 	}
-	var m *lua.LTable
-	switch mt := t.Metatable.(type) {
-	case *lua.LTable:
-		if mt.RawGetString(tableHintKey) == lua.LNil {
-			return
-		}
-		if _, ok := mt.RawGetString(tableLogKey).(*lua.LUserData); ok {
-			m = mt
-		}
-	}
-	if m == nil {
-		m = L.NewTable()
-		m.RawSetString(tableHintKey, lua.LNumber(tableHint(t)))
-		ud := L.NewUserData()
-		ud.Value = &tableLog{}
-		m.RawSetString(tableLogKey, ud)
-		t.Metatable = m
-	}
-	log := m.RawGetString(tableLogKey).(*lua.LUserData).Value.(*tableLog)
-	if len(log.dels) >= maxDeletions || t.RawGet(key) != lua.LNil {
+	if !intKey && v != lua.LNil {
 		return
 	}
-	// gopher-lua keeps a deleted key in its key list, so setting it again
-	// would not show when: its entry becomes a tombstone (which gopher-lua
-	// skips, having no value under it) and the key is forgotten, so that
-	// setting it again appends it like a new key. A key the table does
-	// not hold is logged too: Lua gives it a node.
+	if intKey && v != lua.LNil && t.RawGet(k) != lua.LNil {
+		return
+	}
+	var log *tableLog
+	switch mt := t.Metatable.(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		if mt.RawGetInt(1) != markerTag {
+			return
+		}
+		if ud, ok := mt.RawGetInt(3).(*lua.LUserData); ok {
+			log = ud.Value.(*tableLog)
+		}
+	default:
+		return
+	}
+	if log == nil {
+		if intKey && v != lua.LNil && len(tableKeys(t)) == 0 && int(k.(lua.LNumber)) == len(tableArray(t))+1 {
+			// Appending to a table that holds integer keys alone:
+			// newTableLog inserts them in ascending order, as they were.
+			return
+		}
+		hint := tableHint(t)
+		log = newTableLog(t, hint)
+		t.Metatable = newMarker(L, hint, log)
+	} else {
+		log.catchUp(t)
+	}
+	k2i := tableKeyIndex(t)
+	i, listed := k2i[k]
+	log.lt.assign(log.key(k), v != lua.LNil)
+	log.version++
+	if listed && v == lua.LNil {
+		// gopher-lua keeps a deleted key in its key list, so setting it
+		// again would not show: its entry becomes a tombstone (which
+		// gopher-lua skips, having no value under it) and the key is
+		// forgotten, so that setting it again appends it like a new key.
+		tomb := L.NewUserData()
+		tomb.Value = tombstone{k}
+		tableKeys(t)[i] = tomb
+		delete(k2i, k)
+		log.tombs++
+		if log.tombs > 64 && log.tombs*2 > len(tableKeys(t)) {
+			log.compact(t)
+		}
+	}
+}
+
+// compact drops the tombstones from gopher-lua's key list (all of them
+// entries already in the layout).
+func (log *tableLog) compact(t *lua.LTable) {
 	keys := tableKeys(t)
 	k2i := tableKeyIndex(t)
-	if i, ok := k2i[key]; ok {
-		tomb := L.NewUserData()
-		tomb.Value = tombstone{key}
-		keys[i] = tomb
-		delete(k2i, key)
+	out := keys[:0]
+	for _, k := range keys {
+		if _, ok := k.(*lua.LUserData); ok && originalKey(k) != k {
+			log.applied--
+			continue
+		}
+		k2i[k] = len(out)
+		out = append(out, k)
 	}
-	log.dels = append(log.dels, deletion{key, len(keys)})
+	clear(keys[len(out):])
+	setTableKeys(t, out)
+	log.tombs = 0
+}
+
+// rawSetLogged is a raw store followed by its table's log, for library
+// functions that store into a script's table.
+func rawSetLogged(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
+	logWrite(L, t, k, v)
+	t.RawSet(k, v)
 }
 
 // tombstone stands, in gopher-lua's key list, for a key deleted there.
@@ -342,16 +593,6 @@ func originalKey(k lua.LValue) lua.LValue {
 		}
 	}
 	return k
-}
-
-// tableDeletions is t's deletion log, oldest first.
-func tableDeletions(t *lua.LTable) []deletion {
-	if m, ok := t.Metatable.(*lua.LTable); ok {
-		if ud, ok := m.RawGetString(tableLogKey).(*lua.LUserData); ok {
-			return ud.Value.(*tableLog).dels
-		}
-	}
-	return nil
 }
 
 // ---- Lua 5.1's ltable.c layout, for keys only ----
@@ -472,6 +713,15 @@ func (t *ltable) find(k lkey) int {
 		}
 	}
 	return -1
+}
+
+// live reports whether k holds a value.
+func (t *ltable) live(k lkey) bool {
+	if k.index >= 1 && k.index <= len(t.array) {
+		return t.array[k.index-1]
+	}
+	n := t.find(k)
+	return n >= 0 && t.node[n].live
 }
 
 // set is luaH_set followed by a non-nil store.
@@ -683,29 +933,25 @@ func noHoles(arr []lua.LValue) bool {
 }
 
 // lenLayout is the array part and node vector sizes Lua gives t, for its
-// length. Unlike the layout walks use, gopher-lua's array slots that hold
-// nil count as inserted once: gopher-lua's array only grows by appending,
-// so every slot below its length held a value, which Lua's array part
-// kept room for (deleting a value never shrinks it).
+// length. For a table whose writes are not followed, gopher-lua's array
+// slots that hold nil count as inserted once, unlike in the layout walks
+// use: gopher-lua's array only grows by appending, and the only writes
+// not followed are of Go code that fills arrays in order.
 func lenLayout(t *lua.LTable) (asize, nodes int) {
-	hint := tableHint(t)
-	if hint != 0 {
+	if log := tableLogOf(t); log != nil {
+		log.sync(t)
+		return len(log.lt.array), len(log.lt.node)
+	}
+	if hint := tableHint(t); hint != 0 {
 		o := layout(t)
 		return o.asize, o.nodes
 	}
-	arr, keys := tableArray(t), tableKeys(t)
-	var lt ltable
-	lt.init(0, 0)
+	arr := tableArray(t)
+	log := &tableLog{}
+	log.lt.init(0, 0)
 	for i := range arr {
-		lt.set(newLKey(lua.LNumber(i+1), 0))
+		log.lt.set(newLKey(lua.LNumber(i+1), 0))
 	}
-	dels := tableDeletions(t)
-	for i, k := range keys {
-		for len(dels) > 0 && dels[0].at <= i {
-			lt.assign(newLKey(dels[0].key, 0), false)
-			dels = dels[1:]
-		}
-		lt.set(newLKey(originalKey(k), uint32(i)))
-	}
-	return len(lt.array), len(lt.node)
+	log.catchUp(t)
+	return len(log.lt.array), len(log.lt.node)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 func TestFloatingPointByte(t *testing.T) {
@@ -140,5 +142,47 @@ func BenchmarkArrayIpairsAndPairs(b *testing.B) {
 	f := &fakeCaller{}
 	for i := 0; i < b.N; i++ {
 		run(b, e, sc, f, nil, nil)
+	}
+}
+
+func TestLogCompactsTombstones(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	tb := L.NewTable()
+	// Each deletion turns the key's entry in gopher-lua's list into a
+	// tombstone, so that setting it again is a new insertion; the list
+	// must not grow with every round.
+	for i := 0; i < 10000; i++ {
+		rawSetLogged(L, tb, lua.LString("x"), lua.LNumber(i))
+		rawSetLogged(L, tb, lua.LString("x"), lua.LNil)
+	}
+	rawSetLogged(L, tb, lua.LString("y"), lua.LNumber(1))
+	if n := len(tableKeys(tb)); n > 200 {
+		t.Fatalf("%d entries in the key list", n)
+	}
+	var got []string
+	forEach(tb, func(k, _ lua.LValue) { got = append(got, k.String()) })
+	if strings.Join(got, ",") != "y" {
+		t.Fatalf("keys %v", got)
+	}
+}
+
+func TestAppendsNeedNoLog(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	tb := L.NewTable()
+	for i := 1; i <= 100; i++ {
+		rawSetLogged(L, tb, lua.LNumber(i), lua.LNumber(i))
+	}
+	if tableLogOf(tb) != nil {
+		t.Fatal("1..n appended in order got a log")
+	}
+	rawSetLogged(L, tb, lua.LNumber(50), lua.LNil)
+	if tableLogOf(tb) == nil {
+		t.Fatal("a deletion was not logged")
+	}
+	// Lua's array part holds 128 slots: the border search finds 100.
+	if n := luaLen(tb); n != 100 {
+		t.Fatalf("#t = %d", n)
 	}
 }

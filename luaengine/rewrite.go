@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"math"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -17,11 +18,16 @@ import (
 //   - A numeric `for` refuses strings; Lua 5.1 converts them, so a loop
 //     may start from a value HGET returned. Non-literal bounds go through
 //     a helper that converts them and raises Lua's own error otherwise.
+//   - Table constructors, stores into table fields and `#` go through
+//     helpers that give tables Lua 5.1's layout (order.go): constructors
+//     record their sizes (and, with keys other than string constants,
+//     the order of their stores), stores gopher-lua does not record are
+//     logged (assignment), `#` is Lua's border.
 //
 // The helpers are locals of the script function, named so that no Lua
 // source can spell them, loaded once per call from the string metatable
-// (see installHelpers); scripts that do not use `..` or `for` are left
-// exactly as they were.
+// (see installHelpers); scripts that use none of these are left exactly
+// as they were.
 
 const (
 	helperTick     = "(lockkv tick)"
@@ -30,13 +36,15 @@ const (
 	helperForLimit = "(lockkv for limit)"
 	helperForStep  = "(lockkv for step)"
 	helperTable    = "(lockkv table)"
-	helperDelete   = "(lockkv delete)"
+	helperSet      = "(lockkv set)"
+	helperField    = "(lockkv field)"
+	helperOrdered  = "(lockkv ordered table)"
 	helperLen      = "(lockkv len)"
 	helperLenOf    = "(lockkv len of)"
 	helperLenLast  = "(lockkv len last)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperDelete, helperLen, helperLenOf, helperLenLast}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperOrdered, helperLen, helperLenOf, helperLenLast}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -101,8 +109,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		}
 		m := markers[hint]
 		if m == nil {
-			m = L.NewTable()
-			m.RawSetString(tableHintKey, lua.LNumber(hint))
+			m = newMarker(L, hint, nil)
 			if len(markers) < maxMarkers {
 				markers[hint] = m
 			}
@@ -142,11 +149,53 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		lenKept = lua.LNil
 		return 1
 	}))
-	strIndex.RawSetString(helperKey(helperDelete), L.NewFunction(func(L *lua.LState) int {
+	// set(t, k, v) comes before an assignment t[k] = v the rewrite pass
+	// follows (see assignment), and logs it (logWrite).
+	strIndex.RawSetString(helperKey(helperSet), L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
-			recordDeletion(L, t, L.Get(2))
+			logWrite(L, t, L.Get(2), L.Get(3))
 		}
 		return 0
+	}))
+	// A constructor with a keyed field whose key is not a string constant
+	// (see orderedTable) reads each keyed field's key through field,
+	// which keeps it for the ordered table helper: Lua stores keyed
+	// fields in their order, list items 50 at a time, and the keys may
+	// be integers gopher-lua stores in its array.
+	var fieldKeys []lua.LValue
+	strIndex.RawSetString(helperKey(helperField), L.NewFunction(func(L *lua.LState) int {
+		if len(fieldKeys) >= maxFieldKeys {
+			fieldKeys = fieldKeys[:0] // keys of constructors that failed
+		}
+		fieldKeys = append(fieldKeys, L.Get(1))
+		L.SetTop(1)
+		return 1
+	}))
+	strIndex.RawSetString(helperKey(helperOrdered), L.NewFunction(func(L *lua.LState) int {
+		t := L.Get(1).(*lua.LTable)
+		hint := uint64(L.Get(2).(lua.LNumber))
+		nkeyed := int(L.Get(3).(lua.LNumber))
+		nitems := int(L.Get(4).(lua.LNumber))
+		multret := L.Get(5) == lua.LTrue
+		var flushes []int
+		for i := 6; i <= L.GetTop(); i++ {
+			flushes = append(flushes, int(L.Get(i).(lua.LNumber)))
+		}
+		if nkeyed > len(fieldKeys) {
+			// Keys lost (a coroutine switched inside a constructor):
+			// the layout is rebuilt from what gopher-lua shows.
+			fieldKeys = fieldKeys[:0]
+			t.Metatable = newMarker(L, hint, nil)
+			L.SetTop(1)
+			return 1
+		}
+		keyed := fieldKeys[len(fieldKeys)-nkeyed:]
+		log := constructorLog(t, hint, keyed, nitems, multret, flushes)
+		clear(keyed)
+		fieldKeys = fieldKeys[:len(fieldKeys)-nkeyed]
+		t.Metatable = newMarker(L, hint, log)
+		L.SetTop(1)
+		return 1
 	}))
 	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
 	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
@@ -223,18 +272,22 @@ func (r *rewriter) forBound(name string, e ast.Expr) ast.Expr {
 	return r.wrap(name, r.expr(e))
 }
 
-// stmts rewrites a block; a deletion of a field by assigning it a
-// literal nil is followed by a call to the deletion helper (see
-// deletionAfter).
+// stmts rewrites a block; an assignment to a table field that gopher-lua
+// would not record is replaced by statements that log it (see
+// assignment).
 func (r *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
 	var out []ast.Stmt
 	for i, s := range list {
 		r.stmt(s)
-		if del := r.deletionAfter(s); del != nil {
+		var rep []ast.Stmt
+		if a, ok := s.(*ast.AssignStmt); ok {
+			rep = r.assignment(a)
+		}
+		if rep != nil {
 			if out == nil {
 				out = append(make([]ast.Stmt, 0, len(list)+1), list[:i]...)
 			}
-			out = append(out, s, del)
+			out = append(out, rep...)
 		} else if out != nil {
 			out = append(out, s)
 		}
@@ -245,59 +298,196 @@ func (r *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
 	return out
 }
 
-// deletionAfter returns, for `t.k = nil` or `t[k] = nil` with t a name and
-// k a name or a constant, a call recording the deletion in t (see
-// recordDeletion in order.go): when a key was deleted, relative to the
-// keys inserted later, shapes a Lua 5.1 table. nil otherwise.
-func (r *rewriter) deletionAfter(s ast.Stmt) ast.Stmt {
-	a, ok := s.(*ast.AssignStmt)
-	if !ok || len(a.Lhs) != 1 || len(a.Rhs) != 1 {
-		return nil
+// assignment returns the statements replacing a when one of its targets
+// is a table field that may be stored under an integer key of
+// gopher-lua's array part or may be stored nil (which gopher-lua does
+// not record, see order.go), nil to keep a as it is. Each such store is
+// preceded by a call to the set helper with the table, key and value
+// (logWrite); a field under a constant key that is not an integer gets
+// it only when the value is nil. Keys other than names and values are
+// evaluated once, into locals, in Lua's order (keys, then values, then
+// stores from the last target to the first); the table expression is
+// read again, after the values, so it must be a name or a field of names
+// by constants or names (an assignment to a field of anything else is
+// not followed, nor a multiple assignment to a name it reads).
+func (r *rewriter) assignment(a *ast.AssignStmt) []ast.Stmt {
+	follow := false
+	names := map[string]bool{}
+	for _, lhs := range a.Lhs {
+		if id, ok := lhs.(*ast.IdentExpr); ok {
+			names[id.Value] = true
+		}
 	}
-	if _, ok := a.Rhs[0].(*ast.NilExpr); !ok {
-		return nil
-	}
-	get, ok := a.Lhs[0].(*ast.AttrGetExpr)
-	if !ok {
-		return nil
-	}
-	obj, ok := get.Object.(*ast.IdentExpr)
-	if !ok {
-		return nil
-	}
-	var key ast.Expr
-	switch k := get.Key.(type) {
-	case *ast.StringExpr:
-		key = &ast.StringExpr{Value: k.Value}
-	case *ast.NumberExpr:
-		key = &ast.NumberExpr{Value: k.Value}
-	case *ast.IdentExpr:
-		key = &ast.IdentExpr{Value: k.Value}
-	case *ast.UnaryMinusOpExpr:
-		n, ok := k.Expr.(*ast.NumberExpr)
+	for _, lhs := range a.Lhs {
+		get, ok := lhs.(*ast.AttrGetExpr)
 		if !ok {
+			continue
+		}
+		if pureCopy(get.Object) == nil || len(a.Lhs) > 1 && mentions(get.Object, names) {
 			return nil
 		}
-		num := &ast.NumberExpr{Value: n.Value}
-		num.SetLine(a.Line())
-		num.SetLastLine(a.LastLine())
-		key = &ast.UnaryMinusOpExpr{Expr: num}
-	default:
+		if len(a.Lhs) == 1 && len(a.Rhs) == 1 && !mayBeArrayKey(get.Key) && notNil(a.Rhs[0]) {
+			continue
+		}
+		follow = true
+	}
+	if !follow {
 		return nil
 	}
-	r.used[helperDelete] = true
-	fn := &ast.IdentExpr{Value: helperDelete}
-	o := &ast.IdentExpr{Value: obj.Value}
-	call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{o, key}}
-	st := &ast.FuncCallStmt{Expr: call}
-	for _, n := range []interface {
-		SetLine(int)
-		SetLastLine(int)
-	}{fn, o, key, call, st} {
-		n.SetLine(a.Line())
-		n.SetLastLine(a.LastLine())
+	b := builder{line: a.Line(), last: a.LastLine()}
+	r.used[helperSet] = true
+	var (
+		out   []ast.Stmt
+		temps []string
+		exprs []ast.Expr
+	)
+	keys := make([]ast.Expr, len(a.Lhs))
+	values := make([]ast.Expr, len(a.Lhs))
+	for i, lhs := range a.Lhs {
+		if get, ok := lhs.(*ast.AttrGetExpr); ok {
+			keys[i] = get.Key
+			_, name := get.Key.(*ast.IdentExpr)
+			if name && !(len(a.Lhs) > 1 && mentions(get.Key, names)) {
+				// A name is read when the value is stored, as Lua reads
+				// a local's register (a value may change it through an
+				// upvalue); globals cannot change.
+			} else if !isConstant(get.Key) {
+				name := "(lockkv key " + strconv.Itoa(i+1) + ")"
+				temps, exprs = append(temps, name), append(exprs, get.Key)
+				keys[i] = b.ident(name)
+			}
+		}
 	}
-	return st
+	if len(a.Lhs) == 1 && len(a.Rhs) == 1 && isConstant(a.Rhs[0]) {
+		values[0] = a.Rhs[0]
+	} else {
+		for i := range a.Lhs {
+			name := "(lockkv value " + strconv.Itoa(i+1) + ")"
+			temps = append(temps, name)
+			values[i] = b.ident(name)
+		}
+		exprs = append(exprs, a.Rhs...)
+	}
+	if len(temps) > 0 {
+		out = append(out, b.stmt(&ast.LocalAssignStmt{Names: temps, Exprs: exprs}))
+	}
+	for i := len(a.Lhs) - 1; i >= 0; i-- {
+		get, ok := a.Lhs[i].(*ast.AttrGetExpr)
+		if !ok {
+			out = append(out, b.stmt(&ast.AssignStmt{Lhs: []ast.Expr{a.Lhs[i]}, Rhs: []ast.Expr{values[i]}}))
+			continue
+		}
+		set := b.stmt(&ast.FuncCallStmt{Expr: b.call(helperSet, pureCopy(get.Object), b.copy(keys[i]), b.copy(values[i]))})
+		if !mayBeArrayKey(get.Key) {
+			if _, isNil := values[i].(*ast.NilExpr); !isNil {
+				// Only a nil needs logging.
+				cond := &ast.RelationalOpExpr{Operator: "==", Lhs: b.copy(values[i]), Rhs: b.expr(&ast.NilExpr{})}
+				set = b.stmt(&ast.IfStmt{Condition: b.expr(cond), Then: []ast.Stmt{set}})
+			}
+		}
+		get.Key = keys[i]
+		out = append(out, set, b.stmt(&ast.AssignStmt{Lhs: []ast.Expr{get}, Rhs: []ast.Expr{values[i]}}))
+	}
+	if len(temps) > 0 {
+		return []ast.Stmt{b.stmt(&ast.DoBlockStmt{Stmts: out})}
+	}
+	return out
+}
+
+// builder makes the nodes a rewrite adds, on the lines of the code they
+// stand for.
+type builder struct{ line, last int }
+
+func (b builder) stmt(s ast.Stmt) ast.Stmt {
+	s.SetLine(b.line)
+	s.SetLastLine(b.last)
+	return s
+}
+
+func (b builder) expr(e ast.Expr) ast.Expr {
+	e.SetLine(b.line)
+	e.SetLastLine(b.last)
+	return e
+}
+
+func (b builder) ident(name string) ast.Expr { return b.expr(&ast.IdentExpr{Value: name}) }
+
+func (b builder) call(fn string, args ...ast.Expr) ast.Expr {
+	return b.expr(&ast.FuncCallExpr{Func: b.ident(fn), Args: args})
+}
+
+// copy is a second node for a name or a constant.
+func (b builder) copy(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.NilExpr:
+		return b.expr(&ast.NilExpr{})
+	case *ast.TrueExpr:
+		return b.expr(&ast.TrueExpr{})
+	case *ast.FalseExpr:
+		return b.expr(&ast.FalseExpr{})
+	case *ast.UnaryMinusOpExpr:
+		return b.expr(&ast.UnaryMinusOpExpr{Expr: b.copy(x.Expr)})
+	}
+	return pureCopy(e)
+}
+
+// isConstant reports whether e is a literal nil, boolean, number or
+// string.
+func isConstant(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return ok
+	}
+	return false
+}
+
+// notNil reports whether e is sure not to be nil: a constant other than
+// nil, a function or a table constructor.
+func notNil(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr, *ast.FunctionExpr, *ast.TableExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return ok
+	case *ast.FuncCallExpr:
+		if id, ok := x.Func.(*ast.IdentExpr); ok {
+			return id.Value == helperTable || id.Value == helperOrdered
+		}
+	}
+	return false
+}
+
+// mayBeArrayKey reports whether key may be an integer gopher-lua stores
+// in its array part: anything but a string constant, a concatenation or a
+// number constant that is not such an integer.
+func mayBeArrayKey(key ast.Expr) bool {
+	switch x := key.(type) {
+	case *ast.StringExpr, *ast.StringConcatOpExpr:
+		// `..` makes strings (but for a __concat metamethod's result).
+		return false
+	case *ast.NumberExpr:
+		f, ok := str2number(x.Value)
+		return !ok || f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex)
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return !ok
+	}
+	return true
+}
+
+// mentions reports whether e reads one of names.
+func mentions(e ast.Expr, names map[string]bool) bool {
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		return names[x.Value]
+	case *ast.AttrGetExpr:
+		return mentions(x.Object, names) || mentions(x.Key, names)
+	}
+	return false
 }
 
 // body rewrites a loop or function body and puts a check point (a call to
@@ -382,6 +572,9 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 				na++
 			}
 			f.Value = r.expr(f.Value)
+		}
+		if ordered(x) {
+			return r.orderedTable(x, na, nh)
 		}
 		if nh > 0 || na > 0 || len(x.Fields) > 0 {
 			// List items size the array part too: # on a table with
@@ -480,6 +673,73 @@ func (r *rewriter) sizedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 	return call
 }
 
+// ordered reports whether x has a keyed field whose key is not a string
+// constant: gopher-lua's key list does not record when such a key (an
+// integer of its array part, a key stored nil) was stored relative to
+// the others.
+//
+// gopher-lua flushes its list items again after each keyed field that
+// follows a multiple of 50 of them, from registers the keyed field may
+// have overwritten, so a key read through a call there would corrupt
+// them: such a constructor is left unordered.
+func ordered(x *ast.TableExpr) bool {
+	items, any := 0, false
+	for _, f := range x.Fields {
+		if f.Key == nil {
+			items++
+			continue
+		}
+		if items > 0 && items%50 == 0 {
+			return false
+		}
+		if _, ok := f.Key.(*ast.StringExpr); !ok {
+			any = true
+		}
+	}
+	return any
+}
+
+// orderedTable wraps a constructor with keyed fields of any keys in the
+// ordered table helper, its keys in the field helper, which keeps them
+// in the order they are evaluated: the helper replays the stores as Lua
+// makes them (constructorLog): each keyed field when it is read, list
+// items 50 at a time (LFIELDS_PER_FLUSH) before the field after the
+// 50th, and the rest at the end. Its arguments: the table, the sizes,
+// the number of keyed fields and list items, whether the last item is a
+// call or "...", and for each flush before the end the number of keyed
+// fields read before it.
+func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh int) ast.Expr {
+	b := builder{line: x.Line(), last: x.LastLine()}
+	r.used[helperOrdered] = true
+	r.used[helperField] = true
+	num := func(n int) ast.Expr { return b.expr(&ast.NumberExpr{Value: strconv.Itoa(n)}) }
+	var flushes []ast.Expr
+	keyed, pending := 0, 0
+	for i, f := range x.Fields {
+		if i > 0 && pending == 50 {
+			flushes = append(flushes, num(keyed))
+			pending = 0
+		}
+		if f.Key != nil {
+			f.Key = b.call(helperField, f.Key)
+			f.Key.(*ast.FuncCallExpr).AdjustRet = true
+			keyed++
+		} else {
+			pending++
+		}
+	}
+	n := len(x.Fields)
+	var mr ast.Expr = b.expr(&ast.FalseExpr{})
+	if n > 0 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
+		mr = b.expr(&ast.TrueExpr{})
+	}
+	hint := b.expr(&ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)})
+	args := append([]ast.Expr{x, hint, num(keyed), num(na), mr}, flushes...)
+	call := b.call(helperOrdered, args...).(*ast.FuncCallExpr)
+	call.AdjustRet = true
+	return call
+}
+
 // growsArray reports whether x's last item is a call or "..." whose
 // values OP_SETLIST may store beyond the array part x sizes, and no keyed
 // field could lengthen gopher-lua's array (the helper takes its length
@@ -522,35 +782,16 @@ func fb2int(x int) int {
 	return ((x & 7) + 8) << (e - 1)
 }
 
-// tableHintKey is where a size marker keeps its sizes; no Lua source can
-// spell it.
-const tableHintKey = "\x00lua51 table sizes"
-
 // maxMarkers bounds the size markers an engine keeps for reuse.
 const maxMarkers = 1024
+
+// maxFieldKeys bounds the keys the field helper keeps.
+const maxFieldKeys = 1 << 16
 
 func packTableHint(na, nh int) uint64 {
 	const max = 1<<20 - 1
 	na, nh = min(na, max), min(nh, max)
 	return uint64(na)<<32 | uint64(nh)
-}
-
-// tableHint is the sizes packTableHint packed for t's constructor, 0 for
-// a table not made by a constructor with keyed fields.
-func tableHint(t *lua.LTable) uint64 {
-	if m, ok := t.Metatable.(*lua.LTable); ok {
-		if h, ok := m.RawGetString(tableHintKey).(lua.LNumber); ok {
-			return uint64(h)
-		}
-	}
-	return 0
-}
-
-// isSizeMarker reports whether mt is a size marker rather than a
-// metatable a script set.
-func isSizeMarker(mt lua.LValue) bool {
-	m, ok := mt.(*lua.LTable)
-	return ok && m.RawGetString(tableHintKey) != lua.LNil
 }
 
 // pureCopy returns a copy of e when reading it twice is the same as once:

@@ -264,7 +264,7 @@ func (e *Engine) baseRawset(L *lua.LState) int {
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
 	}
-	t.RawSet(L.Get(2), L.Get(3))
+	rawSetLogged(L, t, L.Get(2), L.Get(3))
 	L.SetTop(1)
 	return 1
 }
@@ -287,6 +287,12 @@ func (e *Engine) baseSetmetatable(L *lua.LState) int {
 	}
 	if cur, ok := L.GetMetatable(t).(*lua.LTable); ok && cur.RawGetString("__metatable") != lua.LNil {
 		L.RaiseError("cannot change a protected metatable")
+	}
+	if mt == lua.LNil && isSizeMarker(t.Metatable) {
+		// Removing a metatable the script cannot see keeps the table's
+		// sizes and log (order.go).
+		L.SetTop(1)
+		return 1
 	}
 	L.SetMetatable(t, mt)
 	L.SetTop(1)
