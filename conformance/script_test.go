@@ -741,6 +741,54 @@ func TestScriptTableOrder(t *testing.T) {
 		// Errors of a deletion are the assignment's own.
 		"local x x.k = nil", "local t = {} local k t[k] = nil return 1", "string.x = nil", "local s = 'str' s.k = nil",
 		"local t = setmetatable({}, {__newindex = function(t, k, v) rawset(t, k, 'set:' .. tostring(v)) end}) t.a = nil return t.a",
+		// Integer keys set among other keys: when each was set shapes
+		// the layout (luaengine logs every store gopher-lua does not
+		// record).
+		"local t = {} t.x='a' t[1]=1 t.y='b' t[2]=2 t.z='c' t[3]=3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t.a=1 t[2]=1 t.b=1 t[1]=1 t.c=1 t[4]=1 t.d=1 t[3]=1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t[4]=1 t[3]=1 t.q=1 t[1]=1 t[6]=1 t[2]=nil local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} t[10]=1 t[9]=1 t[8]=1 t[7]=1 t[6]=1 t[5]=1 t[4]=1 t[3]=1 t[2]=1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} for i = 1, 5 do table.insert(t, i) end t.x = 1 table.insert(t, 1, 0) t[10] = 1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} t[1] = 1 t.x = {} t.x[3] = 1 t.x[1] = 1 return #t.x",
+		"local t = {} t[true] = 1 t[false] = nil t[1] = 1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t[2^53] = 1 t[1] = 1 t[-1] = 1 t[1e300] = 1 t.x=1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} local k = 'k' for i = 1, 12 do t[k .. i] = i t[i] = i end local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		// Constructors with keyed fields of any keys store them in order,
+		// list items last.
+		"local t = {[3]=1,[1]=2,x=3,[2]=4} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {[5]=1,[1]=2,x=3,[2]=4, 7, 8} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {[2]=1, 1} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {x=1, [1]=nil, y=2} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {[1]=1, [2]=2, [3]=nil, [4]=4} return #t",
+		"local function f(...) local t = {[2]=1, ...} return #t end return f(5, 6, nil)",
+		"local t = {[10]=1, [9]=2, [8]=3, a=1, b=2, [1.5]=3, [7]=4} t[6] = 5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		// Deletions by any means: rawset, a nil computed at run time,
+		// multiple assignment, table.remove.
+		"local t = {a=1,b=2,c=3,d=4} rawset(t,'b',nil) t.e=5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {a=1,b=2,c=3,d=4} local v t.b = v t.e=5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {a=1,b=2,c=3,d=4} t.b, t.c = nil, nil t.e=5 t.f=6 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} local f = function() return nil end t.a = 1 t.b = 2 t.a = f() t.c = 3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {1,2,3,4,5} table.remove(t, 2) t.x = 1 t[7] = 1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} for i=1,10 do t[i]=i end t.x=1 table.remove(t) table.remove(t) t[12]=1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} for i = 1, 20 do t['k'..i] = i end for i = 1, 20, 2 do rawset(t, 'k'..i, nil) end for i = 21, 30 do t['k'..i] = i end local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} for i = 1, 200 do t['x'] = i t['x'] = nil end t.y = 1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} for i = 1, 300 do t['x'..(i%7)] = i t['x'..((i*3)%7)] = nil end local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {a=1, b=2, c=3, d=4, e=5} for k in pairs(t) do t[k] = nil end t.z = 1 t[1] = 1 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {} t[1]=1 t[2]=2 t[3]=3 local r = {} for k in pairs(t) do r[#r+1]=k if k == 2 then t[2] = nil end end return r",
+		"local t = {} t.a = 1 t.a = nil return {next(t, 'a')}", "local t = {} t[5] = 1 t[5] = nil return {next(t, 5)}",
+		"local t = {} local u = {} t[u] = 1 t[u] = nil t[u] = 2 local n = 0 for k in pairs(t) do n = n + 1 end return n",
+		"local t = {a=1} setmetatable(t, nil) t.b = 2 t[1] = 1 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		// The logged stores keep Lua's order of evaluation, errors and
+		// metamethods.
+		"local x x[1] = 5", "local x x[1], x[2] = 5, 6", "local t = {} t.y[1] = 2", "g[1] = 1", "local t = {} t[nil] = 1",
+		"local t = {} t[0/0] = 1", "local s = 'str' s[1] = 5", "string[1] = 2", "local t = {} t.x, t.y = 1, 2, error('boom')",
+		"local t = setmetatable({}, {__newindex=function(t,k,v) rawset(t,k,v*2) end}) t[1]=5 t[3]=1 t.x=1 t[2]=2 local r = {} for k,v in pairs(t) do r[#r+1]=k..'='..v end return r",
+		"local i = 1 local t = {} i, t[i] = i+1, 20 return {i, t[1], t[2]}",
+		"local i = 1 local t = {} t[i], i = 20, i+1 return {i, t[1], t[2]}",
+		"local i = 1 local t = {} local function f() i = 5 return 1 end t[i] = f() return {t[1], t[5]}",
+		"local t = {} local n = 0 local function k() n = n + 1 return n end t[k()] = k() return {t[1], t[2], n}",
+		"local t = {} local a, b = 1 t.x, t.y = a, b return {t.x, t.y == nil}",
+		"local t = {} t[1], t[2], t[3] = (function() return 1, 2, 3 end)() return t",
 	)
 	p.Do("HSET", "h", "f1", "1", "f2", "2", "f3", "3", "field4", "4", "field5", "5", "x", "6")
 	p.Do("EVAL", "redis.setresp(3) local m = redis.call('hgetall', KEYS[1]).map local r = {} for k in pairs(m) do r[#r+1]=k end return r", "1", "h")
@@ -895,6 +943,17 @@ func TestScriptLua51Length(t *testing.T) {
 		"local function f() return 'abcd' end return #f()",
 		"local function f() return nil end return #f()", "local function f() return 5 end return #f()",
 		"local function f() return true end return #f() + 1", "return #(nil)",
+		// Integer keys assigned past the end, then cut out: Lua kept them
+		// in the hash part.
+		"local t={} t[3]=3 t[5]=5 t[2]=2 t[4]=4 t[5]=nil return #t",
+		"local t={} t[2]=2 t[3]=3 t[1]=1 t[3]=nil return #t", "local t={} t[4]=4 t[3]=3 t[2]=2 t[1]=1 t[4]=nil return #t",
+		"local t={} t[8]=8 for i=1,6 do t[i]=i end t[3]=nil return #t",
+		"local t={} for i=1,100 do t[#t+1] = i end t[50] = nil return #t",
+		"local t = {} t[1] = 1 t[2] = nil t[3] = 3 return #t",
+		"local t={} rawset(t, 3, 3) rawset(t, 1, 1) rawset(t, 2, 2) rawset(t, 3, nil) return #t",
+		"local t={1,2,3} t[6]=6 t[5]=5 t[4]=4 table.remove(t) return #t",
+		"local t = {} local x = {} rawset(t, 1, x) rawset(t, 3, x) rawset(t, 2, nil) return #t",
+		"local t = {} table.insert(t, 1) table.insert(t, nil) t[3] = 3 return #t",
 	)
 	r := rand.New(rand.NewPCG(51, 51))
 	var scripts []string
