@@ -276,20 +276,24 @@ type tableLog struct {
 }
 
 // markerTag marks a size marker: a metatable lockkv puts on a table
-// (array item 1), holding the sizes its constructor gave it (item 2) and
-// its tableLog (item 3, once it has one). Scripts never see a marker:
-// getmetatable hides it.
+// (array item 1), holding the sizes its constructor gave it (item 2), its
+// tableLog (item 3, false until it has one) and the number of keys
+// gopher-lua listed when the constructor returned (item 4). Scripts never
+// see a marker: getmetatable hides it.
 var markerTag = &lua.LUserData{Metatable: lua.LNil}
 
-func newMarker(L *lua.LState, hint uint64, log *tableLog) *lua.LTable {
-	m := L.CreateTable(3, 0)
+func newMarker(L *lua.LState, hint uint64, nkeys int, log *tableLog) *lua.LTable {
+	m := L.CreateTable(4, 0)
 	m.RawSetInt(1, markerTag)
 	m.RawSetInt(2, lua.LNumber(hint))
 	if log != nil {
 		ud := L.NewUserData()
 		ud.Value = log
 		m.RawSetInt(3, ud)
+	} else {
+		m.RawSetInt(3, lua.LFalse)
 	}
+	m.RawSetInt(4, lua.LNumber(nkeys))
 	return m
 }
 
@@ -338,38 +342,38 @@ func logVersion(t *lua.LTable) int {
 
 // newTableLog rebuilds t's layout from what gopher-lua shows: a table of
 // the constructor's sizes, its integer keys 1..n inserted in ascending
-// order (first; last for a sized constructor, whose list items are
-// stored last), then the other keys in first-insertion order.
+// order, and the other keys in first-insertion order. The integer keys
+// come first, but for a table made by a sized constructor, which stores
+// its list items after its keyed fields: after the keys listed when it
+// returned.
 func newTableLog(t *lua.LTable, hint uint64) *tableLog {
 	log := &tableLog{}
 	lt := &log.lt
 	lt.init(int(hint>>32), int(hint&0xffffffff))
-	ints := func() {
-		for i, v := range tableArray(t) {
-			if v != lua.LNil {
-				lt.set(newLKey(lua.LNumber(i+1), 0))
-			}
+	if m := marker(t); m != nil {
+		n, _ := m.RawGetInt(4).(lua.LNumber)
+		for keys := tableKeys(t); log.applied < min(int(n), len(keys)); log.applied++ {
+			lt.set(log.key(originalKey(keys[log.applied])))
 		}
 	}
-	if hint == 0 {
-		ints()
+	for i, v := range tableArray(t) {
+		if v != lua.LNil {
+			lt.set(newLKey(lua.LNumber(i+1), 0))
+		}
 	}
 	log.catchUp(t)
-	if hint != 0 {
-		ints()
-	}
 	return log
 }
 
 // constructorLog is the layout Lua gives t, made by a constructor with
-// keyed fields (their keys, in order) and nitems list items (and, with
-// multret, the values of a call or "..." after them), stored in Lua's
+// keyed fields (their keys and values' liveness, in order) and nitems list items, then (unless
+// multret is -1) the multret values of a call or "...", stored in Lua's
 // order: the list items pending are stored before the keyed field
 // flushes[i] (their count at the flush), the rest at the end. OP_SETLIST
 // grows the array part to the last item it stores, then stores them from
 // the last down (all into the array part). A key stored nil takes a
 // node, as in Lua.
-func constructorLog(t *lua.LTable, hint uint64, keyed []lua.LValue, nitems int, multret bool, flushes []int) *tableLog {
+func constructorLog(t *lua.LTable, hint uint64, keyed []field, nitems, multret int, flushes []int) *tableLog {
 	log := &tableLog{}
 	lt := &log.lt
 	lt.init(int(hint>>32), int(hint&0xffffffff))
@@ -386,8 +390,12 @@ func constructorLog(t *lua.LTable, hint uint64, keyed []lua.LValue, nitems int, 
 	next := 0
 	store := func(upto int) {
 		for ; next < upto && next < len(keyed); next++ {
-			k := keyed[next]
-			lt.assign(log.key(k), t.RawGet(k) != lua.LNil)
+			f := keyed[next]
+			live := f.live > 0
+			if f.live < 0 {
+				live = t.RawGet(f.key) != lua.LNil
+			}
+			lt.assign(log.key(f.key), live)
 		}
 	}
 	for i, f := range flushes {
@@ -395,33 +403,9 @@ func constructorLog(t *lua.LTable, hint uint64, keyed []lua.LValue, nitems int, 
 		flush(min(50*(i+1), nitems))
 	}
 	store(len(keyed))
-	last := nitems
-	if multret {
-		// The call's values end at gopher-lua's array length (nils
-		// included) unless a keyed field stored beyond: then at the last
-		// value no keyed field stored.
-		arr := tableArray(t)
-		keyedInts := map[int]bool{}
-		top := 0
-		for _, k := range keyed {
-			if n, ok := k.(lua.LNumber); ok && isArrayKeyValue(n) {
-				keyedInts[int(n)] = true
-				top = max(top, int(n))
-			}
-		}
-		if top < len(arr) {
-			last = len(arr)
-		} else {
-			for i := len(arr); i > nitems; i-- {
-				if arr[i-1] != lua.LNil && !keyedInts[i] {
-					last = i
-					break
-				}
-			}
-		}
-	}
-	if last > stored {
-		flush(last)
+	last := nitems + max(multret, 0)
+	if last > stored || multret >= 0 {
+		flush(max(last, stored))
 	}
 	log.applied = len(tableKeys(t))
 	return log
@@ -532,7 +516,7 @@ func logWrite(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 		}
 		hint := tableHint(t)
 		log = newTableLog(t, hint)
-		t.Metatable = newMarker(L, hint, log)
+		t.Metatable = newMarker(L, hint, len(tableKeys(t)), log)
 	} else {
 		log.catchUp(t)
 	}

@@ -38,13 +38,15 @@ const (
 	helperTable    = "(lockkv table)"
 	helperSet      = "(lockkv set)"
 	helperField    = "(lockkv field)"
+	helperValue    = "(lockkv value)"
 	helperOrdered  = "(lockkv ordered table)"
+	helperCount    = "(lockkv count)"
 	helperLen      = "(lockkv len)"
 	helperLenOf    = "(lockkv len of)"
 	helperLenLast  = "(lockkv len last)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperOrdered, helperLen, helperLenOf, helperLenLast}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -94,7 +96,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 	// A constructor whose last item is a call or "..." (a third argument)
 	// has its array part grown to hold every item it stored, as OP_SETLIST
 	// grows it to the last index stored (luaH_resizearray), nils included.
-	markers := map[uint64]*lua.LTable{}
+	markers := map[markerKey]*lua.LTable{}
 	strIndex.RawSetString(helperKey(helperTable), L.NewFunction(func(L *lua.LState) int {
 		t := L.Get(1).(*lua.LTable)
 		hint := uint64(L.Get(2).(lua.LNumber))
@@ -107,11 +109,12 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 				return 1
 			}
 		}
-		m := markers[hint]
+		mk := markerKey{hint, len(tableKeys(t))}
+		m := markers[mk]
 		if m == nil {
-			m = newMarker(L, hint, nil)
+			m = newMarker(L, hint, mk.nkeys, nil)
 			if len(markers) < maxMarkers {
-				markers[hint] = m
+				markers[mk] = m
 			}
 		}
 		t.Metatable = m
@@ -162,21 +165,51 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 	// which keeps it for the ordered table helper: Lua stores keyed
 	// fields in their order, list items 50 at a time, and the keys may
 	// be integers gopher-lua stores in its array.
-	var fieldKeys []lua.LValue
+	var fieldKeys []field
 	strIndex.RawSetString(helperKey(helperField), L.NewFunction(func(L *lua.LState) int {
 		if len(fieldKeys) >= maxFieldKeys {
 			fieldKeys = fieldKeys[:0] // keys of constructors that failed
 		}
-		fieldKeys = append(fieldKeys, L.Get(1))
+		f := field{key: L.Get(1), live: -1}
+		switch L.Get(2) {
+		case lua.LTrue:
+			f.live = 1
+		case lua.LFalse:
+			f.live = 0
+		}
+		fieldKeys = append(fieldKeys, f)
 		L.SetTop(1)
 		return 1
+	}))
+	// value passes on the value of a keyed field whose key field read,
+	// noting whether it is nil (a key may be stored more than once).
+	strIndex.RawSetString(helperKey(helperValue), L.NewFunction(func(L *lua.LState) int {
+		if n := len(fieldKeys); n > 0 {
+			fieldKeys[n-1].live = 0
+			if L.Get(1) != lua.LNil {
+				fieldKeys[n-1].live = 1
+			}
+		}
+		L.SetTop(1)
+		return 1
+	}))
+	// count passes on the values of a call or "..." closing an ordered
+	// constructor, keeping how many there are: OP_SETLIST stores them all,
+	// nils included.
+	multretCount := 0
+	strIndex.RawSetString(helperKey(helperCount), L.NewFunction(func(L *lua.LState) int {
+		multretCount = L.GetTop()
+		return multretCount
 	}))
 	strIndex.RawSetString(helperKey(helperOrdered), L.NewFunction(func(L *lua.LState) int {
 		t := L.Get(1).(*lua.LTable)
 		hint := uint64(L.Get(2).(lua.LNumber))
 		nkeyed := int(L.Get(3).(lua.LNumber))
 		nitems := int(L.Get(4).(lua.LNumber))
-		multret := L.Get(5) == lua.LTrue
+		multret := -1
+		if L.Get(5) == lua.LTrue {
+			multret = multretCount
+		}
 		var flushes []int
 		for i := 6; i <= L.GetTop(); i++ {
 			flushes = append(flushes, int(L.Get(i).(lua.LNumber)))
@@ -185,7 +218,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 			// Keys lost (a coroutine switched inside a constructor):
 			// the layout is rebuilt from what gopher-lua shows.
 			fieldKeys = fieldKeys[:0]
-			t.Metatable = newMarker(L, hint, nil)
+			t.Metatable = newMarker(L, hint, len(tableKeys(t)), nil)
 			L.SetTop(1)
 			return 1
 		}
@@ -193,7 +226,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		log := constructorLog(t, hint, keyed, nitems, multret, flushes)
 		clear(keyed)
 		fieldKeys = fieldKeys[:len(fieldKeys)-nkeyed]
-		t.Metatable = newMarker(L, hint, log)
+		t.Metatable = newMarker(L, hint, len(tableKeys(t)), log)
 		L.SetTop(1)
 		return 1
 	}))
@@ -682,8 +715,17 @@ func (r *rewriter) sizedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 // follows a multiple of 50 of them, from registers the keyed field may
 // have overwritten, so a key read through a call there would corrupt
 // them: such a constructor is left unordered.
+//
+// A constructor with keyed fields whose last item is a call or "..." is
+// ordered too: OP_SETLIST may grow its array part, which re-inserts its
+// nodes.
 func ordered(x *ast.TableExpr) bool {
 	items, any := 0, false
+	if n := len(x.Fields); n > 1 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
+		for _, f := range x.Fields {
+			any = any || f.Key != nil
+		}
+	}
 	for _, f := range x.Fields {
 		if f.Key == nil {
 			items++
@@ -721,7 +763,20 @@ func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 			pending = 0
 		}
 		if f.Key != nil {
-			f.Key = b.call(helperField, f.Key)
+			// The value's liveness, when it is a constant; else the
+			// value helper notes it.
+			var live ast.Expr = b.expr(&ast.NilExpr{})
+			switch {
+			case notNil(f.Value):
+				live = b.expr(&ast.TrueExpr{})
+			case isNilConstant(f.Value):
+				live = b.expr(&ast.FalseExpr{})
+			default:
+				r.used[helperValue] = true
+				f.Value = b.call(helperValue, f.Value)
+				f.Value.(*ast.FuncCallExpr).AdjustRet = true
+			}
+			f.Key = b.call(helperField, f.Key, live)
 			f.Key.(*ast.FuncCallExpr).AdjustRet = true
 			keyed++
 		} else {
@@ -732,6 +787,8 @@ func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 	var mr ast.Expr = b.expr(&ast.FalseExpr{})
 	if n > 0 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
 		mr = b.expr(&ast.TrueExpr{})
+		r.used[helperCount] = true
+		x.Fields[n-1].Value = b.call(helperCount, x.Fields[n-1].Value)
 	}
 	hint := b.expr(&ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)})
 	args := append([]ast.Expr{x, hint, num(keyed), num(na), mr}, flushes...)
@@ -782,8 +839,28 @@ func fb2int(x int) int {
 	return ((x & 7) + 8) << (e - 1)
 }
 
+// markerKey is what a shared size marker holds: the sizes and the number
+// of keys listed when the constructor returned.
+type markerKey struct {
+	hint  uint64
+	nkeys int
+}
+
 // maxMarkers bounds the size markers an engine keeps for reuse.
 const maxMarkers = 1024
+
+// field is a keyed field of an ordered constructor: its key, and whether
+// its value is nil (0), not (1) or not yet known (-1).
+type field struct {
+	key  lua.LValue
+	live int8
+}
+
+// isNilConstant reports whether e is a literal nil.
+func isNilConstant(e ast.Expr) bool {
+	_, ok := e.(*ast.NilExpr)
+	return ok
+}
 
 // maxFieldKeys bounds the keys the field helper keeps.
 const maxFieldKeys = 1 << 16
