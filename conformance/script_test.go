@@ -778,6 +778,22 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {} t.a = 1 t.a = nil return {next(t, 'a')}", "local t = {} t[5] = 1 t[5] = nil return {next(t, 5)}",
 		"local t = {} local u = {} t[u] = 1 t[u] = nil t[u] = 2 local n = 0 for k in pairs(t) do n = n + 1 end return n",
 		"local t = {a=1} setmetatable(t, nil) t.b = 2 t[1] = 1 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		// Keys set after a constructor returned, keys stored twice by one,
+		// a constructor closing with a call; what the order shows through.
+		"local t = {1,['k5']=2,['user:8:f']=3,['user:10:f']=4} t['user:19:f'] = 4 t[2.5] = 5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {[74]=9, [115]=3, k8=10, [88]=7, [63]=5, [39]=1, [46]=2, [-5]=0, [66]=6, [88]=nil, [10.5]=8} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local function f() return 1, nil, 3 end local t = {1, k9=0, 3, k3=1, 2, f()} local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} t.b = 1 t[1] = 'x' t.a = 2 t[3] = 'y' return cmsgpack.pack(t)",
+		"local t = {} t[2] = 'x' t.a = 1 t[1] = 'y' return cjson.encode(t)",
+		"local t = {} t[3] = 'x' t[1] = 'y' t[2] = 'z' return cjson.encode(t)",
+		"local t = {} for i = 10, 1, -1 do t[i] = i end t.n = 10 return cmsgpack.pack(t)",
+		"local t = {} for i = 1, 10 do t[i] = i end for i = 1, 10, 2 do table.remove(t, 1) end t.x = 1 return cjson.encode(t)",
+		"redis.setresp(3) local m = {} m[3] = 'c' m.x = 1 m[1] = 'a' m[2] = nil return {map=m}",
+		"local t = {} t[1] = 1 t[2] = 2 local mt = {__index = function() return 0 end} setmetatable(t, mt) t[4] = 4 t[3] = 3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local q = {} local head, tail = 1, 0 for i = 1, 50 do tail = tail + 1 q[tail] = i if i % 3 == 0 then q[head] = nil head = head + 1 end end q.meta = 1 local r = {} for k in pairs(q) do r[#r+1]=tostring(k) end return {r, #q}",
+		"local t = {} local keys = {'a', 1, 'b', 2, 3, 'c', 5, 'd'} for i, k in ipairs(keys) do t[k] = i end for i = #keys, 1, -2 do t[keys[i]] = nil end local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
+		"local t = {} function t.a() end t[1] = 1 function t.b() end t[2] = 2 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		"local t = {n = 0} for i = 1, 5 do t.n = t.n + 1 t[t.n] = i end t[3] = nil local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return {r, #t}",
 		// The logged stores keep Lua's order of evaluation, errors and
 		// metamethods.
 		"local x x[1] = 5", "local x x[1], x[2] = 5, 6", "local t = {} t.y[1] = 2", "g[1] = 1", "local t = {} t[nil] = 1",
