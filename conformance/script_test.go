@@ -778,6 +778,21 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {} t.a = 1 t.a = nil return {next(t, 'a')}", "local t = {} t[5] = 1 t[5] = nil return {next(t, 5)}",
 		"local t = {} local u = {} t[u] = 1 t[u] = nil t[u] = 2 local n = 0 for k in pairs(t) do n = n + 1 end return n",
 		"local t = {a=1} setmetatable(t, nil) t.b = 2 t[1] = 1 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",
+		// Stores into a field of a call's result or an index by a call:
+		// the table is read once, before the key, and named in errors as
+		// Lua names it.
+		"local function f() return nil end f().x = 1",
+		"local function f() return nil end f()[1] = 1",
+		"local function f() return nil end f().x = nil",
+		"local t = {} local function g() return 1 end t[g()].y = 1",
+		"local t = {} local function g() return 'a' end t[g()][1] = 1",
+		"local a = {} local function f() return a end f().x = 1 f()[2] = 1 f().y = 2 f()[1] = 1 f().x = nil local r = {} for k in pairs(a) do r[#r+1] = tostring(k) end return {r, #a}",
+		"local t = {} local u = t t.x, t = 1, {} return {u.x, t.x}",
+		"local t = {} local u = t t[1], t = 1, {} return {u[1], t[1]}",
+		"local a = {b = {}} local function f() return a end f().b[3] = 3 f().b.x = 1 f().b[1] = 1 f().b[3] = nil local r = {} for k in pairs(a.b) do r[#r+1] = tostring(k) end return {r, #a.b}",
+		"local t = {{}, {}} for i = 1, 2 do t[i][3] = 1 t[i].k = 1 t[i][1] = 1 t[i][3] = nil end local r = {} for k in pairs(t[2]) do r[#r+1] = tostring(k) end return {r, #t[2]}",
+		"local x = {} (x)[1] = nil return 1",
+		"local t = setmetatable({}, {__index = function() return nil end}) local function f() return t end f().x.y = 1",
 		// Keys set after a constructor returned, keys stored twice by one,
 		// a constructor closing with a call; what the order shows through.
 		"local t = {1,['k5']=2,['user:8:f']=3,['user:10:f']=4} t['user:19:f'] = 4 t[2.5] = 5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",

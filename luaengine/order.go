@@ -35,8 +35,8 @@ import (
 // a garbage collection, which lockkv takes as not happening). Keys
 // hashed by address in Lua (tables, functions) get the rank the log
 // first saw them at instead. Stores not followed (into a table with a
-// script's metatable, to a field of a call's result, by Go code such as
-// cmsgpack.unpack) are taken as made when the layout is next read.
+// script's metatable, by Go code such as cmsgpack.unpack) are taken as
+// made when the layout is next read.
 //
 // forEach and Engine.next (next, pairs) are the only ways luaengine walks
 // a table's keys where the order shows; eachUnordered is for walks whose
@@ -439,7 +439,7 @@ func (log *tableLog) key(k lua.LValue) lkey {
 
 // sync brings the layout up to date before it is read: the keys listed
 // since the last event, and integer keys set or cleared by writes that
-// were not followed (an assignment to a field of a call's result, Go
+// were not followed (into a table with a script's metatable, by Go
 // code), taken as done now.
 func (log *tableLog) sync(t *lua.LTable) {
 	log.catchUp(t)

@@ -337,12 +337,12 @@ func (r *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
 // not record, see order.go), nil to keep a as it is. Each such store is
 // preceded by a call to the set helper with the table, key and value
 // (logWrite); a field under a constant key that is not an integer gets
-// it only when the value is nil. Keys other than names and values are
-// evaluated once, into locals, in Lua's order (keys, then values, then
-// stores from the last target to the first); the table expression is
-// read again, after the values, so it must be a name or a field of names
-// by constants or names (an assignment to a field of anything else is
-// not followed, nor a multiple assignment to a name it reads).
+// it only when the value is nil. Keys other than names, values and table
+// expressions other than names and fields of names by constants or names
+// (which are read again, after the values, as Lua reads a local's
+// register) are evaluated once, into locals, in Lua's order (each
+// target's table and key, then the values, then stores from the last
+// target to the first).
 func (r *rewriter) assignment(a *ast.AssignStmt) []ast.Stmt {
 	follow := false
 	names := map[string]bool{}
@@ -355,9 +355,6 @@ func (r *rewriter) assignment(a *ast.AssignStmt) []ast.Stmt {
 		get, ok := lhs.(*ast.AttrGetExpr)
 		if !ok {
 			continue
-		}
-		if pureCopy(get.Object) == nil || len(a.Lhs) > 1 && mentions(get.Object, names) {
-			return nil
 		}
 		if len(a.Lhs) == 1 && len(a.Rhs) == 1 && !mayBeArrayKey(get.Key) && notNil(a.Rhs[0]) {
 			continue
@@ -374,10 +371,20 @@ func (r *rewriter) assignment(a *ast.AssignStmt) []ast.Stmt {
 		temps []string
 		exprs []ast.Expr
 	)
+	objects := make([]ast.Expr, len(a.Lhs))
 	keys := make([]ast.Expr, len(a.Lhs))
 	values := make([]ast.Expr, len(a.Lhs))
 	for i, lhs := range a.Lhs {
 		if get, ok := lhs.(*ast.AttrGetExpr); ok {
+			if pureCopy(get.Object) == nil || len(a.Lhs) > 1 && mentions(get.Object, names) {
+				// Read once, before the key, as Lua does. A runtime
+				// error names it as Lua would: locals whose names start
+				// with "(" are named by what loaded them (varinfo.go).
+				name := "(lockkv object " + strconv.Itoa(i+1) + ")"
+				temps, exprs = append(temps, name), append(exprs, get.Object)
+				get.Object = b.ident(name)
+			}
+			objects[i] = get.Object
 			keys[i] = get.Key
 			_, name := get.Key.(*ast.IdentExpr)
 			if name && !(len(a.Lhs) > 1 && mentions(get.Key, names)) {
@@ -410,7 +417,7 @@ func (r *rewriter) assignment(a *ast.AssignStmt) []ast.Stmt {
 			out = append(out, b.stmt(&ast.AssignStmt{Lhs: []ast.Expr{a.Lhs[i]}, Rhs: []ast.Expr{values[i]}}))
 			continue
 		}
-		set := b.stmt(&ast.FuncCallStmt{Expr: b.call(helperSet, pureCopy(get.Object), b.copy(keys[i]), b.copy(values[i]))})
+		set := b.stmt(&ast.FuncCallStmt{Expr: b.call(helperSet, pureCopy(objects[i]), b.copy(keys[i]), b.copy(values[i]))})
 		if !mayBeArrayKey(get.Key) {
 			if _, isNil := values[i].(*ast.NilExpr); !isNil {
 				// Only a nil needs logging.
