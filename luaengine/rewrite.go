@@ -613,6 +613,20 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = r.expr(f.Value)
 		}
+		if flushesTwice(x) && keysOutside(x) {
+			// Every list item becomes a keyed field of its index:
+			// stored when read instead of 50 at a time, which no layout
+			// shows (the array part the constructor sizes holds them).
+			i := 0
+			for _, f := range x.Fields {
+				if f.Key == nil {
+					i++
+					f.Key = &ast.NumberExpr{Value: strconv.Itoa(i)}
+					f.Key.SetLine(f.Value.Line())
+					f.Key.SetLastLine(f.Value.LastLine())
+				}
+			}
+		}
 		if ordered(x) {
 			return r.orderedTable(x, na, nh)
 		}
@@ -746,6 +760,58 @@ func ordered(x *ast.TableExpr) bool {
 		}
 	}
 	return any
+}
+
+// flushesTwice reports whether gopher-lua stores x's list items a second
+// time from registers a keyed field may have reused: a keyed field right
+// after a multiple of 50 list items.
+func flushesTwice(x *ast.TableExpr) bool {
+	items := 0
+	for _, f := range x.Fields {
+		if f.Key == nil {
+			items++
+		} else if items > 0 && items%50 == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// keysOutside reports whether x's list items may be stored as keyed
+// fields of their indexes, when they are read, to the same effect: x does
+// not close with a call or "...", its keyed fields have constant keys,
+// and one that is the index k of a list item read before it comes after
+// the OP_SETLIST storing item k (else Lua's item would be stored last).
+func keysOutside(x *ast.TableExpr) bool {
+	n := len(x.Fields)
+	if n > 0 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
+		return false
+	}
+	items := 0
+	for _, f := range x.Fields {
+		switch k := f.Key.(type) {
+		case nil:
+			items++
+		case *ast.StringExpr:
+		case *ast.NumberExpr:
+			v, ok := str2number(k.Value)
+			if !ok {
+				return false
+			}
+			if v == math.Trunc(v) && v >= 1 && v <= float64(items) {
+				if flushed := (int(v) + 49) / 50 * 50; flushed > items {
+					return false
+				}
+			}
+		case *ast.UnaryMinusOpExpr:
+			if _, ok := k.Expr.(*ast.NumberExpr); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // orderedTable wraps a constructor with keyed fields of any keys in the
