@@ -805,6 +805,15 @@ func TestScriptTableOrder(t *testing.T) {
 		"local t = {19, 32, 50, 26, 46, 3, 42, 18, 14, 43, 21, [243]=0, 11, 24, 13, [-3]=1, 51, 7, [196]=4, 10, 12, 1, 9, 28, 48, 36, 49, 16, 4, 23, [7]=5, 15, 37, 31, 40, 20, 2, 33, 34, [-0]=2, 35, 44, 29, 30, 38, 45, 25, 22, 47, 27, 17, 8, 41, [294]=nil, 6, 5, 39} t[82] = 1 t.zz = 2 t[54] = nil local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end r[#r+1] = '#' .. #t return r",
 		"local t = {10, [8.5]=1, 42, 35, 26, 6, 47, 17, 28, 16, 24, 50, 51, 19, 11, 37, 12, 36, 22, 30, 4, 48, 33, 43, 8, 46, 49, 1, 7, 15, 13, 9, 2, 20, 23, 38, 39, [21]=0, 3, 5, 45, [58]=nil, 40, 21, 44, 32, 34, 41, 25, 27, 14, 18, 31, 29} local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end r[#r+1] = '#' .. #t return r",
 		"local t = {102, 41, 111, 116, 17, k5=1, 56, 119, 90, 79, 84, 14, 24, 106, 74, 48, 91, 50, 10, 51, 120, 86, 118, 117, 47, 25, 108, 73, 78, 81, 114, 46, 13, 7, 21, 60, 42, 115, [105]=9, 113, [64]=10, 31, 16, 110, 58, 76, 30, 92, 109, [233]=4, [292]=6, 6, 32, 8, 37, 52, 62, 107, 59, 34, 3, [-4]=0, 2, 77, 1, [4]=5, 15, 53, 26, 94, 35, 105, 70, 19, 39, 27, 49, 40, 33, 85, 66, 98, 22, 82, 97, 38, 72, [10.5]=8, 95, 29, 12, 96, 75, 64, [115]=2, 89, 87, 100, 93, 67, 20, 61, 18, 101, 88, 43, 69, [200]=11, [199]=3, 103, 55, 9, 112, 104, 28, 4, 63, 36, 99, 54, 71, 44, 57, k16=7, 11, 65, 45, 5, 68, 83, 80, 23} local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end r[#r+1] = '#' .. #t return r",
+		// cmsgpack.unpack stores as lua_settable does, nils and integer
+		// map keys included.
+		"local t = cmsgpack.unpack(cmsgpack.pack({1, 2, 3})) t[5] = 5 t[4] = 4 t[5] = nil return #t",
+		"local t = cmsgpack.unpack('\\147\\1\\192\\3') local r = {} for k in pairs(t) do r[#r+1] = k end return {r, #t}",
+		"local t = cmsgpack.unpack('\\149\\192\\192\\192\\192\\5') local r = {} for k in pairs(t) do r[#r+1] = k end return {r, #t}",
+		"local t = cmsgpack.unpack('\\132\\3\\1\\161x\\2\\1\\3\\2\\4') local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end return {r, #t}",
+		"local t = cmsgpack.unpack('\\134\\5\\1\\161a\\2\\2\\3\\161b\\4\\1\\5\\4\\6') local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end return {r, #t}",
+		"local t = cmsgpack.unpack(cmsgpack.pack({[3]='c', x=1, [1]='a', [2]='b', y=2})) local r = {} for k in pairs(t) do r[#r+1] = tostring(k) end return {r, #t}",
+		"return cmsgpack.pack(cmsgpack.unpack('\\134\\5\\1\\161a\\2\\2\\3\\161b\\4\\1\\5\\4\\6'))",
 		// Keys set after a constructor returned, keys stored twice by one,
 		// a constructor closing with a call; what the order shows through.
 		"local t = {1,['k5']=2,['user:8:f']=3,['user:10:f']=4} t['user:19:f'] = 4 t[2.5] = 5 local r = {} for k in pairs(t) do r[#r+1]=tostring(k) end return r",

@@ -328,9 +328,8 @@ func (c *msgpackCur) array(L *lua.LState, n int) lua.LValue {
 		if c.err != "" {
 			return lua.LNil
 		}
-		if v != lua.LNil {
-			t.RawSetInt(i, v)
-		}
+		// Stored as lua_settable stores it, nil included (a node).
+		rawSetLogged(L, t, lua.LNumber(i), v)
 	}
 	return t
 }
@@ -347,7 +346,7 @@ func (c *msgpackCur) mapv(L *lua.LState, n int) lua.LValue {
 			return lua.LNil
 		}
 		if k != lua.LNil {
-			t.RawSet(k, v)
+			rawSetLogged(L, t, k, v)
 		}
 	}
 	return t

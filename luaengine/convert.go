@@ -57,7 +57,7 @@ func (e *Engine) parseReply(b []byte) (lua.LValue, []byte) {
 			k, rest = e.parseReply(rest)
 			v, rest = e.parseReply(rest)
 			if k != lua.LNil {
-				m.RawSet(k, v)
+				rawSetLogged(L, m, k, v)
 			}
 		}
 		t := L.CreateTable(0, 1)
@@ -70,7 +70,7 @@ func (e *Engine) parseReply(b []byte) (lua.LValue, []byte) {
 		for i := 0; i < n; i++ {
 			k, rest = e.parseReply(rest)
 			if k != lua.LNil {
-				s.RawSet(k, lua.LTrue)
+				rawSetLogged(L, s, k, lua.LTrue)
 			}
 		}
 		t := L.CreateTable(0, 1)

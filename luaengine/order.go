@@ -35,8 +35,7 @@ import (
 // a garbage collection, which lockkv takes as not happening). Keys
 // hashed by address in Lua (tables, functions) get the rank the log
 // first saw them at instead. Stores not followed (into a table with a
-// script's metatable, by Go code such as cmsgpack.unpack) are taken as
-// made when the layout is next read.
+// script's metatable) are taken as made when the layout is next read.
 //
 // forEach and Engine.next (next, pairs) are the only ways luaengine walks
 // a table's keys where the order shows; eachUnordered is for walks whose
@@ -439,8 +438,8 @@ func (log *tableLog) key(k lua.LValue) lkey {
 
 // sync brings the layout up to date before it is read: the keys listed
 // since the last event, and integer keys set or cleared by writes that
-// were not followed (into a table with a script's metatable, by Go
-// code), taken as done now.
+// were not followed (into a table with a script's metatable), taken as
+// done now.
 func (log *tableLog) sync(t *lua.LTable) {
 	log.catchUp(t)
 	lt := &log.lt
@@ -917,10 +916,10 @@ func noHoles(arr []lua.LValue) bool {
 }
 
 // lenLayout is the array part and node vector sizes Lua gives t, for its
-// length. For a table whose writes are not followed, gopher-lua's array
-// slots that hold nil count as inserted once, unlike in the layout walks
-// use: gopher-lua's array only grows by appending, and the only writes
-// not followed are of Go code that fills arrays in order.
+// length. For a table without a log, gopher-lua's array slots that hold
+// nil count as inserted once, unlike in the layout walks use: such a
+// table's integer keys were appended in order (or stored into a table
+// with a script's metatable, approximately).
 func lenLayout(t *lua.LTable) (asize, nodes int) {
 	if log := tableLogOf(t); log != nil {
 		log.sync(t)
