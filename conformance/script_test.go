@@ -558,9 +558,31 @@ func busyBoth(t *testing.T, p *Pair, deadline time.Time) bool {
 	return true
 }
 
+// unbusy kills whatever script or function still runs on either server
+// and waits until both answer again (a failed busy test must not leave a
+// spinning script behind for the tests after it).
+func unbusy(t *testing.T, p *Pair) {
+	deadline := time.Now().Add(30 * time.Second)
+	for _, c := range []*Conn{p.L, p.R} {
+		for time.Now().Before(deadline) {
+			v, err := c.Do("PING")
+			if err != nil || v.Kind != '-' || !strings.HasPrefix(v.Str, "BUSY") {
+				break
+			}
+			c.Do("SCRIPT", "KILL")
+			c.Do("FUNCTION", "KILL")
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Do("CONFIG", "SET", "busy-reply-threshold", "5000")
+	}
+}
+
 func TestScriptBusyKill(t *testing.T) {
 	p := NewPair(t)
 	p.Do("CONFIG", "SET", "busy-reply-threshold", "100")
+	// If the test stops while a script spins, kill it, or every later
+	// test would get -BUSY.
+	t.Cleanup(func() { unbusy(t, p) })
 	defer p.Do("CONFIG", "SET", "busy-reply-threshold", "5000")
 	a := Connect(t)
 	a.Send("EVAL", "local i = 0 while true do i = i + 1 end", "0")
