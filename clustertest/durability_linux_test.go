@@ -58,10 +58,23 @@ func TestRestartDurability(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	before := c.waitConverged(30 * time.Second)
 	// Every node has taken a snapshot: the restart restores it, then
-	// replays the log after it.
-	eventually(t, 20*time.Second, "a snapshot on every node", func() error {
+	// replays the log after it. Concurrent writes share entries (group
+	// commit), so how many entries the writes above made varies: more
+	// writes follow until every node has passed its snapshot threshold.
+	filler := c.client(l)
+	fill := 0
+	eventually(t, 30*time.Second, "a snapshot on every node", func() error {
+		for i := 0; i < 20; i++ {
+			key := fmt.Sprintf("d:fill:%d", fill)
+			fill++
+			if err := filler.Set(ctx, key, "x", 0).Err(); err != nil {
+				return err
+			}
+			mu.Lock()
+			values[key] = "x"
+			mu.Unlock()
+		}
 		for i := range c.nodes {
 			m, err := c.info(i)
 			if err != nil {
@@ -73,6 +86,7 @@ func TestRestartDurability(t *testing.T) {
 		}
 		return nil
 	})
+	before := c.waitConverged(30 * time.Second)
 	for i := range c.nodes {
 		c.Kill(i)
 	}
