@@ -151,11 +151,11 @@ func TestScriptTableLayoutRandom(t *testing.T) {
 		p.Do("EVAL", b.String(), "0")
 	}
 	// Constructors of up to 120 list items and keyed fields of any keys
-	// in shuffled order (stored as Lua stores them: keyed fields in
-	// order, list items 50 at a time). Left out: a keyed field right
-	// after a multiple of 50 list items and a call closing 50 or more,
-	// where gopher-lua stores list items twice from reused registers
-	// (DESIGN.md, scripting).
+	// (some read through a call) in shuffled order (stored as Lua stores
+	// them: keyed fields in order, list items 50 at a time), some closing
+	// with a call; keyed fields and calls right after a multiple of 50
+	// list items included, which gopher-lua's compiler gets wrong
+	// (luaengine splitAt).
 	for s := 0; s < 150; s++ {
 		nitems := []int{0, 3, 5, 20, 49, 50, 51, 60, 100, 120}[r.Intn(10)]
 		var fields []string
@@ -163,7 +163,7 @@ func TestScriptTableLayoutRandom(t *testing.T) {
 			fields = append(fields, fmt.Sprint(i))
 		}
 		for j, m := 0, 1+r.Intn(12); j < m; j++ {
-			switch c := r.Intn(10); {
+			switch c := r.Intn(11); {
 			case c < 5:
 				fields = append(fields, fmt.Sprintf("[%d]=%d", 1+r.Intn(130), j))
 			case c < 7:
@@ -172,26 +172,17 @@ func TestScriptTableLayoutRandom(t *testing.T) {
 				fields = append(fields, fmt.Sprintf("[%d.5]=%d", r.Intn(20), j))
 			case c < 9:
 				fields = append(fields, fmt.Sprintf("[%d]=nil", 1+r.Intn(130)))
+			case c < 10:
+				fields = append(fields, fmt.Sprintf("[id(%d)]=id(%d)", 1+r.Intn(130), j))
 			default:
 				fields = append(fields, fmt.Sprintf("[-%d]=%d", r.Intn(6), j))
 			}
 		}
 		r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-		items := 0
-		for i := 0; i < len(fields); i++ {
-			if strings.Contains(fields[i], "=") {
-				if items > 0 && items%50 == 0 {
-					fields = append(fields[:i], fields[i+1:]...)
-					i--
-				}
-				continue
-			}
-			items++
-		}
-		if nitems < 50 && r.Intn(3) == 0 {
+		if r.Intn(3) == 0 {
 			fields = append(fields, "f()")
 		}
-		b := "local function f() return 1, nil, 3 end local t = {" + strings.Join(fields, ", ") + "} "
+		b := "local function f() return 1, nil, 3 end local function id(x) return x end local t = {" + strings.Join(fields, ", ") + "} "
 		if r.Intn(2) == 0 {
 			b += fmt.Sprintf("t[%d] = 1 t.zz = 2 t[%d] = nil ", 1+r.Intn(140), 1+r.Intn(140))
 		}

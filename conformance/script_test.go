@@ -974,6 +974,88 @@ func TestScriptBinaryAndLarge(t *testing.T) {
 // TestScriptLua51Length: # on tables with holes is Lua 5.1's border
 // (luaH_getn over the layout Lua gives the table), and so are the defaults
 // of table.insert/remove/concat/getn, unpack and table.foreachi.
+// TestScriptConstructorFlush: constructors gopher-lua's compiler gets
+// wrong, a keyed field or a closing call or "..." right after a multiple
+// of 50 (LFIELDS_PER_FLUSH) list items (luaengine splitAt): values, the
+// order of evaluation and of stores, pairs order and #t.
+func TestScriptConstructorFlush(t *testing.T) {
+	p := NewPair(t)
+	seq := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i <= to; i++ {
+			if i > from {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, i)
+		}
+		return b.String()
+	}
+	calls := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i <= to; i++ {
+			if i > from {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "f(%d)", i)
+		}
+		return b.String()
+	}
+	const pre = "local log = {} local function f(x) log[#log+1] = tostring(x) return x end local function g() log[#log+1] = 'g' return 'a', nil, 'c' end "
+	const dump = " local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) .. '=' .. tostring(v) end r[#r+1] = '#' .. #t return {r, log}"
+	scripts := []string{
+		// Keys that are not constants after item 50 and 100.
+		"local t = {" + seq(1, 50) + ", [f('k')]=f('v'), 51, 52}",
+		"local k = 3 local t = {" + seq(1, 50) + ", [k]=f('x'), 51}",
+		"local t = {" + seq(1, 50) + ", [f(51)]='x', [f(52)]='y', 51}",
+		"local t = {" + seq(1, 100) + ", [f(101)]=f('a'), [f(2)]=f('b'), 101, 102}",
+		"local t = {" + seq(1, 60) + ", [f(55)]='x', " + seq(61, 100) + ", [f(99)]='y', [f(100.5)]='z', 101}",
+		"local t = {" + seq(1, 49) + ", nil, [f(50)]='x', 51}",
+		"local t = {" + seq(1, 50) + ", a=f('a'), [f('b')]=f('bv'), c=3, [f(1)]=nil, 51}",
+		"local t = {" + seq(1, 50) + ", [f('z')]=f(1)}",
+		"local t = {" + seq(1, 50) + ", [f('k')]=g(), [f('n')]=(function() end)(), x=1, g(), 51}",
+		"local t = {" + seq(1, 120) + ", [f(130)]=1, [f(-1)]=2, " + seq(121, 150) + ", k=f(3), " + seq(151, 200) + ", [f(201)]=4, " + seq(201, 250) + ", [f(300)]=5}",
+		// A closing call or "..." after such a field.
+		"local t = {" + seq(1, 50) + ", x=f('x'), 51, g()}",
+		"local t = {" + seq(1, 50) + ", [f(52)]=f('x'), g()}",
+		"local function h(...) return {" + seq(1, 50) + ", [f(1)]=f('v'), ...} end local t = h('a', 'b', nil)",
+		"local function h(...) return {" + seq(1, 100) + ", k=f('v'), " + seq(101, 149) + ", ...} end local t = h('a', nil, 'c')",
+		// 50 or more list items ending in a call or "...".
+		"local t = {" + seq(1, 50) + ", g()}",
+		"local t = {" + seq(1, 100) + ", g()}",
+		"local t = {" + seq(1, 50) + ", (g())}",
+		"local t = {" + seq(1, 49) + ", nil, g()}",
+		"local function h(...) return {" + seq(1, 150) + ", ...} end local t = h(nil, nil)",
+		"local function h(...) return {" + seq(1, 50) + ", ...} end local t = h()",
+		"local t = {" + seq(1, 50) + ", k=1, (function() end)()}",
+		// Nested constructors.
+		"local t = {" + seq(1, 50) + ", x={" + seq(1, 50) + ", [f(1)]='in', 51}, 51, {" + seq(1, 50) + ", g()}} t = {t.x[1], t.x[51], t.x['1'], t[51][51], t[51][53], #t.x, #t[51], t[1], t[50], t[51] and 'tab'} t.n = 1",
+		"local t = {" + seq(1, 50) + ", [f('a')]={" + seq(1, 50) + ", [f('b')]={" + seq(1, 50) + ", [f('c')]=f('d'), g()}, 51}} t = {#t.a, #t.a.b, t.a.b.c, t.a.b[53], t.a[51]}",
+		// Side effects: items and fields evaluated left to right.
+		"local t = {" + calls(1, 50) + ", [f('k')]=f('v'), " + calls(51, 100) + ", [f('k2')]=f('v2'), f(101), g()}",
+		"local t = {" + calls(1, 50) + ", " + calls(51, 100) + ", f('x'), k=f('kv'), g()}",
+		"local t = {f(0), k1=f('k1'), " + calls(2, 50) + ", [f('k')]=f('v'), f(51)}",
+	}
+	for _, s := range scripts {
+		p.Do("EVAL", pre+s+dump, "0")
+	}
+	// Errors where OP_SETTABLE raises them: later fields not evaluated.
+	evalAll(p,
+		pre+"local ok, e = pcall(function() return {"+seq(1, 50)+", [f(nil)]=f(1), f(51)} end) return {tostring(ok), e, log}",
+		pre+"local ok, e = pcall(function() return {"+seq(1, 50)+", [f(0/0)]=f(1), f(51)} end) return {tostring(ok), e, log}",
+		pre+"local t = {"+seq(1, 50)+", [f(nil)]=1, f(51)}",
+		"local t = {"+seq(1, 50)+", [0/0]=1, 51}",
+		"local t = {"+seq(1, 50)+", x=nosuch(), 51}",
+		"local t = {"+seq(1, 50)+", nosuch()}",
+		// A constructor that failed inside pcall leaves nothing behind.
+		pre+"local function bad() return {"+seq(1, 50)+", x=f('bx'), 51, [f(nil)]=2} end local t = {"+seq(1, 50)+", y=f('y'), select(2, pcall(bad)), 52, z=f('z'), g()}"+dump,
+		pre+"local function bad() return {"+seq(1, 50)+", [f('k')]=f('v'), 51, nosuch()} end local t = {"+seq(1, 50)+", [f('y')]=1, xpcall(bad, function(e) return e end), 52}"+dump,
+		pre+"pcall(function() return {"+seq(1, 50)+", x=1, 51, [f(nil)]=2} end) local t = {"+seq(1, 50)+", [f('y')]=1, 51, 52, g()}"+dump,
+		// The order cjson and cmsgpack show.
+		"return cjson.encode({"+seq(1, 50)+", [tostring(1) .. 'k']=1, 51})",
+		"return cmsgpack.pack({"+seq(1, 50)+", [tonumber('60')]=1, 51})",
+	)
+}
+
 func TestScriptLua51Length(t *testing.T) {
 	p := NewPair(t)
 	evalAll(p,

@@ -92,6 +92,9 @@ type Engine struct {
 	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
 	strmeta   *lua.LTable // proxy of the string metatable
 	handler   *lua.LFunction
+	// ctors keeps constructors' fields for their table helpers
+	// (installHelpers); pcall and xpcall unwind it.
+	ctors *ctorStacks
 	// pcallHandler words errors caught by pcall as Lua 5.1 does.
 	pcallHandler *lua.LFunction
 	run          *Run
@@ -189,6 +192,7 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
+		e.ctors.unwind([2]int{})
 		e.writeRunError(run, err)
 	} else {
 		e.writeReply(run.Out, L.Get(-1), run.Resp)

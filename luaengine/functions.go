@@ -145,6 +145,9 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
 	e.checking, e.killing, e.ticks, e.start = true, false, 0, time.Time{}
 	L.Push(fn)
 	perr := L.PCall(0, 0, nil)
+	if perr != nil {
+		e.ctors.unwind([2]int{})
+	}
 	e.loading, e.run, e.checking = nil, nil, false
 	em.RawSetString("__index", e.globals)
 	L.SetTop(0)

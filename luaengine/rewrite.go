@@ -21,8 +21,10 @@ import (
 //   - Table constructors, stores into table fields and `#` go through
 //     helpers that give tables Lua 5.1's layout (order.go): constructors
 //     record their sizes (and, with keys other than string constants,
-//     the order of their stores), stores gopher-lua does not record are
-//     logged (assignment), `#` is Lua's border.
+//     the order of their stores; those gopher-lua's compiler gets wrong
+//     store their fields from the split on through helpers, splitAt),
+//     stores gopher-lua does not record are logged (assignment), `#` is
+//     Lua's border.
 //
 // The helpers are locals of the script function, named so that no Lua
 // source can spell them, loaded once per call from the string metatable
@@ -44,9 +46,12 @@ const (
 	helperLen      = "(lockkv len)"
 	helperLenOf    = "(lockkv len of)"
 	helperLenLast  = "(lockkv len last)"
+	helperSlot     = "(lockkv slot)"
+	helperStash    = "(lockkv stash)"
+	helperSplit    = "(lockkv split table)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast, helperSlot, helperStash, helperSplit}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -54,7 +59,10 @@ func helperKey(name string) string { return "\x00" + name }
 // installHelpers adds the helper functions to the string method table
 // (gopher-lua's builtin string metatable __index, which scripts cannot
 // reach: they see a clean copy of the string library).
-func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
+// It returns the stacks of fields the constructor helpers keep, which
+// pcall and xpcall unwind.
+func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) *ctorStacks {
+	cs := &ctorStacks{}
 	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
 	strIndex.RawSetString(helperKey(helperConcat), L.NewFunction(func(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
@@ -165,10 +173,9 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 	// which keeps it for the ordered table helper: Lua stores keyed
 	// fields in their order, list items 50 at a time, and the keys may
 	// be integers gopher-lua stores in its array.
-	var fieldKeys []field
 	strIndex.RawSetString(helperKey(helperField), L.NewFunction(func(L *lua.LState) int {
-		if len(fieldKeys) >= maxFieldKeys {
-			fieldKeys = fieldKeys[:0] // keys of constructors that failed
+		if len(cs.fieldKeys) >= maxFieldKeys {
+			cs.fieldKeys = cs.fieldKeys[:0] // keys of constructors that failed
 		}
 		f := field{key: L.Get(1), live: -1}
 		switch L.Get(2) {
@@ -177,17 +184,17 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		case lua.LFalse:
 			f.live = 0
 		}
-		fieldKeys = append(fieldKeys, f)
+		cs.fieldKeys = append(cs.fieldKeys, f)
 		L.SetTop(1)
 		return 1
 	}))
 	// value passes on the value of a keyed field whose key field read,
 	// noting whether it is nil (a key may be stored more than once).
 	strIndex.RawSetString(helperKey(helperValue), L.NewFunction(func(L *lua.LState) int {
-		if n := len(fieldKeys); n > 0 {
-			fieldKeys[n-1].live = 0
+		if n := len(cs.fieldKeys); n > 0 {
+			cs.fieldKeys[n-1].live = 0
 			if L.Get(1) != lua.LNil {
-				fieldKeys[n-1].live = 1
+				cs.fieldKeys[n-1].live = 1
 			}
 		}
 		L.SetTop(1)
@@ -201,6 +208,28 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		multretCount = L.GetTop()
 		return multretCount
 	}))
+	// done makes t's log from the keyed fields read (keys and
+	// liveness, in order), as ordered and split table give them.
+	done := func(L *lua.LState, t *lua.LTable, hint uint64, keyed []field, nitems, multret int, flushes []int) {
+		log := constructorLog(t, hint, keyed, nitems, multret, flushes)
+		t.Metatable = newMarker(L, hint, len(tableKeys(t)), log)
+		L.SetTop(1)
+	}
+	lost := func(L *lua.LState, t *lua.LTable, hint uint64) int {
+		// Keys lost (a coroutine switched inside a constructor):
+		// the layout is rebuilt from what gopher-lua shows.
+		cs.fieldKeys = cs.fieldKeys[:0]
+		t.Metatable = newMarker(L, hint, len(tableKeys(t)), nil)
+		L.SetTop(1)
+		return 1
+	}
+	flushArgs := func(L *lua.LState, from int) []int {
+		var flushes []int
+		for i := from; i <= L.GetTop(); i++ {
+			flushes = append(flushes, int(L.Get(i).(lua.LNumber)))
+		}
+		return flushes
+	}
 	strIndex.RawSetString(helperKey(helperOrdered), L.NewFunction(func(L *lua.LState) int {
 		t := L.Get(1).(*lua.LTable)
 		hint := uint64(L.Get(2).(lua.LNumber))
@@ -210,29 +239,138 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) {
 		if L.Get(5) == lua.LTrue {
 			multret = multretCount
 		}
-		var flushes []int
-		for i := 6; i <= L.GetTop(); i++ {
-			flushes = append(flushes, int(L.Get(i).(lua.LNumber)))
+		flushes := flushArgs(L, 6)
+		if nkeyed > len(cs.fieldKeys) {
+			return lost(L, t, hint)
 		}
-		if nkeyed > len(fieldKeys) {
-			// Keys lost (a coroutine switched inside a constructor):
-			// the layout is rebuilt from what gopher-lua shows.
-			fieldKeys = fieldKeys[:0]
-			t.Metatable = newMarker(L, hint, len(tableKeys(t)), nil)
-			L.SetTop(1)
-			return 1
-		}
-		keyed := fieldKeys[len(fieldKeys)-nkeyed:]
-		log := constructorLog(t, hint, keyed, nitems, multret, flushes)
+		keyed := cs.fieldKeys[len(cs.fieldKeys)-nkeyed:]
+		done(L, t, hint, keyed, nitems, multret, flushes)
 		clear(keyed)
-		fieldKeys = fieldKeys[:len(fieldKeys)-nkeyed]
-		t.Metatable = newMarker(L, hint, len(tableKeys(t)), log)
-		L.SetTop(1)
+		cs.fieldKeys = cs.fieldKeys[:len(cs.fieldKeys)-nkeyed]
+		return 1
+	}))
+	// A constructor gopher-lua would miscompile (see splitAt) stores its
+	// fields from the split on under the slot, a key no script can
+	// reach, their values through stash, which keeps them (kind 1: a list
+	// item, 2: a keyed field's key and value, 3: the closing call's
+	// values) for split table to store as Lua would have. stash returns
+	// nothing: the slot is stored nil, which gopher-lua does not record.
+	slot := L.NewUserData()
+	strIndex.RawSetString(helperKey(helperSlot), slot)
+	strIndex.RawSetString(helperKey(helperStash), L.NewFunction(func(L *lua.LState) int {
+		if len(cs.stash) >= maxFieldKeys {
+			cs.stash = cs.stash[:0] // fields of constructors that failed
+		}
+		st := stashed{kind: int8(L.Get(1).(lua.LNumber)), value: L.Get(2)}
+		switch st.kind {
+		case 2:
+			// The error OP_SETTABLE raises there, after the key
+			// and value were evaluated.
+			switch k := st.value.(type) {
+			case *lua.LNilType:
+				L.RaiseError("table index is nil")
+			case lua.LNumber:
+				if math.IsNaN(float64(k)) {
+					L.RaiseError("table index is NaN")
+				}
+			}
+			st.key, st.value = st.value, L.Get(3)
+		case 3:
+			st.values = make([]lua.LValue, L.GetTop()-1)
+			for i := range st.values {
+				st.values[i] = L.Get(i + 2)
+			}
+		}
+		cs.stash = append(cs.stash, st)
+		return 0
+	}))
+	strIndex.RawSetString(helperKey(helperSplit), L.NewFunction(func(L *lua.LState) int {
+		t := L.Get(1).(*lua.LTable)
+		hint := uint64(L.Get(2).(lua.LNumber))
+		nkeyed := int(L.Get(3).(lua.LNumber))
+		nitems := int(L.Get(4).(lua.LNumber))
+		nstashed := int(L.Get(5).(lua.LNumber))
+		items := int(L.Get(6).(lua.LNumber))
+		flushes := flushArgs(L, 7)
+		if nkeyed > len(cs.fieldKeys) || nstashed > len(cs.stash) {
+			cs.stash = cs.stash[:0]
+			return lost(L, t, hint)
+		}
+		keyed := append([]field(nil), cs.fieldKeys[len(cs.fieldKeys)-nkeyed:]...)
+		clear(cs.fieldKeys[len(cs.fieldKeys)-nkeyed:])
+		cs.fieldKeys = cs.fieldKeys[:len(cs.fieldKeys)-nkeyed]
+		// Lua's stores from the split on: a keyed field when read,
+		// list items when the 50th since the last flush is read and
+		// at the end (OP_SETLIST), the closing call's values with
+		// them. The items before the split were stored by gopher-lua
+		// with the last ones, as Lua stores them with the first
+		// stashed item.
+		var pending []lua.LValue
+		multret := -1
+		flush := func() {
+			for _, v := range pending {
+				items++
+				t.RawSetInt(items, v)
+			}
+			pending = pending[:0]
+		}
+		for _, st := range cs.stash[len(cs.stash)-nstashed:] {
+			switch st.kind {
+			case 1:
+				pending = append(pending, st.value)
+				if (items+len(pending))%50 == 0 {
+					flush()
+				}
+			case 2:
+				t.RawSet(st.key, st.value)
+				f := field{key: st.key}
+				if st.value != lua.LNil {
+					f.live = 1
+				}
+				keyed = append(keyed, f)
+			case 3:
+				pending = append(pending, st.values...)
+				multret = len(st.values)
+			}
+		}
+		flush()
+		clear(cs.stash[len(cs.stash)-nstashed:])
+		cs.stash = cs.stash[:len(cs.stash)-nstashed]
+		done(L, t, hint, keyed, nitems, multret, flushes)
 		return 1
 	}))
 	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
 	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
 	strIndex.RawSetString(helperKey(helperForStep), L.NewFunction(forHelper("step")))
+	return cs
+}
+
+// ctorStacks holds what constructors' helpers keep until their table
+// helper runs: the keyed fields read (field) and the fields stashed
+// (stash). A constructor that fails leaves its entries behind; pcall and
+// xpcall drop those of the constructors their call began (unwind), so the
+// constructor the protected call sits in finds its own on top.
+type ctorStacks struct {
+	fieldKeys []field
+	stash     []stashed
+}
+
+// mark is where the stacks stand before a protected call.
+func (cs *ctorStacks) mark() [2]int { return [2]int{len(cs.fieldKeys), len(cs.stash)} }
+
+// unwind drops what was kept since mark, after a protected call failed.
+func (cs *ctorStacks) unwind(m [2]int) {
+	if cs == nil {
+		return
+	}
+	if m[0] <= len(cs.fieldKeys) {
+		clear(cs.fieldKeys[m[0]:])
+		cs.fieldKeys = cs.fieldKeys[:m[0]]
+	}
+	if m[1] <= len(cs.stash) {
+		clear(cs.stash[m[1]:])
+		cs.stash = cs.stash[:m[1]]
+	}
 }
 
 type rewriter struct {
@@ -613,22 +751,11 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = r.expr(f.Value)
 		}
-		if flushesTwice(x) && keysOutside(x) {
-			// Every list item becomes a keyed field of its index:
-			// stored when read instead of 50 at a time, which no layout
-			// shows (the array part the constructor sizes holds them).
-			i := 0
-			for _, f := range x.Fields {
-				if f.Key == nil {
-					i++
-					f.Key = &ast.NumberExpr{Value: strconv.Itoa(i)}
-					f.Key.SetLine(f.Value.Line())
-					f.Key.SetLastLine(f.Value.LastLine())
-				}
-			}
+		if split := splitAt(x); split >= 0 {
+			return r.orderedTable(x, na, nh, split)
 		}
 		if ordered(x) {
-			return r.orderedTable(x, na, nh)
+			return r.orderedTable(x, na, nh, -1)
 		}
 		if nh > 0 || na > 0 || len(x.Fields) > 0 {
 			// List items size the array part too: # on a table with
@@ -732,16 +859,11 @@ func (r *rewriter) sizedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 // integer of its array part, a key stored nil) was stored relative to
 // the others.
 //
-// gopher-lua flushes its list items again after each keyed field that
-// follows a multiple of 50 of them, from registers the keyed field may
-// have overwritten, so a key read through a call there would corrupt
-// them: such a constructor is left unordered.
-//
 // A constructor with keyed fields whose last item is a call or "..." is
 // ordered too: OP_SETLIST may grow its array part, which re-inserts its
 // nodes.
 func ordered(x *ast.TableExpr) bool {
-	items, any := 0, false
+	any := false
 	if n := len(x.Fields); n > 1 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
 		for _, f := range x.Fields {
 			any = any || f.Key != nil
@@ -749,69 +871,13 @@ func ordered(x *ast.TableExpr) bool {
 	}
 	for _, f := range x.Fields {
 		if f.Key == nil {
-			items++
 			continue
-		}
-		if items > 0 && items%50 == 0 {
-			return false
 		}
 		if _, ok := f.Key.(*ast.StringExpr); !ok {
 			any = true
 		}
 	}
 	return any
-}
-
-// flushesTwice reports whether gopher-lua stores x's list items a second
-// time from registers a keyed field may have reused: a keyed field right
-// after a multiple of 50 list items.
-func flushesTwice(x *ast.TableExpr) bool {
-	items := 0
-	for _, f := range x.Fields {
-		if f.Key == nil {
-			items++
-		} else if items > 0 && items%50 == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// keysOutside reports whether x's list items may be stored as keyed
-// fields of their indexes, when they are read, to the same effect: x does
-// not close with a call or "...", its keyed fields have constant keys,
-// and one that is the index k of a list item read before it comes after
-// the OP_SETLIST storing item k (else Lua's item would be stored last).
-func keysOutside(x *ast.TableExpr) bool {
-	n := len(x.Fields)
-	if n > 0 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
-		return false
-	}
-	items := 0
-	for _, f := range x.Fields {
-		switch k := f.Key.(type) {
-		case nil:
-			items++
-		case *ast.StringExpr:
-		case *ast.NumberExpr:
-			v, ok := str2number(k.Value)
-			if !ok {
-				return false
-			}
-			if v == math.Trunc(v) && v >= 1 && v <= float64(items) {
-				if flushed := (int(v) + 49) / 50 * 50; flushed > items {
-					return false
-				}
-			}
-		case *ast.UnaryMinusOpExpr:
-			if _, ok := k.Expr.(*ast.NumberExpr); !ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // orderedTable wraps a constructor with keyed fields of any keys in the
@@ -823,17 +889,47 @@ func keysOutside(x *ast.TableExpr) bool {
 // the number of keyed fields and list items, whether the last item is a
 // call or "...", and for each flush before the end the number of keyed
 // fields read before it.
-func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh int) ast.Expr {
+//
+// With split >= 0 (see splitAt), the fields from x.Fields[split] on are
+// stashed instead: each becomes a keyed field under the slot helper (a
+// private key), its value the stash helper's call on the item (kind 1),
+// the keyed field's key and value (kind 2) or the closing call's values
+// (kind 3), evaluated where the field was, in Lua's order. The split
+// table helper (arguments: the table, the sizes, the number of keyed
+// fields read by the field helper, of list items, of fields stashed, of
+// list items before the split, then the flushes) makes the stashed stores as Lua's OP_SETTABLE and OP_SETLIST would
+// have made them, then the log as the ordered helper does.
+func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh, split int) ast.Expr {
 	b := builder{line: x.Line(), last: x.LastLine()}
 	r.used[helperOrdered] = true
-	r.used[helperField] = true
 	num := func(n int) ast.Expr { return b.expr(&ast.NumberExpr{Value: strconv.Itoa(n)}) }
 	var flushes []ast.Expr
-	keyed, pending := 0, 0
+	keyed, pending, fielded, stashed, before := 0, 0, 0, 0, 0
+	n := len(x.Fields)
 	for i, f := range x.Fields {
 		if i > 0 && pending == 50 {
 			flushes = append(flushes, num(keyed))
 			pending = 0
+		}
+		if split >= 0 && i >= split {
+			r.used[helperStash] = true
+			r.used[helperSlot] = true
+			kind := 1
+			args := []ast.Expr{f.Value}
+			switch {
+			case f.Key != nil:
+				kind, args = 2, []ast.Expr{f.Key, f.Value}
+				keyed++
+			case i == n-1 && multret(f.Value):
+				kind = 3
+			default:
+				pending++
+			}
+			f.Key = b.ident(helperSlot)
+			f.Value = b.call(helperStash, append([]ast.Expr{num(kind)}, args...)...)
+			f.Value.(*ast.FuncCallExpr).AdjustRet = true
+			stashed++
+			continue
 		}
 		if f.Key != nil {
 			// The value's liveness, when it is a constant; else the
@@ -849,25 +945,70 @@ func (r *rewriter) orderedTable(x *ast.TableExpr, na, nh int) ast.Expr {
 				f.Value = b.call(helperValue, f.Value)
 				f.Value.(*ast.FuncCallExpr).AdjustRet = true
 			}
+			r.used[helperField] = true
 			f.Key = b.call(helperField, f.Key, live)
 			f.Key.(*ast.FuncCallExpr).AdjustRet = true
 			keyed++
+			fielded++
 		} else {
 			pending++
+			if i < n-1 || !multret(f.Value) {
+				before++
+			}
 		}
 	}
-	n := len(x.Fields)
+	hint := b.expr(&ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)})
+	var args []ast.Expr
+	if split >= 0 {
+		r.used[helperSplit] = true
+		args = append([]ast.Expr{x, hint, num(fielded), num(na), num(stashed), num(before)}, flushes...)
+		call := b.call(helperSplit, args...).(*ast.FuncCallExpr)
+		call.AdjustRet = true
+		return call
+	}
 	var mr ast.Expr = b.expr(&ast.FalseExpr{})
 	if n > 0 && x.Fields[n-1].Key == nil && multret(x.Fields[n-1].Value) {
 		mr = b.expr(&ast.TrueExpr{})
 		r.used[helperCount] = true
 		x.Fields[n-1].Value = b.call(helperCount, x.Fields[n-1].Value)
 	}
-	hint := b.expr(&ast.NumberExpr{Value: strconv.FormatUint(packTableHint(fb2int(int2fb(na)), fb2int(int2fb(nh))), 10)})
-	args := append([]ast.Expr{x, hint, num(keyed), num(na), mr}, flushes...)
+	args = append([]ast.Expr{x, hint, num(keyed), num(na), mr}, flushes...)
 	call := b.call(helperOrdered, args...).(*ast.FuncCallExpr)
 	call.AdjustRet = true
 	return call
+}
+
+// splitAt returns the index in x.Fields of the list item gopher-lua's
+// compiler mishandles what follows, or -1. compileTableExpr (gopher-lua
+// 1.1.2) flushes the list items with OP_SETLIST after every field that
+// leaves their count a multiple of 50 (LFIELDS_PER_FLUSH), and counts
+// no closing call or "...". So after the 50th (100th, ...) list item:
+//
+//   - a keyed field is followed by a second OP_SETLIST of the last 50
+//     items, from the registers the field's key and value were just
+//     evaluated in (and a call's frame used): items are lost, and an
+//     item overwrites a keyed field stored under its index;
+//   - a closing call or "..." is stored from the first index of the
+//     last 50 items instead of after them (its OP_SETLIST's C is
+//     computed without it).
+//
+// Everything from that item on is stashed (see orderedTable): the item,
+// 50 list items after the last flush, is the one whose OP_SETLIST Lua
+// makes, so the list items left in the constructor are 1 less than a
+// multiple of 50 and gopher-lua stores them right.
+func splitAt(x *ast.TableExpr) int {
+	items, last := 0, -1
+	for i, f := range x.Fields {
+		closing := f.Key == nil && i == len(x.Fields)-1 && multret(f.Value)
+		if (f.Key != nil || closing) && items > 0 && items%50 == 0 {
+			return last
+		}
+		if f.Key == nil {
+			items++
+			last = i
+		}
+	}
+	return -1
 }
 
 // growsArray reports whether x's last item is a call or "..." whose
@@ -927,6 +1068,15 @@ const maxMarkers = 1024
 type field struct {
 	key  lua.LValue
 	live int8
+}
+
+// stashed is a field of a constructor split by splitAt, kept by the
+// stash helper: its kind (1: list item, 2: keyed field, 3: closing
+// call), key and value, or values.
+type stashed struct {
+	kind       int8
+	key, value lua.LValue
+	values     []lua.LValue
 }
 
 // isNilConstant reports whether e is a literal nil.

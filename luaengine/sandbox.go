@@ -96,7 +96,7 @@ func (e *Engine) setup() {
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
-	installHelpers(L, gstr, e.tick)
+	e.ctors = installHelpers(L, gstr, e.tick)
 	installStringArith(L, gstr)
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
@@ -366,7 +366,9 @@ func (e *Engine) basePcall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
 		return 2
 	}
+	mark := e.ctors.mark()
 	if err := L.PCall(n-1, lua.MultRet, e.pcallHandler); err != nil {
+		e.ctors.unwind(mark)
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object
@@ -421,7 +423,9 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 		return 1
 	})
 	L.Push(fn)
+	mark := e.ctors.mark()
 	if err := L.PCall(0, lua.MultRet, wrapped); err != nil {
+		e.ctors.unwind(mark)
 		L.Push(lua.LFalse)
 		if ae, ok := err.(*lua.ApiError); ok {
 			L.Push(ae.Object)
