@@ -2,10 +2,13 @@ package luaengine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
 )
 
 func TestFloatingPointByte(t *testing.T) {
@@ -184,5 +187,44 @@ func TestAppendsNeedNoLog(t *testing.T) {
 	// Lua's array part holds 128 slots: the border search finds 100.
 	if n := luaLen(tb); n != 100 {
 		t.Fatalf("#t = %d", n)
+	}
+}
+
+// splitAt finds exactly the shapes gopher-lua's compileTableExpr gets
+// wrong: a keyed field or a closing call or "..." right after a multiple
+// of 50 list items.
+func TestSplitAt(t *testing.T) {
+	items := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = strconv.Itoa(i + 1)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, c := range []struct {
+		fields string
+		want   int
+	}{
+		{items(50) + ", x=1, 51", 49},
+		{items(50) + ", [k]=1", 49},
+		{items(50) + ", f()", 49},
+		{items(50) + ", ...", 49},
+		{items(50) + ", (f())", -1},
+		{items(50) + ", f(), 51", -1},
+		{items(51) + ", x=1, f()", -1},
+		{items(49) + ", f()", -1},
+		{"x=1, " + items(50) + ", y=1", 50},
+		{items(100) + ", x=1", 99},
+		{items(60) + ", x=1, " + items(40) + ", f()", 100},
+		{"x=1, f()", -1},
+	} {
+		chunk, err := parse.Parse(strings.NewReader("return {"+c.fields+"}"), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := chunk[0].(*ast.ReturnStmt).Exprs[0].(*ast.TableExpr)
+		if got := splitAt(x); got != c.want {
+			t.Errorf("{%.40s...}: splitAt %d, want %d", c.fields, got, c.want)
+		}
 	}
 }
