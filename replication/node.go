@@ -155,6 +155,7 @@ type Node struct {
 	leaderID   atomic.Value // raft.ServerID of the leader as last seen
 	stop       chan struct{}
 	wg         sync.WaitGroup
+	settled    chan struct{} // closed when settle returns
 	shutdownMu sync.Once
 }
 
@@ -311,7 +312,8 @@ func (n *Node) Start(clientAddr string) error {
 		return fmt.Errorf("replication: starting Raft: %w", err)
 	}
 	n.raft = r
-	n.wg.Add(5)
+	n.wg.Add(4)
+	n.settled = make(chan struct{})
 	go n.acker()
 	go n.proposer()
 	go n.settle()
@@ -335,6 +337,16 @@ func (n *Node) Shutdown() error {
 			err = n.raft.Shutdown().Error()
 		}
 		n.wg.Wait()
+		if n.settled != nil {
+			// hashicorp/raft never answers an Apply future still queued
+			// when it shuts down, so settle may wait on one forever: it is
+			// given a moment, then left behind.
+			select {
+			case <-n.settled:
+			case <-time.After(2 * time.Second):
+				n.log.Warn("replication: a proposal's outcome never came (Raft stopped with it queued)")
+			}
+		}
 		n.closeStores()
 	})
 	return err
@@ -491,11 +503,16 @@ func (s storeSignal) StoreLogs(logs []*raft.Log) error {
 // settle waits for each proposal's outcome; failed ones are reported to the
 // engine (applied ones were answered by the apply itself).
 func (n *Node) settle() {
-	defer n.wg.Done()
+	defer close(n.settled)
 	for {
 		select {
 		case p := <-n.futures:
 			if err := p.f.Error(); err != nil && len(p.seqs) > 0 {
+				select {
+				case <-n.stop:
+					return
+				default:
+				}
 				n.log.Debug("proposal failed", "err", err)
 				n.run(func(e *commands.Engine) { e.ProposalsFailed(p.seqs) })
 			}
