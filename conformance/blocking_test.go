@@ -13,6 +13,24 @@ var blockedRe = regexp.MustCompile(`blocked_clients:(\d+)`)
 // waitBlocked polls INFO on both servers until exactly n clients are
 // blocked, so a test knows a blocking command was processed before it
 // pushes.
+// unblockBoth sends CLIENT UNBLOCK for the client blocked on each server
+// (its ID there: lid, rid) with mode, compares the replies, then reads what
+// the unblocked client a got and waits until no client is blocked.
+func unblockBoth(t *testing.T, p, a *Pair, lid, rid string, mode ...string) {
+	t.Helper()
+	lv, err := p.L.Do(append([]string{"CLIENT", "UNBLOCK", lid}, mode...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := p.R.Do(append([]string{"CLIENT", "UNBLOCK", rid}, mode...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.check("CLIENT UNBLOCK", lv, rv, Equal(lv, rv))
+	a.Receive()
+	waitBlocked(t, 0)
+}
+
 func waitBlocked(t *testing.T, n int) {
 	t.Helper()
 	for _, addr := range []string{lockkvAddr, redisAddr} {
@@ -375,20 +393,10 @@ func TestBlockingClientUnblock(t *testing.T) {
 		}
 		a.Send("BLMOVE", "k", "d", "LEFT", "LEFT", "0")
 		waitBlocked(t, 1)
-		lv, err := p.L.Do(append([]string{"CLIENT", "UNBLOCK", lid.Str}, mode...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rv, err := p.R.Do(append([]string{"CLIENT", "UNBLOCK", rid.Str}, mode...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.check("CLIENT UNBLOCK", lv, rv, Equal(lv, rv))
-		a.Receive()
-		waitBlocked(t, 0)
+		unblockBoth(t, p, a, lid.Str, rid.Str, mode...)
 		// Not blocked any more.
-		lv, _ = p.L.Do("CLIENT", "UNBLOCK", lid.Str)
-		rv, _ = p.R.Do("CLIENT", "UNBLOCK", rid.Str)
+		lv, _ := p.L.Do("CLIENT", "UNBLOCK", lid.Str)
+		rv, _ := p.R.Do("CLIENT", "UNBLOCK", rid.Str)
 		p.check("CLIENT UNBLOCK again", lv, rv, Equal(lv, rv))
 		a.Do("PING")
 	}

@@ -242,17 +242,7 @@ func TestStatsBlocked(t *testing.T) {
 	}
 	unblock := func(mode ...string) {
 		t.Helper()
-		lv, err := p.L.Do(append([]string{"CLIENT", "UNBLOCK", lid.Str}, mode...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rv, err := p.R.Do(append([]string{"CLIENT", "UNBLOCK", rid.Str}, mode...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.check("CLIENT UNBLOCK", lv, rv, Equal(lv, rv))
-		a.Receive()
-		waitBlocked(t, 0)
+		unblockBoth(t, p, a, lid.Str, rid.Str, mode...)
 	}
 	for _, cmd := range [][]string{{"BLPOP", "q", "0"}, {"WAIT", "1", "0"}, {"BZPOPMIN", "z", "0"}} {
 		for _, mode := range [][]string{nil, {"ERROR"}} {
