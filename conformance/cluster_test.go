@@ -201,7 +201,7 @@ func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, p
 			"--daemonize", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
 		cmd = exec.Command(path, args...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -150,8 +150,10 @@ func startRedis() (addr string, stop func(), err error) {
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
 		"--enable-debug-command", "yes")
-	// Redis dies with the test binary, even when it is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Redis dies with the test binary, even when it is killed, and is in a
+	// process group of its own: a terminal's or job control's signals to the
+	// test's group do not stop it halfway through the suite.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
