@@ -164,7 +164,7 @@ func setbit(c *Ctx, args [][]byte) {
 	dirty := false
 	if e == nil {
 		s = &store.String{B: make([]byte, byteIdx+1), Raw: true}
-		c.setKey(key, s, false, false)
+		c.setKey(key, s, nil, false)
 		dirty = true
 	} else {
 		if s, ok = e.Value.(*store.String); !ok {
@@ -404,8 +404,7 @@ func bitop(c *Ctx, args [][]byte) {
 		}
 		res[j] = x
 	}
-	found := c.LookupWrite(dst) != nil
-	c.setKey(dst, &store.String{B: res, Raw: true}, found, false)
+	c.setKey(dst, &store.String{B: res, Raw: true}, c.LookupWrite(dst), false)
 	c.Notify(NotifyString, "set", dst)
 	c.W.Int(int64(maxlen))
 }

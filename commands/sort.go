@@ -360,8 +360,7 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 		}
 	}
 	if outputlen > 0 {
-		found := c.LookupWrite(storekey) != nil
-		c.setKey(storekey, l, found, false)
+		c.setKey(storekey, l, c.LookupWrite(storekey), false)
 		c.readyIfBlockable(c.C.DB, string(storekey), l)
 		c.Notify(NotifyList, "sortstore", storekey)
 	} else if c.DB.Delete(string(storekey)) {

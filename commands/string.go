@@ -131,25 +131,26 @@ func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
 	return ms, true
 }
 
-// setKey is Redis's setKey after a lookupKeyWrite that found the key (found)
-// or not: it stores v, fires "new" for a new key, drops the deadline
-// unless keepTTL, and signals the modification.
-func (c *Ctx) setKey(key []byte, v store.Value, found, keepTTL bool) *store.Entry {
-	return c.setKeyExpire(key, v, found, keepTTL, 0)
+// setKey is Redis's setKey after a lookupKeyWrite: e is the entry that
+// lookup found (nil for none), which nothing has removed since. It stores
+// v, fires "new" for a new key, drops the deadline unless keepTTL, and
+// signals the modification.
+func (c *Ctx) setKey(key []byte, v store.Value, e *store.Entry, keepTTL bool) *store.Entry {
+	return c.setKeyExpire(key, v, e, keepTTL, 0)
 }
 
 // setKeyExpire is setKey that also gives the key the deadline expire (not
 // 0) in the same store operation; the caller fires "expire".
-func (c *Ctx) setKeyExpire(key []byte, v store.Value, found, keepTTL bool, expire int64) *store.Entry {
-	var e *store.Entry
-	if found && keepTTL {
-		e = c.DB.Replace(string(key), v, c.newAccess())
-	} else {
+func (c *Ctx) setKeyExpire(key []byte, v store.Value, e *store.Entry, keepTTL bool, expire int64) *store.Entry {
+	switch {
+	case e == nil:
 		e = c.DB.Set(string(key), v, expire, c.newAccess())
-	}
-	if !found {
 		c.notifyNew(key)
-	} else {
+	case keepTTL:
+		c.DB.ReplaceEntry(e, v, c.newAccess())
+		c.inheritShared(e)
+	default:
+		c.DB.Overwrite(key, e, v, expire, c.newAccess())
 		c.inheritShared(e)
 	}
 	c.Modified(key)
@@ -177,8 +178,8 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bo
 			c.W.Bulk(s.B)
 		}
 	}
-	found := c.LookupWrite(key) != nil
-	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
+	e := c.LookupWrite(key)
+	if (flags&setNX != 0 && e != nil) || (flags&setXX != 0 && e == nil) {
 		if flags&setGet == 0 {
 			if intReplies {
 				c.W.Int(0)
@@ -189,7 +190,7 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bo
 		return
 	}
 	// KEEPTTL never comes with a deadline, so Set applies when at once.
-	c.setKeyExpire(key, store.NewString(val), found, flags&setKeepTTL != 0, when)
+	c.setKeyExpire(key, store.NewString(val), e, flags&setKeepTTL != 0, when)
 	c.Notify(NotifyString, "set", key)
 	if expire != nil {
 		c.Notify(NotifyGeneric, "expire", key)
@@ -249,8 +250,7 @@ func getset(c *Ctx, args [][]byte) {
 	} else {
 		c.W.Bulk(s.B)
 	}
-	found := c.LookupWrite(args[1]) != nil
-	c.setKey(args[1], store.NewString(args[2]), found, false)
+	c.setKey(args[1], store.NewString(args[2]), c.LookupWrite(args[1]), false)
 	c.Notify(NotifyString, "set", args[1])
 }
 
@@ -344,8 +344,7 @@ func msetGeneric(c *Ctx, args [][]byte, nx bool) {
 		}
 	}
 	for j := 1; j < len(args); j += 2 {
-		found := c.LookupWrite(args[j]) != nil
-		c.setKey(args[j], store.NewString(args[j+1]), found, false)
+		c.setKey(args[j], store.NewString(args[j+1]), c.LookupWrite(args[j]), false)
 		c.Notify(NotifyString, "set", args[j])
 	}
 	if nx {
@@ -389,7 +388,7 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 		c.inheritShared(e)
 		c.Modified(key)
 	} else {
-		c.setKey(key, store.NewString(b), false, false)
+		c.setKey(key, store.NewString(b), nil, false)
 	}
 	c.Notify(NotifyString, "incrby", key)
 	c.W.Int(v)
@@ -454,7 +453,7 @@ func incrbyfloat(c *Ctx, args [][]byte) {
 		c.DB.Replace(string(key), ns, c.newAccess())
 		c.Modified(key)
 	} else {
-		c.setKey(key, ns, false, false)
+		c.setKey(key, ns, nil, false)
 	}
 	c.Notify(NotifyString, "incrbyfloat", key)
 	c.W.Bulk(b)
@@ -465,7 +464,7 @@ func appendCmd(c *Ctx, args [][]byte) {
 	e := c.LookupWrite(key)
 	var total int
 	if e == nil {
-		c.setKey(key, store.NewString(val), false, false)
+		c.setKey(key, store.NewString(val), nil, false)
 		total = len(val)
 	} else {
 		s, ok := e.Value.(*store.String)
@@ -576,7 +575,7 @@ func setrange(c *Ctx, args [][]byte) {
 		}
 		b := make([]byte, offset+int64(len(val)))
 		copy(b[offset:], val)
-		c.setKey(key, &store.String{B: b, Raw: true}, false, false)
+		c.setKey(key, &store.String{B: b, Raw: true}, nil, false)
 		c.Notify(NotifyString, "setrange", key)
 		c.W.Int(int64(len(b)))
 		return

@@ -91,6 +91,38 @@ func (db *DB) Set(key string, v Value, expire int64, access int64) *Entry {
 	return e
 }
 
+// Overwrite is Set for a key whose live entry e the caller has just looked
+// up (nothing removed it since): the entry is updated in place, without a
+// second lookup. key is read only to share the stored key with a new
+// deadline.
+func (db *DB) Overwrite(key []byte, e *Entry, v Value, expire int64, access int64) {
+	old := e.Expire
+	if old != 0 {
+		db.expires--
+	}
+	e.Value = v
+	e.Expire = 0
+	if access&AccessLFU == 0 {
+		e.Access = access
+	}
+	if expire != 0 {
+		stored := ""
+		if expire != old {
+			stored, _ = db.keys.GetKey(string(key))
+		}
+		db.setDeadline(stored, e, expire, old)
+	}
+}
+
+// ReplaceEntry is Replace for a key whose live entry e the caller has just
+// looked up: the value changes in place and the deadline stays.
+func (db *DB) ReplaceEntry(e *Entry, v Value, access int64) {
+	e.Value = v
+	if access&AccessLFU == 0 {
+		e.Access = access
+	}
+}
+
 // Replace stores v under key, keeping the key's current deadline (as
 // Redis's KEEPTTL and in-place updates do). A missing key gets no deadline.
 // access is as for Set.
@@ -235,31 +267,28 @@ func (db *DB) RebuildDeadlines() {
 // Touch brings the hash table's entries for keys into cache ahead of a
 // pipeline's lookups (see dict.Touch); it changes nothing.
 func (db *DB) Touch(keys []string) uint64 {
-	sink := db.keys.Touch(keys)
-	// Then the values the entries point to, again overlapping.
-	for _, k := range keys {
-		ent := db.keys.Get(k)
-		if ent == nil {
-			continue
+	return db.keys.Touch(keys, touchValue)
+}
+
+// touchValue reads the first bytes a command will read of ent's value.
+func touchValue(ent *Entry) uint64 {
+	switch v := ent.Value.(type) {
+	case *String:
+		if len(v.B) > 0 {
+			return uint64(v.B[0])
 		}
-		switch v := ent.Value.(type) {
-		case *String:
-			if len(v.B) > 0 {
-				sink += uint64(v.B[0])
-			}
-		case *Hash:
-			sink += v.touch()
-		case *ZSet:
-			if len(v.lp) > 0 {
-				sink += uint64(len(v.lp[0].member))
-			}
-		case *List:
-			if v.n > 0 {
-				sink += uint64(len(v.buf[v.head]))
-			}
+	case *Hash:
+		return v.touch()
+	case *ZSet:
+		if len(v.lp) > 0 {
+			return uint64(len(v.lp[0].member))
+		}
+	case *List:
+		if v.n > 0 {
+			return uint64(len(v.buf[v.head]))
 		}
 	}
-	return sink
+	return 0
 }
 
 // Flush removes every key.

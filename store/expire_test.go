@@ -136,7 +136,8 @@ func TestSameDeadlineDoesNotGrowHeap(t *testing.T) {
 }
 
 // TestExpireDueModel checks the deadline heap against a map model under
-// random sets, renewals, persists and deletes (fixed seed).
+// random sets (by key, or in place on the entry as SET on an existing key
+// does), renewals, persists and deletes (fixed seed).
 func TestExpireDueModel(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	db := NewDB()
@@ -151,7 +152,16 @@ func TestExpireDueModel(t *testing.T) {
 			if rnd.IntN(4) > 0 {
 				at = now + 1 + rnd.Int64N(200)
 			}
-			db.Set(k, v, at, now)
+			e := db.Peek(k)
+			switch {
+			case e == nil || rnd.IntN(3) == 0:
+				db.Set(k, v, at, now)
+			case rnd.IntN(3) == 0:
+				db.ReplaceEntry(e, v, now) // KEEPTTL
+				at = model[k]
+			default:
+				db.Overwrite([]byte(k), e, v, at, now)
+			}
 			model[k] = at
 		case op < 6:
 			if _, ok := model[k]; ok {
@@ -180,6 +190,20 @@ func TestExpireDueModel(t *testing.T) {
 		}
 		if db.Len() != len(model) {
 			t.Fatalf("step %d: %d keys, model %d", step, db.Len(), len(model))
+		}
+		if step%1000 == 0 {
+			withDeadline := 0
+			for k, at := range model {
+				if at != 0 {
+					withDeadline++
+				}
+				if e := db.Peek(k); e == nil || e.Expire != at {
+					t.Fatalf("step %d: %s has %v, model deadline %d", step, k, e, at)
+				}
+			}
+			if db.ExpiresLen() != withDeadline {
+				t.Fatalf("step %d: %d deadlines, model %d", step, db.ExpiresLen(), withDeadline)
+			}
 		}
 	}
 	// Everything due eventually goes, in one pass with a big budget.

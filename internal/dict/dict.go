@@ -133,7 +133,6 @@ func (d *Dict[V]) find(key string, h uint64) *node[V] {
 	return nil
 }
 
-// Get returns a pointer to the value stored for key, or nil. The pointer
 // GetKey is Get that also returns the key string the dict stores, so a
 // caller can keep a reference to the key without copying its argument.
 func (d *Dict[V]) GetKey(key string) (string, *V) {
@@ -149,26 +148,41 @@ func (d *Dict[V]) GetKey(key string) (string, *V) {
 	return "", nil
 }
 
-// stays valid until the key is deleted.
-// Touch reads the bucket heads and first nodes of keys' chains so that the
-// lookups that follow find them in cache: the loads are independent, so
-// the processor overlaps their misses, where lookups one by one wait for
-// each in turn (a pipeline's keys, before its commands run).
-func (d *Dict[V]) Touch(keys []string) uint64 {
+// Touch brings keys' chains into cache so that the lookups that follow
+// hit it, and calls visit with each key's value to do the same for what
+// the value points to (a pipeline's keys, before its commands run). Each
+// key is hashed once, and the loads of up to 16 keys at each step (bucket
+// heads, then first nodes and key bytes, then values) are independent, so
+// the processor overlaps their misses where lookups one by one would wait
+// for each in turn.
+func (d *Dict[V]) Touch(keys []string, visit func(*V) uint64) uint64 {
 	tb := &d.ht[0]
 	if tb.buckets == nil || d.rehashing() {
 		return 0
 	}
-	var heads [16]*node[V]
-	var sink uint64
+	var (
+		hashes [16]uint64
+		heads  [16]*node[V]
+		sink   uint64
+	)
 	for len(keys) > 0 {
 		n := min(len(keys), len(heads))
 		for i, k := range keys[:n] {
-			heads[i] = tb.buckets[Hash(k)&tb.mask]
+			h := Hash(k)
+			hashes[i] = h
+			heads[i] = tb.buckets[h&tb.mask]
 		}
 		for i := range n {
 			if e := heads[i]; e != nil && len(e.key) > 0 {
 				sink += e.hash + uint64(e.key[0])
+			}
+		}
+		for i, k := range keys[:n] {
+			for e := heads[i]; e != nil; e = e.next {
+				if e.hash == hashes[i] && e.key == k {
+					sink += visit(&e.val)
+					break
+				}
 			}
 		}
 		keys = keys[n:]
@@ -176,6 +190,8 @@ func (d *Dict[V]) Touch(keys []string) uint64 {
 	return sink
 }
 
+// Get returns a pointer to the value stored for key, or nil. The pointer
+// stays valid until the key is deleted.
 func (d *Dict[V]) Get(key string) *V {
 	if d.Len() == 0 {
 		return nil

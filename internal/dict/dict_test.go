@@ -147,3 +147,33 @@ func BenchmarkGoMapGet(b *testing.B) {
 		_ = m[keys[i%len(keys)]]
 	}
 }
+
+// TestTouch checks that Touch visits the value of every key present, once
+// per occurrence, and of no absent key, in blocks of every size around its
+// 16, and changes nothing.
+func TestTouch(t *testing.T) {
+	d := New[int]()
+	for i := 0; i < 1000; i++ {
+		d.Set("k"+strconv.Itoa(i), i)
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 40} {
+		var keys []string
+		want := 0
+		for i := 0; i < n; i++ {
+			if i%3 == 0 {
+				keys = append(keys, "missing"+strconv.Itoa(i))
+				continue
+			}
+			keys = append(keys, "k"+strconv.Itoa(i*7))
+			want += i * 7
+		}
+		got, visits := 0, 0
+		d.Touch(keys, func(v *int) uint64 { got += *v; visits++; return 0 })
+		if got != want || visits != n-(n+2)/3 {
+			t.Fatalf("%d keys: visited %d values summing %d, want %d", n, visits, got, want)
+		}
+	}
+	if d.Len() != 1000 {
+		t.Fatalf("Touch changed the dict: %d entries", d.Len())
+	}
+}
