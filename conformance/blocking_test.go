@@ -383,20 +383,13 @@ func TestBlockingClientUnblock(t *testing.T) {
 	p := blockPair(t)
 	for _, mode := range [][]string{{}, {"TIMEOUT"}, {"ERROR"}} {
 		a := Connect(t)
-		lid, err := a.L.Do("CLIENT", "ID")
-		if err != nil {
-			t.Fatal(err)
-		}
-		rid, err := a.R.Do("CLIENT", "ID")
-		if err != nil {
-			t.Fatal(err)
-		}
+		lid, rid := clientIDs(t, a)
 		a.Send("BLMOVE", "k", "d", "LEFT", "LEFT", "0")
 		waitBlocked(t, 1)
-		unblockBoth(t, p, a, lid.Str, rid.Str, mode...)
+		unblockBoth(t, p, a, lid, rid, mode...)
 		// Not blocked any more.
-		lv, _ := p.L.Do("CLIENT", "UNBLOCK", lid.Str)
-		rv, _ := p.R.Do("CLIENT", "UNBLOCK", rid.Str)
+		lv, _ := p.L.Do("CLIENT", "UNBLOCK", lid)
+		rv, _ := p.R.Do("CLIENT", "UNBLOCK", rid)
 		p.check("CLIENT UNBLOCK again", lv, rv, Equal(lv, rv))
 		a.Do("PING")
 	}
@@ -539,12 +532,8 @@ func TestBlockingRandomized(t *testing.T) {
 	var cs []client
 	for i := 0; i < n; i++ {
 		c := Connect(t)
-		lv, err1 := c.L.Do("CLIENT", "ID")
-		rv, err2 := c.R.Do("CLIENT", "ID")
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		cs = append(cs, client{c, lv.Str, rv.Str})
+		lid, rid := clientIDs(t, c)
+		cs = append(cs, client{c, lid, rid})
 	}
 	for round := 0; round < 12; round++ {
 		p.Do("DEL", "a", "b", "c")

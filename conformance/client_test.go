@@ -140,10 +140,9 @@ func TestClientKILL(t *testing.T) {
 
 	// A client may kill itself: the reply arrives, then the connection closes.
 	self := Connect(t)
-	lid, _ := self.L.Do("CLIENT", "ID")
-	rid, _ := self.R.Do("CLIENT", "ID")
-	lv, _ := self.L.Do("CLIENT", "KILL", "ID", lid.Str, "SKIPME", "no")
-	rv, _ := self.R.Do("CLIENT", "KILL", "ID", rid.Str, "SKIPME", "no")
+	lid, rid := clientIDs(t, self)
+	lv, _ := self.L.Do("CLIENT", "KILL", "ID", lid, "SKIPME", "no")
+	rv, _ := self.R.Do("CLIENT", "KILL", "ID", rid, "SKIPME", "no")
 	self.check("kill self", lv, rv, Equal(lv, rv))
 	self.Closed(2e9)
 }
@@ -275,15 +274,14 @@ func TestClientUNBLOCK(t *testing.T) {
 		{[]string{"WAIT", "1", "0"}, []string{"TIMEOUT"}},
 		{[]string{"WAIT", "1", "0"}, []string{"ERROR"}},
 	} {
-		lid, _ := blocked.L.Do("CLIENT", "ID")
-		rid, _ := blocked.R.Do("CLIENT", "ID")
+		lid, rid := clientIDs(t, blocked)
 		blocked.Send(tc.cmd...)
 		blocked.NoReply(50 * time.Millisecond)
 		// Wait until both servers see the client blocked.
 		for _, side := range []struct {
 			c  *Conn
 			id string
-		}{{p.L, lid.Str}, {p.R, rid.Str}} {
+		}{{p.L, lid}, {p.R, rid}} {
 			deadline := time.Now().Add(2 * time.Second)
 			for {
 				v, _ := side.c.Do("CLIENT", "LIST", "ID", side.id)
@@ -296,12 +294,12 @@ func TestClientUNBLOCK(t *testing.T) {
 		args := func(id string) []string {
 			return append([]string{"CLIENT", "UNBLOCK", id}, tc.reason...)
 		}
-		lv, _ := p.L.Do(args(lid.Str)...)
-		rv, _ := p.R.Do(args(rid.Str)...)
+		lv, _ := p.L.Do(args(lid)...)
+		rv, _ := p.R.Do(args(rid)...)
 		p.check(fmt.Sprintf("CLIENT UNBLOCK %v %v", tc.cmd, tc.reason), lv, rv, Equal(lv, rv))
 		blocked.Receive()
-		lv, _ = p.L.Do(args(lid.Str)...)
-		rv, _ = p.R.Do(args(rid.Str)...)
+		lv, _ = p.L.Do(args(lid)...)
+		rv, _ = p.R.Do(args(rid)...)
 		p.check("CLIENT UNBLOCK again", lv, rv, Equal(lv, rv))
 	}
 	blocked.Do("PING")
@@ -346,13 +344,12 @@ func TestClientLISTLastCommand(t *testing.T) {
 	p := Connect(t)
 	watched := Connect(t)
 	watched.Do("CLIENT", "SETNAME", "lastcmd")
-	lid, _ := watched.L.Do("CLIENT", "ID")
-	rid, _ := watched.R.Do("CLIENT", "ID")
+	lid, rid := clientIDs(t, watched)
 	for _, cmd := range [][]string{{"NOSUCH"}, {"GET"}, {"MULTI"}, {"SET", "a", "1"}, {"EXEC"},
 		{"CONFIG", "GET", "hz"}, {"CLIENT", "NOSUCH"}, {"CONFIG", "GET"}} {
 		watched.Do(cmd...)
-		lv, _ := p.L.Do("CLIENT", "LIST", "ID", lid.Str)
-		rv, _ := p.R.Do("CLIENT", "LIST", "ID", rid.Str)
+		lv, _ := p.L.Do("CLIENT", "LIST", "ID", lid)
+		rv, _ := p.R.Do("CLIENT", "LIST", "ID", rid)
 		p.clientInfoMatches(strings.Join(cmd, " "), lv, rv, clientInfoMust...)
 	}
 }

@@ -232,17 +232,10 @@ func TestStatsBlocked(t *testing.T) {
 	p := blockPair(t)
 	p.Do("CONFIG", "RESETSTAT")
 	a := Connect(t)
-	lid, err := a.L.Do("CLIENT", "ID")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rid, err := a.R.Do("CLIENT", "ID")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lid, rid := clientIDs(t, a)
 	unblock := func(mode ...string) {
 		t.Helper()
-		unblockBoth(t, p, a, lid.Str, rid.Str, mode...)
+		unblockBoth(t, p, a, lid, rid, mode...)
 	}
 	for _, cmd := range [][]string{{"BLPOP", "q", "0"}, {"WAIT", "1", "0"}, {"BZPOPMIN", "z", "0"}} {
 		for _, mode := range [][]string{nil, {"ERROR"}} {
