@@ -57,8 +57,10 @@ type serverState struct {
 	// Shutdown, when set, stops the server (SHUTDOWN); it is called on
 	// the command goroutine and must not wait for it.
 	shutdown func()
-	// nextIdleCheck is when Cron next looks for idle clients (Unix ms).
-	nextIdleCheck int64
+	// cronRing holds the connected clients clientsCron visits in turn
+	// (freed ones are dropped when met); cronPos is where it goes on.
+	cronRing []*Client
+	cronPos  int
 	// waits are the clients blocked in WAIT.
 	waits []waitEntry
 	// errorStats counts error replies by code (INFO errorstats).
@@ -147,18 +149,58 @@ func (e *Engine) serverCron(now int64) {
 	}
 	e.waitRecheck() // a WAITAOF for a local copy fails once appendonly is off
 	e.waitTimeouts(now)
-	if t := e.Config.Timeout; t > 0 && now >= e.srv.nextIdleCheck {
-		e.srv.nextIdleCheck = now + 1000
-		for _, cl := range e.clients {
-			if cl.blk.blocked || cl.postponed || cl.waiting || cl.sub.count() > 0 || cl.monitor || cl.Conn == nil {
-				continue
-			}
-			if now-cl.LastInteraction > int64(t)*1000 {
-				cl.Conn.Close()
-				e.FreeClient(cl)
-			}
-		}
+	e.clientsCron(now)
+}
+
+// clientsCron is Redis's: each call visits clients/hz of the clients in
+// turn (at least 5), so each is looked at about once a second without a
+// pass over all of them, and closes those idle past timeout. Clients
+// freed since are dropped from the ring as they are met, uncounted.
+func (e *Engine) clientsCron(now int64) {
+	ring := e.srv.cronRing
+	n := len(e.clients)
+	iterations := n / max(e.Config.Hz, 1)
+	if iterations < 5 {
+		iterations = min(n, 5)
 	}
+	for len(ring) > 0 {
+		if e.srv.cronPos >= len(ring) {
+			e.srv.cronPos = 0
+		}
+		i := e.srv.cronPos
+		cl := ring[i]
+		if cl.freed {
+			last := len(ring) - 1
+			ring[i], ring[last] = ring[last], nil
+			ring = ring[:last]
+			continue
+		}
+		if iterations == 0 {
+			break
+		}
+		e.srv.cronPos++
+		iterations--
+		e.clientTimedOut(cl, now)
+	}
+	e.srv.cronRing = ring
+}
+
+// clientTimedOut closes cl if it has been idle past timeout, as
+// clientsCronHandleTimeout: whole seconds, as Redis's clock counts them;
+// never a client waiting for something (blocked, WAIT, CLIENT PAUSE, its
+// write's commit), a subscriber or a monitor.
+func (e *Engine) clientTimedOut(cl *Client, now int64) bool {
+	t := int64(e.Config.Timeout)
+	if t <= 0 || cl.Conn == nil || cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked ||
+		len(cl.queue) > 0 || cl.sub.count() > 0 || cl.monitor {
+		return false
+	}
+	if now/1000-cl.LastInteraction/1000 <= t {
+		return false
+	}
+	cl.Conn.Close()
+	e.FreeClient(cl)
+	return true
 }
 
 // clientFlags renders the flags field of CLIENT LIST.

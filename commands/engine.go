@@ -148,6 +148,7 @@ func (e *Engine) NewClient(conn Conn) *Client {
 	c.Authenticated = e.Config.RequirePass == ""
 	if conn != nil {
 		e.clients[c.ID] = c
+		e.srv.cronRing = append(e.srv.cronRing, c)
 		e.Stats.Connections++
 	}
 	return c
@@ -192,11 +193,18 @@ func (e *Engine) markDirty(c *Client) {
 func (e *Engine) FlushOutputs() {
 	e.resumeUnblocked()
 	e.trackingBeforeSleep()
+	var now int64
 	for i, c := range e.dirty {
 		c.outDirty = false
 		if len(c.W.B) > 0 && !c.freed {
 			e.Stats.NetOutputBytes += int64(len(c.W.B))
 			c.Conn.Deliver(c.W.B)
+			// Output is interaction too (Redis's writeToClient): a client
+			// that receives invalidations is not idle.
+			if now == 0 {
+				now = e.NowMs()
+			}
+			c.LastInteraction = now
 		}
 		c.W.B = c.W.B[:0]
 		if cap(c.W.B) > 64*1024 {
