@@ -1,10 +1,12 @@
 package lockkv
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -19,6 +21,9 @@ type conn struct {
 	nc     net.Conn
 	client *commands.Client
 	ready  chan struct{}
+	// keepalive is tcp-keepalive when the client connected (seconds, 0:
+	// off); the reader applies it. Set before ready is closed.
+	keepalive int
 	// authed mirrors the client's authentication state for the reader,
 	// which applies Redis's tighter request limits before AUTH.
 	authed atomic.Bool
@@ -50,6 +55,8 @@ type batch struct {
 }
 
 const (
+	tlsHandshakeTimeout = 10 * time.Second
+
 	readChunk      = 16 * 1024
 	maxOutstanding = 64 // batches in flight before the reader waits
 )
@@ -175,10 +182,26 @@ func (c *conn) serve() {
 		close(c.done)
 		<-writerDone
 	}()
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		// The handshake first: as in Redis, a client exists (and is
+		// counted) once it is done.
+		tc.SetDeadline(time.Now().Add(tlsHandshakeTimeout))
+		err := tc.Handshake()
+		tc.SetDeadline(time.Time{})
+		if err != nil {
+			s.log.Debug("TLS handshake failed", "addr", c.nc.RemoteAddr().String(), "err", err)
+			return
+		}
+	}
 	if !s.submit(request{c: c, kind: reqConnect}) {
 		return
 	}
 	<-c.ready
+	if c.client == nil {
+		<-writerDone // turned away (protected mode): the message goes out
+		return
+	}
+	setKeepAlive(c.nc, c.keepalive)
 	defer s.submit(request{c: c, kind: reqClose})
 
 	var (
@@ -324,3 +347,21 @@ func (c *conn) limits() resp.Limits {
 // SetAuthenticated implements the engine's authConn: AUTH, HELLO AUTH and
 // RESET tell the reader the client's authentication state.
 func (c *conn) SetAuthenticated(ok bool) { c.authed.Store(ok) }
+
+// setKeepAlive applies tcp-keepalive as Redis's anetKeepAlive: probes
+// after secs idle, then every secs/3, three of them; 0 turns them off.
+func setKeepAlive(nc net.Conn, secs int) {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	tcp, ok := nc.(*net.TCPConn)
+	if !ok {
+		return
+	}
+	if secs <= 0 {
+		tcp.SetKeepAlive(false)
+		return
+	}
+	idle := time.Duration(secs) * time.Second
+	tcp.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: idle, Interval: max(idle/3, time.Second), Count: 3})
+}

@@ -16,10 +16,15 @@
 package lockkv
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +59,43 @@ type Config struct {
 	// SentinelMasterName is the master name a cluster node answers SENTINEL
 	// for (get-master-addr-by-name and the like); "" is "mymaster".
 	SentinelMasterName string
+	// LogLevel is the level below which logs are dropped (CONFIG SET
+	// loglevel moves it; Logger's own handler may drop more). The zero
+	// value is Info, Redis's notice.
+	LogLevel slog.Level
+
+	// EnableDebugCommand is enable-debug-command: "no" (the default, as in
+	// Redis 7), "yes", or "local" (only clients of the loopback
+	// interface). Tests that send DEBUG set it.
+	EnableDebugCommand string
+	// EnableProtectedConfigs is enable-protected-configs, likewise: who
+	// may CONFIG SET dir and dbfilename (which lockkv still only accepts
+	// unchanged).
+	EnableProtectedConfigs string
+	// ProtectedMode is protected-mode: "yes" (the default) or "no". With
+	// it, and no RequirePass, clients from other hosts are turned away
+	// with Redis's DENIED message, whatever the listen address.
+	ProtectedMode string
+
+	// TLSAddr is the address the TLS listener listens on (Redis's
+	// tls-port); TLS is on when TLSCertFile is set, and "" then means
+	// "127.0.0.1:0".
+	TLSAddr string
+	// TLSCertFile and TLSKeyFile are the server's certificate and key
+	// (PEM), tls-cert-file and tls-key-file.
+	TLSCertFile, TLSKeyFile string
+	// TLSCACertFile is tls-ca-cert-file: the authority client certificates
+	// are checked against, and on a TLSOnly cluster node the one the other
+	// members' certificates are checked against.
+	TLSCACertFile string
+	// TLSAuthClients is tls-auth-clients: "yes" (a client certificate is
+	// required; the default when TLSCACertFile is set), "optional"
+	// (checked when given) or "no" (the default without a CA file).
+	TLSAuthClients string
+	// TLSOnly serves clients on the TLS listener only (cmd/lockkv:
+	// --addr ""); a cluster node then dials the other members' client
+	// ports with TLS too.
+	TLSOnly bool
 }
 
 // Server is a lockkv server.
@@ -62,7 +104,9 @@ type Server struct {
 	log   *slog.Logger
 	eng   *commands.Engine
 	clock store.Clock
-	ln    net.Listener
+	ln    net.Listener // plain TCP; nil with TLSOnly
+	tlsLn net.Listener // nil without TLS
+	level *slog.LevelVar
 	reqs  chan request
 	// applies carries the replication layer's work (Raft apply,
 	// leadership changes): the loop takes it before client requests, so
@@ -111,11 +155,23 @@ func NewServer(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	level := new(slog.LevelVar)
+	level.Set(cfg.LogLevel)
+	var log *slog.Logger
+	if cfg.Logger == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
+	} else {
+		log = slog.New(levelHandler{cfg.Logger.Handler(), level})
 	}
 	ecfg := commands.NewConfig()
+	ecfg.LogLevel = level
+	if cfg.EnableDebugCommand != "" {
+		ecfg.EnableDebugCommand = cfg.EnableDebugCommand
+	}
+	if cfg.EnableProtectedConfigs != "" {
+		ecfg.EnableProtectedConfigs = cfg.EnableProtectedConfigs
+	}
+	ecfg.ProtectedMode = cfg.ProtectedMode != "no"
 	if cfg.Databases > 0 {
 		ecfg.Databases = cfg.Databases
 	}
@@ -132,6 +188,7 @@ func NewServer(cfg Config) *Server {
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
+		level:    level,
 		clock:    cfg.Clock,
 		eng:      commands.NewEngine(ecfg, cfg.Clock),
 		reqs:     make(chan request, 1024),
@@ -153,11 +210,9 @@ func NewServer(cfg Config) *Server {
 	}
 	s.eng.OnBusy = s.serveWhileBusy
 	s.eng.ScriptLog = func(level int, msg string) {
-		if level >= 3 { // redis.LOG_WARNING
-			s.log.Warn(msg, "source", "script")
-		} else {
-			s.log.Info(msg, "source", "script")
-		}
+		// redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING.
+		lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]
+		s.log.Log(context.Background(), lv, msg, "source", "script")
 	}
 	return s
 }
@@ -198,12 +253,51 @@ func (s *Server) handleHeld() {
 	s.held = nil
 }
 
-// Start listens on the configured address and serves clients in the
+// Start listens on the configured addresses and serves clients in the
 // background.
 func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
+	if err := s.cfg.check(); err != nil {
 		return err
+	}
+	var tlsServer, tlsPeer *tls.Config
+	if s.cfg.tlsEnabled() {
+		var err error
+		if tlsServer, tlsPeer, err = s.cfg.loadTLS(); err != nil {
+			return err
+		}
+	}
+	var ln, tlsLn net.Listener
+	closeListeners := func() {
+		if ln != nil {
+			ln.Close()
+		}
+		if tlsLn != nil {
+			tlsLn.Close()
+		}
+	}
+	if !s.cfg.TLSOnly {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.Addr); err != nil {
+			return err
+		}
+	}
+	if tlsServer != nil {
+		addr := s.cfg.TLSAddr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		raw, err := net.Listen("tcp", addr)
+		if err != nil {
+			closeListeners()
+			return err
+		}
+		tlsLn = tls.NewListener(raw, tlsServer)
+	}
+	// The address given to the other members and, by default, to clients:
+	// the plain one, or the TLS one when it is the only one.
+	serving := ln
+	if serving == nil {
+		serving = tlsLn
 	}
 	if s.cfg.Cluster != nil {
 		rc := *s.cfg.Cluster
@@ -216,9 +310,12 @@ func (s *Server) Start() error {
 		if rc.Password == "" {
 			rc.Password = s.cfg.RequirePass
 		}
+		if s.cfg.TLSOnly && rc.ClientTLS == nil {
+			rc.ClientTLS = tlsPeer
+		}
 		node, err := replication.New(rc, s.run)
 		if err != nil {
-			ln.Close()
+			closeListeners()
 			return err
 		}
 		s.node = node
@@ -228,34 +325,128 @@ func (s *Server) Start() error {
 		}
 		s.eng.Cluster = node
 	}
-	s.ln = ln
-	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
-		s.eng.Config.Port = ta.Port
-	}
+	s.ln, s.tlsLn = ln, tlsLn
+	s.reportListeners()
 	s.loopWG.Add(1)
 	go s.loop()
 	if s.node != nil {
 		// Raft may restore a snapshot and replay the log through the
 		// command goroutine while it starts.
-		if err := s.node.Start(ln.Addr().String()); err != nil {
-			ln.Close()
+		if err := s.node.Start(serving.Addr().String()); err != nil {
+			closeListeners()
 			close(s.quit)
 			s.loopWG.Wait()
 			return err
 		}
 	}
-	s.loopWG.Add(1)
-	go s.acceptLoop()
-	s.log.Info("lockkv listening", "addr", ln.Addr().String())
+	for _, l := range []net.Listener{ln, tlsLn} {
+		if l != nil {
+			s.loopWG.Add(1)
+			go s.acceptLoop(l)
+		}
+	}
+	if ln != nil {
+		s.log.Info("lockkv listening", "addr", ln.Addr().String())
+	}
+	if tlsLn != nil {
+		s.log.Info("lockkv listening for TLS", "addr", tlsLn.Addr().String(), "tls-auth-clients", s.cfg.tlsAuthClients())
+	}
+	if s.eng.Config.ProtectedMode && s.cfg.RequirePass == "" && !loopbackOnly(serving.Addr()) {
+		s.log.Warn("protected mode: no password is set, so only clients of the loopback interface are accepted; set --requirepass or --protected-mode no")
+	}
 	return nil
 }
 
-// Addr returns the address the server listens on ("127.0.0.1:port").
+// check validates the settings Start cannot take.
+func (cfg *Config) check() error {
+	for name, v := range map[string]string{"enable-debug-command": cfg.EnableDebugCommand, "enable-protected-configs": cfg.EnableProtectedConfigs} {
+		if v != "" && !commands.ValidProtectedAction(v) {
+			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", name, v)
+		}
+	}
+	switch cfg.ProtectedMode {
+	case "", "yes", "no":
+	default:
+		return fmt.Errorf("lockkv: bad protected-mode %q: want yes or no", cfg.ProtectedMode)
+	}
+	if cfg.TLSOnly && !cfg.tlsEnabled() {
+		return errors.New("lockkv: TLSOnly without a TLS certificate: no listener would serve clients")
+	}
+	return nil
+}
+
+// reportListeners shows the listeners in CONFIG GET port, tls-port, bind
+// and the tls-* files.
+func (s *Server) reportListeners() {
+	ec := s.eng.Config
+	ec.Port = 0 // Redis's port 0: no plain TCP
+	var binds []string
+	add := func(b string) {
+		for _, have := range binds {
+			if have == b {
+				return
+			}
+		}
+		binds = append(binds, b)
+	}
+	if s.ln != nil {
+		ec.Port = s.ln.Addr().(*net.TCPAddr).Port
+		add(bindOf(s.cfg.Addr, s.ln.Addr()))
+	}
+	if s.tlsLn != nil {
+		ec.Load("tls-port", strconv.Itoa(s.tlsLn.Addr().(*net.TCPAddr).Port))
+		ec.Load("tls-cert-file", s.cfg.TLSCertFile)
+		ec.Load("tls-key-file", s.cfg.TLSKeyFile)
+		ec.Load("tls-ca-cert-file", s.cfg.TLSCACertFile)
+		ec.Load("tls-auth-clients", s.cfg.tlsAuthClients())
+		add(bindOf(s.cfg.TLSAddr, s.tlsLn.Addr()))
+	}
+	ec.Load("bind", strings.Join(binds, " "))
+}
+
+// bindOf is Redis's bind for a listener: the address it listens on, "*"
+// for every IPv4 address, "* -::*" for every address.
+func bindOf(configured string, a net.Addr) string {
+	if host, _, err := net.SplitHostPort(configured); err == nil && host == "" {
+		return "* -::*"
+	}
+	ta, ok := a.(*net.TCPAddr)
+	switch {
+	case !ok:
+		return "*"
+	case ta.IP.IsUnspecified() && ta.IP.To4() != nil:
+		return "*"
+	case ta.IP.IsUnspecified():
+		return "::*"
+	}
+	return ta.IP.String()
+}
+
+// loopbackOnly reports whether a listener only hears the loopback
+// interface.
+func loopbackOnly(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// Addr returns the address the server listens on for plain TCP
+// ("127.0.0.1:port"); "" when it serves TLS only.
 func (s *Server) Addr() string {
 	if s.ln == nil {
+		if s.tlsLn != nil {
+			return ""
+		}
 		return s.cfg.Addr
 	}
 	return s.ln.Addr().String()
+}
+
+// TLSAddr returns the address of the TLS listener, "" without one.
+func (s *Server) TLSAddr() string {
+	if s.tlsLn == nil {
+		return ""
+	}
+	return s.tlsLn.Addr().String()
 }
 
 // Engine returns the command engine. It must only be used inside Do.
@@ -300,6 +491,11 @@ func (s *Server) Close() error {
 	if s.ln != nil {
 		err = s.ln.Close()
 	}
+	if s.tlsLn != nil {
+		if e := s.tlsLn.Close(); err == nil {
+			err = e
+		}
+	}
 	for _, c := range conns {
 		c.nc.Close()
 	}
@@ -323,11 +519,11 @@ func (s *Server) Close() error {
 // SHUTDOWN).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-func (s *Server) acceptLoop() {
+func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.loopWG.Done()
 	var backoff time.Duration
 	for {
-		nc, err := s.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -444,6 +640,16 @@ func (s *Server) handle(r request) {
 		b := r.b
 		s.eng.ProcessBatch(r.c.client, b.cmds, b.ack)
 	case reqConnect:
+		r.c.keepalive = s.eng.Config.TCPKeepalive
+		if len(s.eng.Clients()) < s.eng.Config.MaxClients && s.eng.ProtectedModeDenies(r.c.RemoteAddr()) {
+			// Redis's clientAcceptHandler: the explanation, then close;
+			// counted as rejected, not as a connection.
+			s.eng.Stats.RejectedConns++
+			r.c.Deliver([]byte("-" + commands.ErrProtectedMode + "\r\n"))
+			r.c.Close()
+			close(r.c.ready)
+			return
+		}
 		r.c.client = s.eng.NewClient(r.c)
 		r.c.authed.Store(r.c.client.Authenticated)
 		if len(s.eng.Clients()) > s.eng.Config.MaxClients {

@@ -15,6 +15,10 @@ type Client struct {
 	W resp.Writer
 	// Conn is nil for internal clients (scripts, Raft apply).
 	Conn Conn
+	// Local is set for a connection from 127.0.0.1 or ::1 (Redis's
+	// islocalClient): enable-debug-command and enable-protected-configs
+	// "local" admit it, protected mode never refuses it.
+	Local bool
 
 	Authenticated   bool
 	Created         int64 // Unix ms

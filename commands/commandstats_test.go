@@ -23,6 +23,7 @@ func cmdstatUsec(t *testing.T, info, name string) (int64, string) {
 // starts the next), and usec_per_call is (float)usec/calls.
 func TestCommandStatsTime(t *testing.T) {
 	te := newTestEngine(t)
+	te.e.Config.EnableDebugCommand = ProtectedYes
 	cl, conn := te.client()
 	te.do(cl, conn, "DEBUG", "SLEEP", "0.02")
 	te.do(cl, conn, "PING")

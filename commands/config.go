@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"math"
 	"net"
 	"os"
@@ -29,7 +30,25 @@ type Config struct {
 	// SentinelMasterName is the master name SENTINEL answers for in
 	// cluster mode (get-master-addr-by-name and the like).
 	SentinelMasterName string
-	Port               int // reported by CONFIG GET port and INFO
+	Port               int // reported by CONFIG GET port and INFO; 0: no plain TCP
+
+	// ProtectedMode is protected-mode: with no requirepass, clients from
+	// other hosts are turned away (Engine.ProtectedModeDenies).
+	ProtectedMode bool
+	// EnableDebugCommand and EnableProtectedConfigs are
+	// enable-debug-command and enable-protected-configs: ProtectedNo,
+	// ProtectedYes or ProtectedLocal. Fixed when the server starts.
+	EnableDebugCommand     string
+	EnableProtectedConfigs string
+	// TCPKeepalive is tcp-keepalive, seconds (0: off); the server applies
+	// it to each connection it accepts.
+	TCPKeepalive int
+	// LogLevel, when set, is the server's log level: CONFIG SET loglevel
+	// changes it. Without it loglevel only takes its current value.
+	LogLevel *slog.LevelVar
+	// clustered is set on a Raft node: the Redis replication and Redis
+	// Cluster settings then only take their current values.
+	clustered bool
 
 	// Encoding thresholds (OBJECT ENCODING follows them).
 	HashMaxListpackEntries int // hash-max-listpack-entries
@@ -72,6 +91,10 @@ func NewConfig() *Config {
 		ReadMode:               ReadLinearizable,
 		SentinelMasterName:     "mymaster",
 		Port:                   6379,
+		ProtectedMode:          true,
+		EnableDebugCommand:     ProtectedNo,
+		EnableProtectedConfigs: ProtectedNo,
+		TCPKeepalive:           300,
 		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,
 		SetMaxIntsetEntries:    512,
@@ -90,6 +113,7 @@ func NewConfig() *Config {
 			c.other[s.name] = s.dflt
 		}
 	}
+	c.other["loglevel"] = "notice"
 	if wd, err := os.Getwd(); err == nil {
 		c.other["dir"] = wd
 	}
@@ -116,8 +140,27 @@ func (c *Config) Set(name, value string) (ok bool, errText string) {
 	if s.flags&cfgImmutable != 0 {
 		return false, "can't set immutable config"
 	}
-	if s.flags&cfgProtected != 0 {
+	if s.flags&cfgProtected != 0 && c.EnableProtectedConfigs != ProtectedYes {
 		return false, "can't set protected config"
+	}
+	old := s.get(c)
+	if msg := s.set(c, value); msg != "" {
+		return false, msg
+	}
+	if msg := s.refusal(c, old, s.get(c)); msg != "" {
+		s.set(c, old)
+		return false, msg
+	}
+	return true, ""
+}
+
+// Load sets a setting as the server starts, as Redis reads its
+// configuration: immutable, protected and fixed settings included. The
+// value is validated as CONFIG SET validates it.
+func (c *Config) Load(name, value string) (ok bool, errText string) {
+	s := lookupSetting(name)
+	if s == nil {
+		return false, "unknown option"
 	}
 	if msg := s.set(c, value); msg != "" {
 		return false, msg
@@ -267,7 +310,8 @@ var settings = []*setting{
 	boolSetting("daemonize", "", "no", immut),
 	boolSetting("io-threads-do-reads", "", "no", immut),
 	boolSetting("always-show-logo", "", "no", immut),
-	boolSetting("protected-mode", "", "yes", noFlags),
+	{name: "protected-mode", kind: kindBool, read: func(c *Config) string { return yesNo(c.ProtectedMode) },
+		apply: func(c *Config, v string) { c.ProtectedMode = v == "yes" }},
 	boolSetting("rdbcompression", "", "yes", noFlags),
 	boolSetting("rdb-del-sync-files", "", "no", noFlags),
 	boolSetting("activerehashing", "", "yes", noFlags),
@@ -359,14 +403,15 @@ var settings = []*setting{
 	enumSetting("supervised", "no", immut, "upstart", "systemd", "auto", "no"),
 	enumSetting("syslog-facility", "local0", immut, "user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"),
 	enumSetting("repl-diskless-load", "disabled", noFlags, "disabled", "on-empty-db", "swapdb"),
-	enumSetting("loglevel", "notice", noFlags, "debug", "verbose", "notice", "warning"),
+	{name: "loglevel", kind: kindEnum, dflt: "notice", enum: logLevelNames, read: readLogLevel, apply: applyLogLevel},
 	enumSetting("appendfsync", "everysec", noFlags, "everysec", "always", "no"),
 	enumSetting("oom-score-adj", "no", noFlags, "no", "yes", "relative", "absolute"),
 	enumSetting("acl-pubsub-default", "resetchannels", noFlags, "allchannels", "resetchannels"),
 	enumSetting("sanitize-dump-payload", "no", noFlags, "no", "yes", "clients"),
-	enumSetting("enable-protected-configs", "no", immut, "no", "yes", "local"),
-	// lockkv always serves DEBUG.
-	enumSetting("enable-debug-command", "yes", immut, "no", "yes", "local"),
+	{name: "enable-protected-configs", kind: kindEnum, flags: immut, enum: protectedActionValues,
+		read: func(c *Config) string { return c.EnableProtectedConfigs }},
+	{name: "enable-debug-command", kind: kindEnum, flags: immut, enum: protectedActionValues,
+		read: func(c *Config) string { return c.EnableDebugCommand }},
 	enumSetting("enable-module-command", "no", immut, "no", "yes", "local"),
 	enumSetting("cluster-preferred-endpoint-type", "ip", noFlags, "ip", "hostname", "unknown-endpoint"),
 	enumSetting("propagation-error-behavior", "ignore", noFlags, "ignore", "panic", "panic-on-replicas"),
@@ -378,7 +423,7 @@ var settings = []*setting{
 	numSetting("io-threads", "", 1, 128, 1, immut),
 	numSetting("auto-aof-rewrite-percentage", "", 0, intMax, 100, noFlags),
 	numSetting("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, intMax, 10, noFlags),
-	numSetting("tcp-keepalive", "", 0, intMax, 300, noFlags),
+	boundInt("tcp-keepalive", "", 0, intMax, noFlags, func(c *Config) *int { return &c.TCPKeepalive }),
 	numSetting("cluster-migration-barrier", "", 0, intMax, 1, noFlags),
 	numSetting("active-defrag-cycle-min", "", 1, 99, 1, noFlags),
 	numSetting("active-defrag-cycle-max", "", 1, 99, 25, noFlags),
@@ -987,7 +1032,7 @@ func configSet(c *Ctx, args [][]byte) {
 		case s.flags&cfgImmutable != 0:
 			fail(arg, "can't set immutable config")
 			return
-		case s.flags&cfgProtected != 0:
+		case s.flags&cfgProtected != 0 && !allowProtectedAction(c.E.Config.EnableProtectedConfigs, c.C):
 			fail(arg, "can't set protected config")
 			return
 		}
@@ -1011,6 +1056,17 @@ func configSet(c *Ctx, args [][]byte) {
 				changes[j].s.set(cfg, old[j])
 			}
 			fail(ch.name, msg)
+			return
+		}
+	}
+	// Values lockkv does not support fail as Redis's apply stage fails:
+	// after every value was validated, restoring them all.
+	for i, ch := range changes {
+		if msg := ch.s.refusal(cfg, old[i], ch.s.get(cfg)); msg != "" {
+			for j := len(changes) - 1; j >= 0; j-- {
+				changes[j].s.set(cfg, old[j])
+			}
+			fail(ch.s.name, msg) // the canonical name, as Redis's apply stage
 			return
 		}
 	}

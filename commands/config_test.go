@@ -1,6 +1,9 @@
 package commands
 
-import "testing"
+import (
+	"log/slog"
+	"testing"
+)
 
 func TestMemtoull(t *testing.T) {
 	for _, c := range []struct {
@@ -78,5 +81,90 @@ func TestConfigDefaultsValid(t *testing.T) {
 	}
 	if len(settingIndex) < 190 {
 		t.Errorf("only %d setting names", len(settingIndex))
+	}
+}
+
+// TestConfigSupportComplete: every setting is classified once in
+// settingSupport, and only names of the table are there.
+func TestConfigSupportComplete(t *testing.T) {
+	for _, s := range settings {
+		sp, ok := settingSupport[s.name]
+		if !ok {
+			t.Errorf("%s: not classified in settingSupport", s.name)
+			continue
+		}
+		if (sp.class == fixed || sp.class == replication) && sp.what == "" {
+			t.Errorf("%s: refused without a reason", s.name)
+		}
+		if (s.flags&cfgImmutable != 0) != (sp.class == immutable) && s.name != "databases" &&
+			s.name != "enable-debug-command" && s.name != "enable-protected-configs" {
+			t.Errorf("%s: immutable flag and class disagree", s.name)
+		}
+	}
+	for name := range settingSupport {
+		if s := lookupSetting(name); s == nil || s.name != name {
+			t.Errorf("settingSupport names %q, not a setting's canonical name", name)
+		}
+	}
+}
+
+// TestConfigRefusals: values lockkv does not implement are refused with
+// the reason and leave the setting as it was; the current value and the
+// values that describe lockkv are taken.
+func TestConfigRefusals(t *testing.T) {
+	c := NewConfig()
+	for _, s := range []struct{ name, value, err string }{
+		{"appendonly", "no", ""},
+		{"appendonly", "yes", "lockkv does not support the append-only file (a cluster node with --data-dir logs every write through Raft) (only 'no' is accepted)"},
+		{"save", "", ""},
+		{"save", "3600 1", "lockkv does not support RDB snapshots (only '' is accepted)"},
+		{"save", "x", "Invalid save parameters"}, // Redis's validation first
+		{"port", "6379", ""},
+		{"port", "6380", "lockkv does not support moving its listener (--addr) (only '6379' is accepted)"},
+		{"min-replicas-to-write", "1", "lockkv does not support refusing writes for want of replicas (only '0' is accepted)"},
+		{"tls-auth-clients", "optional", "lockkv does not support changing TLS settings at run time (they are set when lockkv starts: --tls-*) (only 'yes' is accepted)"},
+		{"shutdown-on-sigterm", "now force", ""},
+		{"shutdown-on-sigterm", "save now", "lockkv does not support saving on shutdown (no RDB snapshots)"},
+		{"replica-read-only", "no", ""}, // standalone: inert
+		{"loglevel", "warning", "lockkv does not support changing the log level of a server embedded without one"},
+		{"loglevel", "notice", ""},
+		{"lazyfree-lazy-user-del", "yes", ""},
+	} {
+		before, _ := c.Get(s.name)
+		ok, msg := c.Set(s.name, s.value)
+		if s.err == "" {
+			if !ok {
+				t.Errorf("Set(%s, %q): %s", s.name, s.value, msg)
+			}
+			continue
+		}
+		if ok || msg != s.err {
+			t.Errorf("Set(%s, %q) = %v %q; want %q", s.name, s.value, ok, msg, s.err)
+		}
+		if after, _ := c.Get(s.name); after != before {
+			t.Errorf("%s changed from %q to %q by a refused value", s.name, before, after)
+		}
+	}
+
+	// On a Raft node the Redis replication settings take their current
+	// value only.
+	c.clustered = true
+	if ok, msg := c.Set("replica-read-only", "yes"); ok || msg != "lockkv does not support changing Redis replication and Redis Cluster settings on a Raft node (only 'no' is accepted)" {
+		t.Errorf("replica-read-only on a Raft node: %v %q", ok, msg)
+	}
+
+	// With a LevelVar, loglevel moves it.
+	var lv slog.LevelVar
+	c.LogLevel = &lv
+	for _, name := range logLevelNames {
+		if ok, msg := c.Set("loglevel", name); !ok {
+			t.Fatalf("loglevel %s: %s", name, msg)
+		}
+		if got := LogLevelName(lv.Level()); got != name {
+			t.Errorf("loglevel %s: level %v reads as %s", name, lv.Level(), got)
+		}
+	}
+	if lv.Level() != slog.LevelWarn {
+		t.Errorf("loglevel warning: level %v", lv.Level())
 	}
 }

@@ -58,7 +58,7 @@ type Engine struct {
 	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
 	OnBusy func()
 	// ScriptLog, set by the server, receives redis.log lines at or above
-	// LOG_NOTICE (Redis's default verbosity), with the redis.LOG_* level.
+	// loglevel's (notice by default), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
 
 	srv      serverState
@@ -147,6 +147,7 @@ func (e *Engine) NewClient(conn Conn) *Client {
 	c.W.Proto = 2
 	c.Authenticated = e.Config.RequirePass == ""
 	if conn != nil {
+		c.Local = IsLocalAddr(conn.RemoteAddr())
 		e.clients[c.ID] = c
 		e.srv.cronRing = append(e.srv.cronRing, c)
 		e.Stats.Connections++

@@ -368,3 +368,13 @@ func ErrSentinelUnsupported(sub string) string {
 
 // ErrUnknownNode is CLUSTER REPLICAS' error for a node ID it does not know.
 func ErrUnknownNode(id string) string { return "ERR Unknown node " + id }
+
+// Who may connect and run DEBUG (security.go).
+const (
+	// ErrDebugNotAllowed is processCommand's refusal of a CMD_PROTECTED
+	// command under enable-debug-command no (or local, from afar).
+	ErrDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+	// ErrProtectedMode is what protected mode writes to a client it turns
+	// away (not an error reply: no error statistics count it).
+	ErrProtectedMode = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
+)

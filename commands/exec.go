@@ -45,6 +45,12 @@ func Exec(c *Ctx, args [][]byte) {
 		c.rejectFor(spec, ErrWrongArgs(spec.FullName()))
 		return
 	}
+	if spec.Flags&Protected != 0 && !c.InScript && !c.InExec && !c.Applying &&
+		!allowProtectedAction(c.E.Config.EnableDebugCommand, c.C) {
+		// Right after the arity check, before AUTH, as processCommand.
+		c.rejectFor(spec, ErrDebugNotAllowed)
+		return
+	}
 	if c.InScript {
 		if !c.scriptGate(spec) {
 			return

@@ -174,6 +174,7 @@ func (c *replClock) Now() time.Time {
 // EnableReplication makes the engine replicated through r. origin must be
 // unique to this process. The node starts as a follower.
 func (e *Engine) EnableReplication(r Replicator, origin uint64) {
+	e.Config.clustered = true
 	e.repl = &replState{
 		r:        r,
 		origin:   origin,

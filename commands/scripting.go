@@ -85,7 +85,6 @@ func (e *Engine) scripts() *scriptingState {
 			}
 		}
 		s.run.Killed = func() bool { return s.killed }
-		s.run.Verbosity = luaengine.LogNotice
 		s.run.Log = func(level int, msg string) {
 			if e.ScriptLog != nil {
 				e.ScriptLog(level, msg)
@@ -228,6 +227,19 @@ func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, ke
 	s.finish()
 }
 
+// scriptVerbosity is the redis.log level loglevel lets through.
+func scriptVerbosity(c *Config) int {
+	switch readLogLevel(c) {
+	case "debug":
+		return luaengine.LogDebug
+	case "verbose":
+		return luaengine.LogVerbose
+	case "warning":
+		return luaengine.LogWarning
+	}
+	return luaengine.LogNotice
+}
+
 // prepare is scriptPrepareForRun: the script client takes the caller's
 // database, RESP2, and the script's time is the command's.
 func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool) {
@@ -236,6 +248,7 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 	s.running, s.dirty, s.ro, s.now, s.caller, s.callerSpec = true, false, ro, c.Now, c.C, c.Spec
 	c.errCounted = true // the script's result errors: see run.Errors
 	run := &s.run
+	run.Verbosity = scriptVerbosity(c.E.Config)
 	run.Name = name
 	run.Keys, run.Args = keys, argv
 	run.Out = c.W

@@ -21,7 +21,7 @@ var serverCommands = []*Spec{
 	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
 	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
 	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitaofCmd}, // 7.2
-	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
+	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
 	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
 		{Name: "doctor", Arity: 2, ACL: []string{"slow"}, Fn: memoryDoctor},

@@ -30,6 +30,7 @@ const (
 	Sentinel                         // sentinel command
 	NoMandatoryKeys                  // key arguments are optional
 	NoAsyncLoading                   // refused while loading asynchronously
+	Protected                        // gated by enable-debug-command (CMD_PROTECTED; hidden from COMMAND)
 )
 
 var flagNames = []struct {

@@ -149,20 +149,27 @@ func TestConfigSetTypes(t *testing.T) {
 	set("propagation-error-behavior", "PANIC", "panic-on-replicas", "ignore")
 	set("sanitize-dump-payload", "clients", "no")
 	set("cluster-preferred-endpoint-type", "hostname", "unknown-endpoint", "ip")
-	set("tls-auth-clients", "optional", "no", "yes")
 	set("acl-pubsub-default", "allchannels", "resetchannels")
 	// Flag sets.
-	set("shutdown-on-sigint", "now save", "FORCE  now", "save nosave", "default now", "force now nosave", "", "x", "default")
+	for _, v := range []string{"now save", "FORCE  now", "save nosave", "default now", "force now nosave", "", "x", "default"} {
+		configSetUnsupported(t, p, "shutdown-on-sigint", v) // only some values: see TestConfigSetUnsupported
+	}
 	set("shutdown-on-sigterm", "nosave", "NOW", "default")
 	// Strings and their checks.
 	set("masteruser", "alice", "")
 	set("replica-announce-ip", "10.0.0.1", "")
 	set("ignore-warnings", "ARM64-COW-BUG", "")
 	set("cluster-announce-hostname", "a_b", "node-1.example", strings.Repeat("a", 255), strings.Repeat("a", 256), "")
-	set("proc-title-template", "{title}", "{nosuch}", "{server-mode}", "x {", "{{ {port}", "{unixsocket}", "}", "{title} {listen-addr} {server-mode}")
-	set("tls-ciphers", "DEFAULT:!MEDIUM", "")
+	for _, v := range []string{"{title}", "{nosuch}", "{server-mode}", "x {", "{{ {port}", "{unixsocket}", "}", "{title} {listen-addr} {server-mode}"} {
+		configSetUnsupported(t, p, "proc-title-template", v) // only some values: see TestConfigSetUnsupported
+	}
+	for _, v := range []string{"DEFAULT:!MEDIUM", ""} {
+		configSetUnsupported(t, p, "tls-ciphers", v) // only some values: see TestConfigSetUnsupported
+	}
 	// Special ones.
-	set("save", "100  10", "100 10 ", " 100 10", "+5 -0", "99999999999999999999 5000000000", "3600 1 300 100 60 10000", "0 1", "1 -1", "1", "")
+	for _, v := range []string{"100  10", "100 10 ", " 100 10", "+5 -0", "99999999999999999999 5000000000", "3600 1 300 100 60 10000", "0 1", "1 -1", "1", ""} {
+		configSetUnsupported(t, p, "save", v) // only some values: see TestConfigSetUnsupported
+	}
 	set("client-output-buffer-limit", "", "PUBSUB 1kb 2K 3", "replica 1gb 2gb 3 master 1 2 3", "pubsub 1 2 -3", "pubsub 1 2 99999999999",
 		"pubsub 1 2 4294967295", "pubsub 1 2", "pubsub x 2 3", "nosuch 1 2 3", "slave 268435456 67108864 60 pubsub 33554432 8388608 60")
 	set("oom-score-adj-values", "0 200 5000", "0 200", "1 2 3", "-2000 0 2000", "1 2 x", "", "0 200 800")
@@ -213,5 +220,88 @@ func TestConfigSetMulti(t *testing.T) {
 	} {
 		p.Do(args...)
 		get()
+	}
+}
+
+// configSetUnsupported sends CONFIG SET name value to both servers for a
+// setting lockkv takes only some values of (commands/config_support.go).
+// A value Redis refuses must be refused alike, one both take taken alike;
+// one Redis takes and lockkv does not implement must get lockkv's refusal
+// (a lockkv-only assertion) and leave lockkv's value as it was. Redis is
+// then put back, so both go on from the same state, which CONFIG GET
+// compares.
+func configSetUnsupported(t *testing.T, p *Pair, name, value string) {
+	t.Helper()
+	args := []string{"CONFIG", "SET", name, value}
+	lBefore := mustDo(t, p.L, "CONFIG", "GET", name)
+	rBefore := mustDo(t, p.R, "CONFIG", "GET", name)
+	lv, rv := p.both(args)
+	if rv.Kind == '-' || lv.Kind != '-' {
+		p.check(args, lv, rv, Equal(lv, rv))
+	} else {
+		comparisons.Add(1)
+		prefix := "ERR CONFIG SET failed (possibly related to argument '" + name + "') - lockkv does not support "
+		if !strings.HasPrefix(lv.Str, prefix) {
+			divergences.Add(1)
+			t.Errorf("%q: lockkv answered %v; want its refusal %q...", args, lv, prefix)
+		}
+		if after := mustDo(t, p.L, "CONFIG", "GET", name); !Equal(after, lBefore) {
+			t.Errorf("%q: a refused value changed lockkv's setting from %v to %v", args, lBefore, after)
+		}
+		if len(rBefore.Elems) == 2 {
+			mustDo(t, p.R, "CONFIG", "SET", name, rBefore.Elems[1].Str)
+		}
+	}
+	if !configPerServer[name] {
+		p.Do("CONFIG", "GET", name)
+	}
+}
+
+// TestConfigSetUnsupported: settings whose other values lockkv does not
+// implement (persistence, listeners, TLS at run time, replication
+// guarantees) refuse them, after validating them as Redis does; their
+// current values, and the values that describe lockkv, are taken.
+func TestConfigSetUnsupported(t *testing.T) {
+	p := Connect(t)
+	for _, c := range []struct {
+		name   string
+		values []string
+	}{
+		{"save", []string{"3600 1 300 100", "100  10", "x", "1", ""}},
+		{"appendonly", []string{"yes", "YES", "maybe", "no"}},
+		{"rdbcompression", []string{"no", "yes"}},
+		{"min-replicas-to-write", []string{"1", "-1", "0"}},
+		{"port", []string{"x", "70000"}},
+		{"bind", []string{"127.0.0.1", "127.0.0.2", "nosuch"}},
+		{"tls-port", []string{"x", "0"}}, // another port: Redis built with TLS fails it otherwise
+		{"tls-auth-clients", []string{"optional", "no", "x", "yes"}},
+		{"tls-ciphers", []string{"DEFAULT:!MEDIUM", ""}},
+		{"tls-cert-file", []string{"/nonexistent.crt", ""}},
+		{"oom-score-adj", []string{"relative", "x", "no"}},
+		{"proc-title-template", []string{"{title}", "{nosuch}", "{title} {listen-addr} {server-mode}"}},
+		{"bind-source-addr", []string{"127.0.0.1", ""}},
+		{"shutdown-on-sigint", []string{"save", "now save", "nosave now", "save nosave", "default"}},
+		{"shutdown-on-sigterm", []string{"save force", "force", "default"}},
+	} {
+		for _, v := range c.values {
+			configSetUnsupported(t, p, c.name, v)
+		}
+	}
+	// Refusal comes after every value was validated, as Redis's apply
+	// stage: a bad value later in the command is the error.
+	p.Do("CONFIG", "SET", "save", "100 10", "hz", "x")
+	p.DoPairsSorted("CONFIG", "GET", "save", "hz")
+	// And nothing of the command is kept.
+	l := mustDo(t, p.L, "CONFIG", "SET", "hz", "20", "appendonly", "yes")
+	if !strings.HasPrefix(l.Str, "ERR CONFIG SET failed (possibly related to argument 'appendonly') - lockkv does not support ") {
+		t.Errorf("CONFIG SET hz 20 appendonly yes: %v", l)
+	}
+	if v := mustDo(t, p.L, "CONFIG", "GET", "hz"); len(v.Elems) != 2 || v.Elems[1].Str != "10" {
+		t.Errorf("hz after a refused CONFIG SET: %v", v)
+	}
+	// loglevel is honoured (the embedded server has a level).
+	for _, v := range []string{"debug", "verbose", "warning", "notice"} {
+		p.Do("CONFIG", "SET", "loglevel", v)
+		p.Do("CONFIG", "GET", "loglevel")
 	}
 }

@@ -103,7 +103,8 @@ func RedisAddr() string { return redisAddr }
 func Main(m *testing.M) int {
 	lockkvAddr = os.Getenv("LOCKKV_ADDR")
 	if lockkvAddr == "" {
-		srv := lockkv.NewServer(lockkv.Config{})
+		// DEBUG is enabled on both servers (redis-server below too).
+		srv := lockkv.NewServer(lockkv.Config{EnableDebugCommand: "yes"})
 		if err := srv.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "conformance: cannot start lockkv:", err)
 			return 1

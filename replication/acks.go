@@ -69,7 +69,7 @@ func (n *Node) acker() {
 		}
 		if peer == nil {
 			var err error
-			if peer, err = dialPeer(addr, n.cfg.Password, time.Second); err != nil {
+			if peer, err = dialPeer(addr, n.cfg.Password, n.cfg.ClientTLS, time.Second); err != nil {
 				continue
 			}
 		}

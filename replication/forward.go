@@ -95,7 +95,7 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 		u.conn = nil
 	}
 	if u.conn == nil {
-		c, err := dialPeer(req.addr, u.f.n.cfg.Password, 2*time.Second)
+		c, err := dialPeer(req.addr, u.f.n.cfg.Password, u.f.n.cfg.ClientTLS, 2*time.Second)
 		if err != nil {
 			// Nothing was sent: the leader this node knows is gone (an
 			// election is due). Answer as a cluster without a leader, so

@@ -41,7 +41,7 @@ func (n *Node) join() {
 }
 
 func (n *Node) askToJoin(addr string) error {
-	c, err := dialPeer(addr, n.cfg.Password, 2*time.Second)
+	c, err := dialPeer(addr, n.cfg.Password, n.cfg.ClientTLS, 2*time.Second)
 	if err != nil {
 		return err
 	}

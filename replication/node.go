@@ -2,6 +2,7 @@ package replication
 
 import (
 	crand "crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -58,6 +59,10 @@ type Config struct {
 	// Password is what this node AUTHs with on other members' client
 	// ports (join, progress reports): the servers' requirepass.
 	Password string
+	// ClientTLS, when set, is the TLS configuration this node dials the
+	// other members' client ports with (their client ports serve TLS
+	// only); nil dials plain TCP.
+	ClientTLS *tls.Config
 
 	HeartbeatTimeout  time.Duration // default 1s
 	ElectionTimeout   time.Duration // default 1s

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bufio"
+	"crypto/tls"
 	"net"
 	"time"
 
@@ -18,9 +19,16 @@ type peerConn struct {
 	w    resp.Writer
 }
 
-// dialPeer connects to addr and authenticates.
-func dialPeer(addr, password string, timeout time.Duration) (*peerConn, error) {
-	nc, err := net.DialTimeout("tcp", addr, timeout)
+// dialPeer connects to addr (with TLS when tc is set) and authenticates.
+func dialPeer(addr, password string, tc *tls.Config, timeout time.Duration) (*peerConn, error) {
+	d := &net.Dialer{Timeout: timeout}
+	var nc net.Conn
+	var err error
+	if tc != nil {
+		nc, err = tls.DialWithDialer(d, "tcp", addr, tc)
+	} else {
+		nc, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -35,11 +36,21 @@ func defaultRaftAddr(addr string) (string, error) {
 
 func main() {
 	var (
-		addr       = flag.String("addr", "127.0.0.1:6379", "TCP address to listen on")
+		addr       = flag.String("addr", "127.0.0.1:6379", "TCP address to listen on; \"\" serves TLS only (--tls-addr)")
 		pass       = flag.String("requirepass", "", "password clients must AUTH with")
 		databases  = flag.Int("databases", 16, "number of databases")
 		maxClients = flag.Int("maxclients", 10000, "maximum number of connected clients")
-		logLevel   = flag.String("log-level", "info", "log level: debug, info, warn, error")
+		logLevel   = flag.String("log-level", "info", "log level: debug, info, warn, error (or Redis's debug, verbose, notice, warning)")
+
+		protectedMode = flag.String("protected-mode", "yes", "yes: without --requirepass, only clients of the loopback interface are served (Redis's protected-mode)")
+		debugCommand  = flag.String("enable-debug-command", "no", "who may run DEBUG: no, yes, or local (loopback clients only)")
+		protectedCfgs = flag.String("enable-protected-configs", "no", "who may CONFIG SET dir and dbfilename: no, yes or local")
+
+		tlsAddr        = flag.String("tls-addr", "", "TLS address to listen on (Redis's tls-port); needs --tls-cert-file and --tls-key-file")
+		tlsCert        = flag.String("tls-cert-file", "", "the server's TLS certificate (PEM)")
+		tlsKey         = flag.String("tls-key-file", "", "the server's TLS private key (PEM)")
+		tlsCA          = flag.String("tls-ca-cert-file", "", "CA certificates (PEM) client certificates, and a TLS-only cluster's members, are checked against")
+		tlsAuthClients = flag.String("tls-auth-clients", "", "yes: clients must present a certificate from --tls-ca-cert-file (the default with one); optional; no (the default without)")
 
 		nodeID        = flag.String("node-id", "", "Raft server ID; setting it (or --data-dir) makes this server a cluster node")
 		raftAddr      = flag.String("raft-addr", "", "Raft bind address host:port (default: --addr's host, port+10000)")
@@ -64,22 +75,50 @@ func main() {
 	)
 	flag.Parse()
 
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
-		fmt.Fprintf(os.Stderr, "lockkv: bad --log-level %q: %v\n", *logLevel, err)
+	level, ok := commands.ParseLogLevel(*logLevel)
+	if !ok {
+		if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
+			fmt.Fprintf(os.Stderr, "lockkv: bad --log-level %q: %v\n", *logLevel, err)
+			os.Exit(2)
+		}
+	}
+	// The server filters by level (CONFIG SET loglevel moves it); the
+	// handler passes everything.
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+	if *tlsAddr != "" && (*tlsCert == "" || *tlsKey == "") {
+		fmt.Fprintln(os.Stderr, "lockkv: --tls-addr needs --tls-cert-file and --tls-key-file")
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-
+	if *addr == "" && *tlsAddr == "" {
+		fmt.Fprintln(os.Stderr, "lockkv: --addr \"\" serves TLS only, and needs --tls-addr")
+		os.Exit(2)
+	}
+	if *tlsAddr == "" && (*tlsCert != "" || *tlsKey != "" || *tlsCA != "" || *tlsAuthClients != "") {
+		fmt.Fprintln(os.Stderr, "lockkv: the --tls-* files need --tls-addr")
+		os.Exit(2)
+	}
 	cfg := lockkv.Config{
 		Addr:        *addr,
 		RequirePass: *pass,
 		Databases:   *databases,
 		MaxClients:  *maxClients,
 		Logger:      log,
+		LogLevel:    level,
 		ReadMode:    *readMode,
 
 		SentinelMasterName: *masterName,
+
+		ProtectedMode:          *protectedMode,
+		EnableDebugCommand:     *debugCommand,
+		EnableProtectedConfigs: *protectedCfgs,
+
+		TLSAddr:        *tlsAddr,
+		TLSCertFile:    *tlsCert,
+		TLSKeyFile:     *tlsKey,
+		TLSCACertFile:  *tlsCA,
+		TLSAuthClients: *tlsAuthClients,
+		TLSOnly:        *addr == "",
 	}
 	switch *readMode {
 	case "linearizable", "lease", "stale":
@@ -99,7 +138,11 @@ func main() {
 		}
 		ra := *raftAddr
 		if ra == "" {
-			ra, err = defaultRaftAddr(*addr)
+			clientAddr := *addr
+			if clientAddr == "" {
+				clientAddr = *tlsAddr
+			}
+			ra, err = defaultRaftAddr(clientAddr)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "lockkv: --raft-addr: %v\n", err)
 				os.Exit(2)

@@ -1,0 +1,105 @@
+package lockkv
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// captureHandler keeps the messages logged.
+type captureHandler struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	h.msgs = append(h.msgs, r.Message)
+	h.mu.Unlock()
+	return nil
+}
+func (h *captureHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *captureHandler) WithGroup(string) slog.Handler      { return h }
+
+func (h *captureHandler) has(msg string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.msgs {
+		if m == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogLevel: CONFIG SET loglevel moves the server's log level, and
+// redis.log follows it as in Redis.
+func TestLogLevel(t *testing.T) {
+	h := &captureHandler{}
+	srv := RunTWith(t, Config{Logger: slog.New(h)})
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	logs := func(level, msg string) {
+		t.Helper()
+		if err := c.Eval(ctx, "redis.log(redis."+level+", ARGV[1])", nil, msg).Err(); err != nil && err != redis.Nil {
+			t.Fatal(err)
+		}
+	}
+	if v, err := c.ConfigGet(ctx, "loglevel").Result(); err != nil || v["loglevel"] != "notice" {
+		t.Fatalf("CONFIG GET loglevel = %v, %v", v, err)
+	}
+	logs("LOG_DEBUG", "d1")
+	logs("LOG_NOTICE", "n1")
+	if h.has("d1") || !h.has("n1") {
+		t.Errorf("at notice: debug logged %v, notice logged %v", h.has("d1"), h.has("n1"))
+	}
+	if err := c.ConfigSet(ctx, "loglevel", "debug").Err(); err != nil {
+		t.Fatal(err)
+	}
+	logs("LOG_DEBUG", "d2")
+	logs("LOG_VERBOSE", "v2")
+	if !h.has("d2") || !h.has("v2") {
+		t.Error("at debug, debug and verbose lines are not logged")
+	}
+	if err := c.ConfigSet(ctx, "loglevel", "warning").Err(); err != nil {
+		t.Fatal(err)
+	}
+	logs("LOG_NOTICE", "n3")
+	logs("LOG_WARNING", "w3")
+	if h.has("n3") || !h.has("w3") {
+		t.Errorf("at warning: notice logged %v, warning logged %v", h.has("n3"), h.has("w3"))
+	}
+	if v, err := c.ConfigGet(ctx, "loglevel").Result(); err != nil || v["loglevel"] != "warning" {
+		t.Fatalf("CONFIG GET loglevel = %v, %v", v, err)
+	}
+	if srv.level.Level() != slog.LevelWarn {
+		t.Errorf("server level %v", srv.level.Level())
+	}
+}
+
+// TestDebugDisabledByDefault: an embedded server refuses DEBUG unless its
+// Config enables it.
+func TestDebugDisabledByDefault(t *testing.T) {
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: RunT(t).Addr()})
+	defer c.Close()
+	if err := c.Do(ctx, "DEBUG", "SLEEP", "0").Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR DEBUG command not allowed.") {
+		t.Errorf("DEBUG by default: %v", err)
+	}
+	c2 := redis.NewClient(&redis.Options{Addr: RunTWith(t, Config{EnableDebugCommand: "local"}).Addr()})
+	defer c2.Close()
+	if err := c2.Do(ctx, "DEBUG", "SLEEP", "0").Err(); err != nil {
+		t.Errorf("DEBUG under local from 127.0.0.1: %v", err)
+	}
+	srv := NewServer(Config{EnableDebugCommand: "sometimes"})
+	if err := srv.Start(); err == nil {
+		srv.Close()
+		t.Error("enable-debug-command sometimes: started")
+	}
+}

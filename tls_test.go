@@ -1,0 +1,349 @@
+package lockkv
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/replication"
+)
+
+// testCA is a certificate authority made for a test.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	file string // its certificate, PEM
+	pool *x509.CertPool
+}
+
+var certSerial int64
+
+func newTestCA(t *testing.T, dir, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certSerial++
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(certSerial),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	ca := &testCA{cert: cert, key: key, file: filepath.Join(dir, name+".crt"), pool: x509.NewCertPool()}
+	ca.pool.AddCert(cert)
+	writePEM(t, ca.file, "CERTIFICATE", der)
+	return ca
+}
+
+func writePEM(t *testing.T, file, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// issue makes a certificate for 127.0.0.1 (server and client use), and
+// writes it and its key as PEM files; it returns the files and the pair.
+func (ca *testCA) issue(t *testing.T, dir, name string) (certFile, keyFile string, pair tls.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certSerial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(certSerial),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
+	writePEM(t, certFile, "CERTIFICATE", der)
+	writePEM(t, keyFile, "EC PRIVATE KEY", kder)
+	pair, err = tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, pair
+}
+
+// tlsFixture is a CA, a server certificate, a client certificate from the
+// same CA and one from another CA.
+type tlsFixture struct {
+	dir                 string
+	ca                  *testCA
+	srvCert, srvKey     string
+	client, otherClient tls.Certificate
+	cliCert, cliKey     string
+}
+
+func newTLSFixture(t *testing.T) *tlsFixture {
+	t.Helper()
+	f := &tlsFixture{dir: t.TempDir()}
+	f.ca = newTestCA(t, f.dir, "ca")
+	f.srvCert, f.srvKey, _ = f.ca.issue(t, f.dir, "server")
+	f.cliCert, f.cliKey, f.client = f.ca.issue(t, f.dir, "client")
+	other := newTestCA(t, f.dir, "other-ca")
+	_, _, f.otherClient = other.issue(t, f.dir, "intruder")
+	return f
+}
+
+func (f *tlsFixture) config(auth string) Config {
+	return Config{TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey, TLSCACertFile: f.ca.file, TLSAuthClients: auth}
+}
+
+// tlsClient is a go-redis client of addr over TLS presenting the given
+// client certificate, if any, whatever CAs the server asks for (Go's
+// client would otherwise keep quiet about one from another CA).
+func (f *tlsFixture) tlsClient(t *testing.T, addr string, certs ...tls.Certificate) *redis.Client {
+	tc := &tls.Config{RootCAs: f.ca.pool, MinVersion: tls.VersionTLS12,
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			if len(certs) == 0 {
+				return &tls.Certificate{}, nil
+			}
+			return &certs[0], nil
+		}}
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 5 * time.Second, TLSConfig: tc})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestTLSClients: the TLS listener serves clients with a certificate from
+// the CA (tls-auth-clients yes, the default with a CA), refuses those
+// without one or with one from another CA, and CONFIG GET reports it.
+func TestTLSClients(t *testing.T) {
+	f := newTLSFixture(t)
+	srv := RunTWith(t, f.config(""))
+	ctx := context.Background()
+
+	c := f.tlsClient(t, srv.TLSAddr(), f.client)
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET over TLS with a client certificate: %v", err)
+	}
+	if v, err := c.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("GET over TLS = %q, %v", v, err)
+	}
+	// Plain TCP is still served, on its own port.
+	plain := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer plain.Close()
+	if v, err := plain.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("GET over plain TCP = %q, %v", v, err)
+	}
+	if err := f.tlsClient(t, srv.TLSAddr()).Ping(ctx).Err(); err == nil {
+		t.Error("a client without a certificate was served")
+	}
+	if err := f.tlsClient(t, srv.TLSAddr(), f.otherClient).Ping(ctx).Err(); err == nil {
+		t.Error("a client with another CA's certificate was served")
+	}
+	// TLS 1.2 at least.
+	old := redis.NewClient(&redis.Options{Addr: srv.TLSAddr(), MaxRetries: -1,
+		TLSConfig: &tls.Config{RootCAs: f.ca.pool, Certificates: []tls.Certificate{f.client}, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}})
+	defer old.Close()
+	if err := old.Ping(ctx).Err(); err == nil {
+		t.Error("a TLS 1.1 client was served")
+	}
+
+	_, tlsPort, _ := net.SplitHostPort(srv.TLSAddr())
+	_, port, _ := net.SplitHostPort(srv.Addr())
+	got, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"tls-port": tlsPort, "port": port, "tls-cert-file": f.srvCert,
+		"tls-key-file": f.srvKey, "tls-ca-cert-file": f.ca.file, "tls-auth-clients": "yes", "bind": "127.0.0.1"} {
+		if got[name] != want {
+			t.Errorf("CONFIG GET %s = %q, want %q", name, got[name], want)
+		}
+	}
+	// Fixed at start: CONFIG SET takes only the current values.
+	if err := c.ConfigSet(ctx, "tls-auth-clients", "no").Err(); err == nil || !strings.Contains(err.Error(), "lockkv does not support changing TLS settings") {
+		t.Errorf("CONFIG SET tls-auth-clients no: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "tls-port", tlsPort).Err(); err != nil {
+		t.Errorf("CONFIG SET tls-port to its value: %v", err)
+	}
+}
+
+// TestTLSAuthClientsOptional: optional serves clients without a
+// certificate, still refuses a certificate from another CA; no ignores
+// client certificates.
+func TestTLSAuthClientsOptional(t *testing.T) {
+	f := newTLSFixture(t)
+	ctx := context.Background()
+	srv := RunTWith(t, f.config("optional"))
+	if err := f.tlsClient(t, srv.TLSAddr()).Ping(ctx).Err(); err != nil {
+		t.Errorf("optional, no certificate: %v", err)
+	}
+	if err := f.tlsClient(t, srv.TLSAddr(), f.client).Ping(ctx).Err(); err != nil {
+		t.Errorf("optional, the CA's certificate: %v", err)
+	}
+	if err := f.tlsClient(t, srv.TLSAddr(), f.otherClient).Ping(ctx).Err(); err == nil {
+		t.Error("optional: a certificate from another CA was accepted")
+	}
+
+	srv = RunTWith(t, Config{TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey})
+	if err := f.tlsClient(t, srv.TLSAddr()).Ping(ctx).Err(); err != nil {
+		t.Errorf("without a CA (auth no), no certificate: %v", err)
+	}
+	if v, err := f.tlsClient(t, srv.TLSAddr()).ConfigGet(ctx, "tls-auth-clients").Result(); err != nil || v["tls-auth-clients"] != "no" {
+		t.Errorf("CONFIG GET tls-auth-clients without a CA = %v, %v", v, err)
+	}
+}
+
+// TestTLSBadConfig: what cannot serve is refused at start.
+func TestTLSBadConfig(t *testing.T) {
+	f := newTLSFixture(t)
+	for name, cfg := range map[string]Config{
+		"auth yes without a CA":   {TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey, TLSAuthClients: "yes"},
+		"no key":                  {TLSCertFile: f.srvCert},
+		"missing certificate":     {TLSCertFile: filepath.Join(f.dir, "nosuch.crt"), TLSKeyFile: f.srvKey},
+		"the key for another one": {TLSCertFile: f.srvCert, TLSKeyFile: f.cliKey},
+		"a CA file without PEM":   {TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey, TLSCACertFile: f.srvKey},
+		"bad auth":                {TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey, TLSCACertFile: f.ca.file, TLSAuthClients: "maybe"},
+		"TLS only without TLS":    {TLSOnly: true},
+	} {
+		srv := NewServer(cfg)
+		if err := srv.Start(); err == nil {
+			srv.Close()
+			t.Errorf("%s: started", name)
+		}
+	}
+}
+
+// TestTLSOnly: with TLSOnly there is no plain listener; CONFIG GET port
+// says 0, as Redis's port 0.
+func TestTLSOnly(t *testing.T) {
+	f := newTLSFixture(t)
+	cfg := f.config("")
+	cfg.TLSOnly = true
+	srv := RunTWith(t, cfg)
+	if srv.Addr() != "" {
+		t.Errorf("Addr() = %q with TLS only", srv.Addr())
+	}
+	c := f.tlsClient(t, srv.TLSAddr(), f.client)
+	if v, err := c.ConfigGet(context.Background(), "port").Result(); err != nil || v["port"] != "0" {
+		t.Errorf("CONFIG GET port = %v, %v", v, err)
+	}
+}
+
+// TestTLSRedisCLI: the installed redis-cli (built with TLS) talks to the
+// TLS listener with a client certificate, and is refused without one.
+func TestTLSRedisCLI(t *testing.T) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Skip("redis-cli not on PATH")
+	}
+	if out, _ := exec.Command(cli, "--help").CombinedOutput(); !strings.Contains(string(out), "--tls") {
+		t.Skip("redis-cli was built without TLS")
+	}
+	f := newTLSFixture(t)
+	srv := RunTWith(t, f.config(""))
+	_, port, _ := net.SplitHostPort(srv.TLSAddr())
+	base := []string{"-h", "127.0.0.1", "-p", port, "--tls", "--cacert", f.ca.file}
+	out, err := exec.Command(cli, append(base, "--cert", f.cliCert, "--key", f.cliKey, "PING")...).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "PONG" {
+		t.Errorf("redis-cli --tls with a certificate: %q, %v", out, err)
+	}
+	out, _ = exec.Command(cli, append(base, "PING")...).CombinedOutput()
+	if strings.TrimSpace(string(out)) == "PONG" {
+		t.Error("redis-cli --tls without a certificate was served")
+	}
+}
+
+// TestTLSOnlyCluster: members that serve only TLS dial each other's
+// client ports with TLS: a follower forwards to the leader, reports its
+// progress (RAFT.NODE ACK, seen in INFO replication), and a new node
+// joins through a member.
+func TestTLSOnlyCluster(t *testing.T) {
+	f := newTLSFixture(t)
+	ctx := context.Background()
+	const n = 3
+	tc := &testCluster{t: t, srvs: make([]*Server, n)}
+	for i := 0; i < n; i++ {
+		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
+	}
+	tlsNode := func(p replication.Peer, rc *replication.Config) Config {
+		cfg := f.config("")
+		cfg.TLSOnly, cfg.TLSAddr, cfg.Cluster = true, p.ClientAddr, rc
+		return cfg
+	}
+	for i, p := range tc.peers {
+		tc.cfgs = append(tc.cfgs, tlsNode(p, &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true,
+			Peers: tc.peers, Forward: true, HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}))
+		tc.start(i)
+	}
+	t.Cleanup(func() {
+		for _, s := range tc.srvs {
+			if s != nil {
+				s.Close()
+			}
+		}
+	})
+	l := tc.leader()
+	fi := (l + 1) % n
+	waitFor(t, "the registry on the follower", func() bool {
+		var ok bool
+		tc.srvs[fi].Do(func(e *commands.Engine) { m, has := e.Cluster.Leader(); ok = has && m.ClientAddr != "" })
+		return ok
+	})
+	fc := f.tlsClient(t, tc.peers[fi].ClientAddr, f.client)
+	if err := fc.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET through a follower (forwarded over TLS): %v", err)
+	}
+	lc := f.tlsClient(t, tc.peers[l].ClientAddr, f.client)
+	waitFor(t, "both followers' progress reports over TLS", func() bool {
+		info, _ := lc.Info(ctx, "replication").Result()
+		return strings.Contains(info, "connected_slaves:2")
+	})
+
+	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
+	s4 := NewServer(tlsNode(p, &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Join: tc.peers[fi].ClientAddr,
+		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}))
+	if err := s4.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s4.Close()
+	waitFor(t, "n4 to join over TLS and hold the data", func() bool {
+		var ok bool
+		s4.Do(func(e *commands.Engine) { ok = e.DBs[0].Peek("k") != nil })
+		return ok
+	})
+}
