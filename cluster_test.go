@@ -3,11 +3,13 @@ package lockkv
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
@@ -42,6 +44,12 @@ func startCluster(t *testing.T, n int) *testCluster {
 // startClusterWith starts n nodes, each configured further by opt.
 func startClusterWith(t *testing.T, n int, opt func(*replication.Config)) *testCluster {
 	t.Helper()
+	return startClusterCfg(t, n, func(c *Config) { opt(c.Cluster) })
+}
+
+// startClusterCfg starts n nodes whose server configuration opt changes.
+func startClusterCfg(t *testing.T, n int, opt func(*Config)) *testCluster {
+	t.Helper()
 	tc := &testCluster{t: t, srvs: make([]*Server, n)}
 	for i := 0; i < n; i++ {
 		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
@@ -52,7 +60,7 @@ func startClusterWith(t *testing.T, n int, opt func(*replication.Config)) *testC
 			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: tc.peers,
 			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
 		}})
-		opt(tc.cfgs[i].Cluster)
+		opt(&tc.cfgs[i])
 		tc.start(i)
 	}
 	t.Cleanup(func() {
@@ -530,5 +538,136 @@ func TestClusterWAITAOF(t *testing.T) {
 	}
 	if s, err := conn.ConfigGet(ctx, "appendonly").Result(); err != nil || s["appendonly"] != "no" {
 		t.Fatalf("CONFIG GET appendonly = %v, %v (the setting itself is unchanged)", s, err)
+	}
+}
+
+// TestClusterStalledLeaderStepsDown: a leader whose command goroutine is
+// stuck (DEBUG SLEEP) hands leadership over once the stall passes an
+// election timeout: another node leads and takes writes while it sleeps,
+// and it comes back as a follower that catches up.
+func TestClusterStalledLeaderStepsDown(t *testing.T) {
+	logs := make([]*captureHandler, 3)
+	i := 0
+	tc := startClusterCfg(t, 3, func(c *Config) {
+		c.EnableDebugCommand = "yes"
+		logs[i] = &captureHandler{}
+		c.Logger = slog.New(logs[i])
+		i++
+	})
+	ctx := context.Background()
+	l := tc.leader()
+	if err := tc.client(l).Set(ctx, "before", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	slept := make(chan error, 1)
+	sleeper := redis.NewClient(&redis.Options{Addr: tc.peers[l].ClientAddr, ReadTimeout: 30 * time.Second, MaxRetries: -1})
+	defer sleeper.Close()
+	go func() { slept <- sleeper.Do(ctx, "DEBUG", "SLEEP", "6").Err() }()
+
+	// Only the others' engines are asked: l's command goroutine sleeps.
+	var nl int
+	waitFor(t, "another node to lead", func() bool {
+		for j, s := range tc.srvs {
+			if j == l || s.Node().Raft().State() != raft.Leader {
+				continue
+			}
+			var ok bool
+			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			if ok {
+				nl = j
+				return true
+			}
+		}
+		return false
+	})
+	if err := tc.client(nl).Set(ctx, "during", "1", 0).Err(); err != nil {
+		t.Fatalf("write to the new leader: %v", err)
+	}
+	select {
+	case err := <-slept:
+		t.Fatalf("DEBUG SLEEP ended (%v) before the failover was seen: the test proves nothing", err)
+	default:
+	}
+	if st := tc.srvs[l].Node().Raft().State(); st == raft.Leader {
+		t.Fatalf("the stalled node is still %v", st)
+	}
+	if !logs[l].has("command goroutine stalled while leading: handing leadership over") {
+		t.Error("no warning logged by the stalled leader")
+	}
+
+	if err := <-slept; err != nil {
+		t.Fatalf("DEBUG SLEEP: %v", err)
+	}
+	waitFor(t, "the old leader to catch up as a follower", func() bool {
+		var ok bool
+		tc.srvs[l].Do(func(e *commands.Engine) { ok = !e.IsLeader() && e.DBs[0].Peek("during") != nil })
+		return ok
+	})
+	if err := tc.client(l).Get(ctx, "during").Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+		t.Errorf("GET on the old leader: %v, want MOVED", err)
+	}
+}
+
+// TestStalledMeasure: the watchdog's measure counts local work, not
+// waiting and not applying committed entries; a busy script counts only
+// when it runs here alone (a read-only one), not from the log.
+func TestStalledMeasure(t *testing.T) {
+	tc := startCluster(t, 1)
+	s := tc.srvs[tc.leader()]
+	if d := s.stalled(); d != 0 {
+		t.Errorf("idle server stalled %v", d)
+	}
+	var inside time.Duration
+	s.Do(func(e *commands.Engine) {
+		time.Sleep(20 * time.Millisecond)
+		inside = s.stalled()
+	})
+	if inside < 20*time.Millisecond {
+		t.Errorf("inside a 20 ms piece of work: stalled %v", inside)
+	}
+
+	// Scripts past busy-reply-threshold call OnBusy: look from there.
+	type look struct {
+		applying bool
+		stalled  time.Duration
+	}
+	var looks []look
+	s.Do(func(e *commands.Engine) {
+		e.Config.LuaTimeLimit = 1
+		serve := e.OnBusy
+		e.OnBusy = func() {
+			if len(looks) < 3 {
+				time.Sleep(2 * time.Millisecond) // a stall past any clock's grain
+				looks = append(looks, look{e.InApply(), s.stalled()})
+			}
+			serve()
+		}
+	})
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: tc.peers[0].ClientAddr, ReadTimeout: 30 * time.Second, MaxRetries: -1})
+	defer c.Close()
+	const loop = "local n = 0 for i = 1, 300000 do n = n + i end "
+	if err := c.Eval(ctx, loop+"return redis.call('set', KEYS[1], n)", []string{"k"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var fromLog []look
+	s.Do(func(e *commands.Engine) { fromLog, looks = looks, nil })
+	if err := c.EvalRO(ctx, loop+"return n", nil).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var local []look
+	s.Do(func(e *commands.Engine) { local = looks })
+	if len(fromLog) == 0 || len(local) == 0 {
+		t.Fatalf("the scripts never went busy: %d and %d looks", len(fromLog), len(local))
+	}
+	for _, l := range fromLog {
+		if !l.applying || l.stalled != 0 {
+			t.Errorf("a script applied from the log: applying %v, stalled %v", l.applying, l.stalled)
+		}
+	}
+	for _, l := range local {
+		if l.applying || l.stalled < 2*time.Millisecond {
+			t.Errorf("a read-only script run here alone: applying %v, stalled %v", l.applying, l.stalled)
+		}
 	}
 }

@@ -125,6 +125,10 @@ type Server struct {
 
 	// maxBulk mirrors proto-max-bulk-len for the connection readers.
 	maxBulk atomic.Int64
+	// busySince is when the command goroutine took up the work it is
+	// doing (monoNow), 0 while it waits for work: the measure of a stall
+	// the replication watchdog reads (stalled).
+	busySince atomic.Int64
 
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
@@ -312,6 +316,9 @@ func (s *Server) Start() error {
 		}
 		if s.cfg.TLSOnly && rc.ClientTLS == nil {
 			rc.ClientTLS = tlsPeer
+		}
+		if rc.Stalled == nil {
+			rc.Stalled = s.stalled
 		}
 		node, err := replication.New(rc, s.run)
 		if err != nil {
@@ -569,8 +576,10 @@ func (s *Server) loop() {
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
 	for {
+		s.busySince.Store(0)
 		select {
 		case r := <-s.applies:
+			s.busySince.Store(monoNow())
 			s.handle(r)
 		case r := <-s.reqs:
 			// Take what else is waiting, bring the keys of all those
@@ -588,13 +597,21 @@ func (s *Server) loop() {
 			}
 			s.prefetch(got)
 			for i, r := range got {
+				s.busySince.Store(monoNow())
 				s.handle(r)
 				s.handleHeld()
 				got[i] = request{}
+				// What Raft handed over meanwhile goes first: after a long
+				// request, a node that lost leadership stops serving
+				// before it answers the next one.
+				for len(s.applies) > 0 {
+					s.handle(<-s.applies)
+				}
 			}
 			s.gathered = got[:0]
 		drain:
 			for i := 0; i < 512; i++ {
+				s.busySince.Store(monoNow())
 				select {
 				case r := <-s.applies:
 					s.handle(r)
@@ -610,8 +627,10 @@ func (s *Server) loop() {
 				}
 			}
 		case <-tick.C:
+			s.busySince.Store(monoNow())
 			s.eng.Cron()
 		case <-wake.C:
+			s.busySince.Store(monoNow())
 			s.eng.Cron()
 		case <-s.quit:
 			return
@@ -682,6 +701,26 @@ func (s *Server) prefetch(reqs []request) {
 		}
 	}
 	s.eng.PrefetchFlush()
+}
+
+// procStart anchors monoNow.
+var procStart = time.Now()
+
+// monoNow is a monotonic clock reading in nanoseconds, never 0.
+func monoNow() int64 { return int64(time.Since(procStart)) + 1 }
+
+// stalled is how long the command goroutine has been held by the work it
+// is doing, for the replication watchdog: 0 while it waits for work or
+// applies a committed entry (every node does that alike; a busy script
+// run from the log included). A busy script a client runs here alone,
+// DEBUG SLEEP, a slow read or a snapshot count: serving -BUSY meanwhile
+// (serveWhileBusy) is no progress.
+func (s *Server) stalled() time.Duration {
+	since := s.busySince.Load()
+	if since == 0 || s.eng.InApply() {
+		return 0
+	}
+	return time.Duration(monoNow() - since)
 }
 
 // submit hands a request to the command goroutine.

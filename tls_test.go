@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -296,26 +295,13 @@ func TestTLSOnlyCluster(t *testing.T) {
 	f := newTLSFixture(t)
 	ctx := context.Background()
 	const n = 3
-	tc := &testCluster{t: t, srvs: make([]*Server, n)}
-	for i := 0; i < n; i++ {
-		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
+	tlsNode := func(c *Config) {
+		c.TLSCertFile, c.TLSKeyFile, c.TLSCACertFile = f.srvCert, f.srvKey, f.ca.file
+		c.TLSOnly, c.TLSAddr, c.Addr = true, c.Addr, ""
 	}
-	tlsNode := func(p replication.Peer, rc *replication.Config) Config {
-		cfg := f.config("")
-		cfg.TLSOnly, cfg.TLSAddr, cfg.Cluster = true, p.ClientAddr, rc
-		return cfg
-	}
-	for i, p := range tc.peers {
-		tc.cfgs = append(tc.cfgs, tlsNode(p, &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true,
-			Peers: tc.peers, Forward: true, HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}))
-		tc.start(i)
-	}
-	t.Cleanup(func() {
-		for _, s := range tc.srvs {
-			if s != nil {
-				s.Close()
-			}
-		}
+	tc := startClusterCfg(t, n, func(c *Config) {
+		tlsNode(c)
+		c.Cluster.Forward = true
 	})
 	l := tc.leader()
 	fi := (l + 1) % n
@@ -335,8 +321,10 @@ func TestTLSOnlyCluster(t *testing.T) {
 	})
 
 	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
-	s4 := NewServer(tlsNode(p, &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Join: tc.peers[fi].ClientAddr,
-		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}))
+	cfg4 := Config{Addr: p.ClientAddr, Cluster: &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Join: tc.peers[fi].ClientAddr,
+		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}}
+	tlsNode(&cfg4)
+	s4 := NewServer(cfg4)
 	if err := s4.Start(); err != nil {
 		t.Fatal(err)
 	}

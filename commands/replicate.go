@@ -6,6 +6,7 @@ import (
 	"container/heap"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkv/lockkv/internal/resp"
@@ -116,6 +117,8 @@ type replState struct {
 	// earlier terms: only then does it serve commands.
 	leader   bool
 	applying bool
+	// inApply mirrors applying for other goroutines (Engine.InApply).
+	inApply atomic.Bool
 	// apply is the internal client ops from elsewhere run as.
 	apply *Client
 	clock *replClock
@@ -518,6 +521,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	rs.clock.floor = now
 	rs.clock.fixed = now
 	rs.applying = true
+	rs.inApply.Store(true)
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
 	e.Rand = rand.New(rs.pcg)
@@ -526,9 +530,15 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	}
 	e.Rand = saved
 	rs.applying = false
+	rs.inApply.Store(false)
 	rs.clock.fixed = 0
 	e.execWaitersCheck()
 }
+
+// InApply reports, from any goroutine, whether the command goroutine is
+// applying a committed entry: work every node does alike, which a change
+// of leader cannot spare the cluster.
+func (e *Engine) InApply() bool { return e.repl != nil && e.repl.inApply.Load() }
 
 func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 	rs := e.repl

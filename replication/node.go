@@ -82,6 +82,12 @@ type Config struct {
 	// slow disks; Redis's own default persistence is weaker still.
 	NoSync bool
 
+	// Stalled, when set, reports how long the command goroutine has been
+	// held by work only this node does (0 while it makes progress): a
+	// leader held longer than ElectionTimeout hands leadership over
+	// (watchdog.go).
+	Stalled func() time.Duration
+
 	// Transport, when set, replaces the TCP transport (tests).
 	Transport raft.Transport
 	// Clock is the time source the leader stamps entries with.
@@ -324,6 +330,10 @@ func (n *Node) Start(clientAddr string) error {
 	go n.settle()
 	go n.confirmer()
 	go n.watchLeadership()
+	if cfg.Stalled != nil {
+		n.wg.Add(1)
+		go n.watchdog()
+	}
 	if cfg.Join != "" {
 		n.wg.Add(1)
 		go n.join()
