@@ -358,7 +358,7 @@ func (s *Server) Start() error {
 	if tlsLn != nil {
 		s.log.Info("lockkv listening for TLS", "addr", tlsLn.Addr().String(), "tls-auth-clients", s.cfg.tlsAuthClients())
 	}
-	if s.eng.Config.ProtectedMode && s.cfg.RequirePass == "" && !loopbackOnly(serving.Addr()) {
+	if s.eng.Config.ProtectedMode && s.cfg.RequirePass == "" && !(loopbackOnly(ln) && loopbackOnly(tlsLn)) {
 		s.log.Warn("protected mode: no password is set, so only clients of the loopback interface are accepted; set --requirepass or --protected-mode no")
 	}
 	return nil
@@ -429,10 +429,13 @@ func bindOf(configured string, a net.Addr) string {
 	return ta.IP.String()
 }
 
-// loopbackOnly reports whether a listener only hears the loopback
-// interface.
-func loopbackOnly(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
+// loopbackOnly reports whether a listener (nil: none) only hears the
+// loopback interface.
+func loopbackOnly(l net.Listener) bool {
+	if l == nil {
+		return true
+	}
+	ta, ok := l.Addr().(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
 }
 

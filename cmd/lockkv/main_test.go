@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -95,5 +96,22 @@ func TestBinary(t *testing.T) {
 	nc.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if _, err := r.ReadByte(); err == nil {
 		t.Fatal("connection still open after shutdown")
+	}
+
+	// Settings that cannot serve are refused before anything listens.
+	for _, args := range [][]string{
+		{"--addr", ""},                // no listener at all
+		{"--tls-addr", "127.0.0.1:0"}, // TLS without a certificate
+		{"--tls-cert-file", "x.crt", "--tls-key-file", "x.key"}, // files without --tls-addr
+		{"--enable-debug-command", "sometimes"},
+		{"--protected-mode", "maybe"},
+		{"--log-level", "loud"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		out, err := exec.CommandContext(ctx, bin, append([]string{"--addr", "127.0.0.1:0"}, args...)...).CombinedOutput()
+		cancel()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() <= 0 {
+			t.Errorf("lockkv %q: %v, want a refusal:\n%s", args, err, out)
+		}
 	}
 }
