@@ -562,6 +562,7 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 	slept := make(chan error, 1)
 	sleeper := redis.NewClient(&redis.Options{Addr: tc.peers[l].ClientAddr, ReadTimeout: 30 * time.Second, MaxRetries: -1})
 	defer sleeper.Close()
+	start := time.Now()
 	go func() { slept <- sleeper.Do(ctx, "DEBUG", "SLEEP", "6").Err() }()
 
 	// Only the others' engines are asked: l's command goroutine sleeps.
@@ -583,6 +584,7 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 	if err := tc.client(nl).Set(ctx, "during", "1", 0).Err(); err != nil {
 		t.Fatalf("write to the new leader: %v", err)
 	}
+	t.Logf("a write committed on the new leader %v after DEBUG SLEEP began (election timeout 300ms)", time.Since(start).Round(time.Millisecond))
 	select {
 	case err := <-slept:
 		t.Fatalf("DEBUG SLEEP ended (%v) before the failover was seen: the test proves nothing", err)
