@@ -199,12 +199,10 @@ func (s *Server) handleHeld() {
 }
 
 // Start listens on the configured address and serves clients in the
-// background.
+// background. A cluster node first checks, locks and opens its data
+// directory, so that a directory in use or unusable is an error before
+// the client port opens.
 func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return err
-	}
 	if s.cfg.Cluster != nil {
 		rc := *s.cfg.Cluster
 		if rc.Clock == nil {
@@ -218,7 +216,10 @@ func (s *Server) Start() error {
 		}
 		node, err := replication.New(rc, s.run)
 		if err != nil {
-			ln.Close()
+			return err
+		}
+		if err := node.Open(); err != nil {
+			node.Shutdown()
 			return err
 		}
 		s.node = node
@@ -227,6 +228,13 @@ func (s *Server) Start() error {
 			s.eng.EnableForwarding(f)
 		}
 		s.eng.Cluster = node
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		if s.node != nil {
+			s.node.Shutdown()
+		}
+		return err
 	}
 	s.ln = ln
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
@@ -239,6 +247,7 @@ func (s *Server) Start() error {
 		// command goroutine while it starts.
 		if err := s.node.Start(ln.Addr().String()); err != nil {
 			ln.Close()
+			s.node.Shutdown() // the loop still runs: Raft may apply through it
 			close(s.quit)
 			s.loopWG.Wait()
 			return err
