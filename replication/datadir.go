@@ -38,7 +38,7 @@ func openDataDir(path string) (*dataDir, error) {
 			return nil, fmt.Errorf("data dir %s cannot be created: %w", path, unwrapPath(err))
 		}
 	case err != nil:
-		return nil, fmt.Errorf("data dir %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("data dir %s cannot be used: %w", path, unwrapPath(err))
 	case !st.IsDir():
 		return nil, fmt.Errorf("data dir %s is not a directory", path)
 	}

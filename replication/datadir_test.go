@@ -36,7 +36,7 @@ func TestDataDirLock(t *testing.T) {
 		t.Fatalf("a file: %v", err)
 	}
 	under := filepath.Join(file, "sub")
-	if _, err := openDataDir(under); err == nil || !strings.Contains(err.Error(), "data dir "+under+": not a directory") {
+	if _, err := openDataDir(under); err == nil || !strings.Contains(err.Error(), "data dir "+under+" cannot be used: not a directory") {
 		t.Fatalf("under a file: %v", err)
 	}
 }

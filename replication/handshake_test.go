@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testcerts"
 )
 
 func TestHelloRoundTrip(t *testing.T) {
@@ -222,15 +224,15 @@ func isReset(err error) bool { return err != nil && strings.Contains(err.Error()
 // The dialer checks the listener's certificate against the CA: a server
 // with a certificate of another CA is refused before anything is sent.
 func TestDialRefusesServerOfAnotherCA(t *testing.T) {
-	ca, other := newTestCA(t, "cluster CA"), newTestCA(t, "other CA")
+	ca, other := testcerts.NewCA(t, "cluster CA"), testcerts.NewCA(t, "other CA")
 	var cfg Config
-	ca.tlsConfig(t, "n1", &cfg)
+	setTLS(t, ca, "n1", &cfg)
 	sec, err := newRaftSecurity(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
-		Certificates: []tls.Certificate{other.keyPair(t, "rogue")},
+		Certificates: []tls.Certificate{other.KeyPair(t, "rogue")},
 		ClientAuth:   tls.RequestClientCert,
 		MinVersion:   tls.VersionTLS13,
 	})
@@ -261,8 +263,8 @@ func TestDialRefusesServerOfAnotherCA(t *testing.T) {
 
 // Raft TLS needs its three files, readable and valid.
 func TestRaftTLSConfigErrors(t *testing.T) {
-	ca := newTestCA(t, "ca")
-	cert, key := ca.issue(t, "n1")
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Issue(t, "n1")
 	for _, tc := range []struct {
 		cfg  Config
 		want string

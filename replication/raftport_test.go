@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/raftforge"
+	"github.com/lockkv/lockkv/internal/testcerts"
 )
 
 // The Raft port of a secured cluster refuses forged RPCs: an AppendEntries
@@ -117,11 +118,11 @@ func TestRaftPortRefusesForgedRPCs(t *testing.T) {
 	}
 	for _, m := range secureModes {
 		t.Run(m.name, func(t *testing.T) {
-			ca, otherCA := newTestCA(t, "lockkv test CA"), newTestCA(t, "another CA")
+			ca, otherCA := testcerts.NewCA(t, "lockkv test CA"), testcerts.NewCA(t, "another CA")
 			c := newTestCluster(t, 3, func(i int, cfg *Config) {
 				cfg.RaftSecret, cfg.Password = m.secret, m.pass
 				if m.tls {
-					ca.tlsConfig(t, cfg.NodeID, cfg)
+					setTLS(t, ca, cfg.NodeID, cfg)
 				}
 			})
 			c.set("lockA", "owner")
@@ -143,7 +144,7 @@ func TestRaftPortRefusesForgedRPCs(t *testing.T) {
 			if m.tls {
 				clusterTLS := func(name string) *raftSecurity {
 					var cfg Config
-					ca.tlsConfig(t, name, &cfg)
+					setTLS(t, ca, name, &cfg)
 					sec, err := newRaftSecurity(&cfg)
 					if err != nil {
 						t.Fatal(err)
@@ -152,7 +153,7 @@ func TestRaftPortRefusesForgedRPCs(t *testing.T) {
 				}
 				foreign := func(name string) *raftSecurity {
 					var cfg Config
-					otherCA.tlsConfig(t, name, &cfg)
+					setTLS(t, otherCA, name, &cfg)
 					cfg.RaftTLSCA = ca.CAFile // trusts the cluster, is not trusted by it
 					sec, err := newRaftSecurity(&cfg)
 					if err != nil {
@@ -200,6 +201,12 @@ func TestRaftPortRefusesForgedRPCs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setTLS sets cfg's Raft TLS files to a new certificate of ca.
+func setTLS(t testing.TB, ca *testcerts.CA, name string, cfg *Config) {
+	cfg.RaftTLSCert, cfg.RaftTLSKey = ca.Issue(t, name)
+	cfg.RaftTLSCA = ca.CAFile
 }
 
 // keyOf is the HMAC key a node of mode m derives.

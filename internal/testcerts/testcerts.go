@@ -1,4 +1,6 @@
-package replication
+// Package testcerts makes certificate authorities and node certificates
+// for tests of Raft's mutual TLS.
+package testcerts
 
 import (
 	"crypto/ecdsa"
@@ -17,8 +19,9 @@ import (
 	"time"
 )
 
-// testCA is a certificate authority made for one test.
-type testCA struct {
+// CA is a certificate authority made for one test; its files live in a
+// directory of the test's.
+type CA struct {
 	dir  string
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
@@ -30,7 +33,8 @@ var serial atomic.Int64
 
 func nextSerial() *big.Int { return big.NewInt(serial.Add(1)) }
 
-func newTestCA(t testing.TB, name string) *testCA {
+// NewCA makes a CA named name.
+func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
 	if err != nil {
@@ -50,15 +54,15 @@ func newTestCA(t testing.TB, name string) *testCA {
 		t.Fatal(err)
 	}
 	cert, _ := x509.ParseCertificate(der)
-	ca := &testCA{dir: t.TempDir(), cert: cert, key: key}
+	ca := &CA{dir: t.TempDir(), cert: cert, key: key}
 	ca.CAFile = filepath.Join(ca.dir, "ca.pem")
 	writePEM(t, ca.CAFile, "CERTIFICATE", der)
 	return ca
 }
 
-// issue makes a node certificate (server and client use, for 127.0.0.1)
+// Issue makes a node certificate (server and client use, for 127.0.0.1)
 // and returns its certificate and key files.
-func (ca *testCA) issue(t testing.TB, name string) (certFile, keyFile string) {
+func (ca *CA) Issue(t testing.TB, name string) (certFile, keyFile string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
 	if err != nil {
@@ -88,15 +92,9 @@ func (ca *testCA) issue(t testing.TB, name string) (certFile, keyFile string) {
 	return certFile, keyFile
 }
 
-// tlsConfig sets cfg's Raft TLS files to a new certificate of ca.
-func (ca *testCA) tlsConfig(t testing.TB, name string, cfg *Config) {
-	cfg.RaftTLSCert, cfg.RaftTLSKey = ca.issue(t, name)
-	cfg.RaftTLSCA = ca.CAFile
-}
-
-// keyPair loads a new certificate of ca.
-func (ca *testCA) keyPair(t testing.TB, name string) tls.Certificate {
-	cf, kf := ca.issue(t, name)
+// KeyPair makes a node certificate and loads it.
+func (ca *CA) KeyPair(t testing.TB, name string) tls.Certificate {
+	cf, kf := ca.Issue(t, name)
 	kp, err := tls.LoadX509KeyPair(cf, kf)
 	if err != nil {
 		t.Fatal(err)
