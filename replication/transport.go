@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -348,14 +349,23 @@ func newRaftTransport(bind string, adv net.Addr, sec *raftSecurity, auth *handsh
 	}), nil
 }
 
-// errKey is err's text without the addresses a network error names (they
-// change with every connection), for a refusal's log key.
+// errKey is the kind of err, for a refusal's log key: without the
+// addresses a network error names (they change with every connection)
+// and without what follows " (", where TLS errors quote what the peer
+// sent (another CA's name), so a peer cannot vary the key at will.
 func errKey(err error) string {
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Op + ": " + oe.Err.Error()
+		err = oe.Err
 	}
-	return err.Error()
+	k := err.Error()
+	if i := strings.Index(k, " ("); i >= 0 {
+		k = k[:i]
+	}
+	if len(k) > 100 {
+		k = k[:100]
+	}
+	return k
 }
 
 // refusalLog logs each refusal once per peer and reason (the handshake

@@ -154,21 +154,36 @@ func main() {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	started := make(chan error, 1)
 	go func() { started <- srv.Start() }()
+	var early os.Signal
 	select {
 	case err := <-started:
 		if err != nil {
 			log.Error("cannot start", "err", err)
 			os.Exit(1)
 		}
-	case s := <-sig:
-		log.Warn("signal received while starting: exiting", "signal", s.String())
-		os.Exit(1)
+	case early = <-sig:
+		// Start may have returned meanwhile: then this is an ordinary
+		// shutdown.
+		select {
+		case err := <-started:
+			if err != nil {
+				log.Error("cannot start", "err", err)
+				os.Exit(1)
+			}
+		default:
+			log.Warn("signal received while starting: exiting", "signal", early.String())
+			os.Exit(1)
+		}
 	}
-	select {
-	case s := <-sig:
-		log.Info("shutting down", "signal", s.String())
-	case <-srv.Done():
-		log.Info("shut down by SHUTDOWN")
+	if early != nil {
+		log.Info("shutting down", "signal", early.String())
+	} else {
+		select {
+		case s := <-sig:
+			log.Info("shutting down", "signal", s.String())
+		case <-srv.Done():
+			log.Info("shut down by SHUTDOWN")
+		}
 	}
 	go func() {
 		s := <-sig
