@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestRaftPortSecured(t *testing.T) {
 		opts clusterOpts
 		open bool
 	}{
-		{name: "requirepass", opts: clusterOpts{password: "hunter2"}},
+		{name: "requirepass", opts: clusterOpts{password: "hunter2", extra: []string{"--forward"}}},
 		{name: "raft-secret+mtls", opts: clusterOpts{password: "hunter2", extra: []string{"--raft-secret", "s3cret"},
 			nodeExtra: func(i int) []string {
 				cert, key := ca.Issue(t, fmt.Sprintf("n%d", i+1))
@@ -50,6 +51,23 @@ func TestRaftPortSecured(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.waitConverged(20 * time.Second)
+			if tc.opts.password != "" {
+				// The nodes' own connections to each other's client
+				// ports AUTH: followers' progress reports (WAIT counts
+				// them) and, with --forward, a follower's forwarding.
+				eventually(t, 10*time.Second, "WAIT 2 on the leader", func() error {
+					n, err := c.client(l).Wait(ctx, 2, 2*time.Second).Result()
+					if err == nil && n != 2 {
+						err = fmt.Errorf("WAIT 2 = %d", n)
+					}
+					return err
+				})
+				if slices.Contains(tc.opts.extra, "--forward") {
+					if err := c.client((l+1)%3).Set(ctx, "forwarded", "1", 0).Err(); err != nil {
+						t.Fatalf("SET through a forwarding follower: %v", err)
+					}
+				}
+			}
 			before, err := c.info(l)
 			if err != nil {
 				t.Fatal(err)
