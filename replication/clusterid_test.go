@@ -83,13 +83,23 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 	c.converged()
 	id := c.nodes[0].node.ClusterID()
 
+	// probe is what a leader about to add a node can learn of it.
+	probe := func(tn *testNode) PeerInfo {
+		t.Helper()
+		conn, info, err := DialRaft(Config{NodeID: "probe", RaftAdvertise: "127.0.0.1:9", RaftSecret: "s3cret"}, tn.cfg.RaftAddr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("probe of %s: %v", tn.cfg.NodeID, err)
+		}
+		conn.Close()
+		return info
+	}
 	newNode := func(name string) *testNode {
 		tn := startNode(t, Config{NodeID: name, RaftAddr: freeAddr(t), RaftSecret: "s3cret"})
 		if got := tn.node.ClusterID(); got != "" {
 			t.Fatalf("%s: a node with no state knows cluster ID %q", name, got)
 		}
-		if h := tn.node.hello(); h.flags&helloHasState != 0 {
-			t.Fatalf("%s: a node with no state says it has some", name)
+		if info, want := probe(tn), (PeerInfo{NodeID: name, RaftAddr: tn.cfg.RaftAddr}); info != want {
+			t.Fatalf("probe of a node with no state: %+v, want %+v", info, want)
 		}
 		return tn
 	}
@@ -104,8 +114,8 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 			}
 			return nil
 		})
-		if h := tn.node.hello(); h.flags&helloHasState == 0 {
-			t.Errorf("%s: a member says it has no state", tn.cfg.NodeID)
+		if info, want := probe(tn), (PeerInfo{NodeID: tn.cfg.NodeID, RaftAddr: tn.cfg.RaftAddr, ClusterID: id, HasState: true}); info != want {
+			t.Errorf("probe of a member: %+v, want %+v", info, want)
 		}
 	}
 
