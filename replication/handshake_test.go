@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"reflect"
 	"strings"
@@ -278,5 +279,51 @@ func TestRaftTLSConfigErrors(t *testing.T) {
 		if _, err := New(tc.cfg, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// BenchmarkDialRaft is the cost of a new Raft connection (TCP, TLS, the
+// handshake) on loopback, per mode.
+func BenchmarkDialRaft(b *testing.B) {
+	ca := testcerts.NewCA(b, "bench CA")
+	for _, m := range []struct {
+		name   string
+		secret string
+		tls    bool
+	}{{"open", "", false}, {"secret", "s", false}, {"mtls", "", true}, {"mtls+secret", "s", true}} {
+		b.Run(m.name, func(b *testing.B) {
+			cfg := Config{RaftSecret: m.secret}
+			if m.tls {
+				setTLS(b, ca, "n1", &cfg)
+			}
+			sec, err := newRaftSecurity(&cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			adv, _ := net.ResolveTCPAddr("tcp", "127.0.0.1:1")
+			sl, err := newStreamLayer("127.0.0.1:0", adv, sec, authWith(sec.key, nil), newRefusalLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sl.Close()
+			go func() {
+				for {
+					c, err := sl.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+			addr := sl.ln.Addr().String()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c, _, err := dialRaft(addr, 5*time.Second, sec, authWith(sec.key, nil))
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
 	}
 }
