@@ -14,6 +14,7 @@ require (
 	github.com/redis/rueidis v1.0.79
 	github.com/yuin/gopher-lua v1.1.2
 	go.etcd.io/bbolt v1.3.6
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -33,5 +34,4 @@ require (
 	github.com/mattn/go-isatty v0.0.14 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/exp v0.0.0-20220827204233-334a2380cb91 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )

@@ -258,7 +258,9 @@ func (s *Server) handleHeld() {
 }
 
 // Start listens on the configured addresses and serves clients in the
-// background.
+// background. A cluster node first checks, locks and opens its data
+// directory, so that a directory in use or unusable is an error before
+// the client port opens.
 func (s *Server) Start() error {
 	if err := s.cfg.check(); err != nil {
 		return err
@@ -269,39 +271,6 @@ func (s *Server) Start() error {
 		if tlsServer, tlsPeer, err = s.cfg.loadTLS(); err != nil {
 			return err
 		}
-	}
-	var ln, tlsLn net.Listener
-	closeListeners := func() {
-		if ln != nil {
-			ln.Close()
-		}
-		if tlsLn != nil {
-			tlsLn.Close()
-		}
-	}
-	if !s.cfg.TLSOnly {
-		var err error
-		if ln, err = net.Listen("tcp", s.cfg.Addr); err != nil {
-			return err
-		}
-	}
-	if tlsServer != nil {
-		addr := s.cfg.TLSAddr
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		raw, err := net.Listen("tcp", addr)
-		if err != nil {
-			closeListeners()
-			return err
-		}
-		tlsLn = tls.NewListener(raw, tlsServer)
-	}
-	// The address given to the other members and, by default, to clients:
-	// the plain one, or the TLS one when it is the only one.
-	serving := ln
-	if serving == nil {
-		serving = tlsLn
 	}
 	if s.cfg.Cluster != nil {
 		rc := *s.cfg.Cluster
@@ -322,7 +291,10 @@ func (s *Server) Start() error {
 		}
 		node, err := replication.New(rc, s.run)
 		if err != nil {
-			closeListeners()
+			return err
+		}
+		if err := node.Open(); err != nil {
+			node.Shutdown()
 			return err
 		}
 		s.node = node
@@ -332,6 +304,42 @@ func (s *Server) Start() error {
 		}
 		s.eng.Cluster = node
 	}
+	var ln, tlsLn net.Listener
+	fail := func(err error) error {
+		if ln != nil {
+			ln.Close()
+		}
+		if tlsLn != nil {
+			tlsLn.Close()
+		}
+		if s.node != nil {
+			s.node.Shutdown()
+		}
+		return err
+	}
+	if !s.cfg.TLSOnly {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.Addr); err != nil {
+			return fail(err)
+		}
+	}
+	if tlsServer != nil {
+		addr := s.cfg.TLSAddr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		raw, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fail(err)
+		}
+		tlsLn = tls.NewListener(raw, tlsServer)
+	}
+	// The address given to the other members and, by default, to clients:
+	// the plain one, or the TLS one when it is the only one.
+	serving := ln
+	if serving == nil {
+		serving = tlsLn
+	}
 	s.ln, s.tlsLn = ln, tlsLn
 	s.reportListeners()
 	s.loopWG.Add(1)
@@ -340,7 +348,13 @@ func (s *Server) Start() error {
 		// Raft may restore a snapshot and replay the log through the
 		// command goroutine while it starts.
 		if err := s.node.Start(serving.Addr().String()); err != nil {
-			closeListeners()
+			if ln != nil {
+				ln.Close()
+			}
+			if tlsLn != nil {
+				tlsLn.Close()
+			}
+			s.node.Shutdown() // the loop still runs: Raft may apply through it
 			close(s.quit)
 			s.loopWG.Wait()
 			return err

@@ -88,6 +88,11 @@ type cluster struct {
 	nodes []*node
 	net   *network
 	extra []string // more flags for every node
+	// password is the nodes' --requirepass, which the test's clients
+	// AUTH with.
+	password string
+	// nodeExtra gives node i more flags of its own (certificates).
+	nodeExtra func(i int) []string
 
 	admin []*redis.Client // per node, for INFO; reconnects after restarts
 }
@@ -95,6 +100,10 @@ type cluster struct {
 // clusterOpts tunes newCluster.
 type clusterOpts struct {
 	extra []string
+	// password sets every node's --requirepass.
+	password string
+	// nodeExtra, if set, gives node i flags of its own.
+	nodeExtra func(i int) []string
 }
 
 // snapshotOften makes nodes snapshot and compact their logs every few
@@ -122,6 +131,13 @@ func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 	c := &cluster{t: t, net: newNetwork(t, n)}
 	for _, o := range opts {
 		c.extra = append(c.extra, o.extra...)
+		if o.password != "" {
+			c.password = o.password
+			c.extra = append(c.extra, "--requirepass", o.password)
+		}
+		if o.nodeExtra != nil {
+			c.nodeExtra = o.nodeExtra
+		}
 	}
 	base := t.TempDir()
 	for i := 0; i < n; i++ {
@@ -138,7 +154,7 @@ func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 		}
 		c.nodes = append(c.nodes, nd)
 		c.admin = append(c.admin, redis.NewClient(&redis.Options{
-			Addr: nd.clientAddr, MaxRetries: -1, PoolSize: 2,
+			Addr: nd.clientAddr, Password: c.password, MaxRetries: -1, PoolSize: 2,
 			DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
 		}))
 	}
@@ -178,6 +194,9 @@ func (c *cluster) start(i int) {
 		"--log-level", "info",
 	}
 	args = append(args, c.extra...)
+	if c.nodeExtra != nil {
+		args = append(args, c.nodeExtra(i)...)
+	}
 	logf, err := os.OpenFile(nd.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
@@ -339,7 +358,7 @@ func (c *cluster) logTail(i, n int) string {
 // test decides what a failure means), closed at cleanup.
 func (c *cluster) client(i int) *redis.Client {
 	cl := redis.NewClient(&redis.Options{
-		Addr: c.nodes[i].clientAddr, MaxRetries: -1, PoolSize: 4,
+		Addr: c.nodes[i].clientAddr, Password: c.password, MaxRetries: -1, PoolSize: 4,
 		DialTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second,
 	})
 	c.t.Cleanup(func() { cl.Close() })
@@ -474,7 +493,7 @@ func (c *cluster) dump(i int) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cl := redis.NewClient(&redis.Options{
-		Addr: c.nodes[i].clientAddr, MaxRetries: -1, PoolSize: 1,
+		Addr: c.nodes[i].clientAddr, Password: c.password, MaxRetries: -1, PoolSize: 1,
 		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() },
 	})
 	defer cl.Close()

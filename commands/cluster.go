@@ -48,6 +48,9 @@ type Node struct {
 
 // ClusterStatus is this node's Raft state.
 type ClusterStatus struct {
+	// ClusterID is the cluster's identity (hex), "" while this node knows
+	// none yet.
+	ClusterID    string
 	State        string // "leader", "follower", "candidate", "shutdown"
 	Term         uint64
 	LastLogIndex uint64

@@ -58,7 +58,7 @@ func newFakeCluster(self string) *fakeCluster {
 			{ID: "n2", RaftAddr: "10.0.0.2:7002", ClientAddr: "10.0.0.2:6002", Voter: true, MatchIndex: 40, AppliedIndex: 39, LagMs: 120},
 			{ID: "n3", RaftAddr: "10.0.0.3:7003", ClientAddr: "10.0.0.3:6003", Voter: true, MatchIndex: 41, AppliedIndex: 41, LagMs: 2500},
 		},
-		status: ClusterStatus{State: "leader", Term: 7, LastLogIndex: 42, CommitIndex: 42, AppliedIndex: 42, FirstIndex: 1, LastSnapshotIndex: 0},
+		status: ClusterStatus{ClusterID: "5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e", State: "leader", Term: 7, LastLogIndex: 42, CommitIndex: 42, AppliedIndex: 42, FirstIndex: 1, LastSnapshotIndex: 0},
 	}
 }
 
@@ -450,7 +450,7 @@ func TestInfoReplicationCluster(t *testing.T) {
 		"master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:42\r\n" +
 		"second_repl_offset:-1\r\nrepl_backlog_active:1\r\nrepl_backlog_size:1048576\r\n" +
 		"repl_backlog_first_byte_offset:1\r\nrepl_backlog_histlen:42\r\n" +
-		"raft_node_id:n1\r\nraft_state:leader\r\nraft_term:7\r\nraft_leader_id:n1\r\nraft_leader_addr:10.0.0.1:7001\r\n" +
+		"raft_node_id:n1\r\nraft_cluster_id:5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e\r\nraft_state:leader\r\nraft_term:7\r\nraft_leader_id:n1\r\nraft_leader_addr:10.0.0.1:7001\r\n" +
 		"raft_last_log_index:42\r\nraft_commit_index:42\r\nraft_applied_index:42\r\nraft_first_index:1\r\n" +
 		"raft_last_snapshot_index:0\r\n" +
 		"raft_peer0:id=n1,raft_addr=10.0.0.1:7001,client_addr=10.0.0.1:6001,voter=1,leader=1,match_index=42,applied_index=42,lag_ms=0\r\n" +

@@ -136,6 +136,7 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 	b = kvi(b, "repl_backlog_histlen", hist)
 
 	b = kv(b, "raft_node_id", v.self.ID)
+	b = kv(b, "raft_cluster_id", st.ClusterID)
 	b = kv(b, "raft_state", st.State)
 	b = kvi(b, "raft_term", int64(st.Term))
 	if v.hasLeader {

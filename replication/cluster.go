@@ -94,6 +94,7 @@ func (n *Node) Status() commands.ClusterStatus {
 		return commands.ClusterStatus{State: "shutdown"}
 	}
 	st := commands.ClusterStatus{
+		ClusterID:    n.ClusterID(),
 		Term:         n.raft.CurrentTerm(),
 		LastLogIndex: n.raft.LastIndex(),
 		CommitIndex:  n.raft.CommitIndex(),

@@ -9,13 +9,18 @@ import (
 
 // Entry is what one Raft log entry carries: the ops the leader proposed in
 // one go, the leader's clock reading that is "now" for all of them on every
-// node, the seed of every random choice they make, and changes to the
-// member registry (client addresses).
+// node, the seed of every random choice they make, changes to the member
+// registry (client addresses), and once in a cluster's life its ID.
 type Entry struct {
 	Time  int64 // Unix ms
 	Seed  uint64
 	Ops   []commands.Op
 	Nodes []Member
+	// ClusterID, when set, is the cluster's ID (idSize bytes): the first
+	// leader of a new cluster proposes it, and the first one in the log is
+	// the cluster's. It is encoded after the members only when set, so
+	// entries without it keep their bytes.
+	ClusterID []byte
 }
 
 // Member is a registry record: the client address a Raft member gives to
@@ -55,8 +60,15 @@ func appendEntry(b []byte, en *Entry) []byte {
 		b = appendString(b, m.ID)
 		b = appendString(b, m.ClientAddr)
 	}
+	if len(en.ClusterID) > 0 {
+		b = appendString(b, string(en.ClusterID))
+	}
 	return b
 }
+
+// EncodeEntry returns en in the log's format (tools and tests that write
+// entries as a leader would).
+func EncodeEntry(en *Entry) []byte { return appendEntry(nil, en) }
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -95,6 +107,11 @@ func decodeEntry(data []byte) (*Entry, error) {
 		en.Nodes = make([]Member, n)
 		for i := range en.Nodes {
 			en.Nodes[i] = Member{ID: string(d.bytes()), ClientAddr: string(d.bytes())}
+		}
+	}
+	if len(d.b) > 0 {
+		if en.ClusterID = d.bytes(); len(en.ClusterID) != idSize {
+			return nil, errEntry
 		}
 	}
 	if d.err || len(d.b) != 0 {

@@ -38,6 +38,21 @@ func TestEntryRoundTrip(t *testing.T) {
 	if _, err := decodeEntry(append(b, 0)); err == nil {
 		t.Fatal("trailing byte: no error")
 	}
+
+	// A cluster ID rides after the members, only when set.
+	withID := *en
+	withID.ClusterID = []byte("0123456789abcdef")
+	bi := appendEntry(nil, &withID)
+	if string(bi[:len(b)]) != string(b) {
+		t.Fatal("an entry's bytes before its cluster ID differ from the same entry's without")
+	}
+	if got, err := decodeEntry(bi); err != nil || !reflect.DeepEqual(got, &withID) {
+		t.Fatalf("with a cluster ID: %+v, %v", got, err)
+	}
+	withID.ClusterID = []byte("short")
+	if _, err := decodeEntry(appendEntry(nil, &withID)); err == nil {
+		t.Fatal("a 5-byte cluster ID: no error")
+	}
 }
 
 // FuzzDecodeEntry: any bytes decode to an error or an entry that encodes

@@ -1,7 +1,9 @@
 package replication
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/hashicorp/raft"
@@ -40,6 +42,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			continue
 		}
 		entries[i] = en
+		if err := n.adoptClusterID(en.ClusterID); err != nil {
+			n.log.Warn("cluster ID entry ignored", "index", l.Index, "err", err)
+		}
 		for last := n.lastTime.Load(); en.Time > last; last = n.lastTime.Load() {
 			if n.lastTime.CompareAndSwap(last, en.Time) {
 				break
@@ -66,8 +71,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 
 // snapshotMeta is what the node stores with the engine's snapshot.
 type snapshotMeta struct {
-	Members  map[string]string `json:"members"`
-	LastTime int64             `json:"last_time"`
+	Members   map[string]string `json:"members"`
+	LastTime  int64             `json:"last_time"`
+	ClusterID string            `json:"cluster_id,omitempty"` // hex
 }
 
 // Snapshot captures the engine on the command goroutine; Persist streams
@@ -78,7 +84,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	var err error
 	ok := n.run(func(e *commands.Engine) {
 		var meta []byte
-		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime()})
+		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID()})
 		if err == nil {
 			snap = e.Snapshot(meta)
 		}
@@ -96,6 +102,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	n := (*Node)(f)
 	defer rc.Close()
+	n.hasState.Store(true)
 	var err error
 	ok := n.run(func(e *commands.Engine) {
 		var meta []byte
@@ -108,6 +115,20 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 			if err = json.Unmarshal(meta, &m); err != nil {
 				return
 			}
+		}
+		var id []byte
+		if id, err = hex.DecodeString(m.ClusterID); err == nil && len(id) != 0 && len(id) != idSize {
+			err = fmt.Errorf("replication: snapshot with a malformed cluster ID %q", m.ClusterID)
+		}
+		if err == nil {
+			// A snapshot of another cluster cannot get here (the
+			// handshake refuses its leader); were it to, the engine
+			// already holds its state, and the error stops Raft from
+			// taking it as installed.
+			err = n.adoptClusterID(id)
+		}
+		if err != nil {
+			return
 		}
 		n.members = m.Members
 		if n.members == nil {

@@ -57,12 +57,25 @@ type Config struct {
 	// plain client may connect to any node.
 	Forward bool
 	// Password is what this node AUTHs with on other members' client
-	// ports (join, progress reports): the servers' requirepass.
+	// ports (join, progress reports): the servers' requirepass. Without a
+	// RaftSecret it also authenticates Raft connections.
 	Password string
 	// ClientTLS, when set, is the TLS configuration this node dials the
 	// other members' client ports with (their client ports serve TLS
 	// only); nil dials plain TCP.
 	ClientTLS *tls.Config
+
+	// RaftSecret is the shared secret every Raft connection proves
+	// knowledge of (a mutual challenge-response before any Raft byte);
+	// "" means Password's. Every member needs the same one.
+	RaftSecret string
+	// RaftTLSCert, RaftTLSKey and RaftTLSCA (PEM files) turn on mutual
+	// TLS on the Raft port: a peer must present a certificate the CA
+	// signed, and the peers this node dials must too. The CA should be
+	// the cluster's own: every certificate it signed is a member.
+	RaftTLSCert string
+	RaftTLSKey  string
+	RaftTLSCA   string
 
 	HeartbeatTimeout  time.Duration // default 1s
 	ElectionTimeout   time.Duration // default 1s
@@ -140,6 +153,20 @@ type Node struct {
 	closer []io.Closer
 	origin uint64
 
+	// sec and refusals are the Raft port's authentication and its log.
+	sec      *raftSecurity
+	refusals *refusalLog
+	// The stores Open opened and Start hands to Raft.
+	dir    *dataDir
+	opened bool
+	stable raft.StableStore
+	snaps  raft.SnapshotStore
+	// clusterID is the cluster's identity ([]byte, idSize bytes, or
+	// empty while unknown); hasState is set once the node has a log or a
+	// snapshot. Both go into every handshake's hello.
+	clusterID atomic.Value
+	hasState  atomic.Bool
+
 	// members is the registry of client addresses (command goroutine).
 	members map[string]string
 	// acks are the followers' reports to this leader (command goroutine).
@@ -152,6 +179,7 @@ type Node struct {
 	mu      sync.Mutex
 	queue   []commands.Op
 	queueN  []Member
+	queueID []byte // a cluster ID to propose
 	kick    chan struct{}
 	futures chan proposal
 	// unstored counts the proposer's entries that Raft has not yet
@@ -204,6 +232,13 @@ func New(cfg Config, run Runner) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if len(cfg.NodeID) > 255 || len(cfg.RaftAdvertise) > 255 {
+		return nil, errors.New("replication: the node ID and the Raft address must be at most 255 bytes")
+	}
+	sec, err := newRaftSecurity(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	var seed [8]byte
 	crand.Read(seed[:])
 	n := &Node{
@@ -217,18 +252,89 @@ func New(cfg Config, run Runner) (*Node, error) {
 		futures:  make(chan proposal, 8192),
 		readKick: make(chan struct{}, 1),
 		stop:     make(chan struct{}),
+		sec:      sec,
+		refusals: newRefusalLog(cfg.Logger),
 	}
 	n.leaderID.Store(raft.ServerID(""))
+	n.clusterID.Store([]byte(nil))
 	return n, nil
 }
 
 // Origin is the number that marks this process's ops.
 func (n *Node) Origin() uint64 { return n.origin }
 
-// Start opens the stores and the transport, bootstraps if asked, and starts
-// Raft and the node's goroutines. clientAddr is the server's listen
-// address (the default advertised one).
+// Open checks and locks the data directory (an exclusive lock on its
+// LOCK file, held until Shutdown) and opens the Raft log, the stable store
+// and the snapshots. The server calls it before it listens for clients, so
+// a data directory that is in use or unusable is an error at once; Start
+// calls it if it was not called.
+func (n *Node) Open() error {
+	if n.opened {
+		return nil
+	}
+	cfg := &n.cfg
+	var (
+		logs   raft.LogStore
+		stable raft.StableStore
+		snaps  raft.SnapshotStore
+	)
+	if cfg.DataDir == "" {
+		mem := raft.NewInmemStore()
+		logs, stable, snaps = mem, mem, raft.NewInmemSnapshotStore()
+	} else {
+		dir, err := openDataDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		n.dir = dir
+		if logs, stable, err = n.openLog(); err != nil {
+			n.closeStores()
+			return err
+		}
+		// Recent entries stay in memory: the leader reads them back to
+		// send them to followers, followers to apply them; the stores
+		// would answer each read with a disk read (raft-wal: a pread).
+		if logs, err = raft.NewLogCache(4096, logs); err != nil {
+			n.closeStores()
+			return err
+		}
+		fss, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, n.raftLogger())
+		if err != nil {
+			n.closeStores()
+			return fmt.Errorf("replication: opening the snapshot store in %s: %w", cfg.DataDir, err)
+		}
+		snaps = fss
+	}
+	if err := n.loadClusterID(stable); err != nil {
+		n.closeStores()
+		return err
+	}
+	has, err := raft.HasExistingState(logs, stable, snaps)
+	if err != nil {
+		n.closeStores()
+		return err
+	}
+	n.hasState.Store(has)
+	n.logs, n.stable, n.snaps = logs, stable, snaps
+	n.opened = true
+	return nil
+}
+
+func (n *Node) raftLogger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:   "raft",
+		Level:  hclog.Warn,
+		Output: slogWriter{n.log},
+	})
+}
+
+// Start starts the transport, bootstraps if asked, and starts Raft and the
+// node's goroutines (opening the stores first if Open was not called).
+// clientAddr is the server's listen address (the default advertised one).
 func (n *Node) Start(clientAddr string) error {
+	if err := n.Open(); err != nil {
+		return err
+	}
 	cfg := &n.cfg
 	if cfg.ClientAdvertise == "" {
 		cfg.ClientAdvertise = clientAddr
@@ -244,82 +350,49 @@ func (n *Node) Start(clientAddr string) error {
 	rc.SnapshotThreshold = cfg.SnapshotThreshold
 	rc.SnapshotInterval = cfg.SnapshotInterval
 	rc.TrailingLogs = cfg.TrailingLogs
-	rc.Logger = hclog.New(&hclog.LoggerOptions{
-		Name:   "raft",
-		Level:  hclog.Warn,
-		Output: slogWriter{n.log},
-	})
+	rc.Logger = n.raftLogger()
 
-	var (
-		logs   raft.LogStore
-		stable raft.StableStore
-		snaps  raft.SnapshotStore
-	)
-	if cfg.DataDir == "" {
-		mem := raft.NewInmemStore()
-		logs, stable, snaps = mem, mem, raft.NewInmemSnapshotStore()
-	} else {
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-			return err
-		}
-		var err error
-		if logs, stable, err = n.openLog(); err != nil {
-			return err
-		}
-		// Recent entries stay in memory: the leader reads them back to
-		// send them to followers, followers to apply them; the stores
-		// would answer each read with a disk read (raft-wal: a pread).
-		if logs, err = raft.NewLogCache(4096, logs); err != nil {
-			return err
-		}
-		fss, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, rc.Logger)
-		if err != nil {
-			return fmt.Errorf("replication: opening the snapshot store: %w", err)
-		}
-		snaps = fss
-	}
+	logs, stable, snaps := n.logs, n.stable, n.snaps
 	trans := cfg.Transport
 	if trans == nil {
 		adv, err := net.ResolveTCPAddr("tcp", cfg.RaftAdvertise)
 		if err != nil {
 			return fmt.Errorf("replication: --raft-advertise: %w", err)
 		}
-		t, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, adv, 4, 10*time.Second, rc.Logger)
+		auth := &handshakeAuth{key: n.sec.key, local: n.hello}
+		t, err := newRaftTransport(cfg.RaftAddr, adv, n.sec, auth, n.refusals, rc.Logger)
 		if err != nil {
 			return fmt.Errorf("replication: Raft transport: %w", err)
 		}
 		trans = t
+		if n.sec.open() {
+			n.log.Warn("the Raft port is unauthenticated: anyone who can reach it can write to the cluster; set --requirepass, --raft-secret or --raft-tls-*", "raft", cfg.RaftAddr)
+		}
 	}
 	n.trans = trans
 	if c, ok := trans.(io.Closer); ok {
 		n.closer = append(n.closer, c)
 	}
 
-	if cfg.Bootstrap {
-		has, err := raft.HasExistingState(logs, stable, snaps)
-		if err != nil {
-			return err
+	if cfg.Bootstrap && !n.hasState.Load() {
+		conf := raft.Configuration{}
+		peers := cfg.Peers
+		if len(peers) == 0 {
+			peers = []Peer{{ID: cfg.NodeID, RaftAddr: cfg.RaftAdvertise, ClientAddr: cfg.ClientAdvertise}}
 		}
-		if !has {
-			conf := raft.Configuration{}
-			peers := cfg.Peers
-			if len(peers) == 0 {
-				peers = []Peer{{ID: cfg.NodeID, RaftAddr: cfg.RaftAdvertise, ClientAddr: cfg.ClientAdvertise}}
-			}
-			for _, p := range peers {
-				conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.RaftAddr)})
-			}
-			if err := raft.BootstrapCluster(rc, logs, stable, snaps, trans, conf); err != nil {
-				return fmt.Errorf("replication: bootstrap: %w", err)
-			}
+		for _, p := range peers {
+			conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.RaftAddr)})
 		}
+		if err := raft.BootstrapCluster(rc, logs, stable, snaps, trans, conf); err != nil {
+			return fmt.Errorf("replication: bootstrap: %w", err)
+		}
+		n.hasState.Store(true)
 	}
 
 	logs = storeSignal{LogStore: logs, n: n}
 	n.logs = logs
 	r, err := raft.NewRaft(rc, (*fsm)(n), logs, stable, snaps, trans)
 	if err != nil {
-		n.closeStores()
 		return fmt.Errorf("replication: starting Raft: %w", err)
 	}
 	n.raft = r
@@ -338,7 +411,7 @@ func (n *Node) Start(clientAddr string) error {
 		n.wg.Add(1)
 		go n.join()
 	}
-	n.log.Info("raft started", "node", cfg.NodeID, "raft", cfg.RaftAdvertise, "advertise", cfg.ClientAdvertise)
+	n.log.Info("raft started", "node", cfg.NodeID, "raft", cfg.RaftAdvertise, "advertise", cfg.ClientAdvertise, "cluster_id", n.ClusterID())
 	return nil
 }
 
@@ -372,6 +445,11 @@ func (n *Node) closeStores() {
 		c.Close()
 	}
 	n.closer = nil
+	if n.dir != nil {
+		// Last: the lock outlives every store in the directory.
+		n.dir.Close()
+		n.dir = nil
+	}
 }
 
 // Raft returns the Raft instance (tests, admin).
@@ -450,15 +528,15 @@ func (n *Node) proposer() {
 			continue
 		}
 		n.mu.Lock()
-		ops, members := n.queue, n.queueN
-		n.queue, n.queueN = nil, nil
+		ops, members, id := n.queue, n.queueN, n.queueID
+		n.queue, n.queueN, n.queueID = nil, nil, nil
 		n.mu.Unlock()
-		if len(ops) == 0 && len(members) == 0 {
+		if len(ops) == 0 && len(members) == 0 && id == nil {
 			continue
 		}
 		var seed [8]byte
 		crand.Read(seed[:])
-		en := Entry{Time: n.stamp(), Seed: binary.LittleEndian.Uint64(seed[:]), Ops: ops, Nodes: members}
+		en := Entry{Time: n.stamp(), Seed: binary.LittleEndian.Uint64(seed[:]), Ops: ops, Nodes: members, ClusterID: id}
 		buf = appendEntry(buf[:0], &en)
 		data := append([]byte(nil), buf...)
 		var seqs []uint64
@@ -497,6 +575,9 @@ func (s storeSignal) IsMonotonic() bool {
 
 func (s storeSignal) StoreLogs(logs []*raft.Log) error {
 	err := s.LogStore.StoreLogs(logs)
+	if !s.n.hasState.Load() {
+		s.n.hasState.Store(true) // a new node's first entries
+	}
 	cmds := int64(0)
 	for _, l := range logs {
 		if l.Type == raft.LogCommand {
@@ -619,6 +700,7 @@ func (n *Node) watchLeadership() {
 		}
 		leading = true
 		n.run(func(e *commands.Engine) {
+			n.proposeClusterIDIfNone()
 			n.registerMembers()
 			e.SetLeader(true)
 		})
@@ -676,6 +758,10 @@ type slogWriter struct{ log *slog.Logger }
 func (w slogWriter) Write(p []byte) (int, error) {
 	msg := strings.TrimSpace(string(p))
 	switch {
+	case strings.Contains(msg, refusedTag):
+		// A retry of a connection refused by the handshake, which was
+		// logged once already.
+		w.log.Debug(msg, "source", "raft")
 	case strings.Contains(msg, "[ERROR]"):
 		w.log.Error(msg, "source", "raft")
 	case strings.Contains(msg, "[WARN]"):
@@ -686,19 +772,27 @@ func (w slogWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// storeLockWait is how long opening a store waits for a lock another
+// process (not a lockkv of this version: the data dir's LOCK keeps those
+// out) holds on its file.
+const storeLockWait = 10 * time.Second
+
 // openLog opens the Raft log and stable store in DataDir.
 func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 	dir := n.cfg.DataDir
 	switch n.cfg.LogStore {
 	case "", "wal":
 		if err := os.MkdirAll(filepath.Join(dir, "wal"), 0o755); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("replication: %w", err)
 		}
 		// The WAL does not close the metadata store it opens itself
 		// (raft-wal v0.4.0), which would keep its file lock after
 		// Shutdown: it gets one it can close.
 		meta := &metadb.BoltMetaDB{}
 		walDir := filepath.Join(dir, "wal")
+		if err := n.waitUnlocked(filepath.Join(walDir, metadb.FileName), storeLockWait); err != nil {
+			return nil, nil, fmt.Errorf("replication: opening the Raft log: %w", err)
+		}
 		files := wal.WithSegmentFiler(segment.NewFiler(walDir, fs.New()))
 		if n.cfg.NoSync {
 			files = wal.WithSegmentFiler(segment.NewFiler(walDir, noSyncVFS{fs.New()}))
@@ -711,6 +805,9 @@ func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 		n.closer = append(n.closer, w, meta)
 		return w, w, nil
 	case "bolt":
+		if err := n.waitUnlocked(filepath.Join(dir, "raft.db"), storeLockWait); err != nil {
+			return nil, nil, fmt.Errorf("replication: opening the Raft log: %w", err)
+		}
 		bolt, err := raftboltdb.New(raftboltdb.Options{
 			Path:   filepath.Join(dir, "raft.db"),
 			NoSync: n.cfg.NoSync,

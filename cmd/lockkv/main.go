@@ -70,6 +70,10 @@ func main() {
 		raftFsync     = flag.Bool("raft-fsync", true, "fsync the Raft log before acknowledging; false: acknowledged writes survive a kill -9 of every node, not the loss of a majority of machines")
 		logStore      = flag.String("raft-log-store", "wal", "Raft log format in --data-dir: wal or bolt")
 		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
+		raftSecret    = flag.String("raft-secret", "", "shared secret every Raft connection must prove (default: derived from --requirepass); the same on every node")
+		raftTLSCert   = flag.String("raft-tls-cert", "", "PEM certificate for mutual TLS on the Raft port (with --raft-tls-key and --raft-tls-ca)")
+		raftTLSKey    = flag.String("raft-tls-key", "", "PEM private key of --raft-tls-cert")
+		raftTLSCA     = flag.String("raft-tls-ca", "", "PEM CA certificate: Raft peers must present a certificate it signed")
 
 		pprofAddr = flag.String("pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
 	)
@@ -168,6 +172,10 @@ func main() {
 			TrailingLogs:      *trailingLogs,
 			LogStore:          *logStore,
 			NoSync:            !*raftFsync,
+			RaftSecret:        *raftSecret,
+			RaftTLSCert:       *raftTLSCert,
+			RaftTLSKey:        *raftTLSKey,
+			RaftTLSCA:         *raftTLSCA,
 		}
 	}
 	if *pprofAddr != "" {
@@ -180,20 +188,51 @@ func main() {
 		go func() { _ = http.Serve(ln, nil) }() // net/http/pprof registers on the default mux
 	}
 	srv := lockkv.NewServer(cfg)
-	// Catch signals before listening: a signal that arrives once clients
-	// can connect must shut down cleanly, not kill the process.
+	// Catch signals before starting: starting may take long (opening and
+	// locking the data dir, restoring a snapshot), and a signal must stop
+	// it then too. A signal before the server has started ends the process
+	// at once: nothing is served yet, and the stores survive an abrupt end
+	// as they survive a crash (the OS drops the data dir's lock).
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	if err := srv.Start(); err != nil {
-		log.Error("cannot start", "err", err)
-		os.Exit(1)
-	}
+	started := make(chan error, 1)
+	go func() { started <- srv.Start() }()
+	var early os.Signal
 	select {
-	case s := <-sig:
-		log.Info("shutting down", "signal", s.String())
-	case <-srv.Done():
-		log.Info("shut down by SHUTDOWN")
+	case err := <-started:
+		if err != nil {
+			log.Error("cannot start", "err", err)
+			os.Exit(1)
+		}
+	case early = <-sig:
+		// Start may have returned meanwhile: then this is an ordinary
+		// shutdown.
+		select {
+		case err := <-started:
+			if err != nil {
+				log.Error("cannot start", "err", err)
+				os.Exit(1)
+			}
+		default:
+			log.Warn("signal received while starting: exiting", "signal", early.String())
+			os.Exit(1)
+		}
 	}
+	if early != nil {
+		log.Info("shutting down", "signal", early.String())
+	} else {
+		select {
+		case s := <-sig:
+			log.Info("shutting down", "signal", s.String())
+		case <-srv.Done():
+			log.Info("shut down by SHUTDOWN")
+		}
+	}
+	go func() {
+		s := <-sig
+		log.Warn("second signal while shutting down: exiting now", "signal", s.String())
+		os.Exit(1)
+	}()
 	if err := srv.Close(); err != nil {
 		log.Error("close", "err", err)
 		os.Exit(1)

@@ -1,0 +1,304 @@
+package replication
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/store"
+)
+
+// An in-process cluster for this package's tests: each node is a Node with
+// its own engine and command goroutine, on real TCP Raft transports (the
+// stream layer and handshake under test) on loopback.
+
+type sysClock struct{}
+
+func (sysClock) Now() time.Time { return time.Now() }
+
+// logBuffer collects a node's log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// count returns how many lines contain s.
+func (l *logBuffer) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range strings.Split(l.b.String(), "\n") {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type testNode struct {
+	t     testing.TB
+	cfg   Config
+	node  *Node
+	eng   *commands.Engine
+	logs  *logBuffer
+	calls chan func()
+	quit  chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+// run is the node's Runner: fn runs on the node's command goroutine.
+func (tn *testNode) run(fn func(e *commands.Engine)) bool {
+	done := make(chan struct{})
+	select {
+	case tn.calls <- func() { fn(tn.eng); close(done) }:
+		<-done
+		return true
+	case <-tn.quit:
+		return false
+	}
+}
+
+// startNode starts a node configured by cfg (Clock and Logger are set
+// here); it stops at the test's end.
+func startNode(t testing.TB, cfg Config) *testNode {
+	t.Helper()
+	tn, err := tryStartNode(t, cfg)
+	if err != nil {
+		t.Fatalf("start %s: %v", cfg.NodeID, err)
+	}
+	return tn
+}
+
+func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
+	tn := &testNode{t: t, logs: &logBuffer{}, calls: make(chan func()), quit: make(chan struct{})}
+	cfg.Clock = sysClock{}
+	cfg.Logger = slog.New(slog.NewTextHandler(tn.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.ClientAdvertise == "" {
+		cfg.ClientAdvertise = "127.0.0.1:1" // never dialled: no --forward, no acks read
+	}
+	tn.cfg = cfg
+	tn.eng = commands.NewEngine(commands.NewConfig(), sysClock{})
+	n, err := New(cfg, tn.run)
+	if err != nil {
+		return nil, err
+	}
+	tn.node = n
+	tn.eng.EnableReplication(n, n.Origin())
+	tn.eng.Cluster = n
+	tn.wg.Add(1)
+	go func() {
+		defer tn.wg.Done()
+		for {
+			select {
+			case f := <-tn.calls:
+				f()
+			case <-tn.quit:
+				return
+			}
+		}
+	}()
+	if err := n.Start(cfg.ClientAdvertise); err != nil {
+		tn.stop()
+		return nil, err
+	}
+	t.Cleanup(tn.stop)
+	return tn, nil
+}
+
+func (tn *testNode) stop() {
+	tn.once.Do(func() {
+		tn.node.Shutdown()
+		close(tn.quit)
+		tn.wg.Wait()
+	})
+}
+
+func (tn *testNode) get(key string) string {
+	var v string
+	tn.run(func(e *commands.Engine) {
+		if ent := e.DBs[0].Peek(key); ent != nil {
+			if s, ok := ent.Value.(*store.String); ok {
+				v = string(s.B)
+			}
+		}
+	})
+	return v
+}
+
+func (tn *testNode) digest() string {
+	var d string
+	tn.run(func(e *commands.Engine) { d = e.Digest() })
+	return d
+}
+
+func (tn *testNode) isLeader() bool {
+	var ok bool
+	tn.run(func(e *commands.Engine) { ok = e.IsLeader() })
+	return ok
+}
+
+// raftState is what a forged RPC would change: the term and who leads.
+type raftState struct {
+	term              uint64
+	leader            string
+	lastIndex, lastTm uint64
+}
+
+func (tn *testNode) raftState() raftState {
+	r := tn.node.Raft()
+	_, id := r.LeaderWithID()
+	st := r.Stats()
+	li, _ := strconv.ParseUint(st["last_log_index"], 10, 64)
+	lt, _ := strconv.ParseUint(st["last_log_term"], 10, 64)
+	return raftState{term: r.CurrentTerm(), leader: string(id), lastIndex: li, lastTm: lt}
+}
+
+type testCluster struct {
+	t     testing.TB
+	nodes []*testNode
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// newTestCluster bootstraps n nodes n1, n2, ...; opt configures node i
+// further.
+func newTestCluster(t testing.TB, n int, opt func(i int, c *Config)) *testCluster {
+	t.Helper()
+	return newNamedCluster(t, "n", n, opt)
+}
+
+// newNamedCluster is newTestCluster with nodes named prefix1, prefix2, ...
+func newNamedCluster(t testing.TB, prefix string, n int, opt func(i int, c *Config)) *testCluster {
+	t.Helper()
+	var peers []Peer
+	for i := 0; i < n; i++ {
+		peers = append(peers, Peer{ID: fmt.Sprintf("%s%d", prefix, i+1), RaftAddr: freeAddr(t)})
+	}
+	c := &testCluster{t: t}
+	for i, p := range peers {
+		cfg := Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: peers}
+		if opt != nil {
+			opt(i, &cfg)
+		}
+		c.nodes = append(c.nodes, startNode(t, cfg))
+	}
+	return c
+}
+
+// leader waits for a node that leads and serves, and for every node to
+// name it.
+func (c *testCluster) leader() int {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, tn := range c.nodes {
+			if !tn.isLeader() {
+				continue
+			}
+			agree := true
+			for _, o := range c.nodes {
+				if o.raftState().leader != tn.cfg.NodeID {
+					agree = false
+				}
+			}
+			if agree {
+				return i
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.t.Fatalf("no leader all nodes agree on within 20s")
+	return -1
+}
+
+// set writes key=val through the leader's proposer and waits until every
+// node has applied it.
+func (c *testCluster) set(key, val string) {
+	c.t.Helper()
+	l := c.nodes[c.leader()]
+	l.node.Propose(commands.Op{Kind: commands.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte(key), []byte(val)}}})
+	l.node.Flush()
+	c.waitValue(key, val)
+}
+
+// waitValue waits until every node holds key=val.
+func (c *testCluster) waitValue(key, val string) {
+	c.t.Helper()
+	eventually(c.t, 10*time.Second, func() error {
+		for _, tn := range c.nodes {
+			if got := tn.get(key); got != val {
+				return fmt.Errorf("%s has %s=%q, want %q", tn.cfg.NodeID, key, got, val)
+			}
+		}
+		return nil
+	})
+}
+
+// converged waits until every node has applied the same index, holds the
+// same keyspace and knows the same leader, term and cluster ID.
+func (c *testCluster) converged() {
+	c.t.Helper()
+	eventually(c.t, 10*time.Second, func() error {
+		first := c.nodes[0]
+		for _, tn := range c.nodes[1:] {
+			if a, b := first.node.Raft().AppliedIndex(), tn.node.Raft().AppliedIndex(); a != b {
+				return fmt.Errorf("applied index %d on %s, %d on %s", a, first.cfg.NodeID, b, tn.cfg.NodeID)
+			}
+			if a, b := first.digest(), tn.digest(); a != b {
+				return fmt.Errorf("digests differ: %s %s, %s %s", first.cfg.NodeID, a, tn.cfg.NodeID, b)
+			}
+			if a, b := first.raftState(), tn.raftState(); a.term != b.term || a.leader != b.leader {
+				return fmt.Errorf("%s: %+v; %s: %+v", first.cfg.NodeID, a, tn.cfg.NodeID, b)
+			}
+			if a, b := first.node.ClusterID(), tn.node.ClusterID(); a != b || a == "" {
+				return fmt.Errorf("cluster IDs %q on %s, %q on %s", a, first.cfg.NodeID, b, tn.cfg.NodeID)
+			}
+		}
+		return nil
+	})
+}
+
+// eventually polls f until it returns nil or d passes.
+func eventually(t testing.TB, d time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
