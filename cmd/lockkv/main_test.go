@@ -191,7 +191,7 @@ func TestBinary(t *testing.T) {
 		{"--log-level", "loud"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		out, err := exec.CommandContext(ctx, bin, append([]string{"--addr", "127.0.0.1:0"}, args...)...).CombinedOutput()
+		out, err := exec.CommandContext(ctx, lockkvBin(t), append([]string{"--addr", "127.0.0.1:0"}, args...)...).CombinedOutput()
 		cancel()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() <= 0 {
 			t.Errorf("lockkv %q: %v, want a refusal:\n%s", args, err, out)
