@@ -79,8 +79,10 @@ type Server struct {
 	closed bool
 	done   chan struct{}
 
-	// maxBulk mirrors proto-max-bulk-len for the connection readers.
-	maxBulk atomic.Int64
+	// maxBulk and queryLimit mirror proto-max-bulk-len and
+	// client-query-buffer-limit for the connection readers.
+	maxBulk    atomic.Int64
+	queryLimit atomic.Int64
 
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
@@ -142,6 +144,7 @@ func NewServer(cfg Config) *Server {
 		done:     make(chan struct{}),
 	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
+	s.queryLimit.Store(ecfg.ClientQueryBufferLimit)
 	// SHUTDOWN closes the server; Close waits for the command goroutine,
 	// which is the caller, so it runs on its own goroutine.
 	s.eng.SetShutdownHook(func() {
@@ -152,6 +155,7 @@ func NewServer(cfg Config) *Server {
 		tc.attach(s)
 	}
 	s.eng.OnBusy = s.serveWhileBusy
+	s.eng.Log = log
 	s.eng.ScriptLog = func(level int, msg string) {
 		if level >= 3 { // redis.LOG_WARNING
 			s.log.Warn(msg, "source", "script")
@@ -301,7 +305,7 @@ func (s *Server) Close() error {
 		err = s.ln.Close()
 	}
 	for _, c := range conns {
-		c.nc.Close()
+		c.shutdown()
 	}
 	s.connWG.Wait()
 	if s.node != nil {
@@ -422,6 +426,7 @@ func (s *Server) loop() {
 		}
 		s.eng.FlushOutputs()
 		s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
+		s.queryLimit.Store(s.eng.Config.ClientQueryBufferLimit)
 		if h := s.eng.Config.Hz; h != hz && h > 0 {
 			// CONFIG SET hz: periodic work (active expiry, timeouts) runs
 			// hz times a second, as in Redis.

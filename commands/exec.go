@@ -207,6 +207,9 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64)
 	Exec(ctx, args)
 	end = monoNanos()
 	ctx.countReplyError(w, mark)
+	if len(cl.W.B) > replyChunk {
+		e.checkOutput(cl, true)
+	}
 	if !cl.postponed {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-start)
 	}
@@ -249,6 +252,8 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 	e.stampBatch(cl)
 	if !cl.blk.blocked && !cl.postponed && !cl.waiting && !cl.repl.parked && !cl.repl.rerun {
 		e.runPending(cl)
+	} else if cl.Conn != nil {
+		cl.Conn.Blocked() // it waits behind the blocked command
 	}
 }
 
@@ -300,7 +305,7 @@ func (e *Engine) runPending(cl *Client) {
 	var tick int64 // see callAt
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
-		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply {
+		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply && !cl.closeASAP {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]

@@ -1,7 +1,9 @@
 package resp
 
 import (
+	"bytes"
 	"errors"
+	"unsafe"
 )
 
 // Limits Redis applies to requests (networking.c).
@@ -33,108 +35,210 @@ type Limits struct {
 // long as buf is), and the bytes consumed. A request with zero arguments
 // (an empty inline line, "*0") returns args == nil and n > 0: skip it.
 // ErrIncomplete means more bytes are needed; a *ProtocolError is fatal for
-// the connection.
+// the connection. It is Parser.Parse without memory: a connection reading
+// a request in pieces uses a Parser, which examines each byte once.
 func ParseRequest(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, err error) {
-	if len(buf) == 0 {
-		return nil, 0, ErrIncomplete
+	var p Parser
+	return p.Parse(buf, argv, lim)
+}
+
+// Parser parses the requests of one connection as Redis's
+// processInlineBuffer and processMultibulkBuffer do, keeping its place in
+// a request that has not fully arrived: the next Parse continues where the
+// last one stopped instead of starting over, so a request that arrives a
+// byte at a time, a bulk in small pieces or a million arguments one by one
+// costs time linear in its size. The zero value is ready to use.
+//
+// Between a Parse that returned ErrIncomplete and the next one, the buffer
+// passed must start at the same request and hold at least the bytes it held
+// before (it may have been moved, and have grown).
+type Parser struct {
+	active  bool  // a request is partly parsed
+	inline  bool  // it is an inline request
+	nul     bool  // a NUL byte came before the end of the current line: it never ends
+	counted bool  // the multibulk count was read
+	left    int64 // arguments still to read
+	bulk    int64 // length of the bulk whose header was read, or -1
+	pos     int   // where the next line or bulk starts
+	scan    int   // where the search for the current line's end resumes
+	// offs are the arguments read so far, while the request is incomplete.
+	offs []span
+	// Examined counts the bytes the parser looked at, for tests that prove
+	// the work linear.
+	Examined int64
+}
+
+type span struct{ off, n int }
+
+// Parse parses one request from the front of buf, like ParseRequest, and
+// remembers its progress when the request is incomplete.
+func (p *Parser) Parse(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, err error) {
+	if !p.active {
+		if len(buf) == 0 {
+			return nil, 0, ErrIncomplete
+		}
+		*p = Parser{active: true, inline: buf[0] != '*', bulk: -1, scan: 1, offs: p.offs[:0], Examined: p.Examined}
+		if p.inline {
+			p.scan = 0
+		}
 	}
-	if buf[0] != '*' {
-		return parseInline(buf, argv)
+	if p.inline {
+		args, n, err = p.parseInline(buf, argv)
+	} else {
+		args, n, err = p.parseMultibulk(buf, argv, lim)
 	}
+	if err != ErrIncomplete {
+		p.reset()
+	}
+	return args, n, err
+}
+
+// Reset forgets a partly parsed request.
+func (p *Parser) reset() {
+	clear(p.offs)
+	*p = Parser{offs: p.offs[:0], Examined: p.Examined}
+}
+
+// Need returns how long the buffer must be at least (counted from the
+// request's start) for the request in progress to complete, when a bulk
+// header has been read; 0 when unknown. It lets a reader grow its buffer
+// once for a large value.
+func (p *Parser) Need() int {
+	if !p.active || p.inline || p.bulk < 0 {
+		return 0
+	}
+	return p.pos + int(p.bulk) + 2
+}
+
+// Pending returns how many arguments of the request in progress were read.
+func (p *Parser) Pending() int { return len(p.offs) }
+
+// lineEnd finds the end of the line starting at p.pos as Redis's strchr
+// does: the first c, unless a NUL byte comes first (then the line never
+// ends). It returns the index of c or -1, and continues from where the
+// last call stopped.
+func (p *Parser) lineEnd(buf []byte, c byte) int {
+	if p.nul {
+		return -1
+	}
+	if p.scan < p.pos {
+		p.scan = p.pos
+	}
+	rest := buf[p.scan:]
+	i := bytes.IndexByte(rest, c)
+	seen := rest
+	if i >= 0 {
+		seen = rest[:i]
+	}
+	if z := bytes.IndexByte(seen, 0); z >= 0 {
+		p.Examined += int64(z + 1)
+		p.scan += z
+		p.nul = true
+		return -1
+	}
+	if i < 0 {
+		p.Examined += int64(len(rest))
+		p.scan = len(buf)
+		return -1
+	}
+	p.Examined += int64(i + 1)
+	p.scan += i
+	return p.scan
+}
+
+func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte, int, error) {
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
 	}
-	nl := indexCRLF(buf, 0)
-	if nl < 0 {
-		if len(buf) > InlineMaxSize {
-			return nil, 0, &ProtocolError{"too big mbulk count string"}
-		}
-		return nil, 0, ErrIncomplete
-	}
-	count, ok := parseInt(buf[1:nl])
-	if !ok || count > maxMultibulkLen {
-		return nil, 0, &ProtocolError{"invalid multibulk length"}
-	}
-	if count > unauthMaxMultibulk && !lim.Authenticated {
-		return nil, 0, &ProtocolError{"unauthenticated multibulk length"}
-	}
-	pos := nl + 2
-	if count <= 0 {
-		return nil, pos, nil
-	}
-	args = argv[:0]
-	for i := int64(0); i < count; i++ {
-		if pos >= len(buf) {
-			return nil, 0, ErrIncomplete
-		}
-		nl = indexCRLF(buf, pos)
+	if !p.counted {
+		// processMultibulkBuffer: the line ends at the first '\r', which
+		// must be followed by one more byte (Redis does not check it is
+		// '\n').
+		nl := p.lineEnd(buf, '\r')
 		if nl < 0 {
-			if len(buf)-pos > InlineMaxSize {
-				return nil, 0, &ProtocolError{"too big bulk count string"}
+			if len(buf) > InlineMaxSize {
+				return nil, 0, &ProtocolError{"too big mbulk count string"}
 			}
 			return nil, 0, ErrIncomplete
 		}
-		if buf[pos] != '$' {
-			return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[pos]) + "'"}
-		}
-		size, ok := parseInt(buf[pos+1 : nl])
-		if !ok || size < 0 || size > maxBulk {
-			return nil, 0, &ProtocolError{"invalid bulk length"}
-		}
-		if size > unauthMaxBulkLength && !lim.Authenticated {
-			return nil, 0, &ProtocolError{"unauthenticated bulk length"}
-		}
-		pos = nl + 2
-		if int64(len(buf)-pos) < size+2 {
+		if nl+1 >= len(buf) {
 			return nil, 0, ErrIncomplete
 		}
-		args = append(args, buf[pos:pos+int(size):pos+int(size)])
-		pos += int(size) + 2 // Redis does not check the trailing CRLF
+		count, ok := parseInt(buf[1:nl])
+		if !ok || count > maxMultibulkLen {
+			return nil, 0, &ProtocolError{"invalid multibulk length"}
+		}
+		if count > unauthMaxMultibulk && !lim.Authenticated {
+			return nil, 0, &ProtocolError{"unauthenticated multibulk length"}
+		}
+		p.pos = nl + 2
+		if count <= 0 {
+			return nil, p.pos, nil
+		}
+		p.counted, p.left = true, count
 	}
-	return args, pos, nil
+	args := argv[:0]
+	fresh := len(p.offs) == 0 // the arguments go straight to argv
+	for p.left > 0 {
+		if p.bulk < 0 {
+			nl := p.lineEnd(buf, '\r')
+			if nl < 0 {
+				if len(buf)-p.pos > InlineMaxSize {
+					return nil, 0, &ProtocolError{"too big bulk count string"}
+				}
+				return p.incomplete(buf, args, fresh)
+			}
+			if nl+1 >= len(buf) {
+				return p.incomplete(buf, args, fresh)
+			}
+			if buf[p.pos] != '$' {
+				return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[p.pos:p.pos+1]) + "'"}
+			}
+			size, ok := parseInt(buf[p.pos+1 : nl])
+			if !ok || size < 0 || size > maxBulk {
+				return nil, 0, &ProtocolError{"invalid bulk length"}
+			}
+			if size > unauthMaxBulkLength && !lim.Authenticated {
+				return nil, 0, &ProtocolError{"unauthenticated bulk length"}
+			}
+			p.pos, p.bulk = nl+2, size
+		}
+		if int64(len(buf)-p.pos) < p.bulk+2 {
+			return p.incomplete(buf, args, fresh)
+		}
+		end := p.pos + int(p.bulk)
+		if fresh {
+			args = append(args, buf[p.pos:end:end])
+		} else {
+			p.offs = append(p.offs, span{p.pos, int(p.bulk)})
+		}
+		p.pos = end + 2 // Redis does not check the trailing CRLF
+		p.bulk = -1
+		p.left--
+	}
+	if !fresh {
+		for _, s := range p.offs {
+			args = append(args, buf[s.off:s.off+s.n:s.off+s.n])
+		}
+	}
+	return args, p.pos, nil
 }
 
-// NeedBytes returns how many bytes the first incomplete request in buf needs
-// at least, when a bulk header has been read; 0 when unknown. It lets the
-// reader grow its buffer once for a large value.
-func NeedBytes(buf []byte) int {
-	if len(buf) == 0 || buf[0] != '*' {
-		return 0
-	}
-	nl := indexCRLF(buf, 0)
-	if nl < 0 {
-		return 0
-	}
-	count, ok := parseInt(buf[1:nl])
-	if !ok || count <= 0 {
-		return 0
-	}
-	pos := nl + 2
-	for i := int64(0); i < count; i++ {
-		nl = indexCRLF(buf, pos)
-		if nl < 0 || buf[pos] != '$' {
-			return 0
+// incomplete keeps the arguments read straight into argv as offsets into
+// buf, so that the next call can continue with a buffer that was moved.
+func (p *Parser) incomplete(buf []byte, args [][]byte, fresh bool) ([][]byte, int, error) {
+	if fresh {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+		for _, a := range args {
+			// Every argument is followed by its CRLF inside buf, so its
+			// data pointer is one into buf even when it is empty.
+			off := int(uintptr(unsafe.Pointer(unsafe.SliceData(a))) - base)
+			p.offs = append(p.offs, span{off, len(a)})
 		}
-		size, ok := parseInt(buf[pos+1 : nl])
-		if !ok || size < 0 {
-			return 0
-		}
-		pos = nl + 2 + int(size) + 2
-		if pos > len(buf) {
-			return pos
-		}
+		clear(args)
 	}
-	return 0
-}
-
-func indexCRLF(b []byte, from int) int {
-	for i := from; i+1 < len(b); i++ {
-		if b[i] == '\r' && b[i+1] == '\n' {
-			return i
-		}
-	}
-	return -1
+	return nil, 0, ErrIncomplete
 }
 
 // parseInt parses a length as Redis's string2ll does (optional '-', no '+',
@@ -162,20 +266,11 @@ func parseInt(b []byte) (int64, bool) {
 	return n, true
 }
 
-func parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
-	// Redis finds the end of an inline request with strchr, which stops at
-	// a NUL byte: a request with a NUL before its newline never completes
-	// (until it exceeds the inline limit).
-	nl := -1
-	for i, c := range buf {
-		if c == '\n' {
-			nl = i
-			break
-		}
-		if c == 0 {
-			break
-		}
-	}
+// parseInline is processInlineBuffer: the line ends at the first '\n'
+// (strchr, which stops at a NUL byte: a request with a NUL before its
+// newline never completes until it exceeds the inline limit).
+func (p *Parser) parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
+	nl := p.lineEnd(buf, '\n')
 	if nl < 0 {
 		if len(buf) > InlineMaxSize {
 			return nil, 0, &ProtocolError{"too big inline request"}
