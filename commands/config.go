@@ -56,6 +56,9 @@ type Config struct {
 	LFULogFactor    int
 	LFUDecayTime    int
 
+	// Maxmemory is maxmemory: above it, commands that may grow memory are
+	// refused (see evict.go). 0 is no limit.
+	Maxmemory uint64
 	// ClientQueryBufferLimit is client-query-buffer-limit: a client whose
 	// unrun input grows past it is closed.
 	ClientQueryBufferLimit int64
@@ -430,7 +433,9 @@ var settings = []*setting{
 			}
 			c.other["repl-backlog-size"] = v
 		}},
-	numSetting("maxmemory", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
+	{name: "maxmemory", kind: kindNum, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
+		read:  func(c *Config) string { return strconv.FormatUint(c.Maxmemory, 10) },
+		apply: func(c *Config, v string) { c.Maxmemory, _ = strconv.ParseUint(v, 10, 64) }},
 	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
 	numSetting("active-defrag-ignore-bytes", "", 1, longMax, 100*mb, memSizeT),
 	numSetting("stream-node-max-bytes", "", 0, longMax, 4096, memSizeT),
@@ -1050,9 +1055,24 @@ func configSet(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	if cfg.Maxmemory != 0 && cfg.MaxmemoryPolicy != "noeviction" {
+		// lockkv never evicts (see evict.go): a limit goes with noeviction.
+		for j := len(changes) - 1; j >= 0; j-- {
+			changes[j].s.set(cfg, old[j])
+		}
+		for _, ch := range changes {
+			if ch.s.name == "maxmemory" || ch.s.name == "maxmemory-policy" {
+				fail(ch.name, ErrEvictionPolicy)
+				return
+			}
+		}
+	}
 	for _, ch := range changes {
-		if ch.s.name == "requirepass" {
+		switch ch.s.name {
+		case "requirepass":
 			c.E.refreshAuth()
+		case "maxmemory":
+			c.E.maxmemoryChanged()
 		}
 	}
 	c.W.OK()

@@ -67,6 +67,7 @@ type Engine struct {
 	// LOG_NOTICE (Redis's default verbosity), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
 
+	mem      memState
 	srv      serverState
 	sentinel sentinelState
 

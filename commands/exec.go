@@ -60,6 +60,9 @@ func Exec(c *Ctx, args [][]byte) {
 				return
 			}
 		}
+		if c.E.Config.Maxmemory != 0 && c.oomGate(spec, args) {
+			return
+		}
 		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !allowedWhileSubscribed(spec) {
 			c.rejectFor(spec, sprintf(ErrPubSubContext, spec.FullName()))
 			return
@@ -154,6 +157,12 @@ func (c *Ctx) scriptGate(spec *Spec) bool {
 	}
 	if c.ScriptRO && spec.Flags&Write != 0 {
 		c.W.Error(ErrWriteInReadOnly)
+		return false
+	}
+	if spec.Flags&DenyOOM != 0 && c.E.scripting.oomDenies() {
+		// scriptVerifyOOM: judged by the state the script started in,
+		// until its first write.
+		c.W.Error(ErrOOM)
 		return false
 	}
 	return true
