@@ -444,7 +444,8 @@ func (c *conn) serve() {
 		qbuf := int64(end - start + inflight)
 		c.qbuf.Store(qbuf)
 		if qbuf > s.queryLimit.Load() {
-			head := append([]byte(nil), buf[start:min(end, start+64)]...)
+			from := start + c.parser.QueryStart()
+			head := append([]byte(nil), buf[from:min(end, from+64)]...)
 			s.submit(request{kind: reqCall, fn: func() { s.eng.CloseQueryBufferLimit(c.client, head) }})
 			return
 		}

@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"bytes"
 	"errors"
 	"unsafe"
 )
@@ -13,6 +12,7 @@ const (
 	maxMultibulkLen     = 1<<31 - 1         // INT_MAX
 	unauthMaxMultibulk  = 10
 	unauthMaxBulkLength = 16384
+	bigArg              = 32 * 1024 // PROTO_MBULK_BIG_ARG
 )
 
 // ProtocolError is a malformed request. Its text is Redis's; the server
@@ -63,8 +63,8 @@ type Parser struct {
 	scan    int   // where the search for the current line's end resumes
 	// offs are the arguments read so far, while the request is incomplete.
 	offs []span
-	// Examined counts the bytes the parser looked at, for tests that prove
-	// the work linear.
+	// Examined counts the bytes the parser looked at (in requests that
+	// parsed or are incomplete), for tests that prove the work linear.
 	Examined int64
 }
 
@@ -77,25 +77,33 @@ func (p *Parser) Parse(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n 
 		if len(buf) == 0 {
 			return nil, 0, ErrIncomplete
 		}
-		*p = Parser{active: true, inline: buf[0] != '*', bulk: -1, scan: 1, offs: p.offs[:0], Examined: p.Examined}
-		if p.inline {
-			p.scan = 0
+		if buf[0] == '*' {
+			// The common case: nothing to resume, and nothing in p to
+			// reset unless the request is incomplete.
+			args, n, err = p.parseMultibulk(buf, argv, lim)
+			p.active = err == ErrIncomplete
+			return args, n, err
 		}
+		p.inline = true
 	}
 	if p.inline {
 		args, n, err = p.parseInline(buf, argv)
 	} else {
 		args, n, err = p.parseMultibulk(buf, argv, lim)
 	}
-	if err != ErrIncomplete {
+	if err == ErrIncomplete {
+		p.active = true
+	} else {
 		p.reset()
 	}
 	return args, n, err
 }
 
-// Reset forgets a partly parsed request.
+// reset forgets a partly parsed request.
 func (p *Parser) reset() {
-	clear(p.offs)
+	if len(p.offs) > 0 {
+		clear(p.offs)
+	}
 	*p = Parser{offs: p.offs[:0], Examined: p.Examined}
 }
 
@@ -110,60 +118,73 @@ func (p *Parser) Need() int {
 	return p.pos + int(p.bulk) + 2
 }
 
-// Pending returns how many arguments of the request in progress were read.
-func (p *Parser) Pending() int { return len(p.offs) }
+// QueryStart returns where Redis's query buffer would start, counted from
+// the request's start: at the data of a bulk of PROTO_MBULK_BIG_ARG (32
+// KB) or more being read, which Redis moves to the front of its buffer;
+// else at the request. It is what Redis's "qbuf initial bytes" show.
+func (p *Parser) QueryStart() int {
+	if !p.active || p.inline || p.bulk < bigArg {
+		return 0
+	}
+	return p.pos
+}
 
-// lineEnd finds the end of the line starting at p.pos as Redis's strchr
-// does: the first c, unless a NUL byte comes first (then the line never
-// ends). It returns the index of c or -1, and continues from where the
-// last call stopped.
-func (p *Parser) lineEnd(buf []byte, c byte) int {
-	if p.nul {
-		return -1
+// lineEnd finds the end of a line as Redis's strchr does: the first c
+// from buf[from:], unless a NUL byte comes first (then the line never
+// ends: nul). It returns the index of c, or where the search stopped.
+func lineEnd(buf []byte, from int, c byte) (i int, found, nul bool) {
+	for i = from; i < len(buf); i++ {
+		if b := buf[i]; b <= c {
+			if b == c {
+				return i, true, false
+			}
+			if b == 0 {
+				return i, false, true
+			}
+		}
 	}
-	if p.scan < p.pos {
-		p.scan = p.pos
-	}
-	rest := buf[p.scan:]
-	i := bytes.IndexByte(rest, c)
-	seen := rest
-	if i >= 0 {
-		seen = rest[:i]
-	}
-	if z := bytes.IndexByte(seen, 0); z >= 0 {
-		p.Examined += int64(z + 1)
-		p.scan += z
-		p.nul = true
-		return -1
-	}
-	if i < 0 {
-		p.Examined += int64(len(rest))
-		p.scan = len(buf)
-		return -1
-	}
-	p.Examined += int64(i + 1)
-	p.scan += i
-	return p.scan
+	return i, false, false
 }
 
 func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte, int, error) {
+	if p.nul {
+		// A line holding a NUL byte never ends: only its length counts.
+		switch {
+		case !p.counted && len(buf) > InlineMaxSize:
+			return nil, 0, &ProtocolError{"too big mbulk count string"}
+		case p.counted && len(buf)-p.pos > InlineMaxSize:
+			return nil, 0, &ProtocolError{"too big bulk count string"}
+		}
+		return nil, 0, ErrIncomplete
+	}
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
 	}
+	// The state lives in locals while parsing, and in p only when the
+	// request is incomplete. The arguments read in this call go to argv;
+	// those read before are in p.offs.
+	pos, scan, bulk, left := p.pos, p.scan, p.bulk, p.left
+	if !p.counted {
+		bulk = -1
+	}
+	var examined int64
+	args := argv[:0]
 	if !p.counted {
 		// processMultibulkBuffer: the line ends at the first '\r', which
 		// must be followed by one more byte (Redis does not check it is
 		// '\n').
-		nl := p.lineEnd(buf, '\r')
-		if nl < 0 {
+		from := max(scan, 1)
+		nl, found, nul := lineEnd(buf, from, '\r')
+		examined += int64(nl - from + 1)
+		if !found {
 			if len(buf) > InlineMaxSize {
 				return nil, 0, &ProtocolError{"too big mbulk count string"}
 			}
-			return nil, 0, ErrIncomplete
+			return p.incomplete(buf, args, pos, nl, bulk, left, false, nul, examined)
 		}
 		if nl+1 >= len(buf) {
-			return nil, 0, ErrIncomplete
+			return p.incomplete(buf, args, pos, nl, bulk, left, false, false, examined)
 		}
 		count, ok := parseInt(buf[1:nl])
 		if !ok || count > maxMultibulkLen {
@@ -172,72 +193,78 @@ func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte
 		if count > unauthMaxMultibulk && !lim.Authenticated {
 			return nil, 0, &ProtocolError{"unauthenticated multibulk length"}
 		}
-		p.pos = nl + 2
+		pos = nl + 2
 		if count <= 0 {
-			return nil, p.pos, nil
+			p.Examined += examined
+			return nil, pos, nil
 		}
-		p.counted, p.left = true, count
+		left = count
 	}
-	args := argv[:0]
-	fresh := len(p.offs) == 0 // the arguments go straight to argv
-	for p.left > 0 {
-		if p.bulk < 0 {
-			nl := p.lineEnd(buf, '\r')
-			if nl < 0 {
-				if len(buf)-p.pos > InlineMaxSize {
+	for left > 0 {
+		if bulk < 0 {
+			from := max(scan, pos)
+			nl, found, nul := lineEnd(buf, from, '\r')
+			examined += int64(nl - from + 1)
+			if !found {
+				if len(buf)-pos > InlineMaxSize {
 					return nil, 0, &ProtocolError{"too big bulk count string"}
 				}
-				return p.incomplete(buf, args, fresh)
+				return p.incomplete(buf, args, pos, nl, bulk, left, true, nul, examined)
 			}
 			if nl+1 >= len(buf) {
-				return p.incomplete(buf, args, fresh)
+				return p.incomplete(buf, args, pos, nl, bulk, left, true, false, examined)
 			}
-			if buf[p.pos] != '$' {
-				return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[p.pos:p.pos+1]) + "'"}
+			if buf[pos] != '$' {
+				return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[pos:pos+1]) + "'"}
 			}
-			size, ok := parseInt(buf[p.pos+1 : nl])
+			size, ok := parseInt(buf[pos+1 : nl])
 			if !ok || size < 0 || size > maxBulk {
 				return nil, 0, &ProtocolError{"invalid bulk length"}
 			}
 			if size > unauthMaxBulkLength && !lim.Authenticated {
 				return nil, 0, &ProtocolError{"unauthenticated bulk length"}
 			}
-			p.pos, p.bulk = nl+2, size
+			pos, bulk = nl+2, size
 		}
-		if int64(len(buf)-p.pos) < p.bulk+2 {
-			return p.incomplete(buf, args, fresh)
+		if int64(len(buf)-pos) < bulk+2 {
+			return p.incomplete(buf, args, pos, pos, bulk, left, true, false, examined)
 		}
-		end := p.pos + int(p.bulk)
-		if fresh {
-			args = append(args, buf[p.pos:end:end])
-		} else {
-			p.offs = append(p.offs, span{p.pos, int(p.bulk)})
-		}
-		p.pos = end + 2 // Redis does not check the trailing CRLF
-		p.bulk = -1
-		p.left--
+		end := pos + int(bulk)
+		args = append(args, buf[pos:end:end])
+		pos = end + 2 // Redis does not check the trailing CRLF
+		bulk = -1
+		left--
 	}
-	if !fresh {
-		for _, s := range p.offs {
-			args = append(args, buf[s.off:s.off+s.n:s.off+s.n])
+	p.Examined += examined
+	if n := len(p.offs); n > 0 {
+		// Arguments read by earlier calls come first.
+		k := len(args)
+		args = append(args, make([][]byte, n)...)
+		copy(args[n:], args[:k])
+		for i, s := range p.offs {
+			args[i] = buf[s.off : s.off+s.n : s.off+s.n]
 		}
 	}
-	return args, p.pos, nil
+	return args, pos, nil
 }
 
-// incomplete keeps the arguments read straight into argv as offsets into
-// buf, so that the next call can continue with a buffer that was moved.
-func (p *Parser) incomplete(buf []byte, args [][]byte, fresh bool) ([][]byte, int, error) {
-	if fresh {
-		base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
-		for _, a := range args {
-			// Every argument is followed by its CRLF inside buf, so its
-			// data pointer is one into buf even when it is empty.
-			off := int(uintptr(unsafe.Pointer(unsafe.SliceData(a))) - base)
-			p.offs = append(p.offs, span{off, len(a)})
-		}
-		clear(args)
+// incomplete saves the parser's place, keeping the arguments this call
+// read as offsets into buf, so that the next call can continue with a
+// buffer that was moved. It is kept out of line: parseMultibulk's loop is
+// the hot path.
+//
+//go:noinline
+func (p *Parser) incomplete(buf []byte, args [][]byte, pos, scan int, bulk, left int64, counted, nul bool, examined int64) ([][]byte, int, error) {
+	p.pos, p.scan, p.bulk, p.left, p.counted, p.nul = pos, scan, bulk, left, counted, nul
+	p.Examined += examined
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	for _, a := range args {
+		// Every argument is followed by its CRLF inside buf, so its data
+		// pointer is one into buf even when it is empty.
+		off := int(uintptr(unsafe.Pointer(unsafe.SliceData(a))) - base)
+		p.offs = append(p.offs, span{off, len(a)})
 	}
+	clear(args)
 	return nil, 0, ErrIncomplete
 }
 
@@ -270,8 +297,14 @@ func parseInt(b []byte) (int64, bool) {
 // (strchr, which stops at a NUL byte: a request with a NUL before its
 // newline never completes until it exceeds the inline limit).
 func (p *Parser) parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
-	nl := p.lineEnd(buf, '\n')
-	if nl < 0 {
+	nl, found := -1, false
+	if !p.nul {
+		var nul bool
+		nl, found, nul = lineEnd(buf, p.scan, '\n')
+		p.Examined += int64(nl - p.scan + 1)
+		p.scan, p.nul = nl, nul
+	}
+	if !found {
 		if len(buf) > InlineMaxSize {
 			return nil, 0, &ProtocolError{"too big inline request"}
 		}
