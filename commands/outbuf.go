@@ -141,17 +141,24 @@ func (e *Engine) closeAsync(cl *Client) {
 }
 
 // freeClosing frees the clients closeAsync marked
-// (freeClientsInAsyncFreeQueue).
+// (freeClientsInAsyncFreeQueue). The client whose script is running, when
+// a busy script serves others, waits until it returns, as Redis's
+// protected clients do.
 func (e *Engine) freeClosing() {
-	for i, cl := range e.closing {
-		if !cl.freed {
+	caller := e.ScriptCaller()
+	keep := e.closing[:0]
+	for _, cl := range e.closing {
+		switch {
+		case cl == caller:
+			keep = append(keep, cl)
+		case !cl.freed:
 			cl.W.B = cl.W.B[:0]
 			cl.Conn.Abort()
 			e.FreeClient(cl)
 		}
-		e.closing[i] = nil
 	}
-	e.closing = e.closing[:0]
+	clear(e.closing[len(keep):])
+	e.closing = keep
 }
 
 // outputCron checks every client's output once a second (Redis's
