@@ -43,6 +43,9 @@ type conn struct {
 	pending atomic.Int64
 	qbuf    atomic.Int64
 	qfree   atomic.Int64
+	// held is set with a blocked signal when the client waits for
+	// something that may take any time (see commands.Conn.Blocked).
+	held atomic.Bool
 
 	// wmu orders writes to nc between the reader (which writes its own
 	// replies when it waited for them) and the writer goroutine.
@@ -193,7 +196,8 @@ func (c *conn) Pending() int64 { return c.pending.Load() }
 func (c *conn) QueryBuffer() (used, free int64) { return c.qbuf.Load(), c.qfree.Load() }
 
 // Blocked implements commands.Conn.
-func (c *conn) Blocked() {
+func (c *conn) Blocked(held bool) {
+	c.held.Store(held)
 	select {
 	case c.blocked <- struct{}{}:
 	default:
@@ -286,11 +290,12 @@ func (c *conn) serve() {
 		outstanding int
 		inflight    int // bytes of the requests in outstanding batches
 		free        []*batch
-		// blocked is set while the client is blocked (BLPOP, CLIENT
-		// PAUSE, WAIT, a proposal in flight): its batches wait in the
-		// engine, the reader keeps reading, and only
-		// client-query-buffer-limit bounds what it holds, as Redis's
-		// query buffer grows while a client is blocked.
+		// blocked is set while the client is blocked for any time
+		// (BLPOP, CLIENT PAUSE, WAIT; not a proposal in flight, which
+		// ends soon): its batches wait in the engine, the reader keeps
+		// reading, and only client-query-buffer-limit bounds what it
+		// holds, as Redis's query buffer grows while a client is
+		// blocked.
 		blocked bool
 	)
 	// reclaim takes a finished batch back.
@@ -359,7 +364,7 @@ func (c *conn) serve() {
 				reclaim(fb)
 				blocked = false
 			case <-c.blocked:
-				blocked = true
+				blocked = c.held.Load()
 			case <-c.stop:
 				return
 			}

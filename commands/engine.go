@@ -148,9 +148,11 @@ type Conn interface {
 	// QueryBuffer returns the bytes read and not yet run, and the room
 	// left in the read buffer (CLIENT LIST qbuf and qbuf-free).
 	QueryBuffer() (used, free int64)
-	// Blocked tells the connection that its client is blocked (BLPOP...):
-	// the pipeline it sent will finish later.
-	Blocked()
+	// Blocked tells the connection that its client is blocked: the
+	// pipeline it sent will finish later. held is set when the client
+	// waits for something that may take any time (BLPOP, CLIENT PAUSE,
+	// WAIT), not for its own replicated op to commit.
+	Blocked(held bool)
 	RemoteAddr() string
 	LocalAddr() string
 }

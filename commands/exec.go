@@ -261,10 +261,14 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 	e.stampBatch(cl)
 	if !cl.blk.blocked && !cl.postponed && !cl.waiting && !cl.repl.parked && !cl.repl.rerun {
 		e.runPending(cl)
-	} else if cl.Conn != nil {
-		cl.Conn.Blocked() // it waits behind the blocked command
+	} else if cl.Conn != nil && cl.held() {
+		cl.Conn.Blocked(true) // it waits behind the blocked command
 	}
 }
+
+// held reports whether cl waits for something that may take any time (a
+// blocking command, CLIENT PAUSE, WAIT), not for its own replicated op.
+func (cl *Client) held() bool { return cl.blk.blocked || cl.postponed || cl.waiting }
 
 type batch struct {
 	cmds [][][]byte
@@ -327,7 +331,7 @@ func (e *Engine) runPending(cl *Client) {
 		}
 		if (cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked || cl.repl.rerun) && !cl.freed {
 			if cl.Conn != nil {
-				cl.Conn.Blocked()
+				cl.Conn.Blocked(cl.held())
 			}
 			return
 		}

@@ -13,7 +13,7 @@ type testConn struct{ out []byte }
 
 func (c *testConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
 func (c *testConn) Close()                          {}
-func (c *testConn) Blocked()                        {}
+func (c *testConn) Blocked(bool)                    {}
 func (c *testConn) Abort()                          {}
 func (c *testConn) Pending() int64                  { return 0 }
 func (c *testConn) QueryBuffer() (used, free int64) { return 0, 0 }

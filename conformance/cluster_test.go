@@ -127,7 +127,7 @@ type engineConn struct{ out []byte }
 
 func (c *engineConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
 func (c *engineConn) Close()                          {}
-func (c *engineConn) Blocked()                        {}
+func (c *engineConn) Blocked(bool)                    {}
 func (c *engineConn) Abort()                          {}
 func (c *engineConn) Pending() int64                  { return 0 }
 func (c *engineConn) QueryBuffer() (used, free int64) { return 0, 0 }
