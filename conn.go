@@ -28,8 +28,29 @@ type conn struct {
 	// which applies Redis's tighter request limits before AUTH.
 	authed atomic.Bool
 
-	// acks returns finished batches to the reader for reuse.
-	acks chan *batch
+	// acks returns finished batches to the reader for reuse; when it is
+	// full (a blocked client's reader may have more batches out than it
+	// holds) they wait in overflow, so the engine never waits on it.
+	acks     chan *batch
+	overflow []*batch // guarded by mu
+	// stop is closed when the server closes the connection: the reader
+	// stops waiting for batches.
+	stop     chan struct{}
+	stopOnce sync.Once
+	// parser keeps its place in a request that has not fully arrived.
+	parser resp.Parser
+
+	// pending counts the output bytes delivered and not yet written to
+	// the socket (out, and what a write in progress has not finished):
+	// the engine enforces client-output-buffer-limit on it. qbuf and
+	// qfree are the reader's query buffer (bytes read and not yet run,
+	// and room left) for CLIENT LIST.
+	pending atomic.Int64
+	qbuf    atomic.Int64
+	qfree   atomic.Int64
+	// held is set with a blocked signal when the client waits for
+	// something that may take any time (see commands.Conn.Blocked).
+	held atomic.Bool
 
 	// wmu orders writes to nc between the reader (which writes its own
 	// replies when it waited for them) and the writer goroutine.
@@ -38,6 +59,7 @@ type conn struct {
 	out     []byte
 	spare   []byte
 	closing bool
+	aborted bool // closed at once, output dropped (Abort)
 	waiting bool // the reader waits for its batch and will write the output
 	wake    chan struct{}
 	blocked chan struct{}
@@ -59,6 +81,10 @@ const (
 
 	readChunk      = 16 * 1024
 	maxOutstanding = 64 // batches in flight before the reader waits
+	// writeChunk bounds one write to the socket, so that pending falls as
+	// a slow reader takes the output in, as Redis writes at most
+	// NET_MAX_WRITES_PER_EVENT bytes at a time.
+	writeChunk = 64 * 1024
 )
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -70,20 +96,68 @@ func newConn(s *Server, nc net.Conn) *conn {
 		wake:    make(chan struct{}, 1),
 		blocked: make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		stop:    make(chan struct{}),
 	}
 	return c
 }
 
 func (c *conn) newBatch() *batch {
 	b := &batch{conn: c}
-	b.ack = func() { c.acks <- b }
+	b.ack = func() {
+		select {
+		case c.acks <- b:
+		default:
+			c.mu.Lock()
+			c.overflow = append(c.overflow, b)
+			c.mu.Unlock()
+		}
+	}
 	return b
+}
+
+// takeAck returns a finished batch: at once, or nil if none is (wait
+// false), or when one finishes, nil when the connection is stopped.
+func (c *conn) takeAck(wait bool) *batch {
+	c.mu.Lock()
+	if n := len(c.overflow); n > 0 {
+		b := c.overflow[n-1]
+		c.overflow[n-1] = nil
+		c.overflow = c.overflow[:n-1]
+		c.mu.Unlock()
+		return b
+	}
+	c.mu.Unlock()
+	if !wait {
+		select {
+		case b := <-c.acks:
+			return b
+		default:
+			return nil
+		}
+	}
+	select {
+	case b := <-c.acks:
+		return b
+	case <-c.stop:
+		return nil
+	}
+}
+
+// shutdown closes the connection and stops its reader's waits.
+func (c *conn) shutdown() {
+	c.stopOnce.Do(func() { close(c.stop) })
+	c.nc.Close()
 }
 
 // Deliver implements commands.Conn. Called by the command goroutine.
 func (c *conn) Deliver(b []byte) {
 	c.mu.Lock()
+	if c.aborted {
+		c.mu.Unlock()
+		return
+	}
 	c.out = append(c.out, b...)
+	c.pending.Add(int64(len(b)))
 	waiting := c.waiting
 	c.mu.Unlock()
 	if waiting {
@@ -107,8 +181,30 @@ func (c *conn) Close() {
 	}
 }
 
+// Abort implements commands.Conn: the connection closes now, and output
+// not yet written is dropped (Redis's freeClientAsync). It never waits: a
+// write blocked on a peer that does not read fails at once.
+func (c *conn) Abort() {
+	c.mu.Lock()
+	c.closing, c.aborted = true, true
+	c.out, c.spare = nil, nil
+	c.mu.Unlock()
+	c.shutdown()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Pending implements commands.Conn.
+func (c *conn) Pending() int64 { return c.pending.Load() }
+
+// QueryBuffer implements commands.Conn.
+func (c *conn) QueryBuffer() (used, free int64) { return c.qbuf.Load(), c.qfree.Load() }
+
 // Blocked implements commands.Conn.
-func (c *conn) Blocked() {
+func (c *conn) Blocked(held bool) {
+	c.held.Store(held)
 	select {
 	case c.blocked <- struct{}{}:
 	default:
@@ -146,13 +242,20 @@ func (c *conn) flushOut(stopWaiting bool) bool {
 	if stopWaiting {
 		c.waiting = false
 	}
-	closing := c.closing
+	closing, aborted := c.closing, c.aborted
 	c.mu.Unlock()
-	if len(out) > 0 {
-		if _, err := c.nc.Write(out); err != nil {
+	if aborted {
+		return false
+	}
+	for rest := out; len(rest) > 0; {
+		chunk := rest[:min(len(rest), writeChunk)]
+		n, err := c.nc.Write(chunk)
+		c.pending.Add(-int64(n))
+		if err != nil {
 			c.nc.Close()
 			return false
 		}
+		rest = rest[n:]
 	}
 	c.mu.Lock()
 	if cap(out) <= 256*1024 && c.spare == nil {
@@ -208,8 +311,23 @@ func (c *conn) serve() {
 		buf         = make([]byte, readChunk)
 		start, end  int
 		outstanding int
+		inflight    int // bytes of the requests in outstanding batches
 		free        []*batch
+		// blocked is set while the client is blocked for any time
+		// (BLPOP, CLIENT PAUSE, WAIT; not a proposal in flight, which
+		// ends soon): its batches wait in the engine, the reader keeps
+		// reading, and only client-query-buffer-limit bounds what it
+		// holds, as Redis's query buffer grows while a client is
+		// blocked.
+		blocked bool
 	)
+	// reclaim takes a finished batch back.
+	reclaim := func(fb *batch) {
+		outstanding--
+		inflight -= fb.bytes
+		fb.cmds, fb.args, fb.bytes = fb.cmds[:0], fb.args[:0], 0
+		free = append(free, fb)
+	}
 	for {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
@@ -229,7 +347,7 @@ func (c *conn) serve() {
 				b.args = make([][]byte, 0, 2*cap(b.args)+64)
 			}
 			argv := b.args[len(b.args):cap(b.args)]
-			args, n, err := resp.ParseRequest(buf[start:end], argv, c.limits())
+			args, n, err := c.parser.Parse(buf[start:end], argv, c.limits())
 			if err != nil {
 				if errors.As(err, &perr) {
 					start = end
@@ -237,6 +355,7 @@ func (c *conn) serve() {
 				break
 			}
 			start += n
+			b.bytes += n
 			if args == nil {
 				continue
 			}
@@ -262,50 +381,58 @@ func (c *conn) serve() {
 				return
 			}
 			outstanding++
+			inflight += b.bytes
 			select {
 			case fb := <-c.acks:
-				outstanding--
-				fb.cmds, fb.args = fb.cmds[:0], fb.args[:0]
-				free = append(free, fb)
+				reclaim(fb)
+				blocked = false
 			case <-c.blocked:
+				blocked = c.held.Load()
+			case <-c.stop:
+				return
 			}
 			if !c.flushOut(true) {
 				return
 			}
 		} else if b != nil {
+			// Bytes of requests with no arguments (an empty line) only.
+			b.bytes = 0
 			free = append(free, b)
 		}
 		if perr != nil {
 			// Commands before the bad one ran; now the error, then close.
 			for outstanding > 0 {
-				<-c.acks
-				outstanding--
+				fb := c.takeAck(true)
+				if fb == nil {
+					return
+				}
+				reclaim(fb)
 			}
-			msg := "ERR " + perr.Error()
-			s.submit(request{kind: reqCall, fn: func() { s.eng.CountErrorReply(msg) }})
-			c.Deliver([]byte("-" + msg + "\r\n"))
+			var w resp.Writer
+			w.Error("ERR " + perr.Error())
+			s.submit(request{kind: reqCall, fn: func() { s.eng.CountErrorReply(string(w.B[1 : len(w.B)-2])) }})
+			c.Deliver(w.B)
 			c.Close()
 			<-writerDone
 			return
 		}
 		// Reclaim finished batches without waiting.
-	reclaim:
 		for outstanding > 0 {
-			select {
-			case fb := <-c.acks:
-				outstanding--
-				fb.cmds = fb.cmds[:0]
-				fb.args = fb.args[:0]
-				free = append(free, fb)
-			default:
-				break reclaim
+			fb := c.takeAck(false)
+			if fb == nil {
+				break
 			}
+			reclaim(fb)
 		}
-		for outstanding >= maxOutstanding {
-			fb := <-c.acks
-			outstanding--
-			fb.cmds, fb.args = fb.cmds[:0], fb.args[:0]
-			free = append(free, fb)
+		if outstanding == 0 {
+			blocked = false
+		}
+		for outstanding >= maxOutstanding && !blocked {
+			fb := c.takeAck(true)
+			if fb == nil {
+				return
+			}
+			reclaim(fb)
 		}
 		if oneByOne && start < end && outstanding == 0 {
 			continue // parse the next request with the updated limits
@@ -317,7 +444,7 @@ func (c *conn) serve() {
 		}
 		if end == len(buf) {
 			need := end - start + readChunk
-			if want := resp.NeedBytes(buf[start:end]); want > need {
+			if want := c.parser.Need(); want > need {
 				need = want
 			}
 			if outstanding == 0 && start > 0 && need <= len(buf) {
@@ -330,11 +457,24 @@ func (c *conn) serve() {
 			end -= start
 			start = 0
 		}
+		c.qbuf.Store(int64(end - start + inflight))
+		c.qfree.Store(int64(len(buf) - end))
 		n, err := c.nc.Read(buf[end:])
 		if n > 0 {
 			end += n
 		}
 		if err != nil {
+			return
+		}
+		// client-query-buffer-limit: what was read and has not run yet,
+		// the partial request and the pipelines waiting (a blocked client
+		// keeps reading), as Redis's query buffer holds them.
+		qbuf := int64(end - start + inflight)
+		c.qbuf.Store(qbuf)
+		if qbuf > s.queryLimit.Load() {
+			from := start + c.parser.QueryStart()
+			head := append([]byte(nil), buf[from:min(end, from+64)]...)
+			s.submit(request{kind: reqCall, fn: func() { s.eng.CloseQueryBufferLimit(c.client, head) }})
 			return
 		}
 	}

@@ -123,8 +123,10 @@ type Server struct {
 	closed bool
 	done   chan struct{}
 
-	// maxBulk mirrors proto-max-bulk-len for the connection readers.
-	maxBulk atomic.Int64
+	// maxBulk and queryLimit mirror proto-max-bulk-len and
+	// client-query-buffer-limit for the connection readers.
+	maxBulk    atomic.Int64
+	queryLimit atomic.Int64
 	// busySince is when the command goroutine took up the work it is
 	// doing (monoNow), 0 while it waits for work: the measure of a stall
 	// the replication watchdog reads (stalled).
@@ -203,6 +205,7 @@ func NewServer(cfg Config) *Server {
 		done:     make(chan struct{}),
 	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
+	s.queryLimit.Store(ecfg.ClientQueryBufferLimit)
 	// SHUTDOWN closes the server; Close waits for the command goroutine,
 	// which is the caller, so it runs on its own goroutine.
 	s.eng.SetShutdownHook(func() {
@@ -213,6 +216,7 @@ func NewServer(cfg Config) *Server {
 		tc.attach(s)
 	}
 	s.eng.OnBusy = s.serveWhileBusy
+	s.eng.Log = log
 	s.eng.ScriptLog = func(level int, msg string) {
 		// redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING.
 		lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]
@@ -521,7 +525,7 @@ func (s *Server) Close() error {
 		}
 	}
 	for _, c := range conns {
-		c.nc.Close()
+		c.shutdown()
 	}
 	s.connWG.Wait()
 	if s.node != nil {
@@ -654,6 +658,7 @@ func (s *Server) loop() {
 		}
 		s.eng.FlushOutputs()
 		s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
+		s.queryLimit.Store(s.eng.Config.ClientQueryBufferLimit)
 		if h := s.eng.Config.Hz; h != hz && h > 0 {
 			// CONFIG SET hz: periodic work (active expiry, timeouts) runs
 			// hz times a second, as in Redis.

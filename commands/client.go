@@ -51,6 +51,12 @@ type Client struct {
 
 	outDirty bool
 	freed    bool
+	// closeASAP is set once the client is to be closed (output buffer or
+	// query buffer limit): it gets no more output and runs nothing more.
+	closeASAP bool
+	// obufSoftSince is when (Unix seconds) the client's output was first
+	// seen at its soft limit, 0 when it is below (see outbuf.go).
+	obufSoftSince int64
 }
 
 // Reply modes.

@@ -61,6 +61,9 @@ type serverState struct {
 	// (freed ones are dropped when met); cronPos is where it goes on.
 	cronRing []*Client
 	cronPos  int
+	// nextOutputCheck is when Cron next checks every client's output
+	// buffer limits (Unix ms).
+	nextOutputCheck int64
 	// waits are the clients blocked in WAIT.
 	waits []waitEntry
 	// errorStats counts error replies by code (INFO errorstats).
@@ -250,9 +253,11 @@ func clientFlags(cl *Client) string {
 
 // appendClientInfo appends one CLIENT LIST line (without the newline), in
 // Redis 7.0's field order followed by 7.2's lib-name and lib-ver. lockkv
-// has no file descriptors or query buffers of Redis's shape: those fields
-// carry plausible values.
-func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
+// has no file descriptors: fd carries a plausible value. The memory fields
+// map lockkv's buffers onto Redis's (appendMemFields); argvMem is the size
+// of the arguments of the command cl is running, 0 for a client between
+// commands.
+func (e *Engine) appendClientInfo(b []byte, cl *Client, now, argvMem int64) []byte {
 	field := func(name string) { b = append(b, ' '); b = append(b, name...); b = append(b, '=') }
 	num := func(name string, n int64) { field(name); b = strconv.AppendInt(b, n, 10) }
 	b = append(b, "id="...)
@@ -283,16 +288,7 @@ func (e *Engine) appendClientInfo(b []byte, cl *Client, now int64) []byte {
 		multi = int64(len(cl.multi.queue))
 	}
 	num("multi", multi)
-	num("qbuf", 0)
-	num("qbuf-free", 0)
-	num("argv-mem", 0)
-	num("multi-mem", 0)
-	num("rbs", 16384)
-	num("rbp", 16384)
-	num("obl", int64(len(cl.W.B)))
-	num("oll", 0)
-	num("omem", 0)
-	num("tot-mem", 0)
+	b = appendMemFields(b, cl, argvMem)
 	field("events")
 	b = append(b, 'r')
 	field("cmd")
@@ -415,10 +411,23 @@ func clientList(c *Ctx, args [][]byte) {
 		if ids != nil && !ids[cl.ID] {
 			continue
 		}
-		b = c.E.appendClientInfo(b, cl, c.clientNow(cl, now))
+		var argvMem int64
+		if cl == c.C {
+			argvMem = argsLen(args)
+		}
+		b = c.E.appendClientInfo(b, cl, c.clientNow(cl, now), argvMem)
 		b = append(b, '\n')
 	}
 	c.W.Verbatim(string(b), "txt")
+}
+
+// argsLen is Redis's argv_len_sum: the bytes of a command's arguments.
+func argsLen(args [][]byte) int64 {
+	var n int64
+	for _, a := range args {
+		n += int64(len(a))
+	}
+	return n
 }
 
 // clientNow is the time CLIENT LIST computes ages with; the calling client
@@ -432,7 +441,7 @@ func (c *Ctx) clientNow(cl *Client, now int64) int64 {
 }
 
 func clientInfo(c *Ctx, args [][]byte) {
-	b := c.E.appendClientInfo(nil, c.C, c.clientNow(c.C, c.Now))
+	b := c.E.appendClientInfo(nil, c.C, c.clientNow(c.C, c.Now), argsLen(args))
 	b = append(b, '\n')
 	c.W.Verbatim(string(b), "txt")
 }

@@ -75,6 +75,16 @@ type Config struct {
 	LFULogFactor    int
 	LFUDecayTime    int
 
+	// Maxmemory is maxmemory: above it, commands that may grow memory are
+	// refused (see evict.go). 0 is no limit.
+	Maxmemory uint64
+	// ClientQueryBufferLimit is client-query-buffer-limit: a client whose
+	// unrun input grows past it is closed.
+	ClientQueryBufferLimit int64
+	// OutputBufferLimits is client-output-buffer-limit, by client class
+	// (ClassNormal, ClassReplica, ClassPubSub).
+	OutputBufferLimits [3]OutputBufferLimit
+
 	// other holds the settings lockkv accepts and reports without acting
 	// on them (maxmemory, appendonly, save, ...), by canonical name.
 	other map[string]string
@@ -117,6 +127,8 @@ func NewConfig() *Config {
 	if wd, err := os.Getwd(); err == nil {
 		c.other["dir"] = wd
 	}
+	c.ClientQueryBufferLimit = 1024 * mb
+	c.OutputBufferLimits = parseOutputBufferLimits(c.other["client-output-buffer-limit"])
 	return c
 }
 
@@ -466,12 +478,16 @@ var settings = []*setting{
 			}
 			c.other["repl-backlog-size"] = v
 		}},
-	numSetting("maxmemory", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
+	{name: "maxmemory", kind: kindNum, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
+		read:  func(c *Config) string { return strconv.FormatUint(c.Maxmemory, 10) },
+		apply: func(c *Config, v string) { c.Maxmemory, _ = strconv.ParseUint(v, 10, 64) }},
 	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
 	numSetting("active-defrag-ignore-bytes", "", 1, longMax, 100*mb, memSizeT),
 	numSetting("stream-node-max-bytes", "", 0, longMax, 4096, memSizeT),
 	numSetting("hll-sparse-max-bytes", "", 0, longMax, 3000, memSizeT),
-	numSetting("client-query-buffer-limit", "", mb, longMax, 1024*mb, memSizeT),
+	{name: "client-query-buffer-limit", kind: kindNum, min: mb, max: longMax, flags: memSizeT,
+		read:  func(c *Config) string { return strconv.FormatInt(c.ClientQueryBufferLimit, 10) },
+		apply: func(c *Config, v string) { c.ClientQueryBufferLimit, _ = strconv.ParseInt(v, 10, 64) }},
 	numSetting("maxmemory-clients", "", -100, longMax, 0, cfgMemory|cfgPercent),
 	numSetting("repl-backlog-ttl", "", 0, longMax, 3600, noFlags),
 	numSetting("auto-aof-rewrite-min-size", "", 0, longMax, 64*mb, cfgMemory),
@@ -483,7 +499,11 @@ var settings = []*setting{
 	// Special.
 	{name: "dir", kind: kindString, dflt: "/", flags: cfgProtected},
 	{name: "save", kind: kindSpecial, dflt: "", special: setSave},
-	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: setOutputBufferLimit},
+	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: setOutputBufferLimit,
+		apply: func(c *Config, v string) {
+			c.other["client-output-buffer-limit"] = v
+			c.OutputBufferLimits = parseOutputBufferLimits(v)
+		}},
 	{name: "oom-score-adj-values", kind: kindSpecial, dflt: "0 200 800", special: setOOMScoreAdjValues},
 	{name: "bind", kind: kindSpecial, dflt: "127.0.0.1", special: setBind},
 	{name: "replicaof", alias: "slaveof", kind: kindString, dflt: "", flags: immut},
@@ -778,6 +798,27 @@ func setOutputBufferLimit(c *Config, v string) (string, string) {
 	return strings.Join(parts, " "), ""
 }
 
+// parseOutputBufferLimits reads the value setOutputBufferLimit made.
+func parseOutputBufferLimits(v string) [3]OutputBufferLimit {
+	var out [3]OutputBufferLimit
+	f := strings.Fields(v)
+	for i := 0; i+3 < len(f); i += 4 {
+		hard, _ := strconv.ParseUint(f[i+1], 10, 64)
+		soft, _ := strconv.ParseUint(f[i+2], 10, 64)
+		secs, _ := strconv.ParseInt(f[i+3], 10, 64)
+		l := OutputBufferLimit{Hard: hard, Soft: soft, SoftSeconds: secs}
+		switch f[i] {
+		case "normal":
+			out[ClassNormal] = l
+		case "slave":
+			out[ClassReplica] = l
+		case "pubsub":
+			out[ClassPubSub] = l
+		}
+	}
+	return out
+}
+
 // setOOMScoreAdjValues is setConfigOOMScoreAdjValuesOption.
 func setOOMScoreAdjValues(c *Config, v string) (string, string) {
 	args := splitArgs(v)
@@ -1070,9 +1111,24 @@ func configSet(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	if cfg.Maxmemory != 0 && cfg.MaxmemoryPolicy != "noeviction" {
+		// lockkv never evicts (see evict.go): a limit goes with noeviction.
+		for j := len(changes) - 1; j >= 0; j-- {
+			changes[j].s.set(cfg, old[j])
+		}
+		for _, ch := range changes {
+			if ch.s.name == "maxmemory" || ch.s.name == "maxmemory-policy" {
+				fail(ch.name, ErrEvictionPolicy)
+				return
+			}
+		}
+	}
 	for _, ch := range changes {
-		if ch.s.name == "requirepass" {
+		switch ch.s.name {
+		case "requirepass":
 			c.E.refreshAuth()
+		case "maxmemory":
+			c.E.maxmemoryChanged()
 		}
 	}
 	c.W.OK()

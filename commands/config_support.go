@@ -26,9 +26,6 @@ import (
 //     is accepted, so CONFIG SET appendonly no still answers OK.
 //   - immutable: Redis refuses CONFIG SET itself ("can't set immutable
 //     config"); the value is reported.
-//   - bounds: the resource limits (maxmemory*, client buffers,
-//     proto-max-bulk-len), decided with the work on those limits; accepted
-//     as before.
 //
 // A refused value fails as Redis's apply stage fails: after every value
 // of the command was validated, with Redis's CONFIG SET error format and
@@ -44,7 +41,6 @@ const (
 	replication
 	fixed
 	immutable
-	bounds
 )
 
 type support struct {
@@ -63,7 +59,6 @@ var (
 	isInert       = sup(inert, "")
 	isReplication = sup(replication, "changing Redis replication and Redis Cluster settings on a Raft node")
 	isImmutable   = sup(immutable, "")
-	isBounds      = sup(bounds, "")
 	tlsFixed      = sup(fixed, "changing TLS settings at run time (they are set when lockkv starts: --tls-*)")
 )
 
@@ -96,14 +91,17 @@ var settingSupport = map[string]support{
 	}},
 
 	// The resource limits.
-	"maxmemory":                   isBounds,
-	"maxmemory-policy":            isBounds,
-	"maxmemory-samples":           isBounds,
-	"maxmemory-eviction-tenacity": isBounds,
-	"maxmemory-clients":           isBounds,
-	"client-output-buffer-limit":  isBounds,
-	"client-query-buffer-limit":   isBounds,
-	"proto-max-bulk-len":          isBounds,
+	// maxmemory with noeviction, the only policy lockkv has (evicting a
+	// lock hands it out twice): configSet refuses a limit with another
+	// policy; a policy alone still picks LRU or LFU access data.
+	"maxmemory":                   isHonoured,
+	"maxmemory-policy":            isHonoured,
+	"maxmemory-samples":           isInert,
+	"maxmemory-eviction-tenacity": isInert,
+	"maxmemory-clients":           sup(fixed, "client eviction (maxmemory-clients)"),
+	"client-output-buffer-limit":  isHonoured,
+	"client-query-buffer-limit":   isHonoured,
+	"proto-max-bulk-len":          isHonoured,
 
 	// Only the current value.
 	"port":                     sup(fixed, "moving its listener (--addr)"),

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -38,8 +39,10 @@ type Engine struct {
 	// whole budget (see activeExpire, NextWakeup).
 	expireBacklog bool
 	doneQueue     []func()
-	ctxFree       []*Ctx // free contexts, see callAt
-	callSeq       uint64 // client commands run so far, see callAt
+	// closing are the clients to close in FlushOutputs (closeAsync).
+	closing []*Client
+	ctxFree []*Ctx // free contexts, see callAt
+	callSeq uint64 // client commands run so far, see callAt
 	// Prefetch's queue, its database, and where its loads go so they are
 	// not optimized away.
 	prefetchKeys []string
@@ -57,10 +60,14 @@ type Engine struct {
 	// past busy-reply-threshold: it serves the requests other clients sent
 	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
 	OnBusy func()
+	// Log, set by the server, receives the engine's own log lines (clients
+	// closed for their buffer limits, ...); nil discards them.
+	Log *slog.Logger
 	// ScriptLog, set by the server, receives redis.log lines at or above
 	// loglevel's (notice by default), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
 
+	mem      memState
 	srv      serverState
 	sentinel sentinelState
 
@@ -129,11 +136,23 @@ func (e *Engine) NowMs() int64 { return e.Clock.Now().UnixMilli() }
 type Conn interface {
 	// Deliver queues encoded output for the client. It must copy b.
 	Deliver(b []byte)
-	// Close closes the connection (CLIENT KILL, QUIT after its reply).
+	// Close closes the connection after writing what it holds (CLIENT
+	// KILL, QUIT after its reply).
 	Close()
-	// Blocked tells the connection that its client is blocked (BLPOP...):
-	// the pipeline it sent will finish later.
-	Blocked()
+	// Abort closes the connection at once, dropping the output it holds;
+	// it must not wait for the peer.
+	Abort()
+	// Pending returns the output bytes delivered and not yet written to
+	// the socket. It may be called from the engine goroutine at any time.
+	Pending() int64
+	// QueryBuffer returns the bytes read and not yet run, and the room
+	// left in the read buffer (CLIENT LIST qbuf and qbuf-free).
+	QueryBuffer() (used, free int64)
+	// Blocked tells the connection that its client is blocked: the
+	// pipeline it sent will finish later. held is set when the client
+	// waits for something that may take any time (BLPOP, CLIENT PAUSE,
+	// WAIT), not for its own replicated op to commit.
+	Blocked(held bool)
 	RemoteAddr() string
 	LocalAddr() string
 }
@@ -197,7 +216,7 @@ func (e *Engine) FlushOutputs() {
 	var now int64
 	for i, c := range e.dirty {
 		c.outDirty = false
-		if len(c.W.B) > 0 && !c.freed {
+		if len(c.W.B) > 0 && !c.freed && !e.checkOutput(c, true) {
 			e.Stats.NetOutputBytes += int64(len(c.W.B))
 			c.Conn.Deliver(c.W.B)
 			// Output is interaction too (Redis's writeToClient): a client
@@ -211,13 +230,16 @@ func (e *Engine) FlushOutputs() {
 		if cap(c.W.B) > 64*1024 {
 			c.W.B = nil
 		}
-		if c.CloseAfterReply && !c.freed {
+		if c.CloseAfterReply && !c.freed && !c.closeASAP {
 			c.Conn.Close()
 			e.FreeClient(c)
 		}
 		e.dirty[i] = nil
 	}
 	e.dirty = e.dirty[:0]
+	if len(e.closing) > 0 {
+		e.freeClosing()
+	}
 	e.runDone()
 	e.flushProposals()
 }
@@ -234,6 +256,7 @@ func (e *Engine) Writer(c *Client) *resp.Writer {
 func (e *Engine) Cron() {
 	now := e.NowMs()
 	e.serverCron(now) // ends an expired CLIENT PAUSE first
+	e.outputCron(now)
 	switch {
 	case e.repl != nil:
 		e.replExpire(now) // the leader proposes expiry

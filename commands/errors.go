@@ -210,6 +210,17 @@ const (
 	ErrFunctionFlushArg       = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
 	ErrLibraryNameMissing     = "ERR library name argument was not given"
 	ErrUnkillable             = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	ErrScriptOOM              = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+)
+
+// maxmemory (evict.go).
+const (
+	// ErrOOM is shared.oomerr: a command that may grow memory, refused
+	// while used memory is over maxmemory.
+	ErrOOM = "OOM command not allowed when used memory > 'maxmemory'."
+	// ErrEvictionPolicy is lockkv's own: it never evicts keys, so CONFIG
+	// SET refuses a maxmemory limit with any other policy than noeviction.
+	ErrEvictionPolicy = "lockkv never evicts keys: maxmemory can only be set with maxmemory-policy noeviction"
 )
 
 // Connection and server commands (HELLO, AUTH, CLIENT, CONFIG, INFO, ...).

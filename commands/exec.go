@@ -66,6 +66,9 @@ func Exec(c *Ctx, args [][]byte) {
 				return
 			}
 		}
+		if c.E.Config.Maxmemory != 0 && c.oomGate(spec, args) {
+			return
+		}
 		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !allowedWhileSubscribed(spec) {
 			c.rejectFor(spec, sprintf(ErrPubSubContext, spec.FullName()))
 			return
@@ -162,6 +165,12 @@ func (c *Ctx) scriptGate(spec *Spec) bool {
 		c.W.Error(ErrWriteInReadOnly)
 		return false
 	}
+	if spec.Flags&DenyOOM != 0 && c.E.scripting.oomDenies() {
+		// scriptVerifyOOM: judged by the state the script started in,
+		// until its first write.
+		c.W.Error(ErrOOM)
+		return false
+	}
 	return true
 }
 
@@ -213,6 +222,9 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64)
 	Exec(ctx, args)
 	end = monoNanos()
 	ctx.countReplyError(w, mark)
+	if len(cl.W.B) > replyChunk {
+		e.checkOutput(cl, true)
+	}
 	if !cl.postponed {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-start)
 	}
@@ -255,8 +267,14 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 	e.stampBatch(cl)
 	if !cl.blk.blocked && !cl.postponed && !cl.waiting && !cl.repl.parked && !cl.repl.rerun {
 		e.runPending(cl)
+	} else if cl.Conn != nil && cl.held() {
+		cl.Conn.Blocked(true) // it waits behind the blocked command
 	}
 }
+
+// held reports whether cl waits for something that may take any time (a
+// blocking command, CLIENT PAUSE, WAIT), not for its own replicated op.
+func (cl *Client) held() bool { return cl.blk.blocked || cl.postponed || cl.waiting }
 
 type batch struct {
 	cmds [][][]byte
@@ -306,7 +324,7 @@ func (e *Engine) runPending(cl *Client) {
 	var tick int64 // see callAt
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
-		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply {
+		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply && !cl.closeASAP {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]
@@ -319,7 +337,7 @@ func (e *Engine) runPending(cl *Client) {
 		}
 		if (cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked || cl.repl.rerun) && !cl.freed {
 			if cl.Conn != nil {
-				cl.Conn.Blocked()
+				cl.Conn.Blocked(cl.held())
 			}
 			return
 		}

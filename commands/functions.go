@@ -98,8 +98,11 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Error(ErrScriptROWrite)
 		return
 	}
+	if c.scriptOOMRefused(fn.Flags) {
+		return
+	}
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
-	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO)
+	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
 	s.args = args
 	fs.lua.Call(fn, &s.run)
 	s.finish()

@@ -130,7 +130,10 @@ func infoClients(e *Engine, b []byte, now int64) []byte {
 func infoMemory(e *Engine, b []byte, now int64) []byte {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	used := int64(ms.HeapAlloc)
+	// used_memory is what maxmemory is compared with (see evict.go): the
+	// live heap as of the last collection.
+	e.mem.sampledAt = 0
+	used := int64(e.usedMemory())
 	rss := int64(ms.Sys)
 	b = kvi(b, "used_memory", used)
 	b = kv(b, "used_memory_human", humanBytes(used))
@@ -161,9 +164,8 @@ func infoMemory(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "used_memory_functions", 0)
 	b = kvi(b, "used_memory_scripts", 0)
 	b = kv(b, "used_memory_scripts_human", "0B")
-	maxmem := settingInt(e, "maxmemory")
-	b = kvi(b, "maxmemory", maxmem)
-	b = kv(b, "maxmemory_human", humanBytes(maxmem))
+	b = kv(b, "maxmemory", strconv.FormatUint(e.Config.Maxmemory, 10))
+	b = kv(b, "maxmemory_human", humanBytes(int64(e.Config.Maxmemory)))
 	b = kv(b, "maxmemory_policy", settingString(e, "maxmemory-policy"))
 	b = kv(b, "allocator_frag_ratio", "1.00")
 	b = kvi(b, "allocator_frag_bytes", 0)

@@ -11,11 +11,14 @@ import (
 // testConn collects what the engine delivers to one client.
 type testConn struct{ out []byte }
 
-func (c *testConn) Deliver(b []byte)   { c.out = append(c.out, b...) }
-func (c *testConn) Close()             {}
-func (c *testConn) Blocked()           {}
-func (c *testConn) RemoteAddr() string { return "127.0.0.1:1" }
-func (c *testConn) LocalAddr() string  { return "127.0.0.1:2" }
+func (c *testConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
+func (c *testConn) Close()                          {}
+func (c *testConn) Blocked(bool)                    {}
+func (c *testConn) Abort()                          {}
+func (c *testConn) Pending() int64                  { return 0 }
+func (c *testConn) QueryBuffer() (used, free int64) { return 0, 0 }
+func (c *testConn) RemoteAddr() string              { return "127.0.0.1:1" }
+func (c *testConn) LocalAddr() string               { return "127.0.0.1:2" }
 
 // testEngine is an engine on a fixed clock with helpers to run commands
 // as connected clients and read what they were sent.

@@ -178,12 +178,18 @@ func publishMessage[C, M ~string | ~[]byte](e *Engine, channel C, message M, sha
 		kind = "smessage"
 	}
 	for _, cl := range subs[string(channel)] {
+		n++ // a client being closed still counts, as in Redis
+		if cl.closeASAP {
+			continue
+		}
 		w := e.Writer(cl)
 		w.Push(3)
 		w.BulkString(kind)
 		appendBulk(w, channel)
 		appendBulk(w, message)
-		n++
+		if len(w.B) > replyChunk {
+			e.checkOutput(cl, true)
+		}
 	}
 	if shard || len(e.pubsub.patterns) == 0 {
 		return n
@@ -193,13 +199,19 @@ func publishMessage[C, M ~string | ~[]byte](e *Engine, channel C, message M, sha
 			continue
 		}
 		for _, cl := range e.pubsub.patterns[it.s] {
+			n++
+			if cl.closeASAP {
+				continue
+			}
 			w := e.Writer(cl)
 			w.Push(4)
 			w.BulkString("pmessage")
 			w.BulkString(it.s)
 			appendBulk(w, channel)
 			appendBulk(w, message)
-			n++
+			if len(w.B) > replyChunk {
+				e.checkOutput(cl, true)
+			}
 		}
 	}
 	return n

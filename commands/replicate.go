@@ -62,6 +62,10 @@ type Op struct {
 	DB     int
 	Proto  int
 	Args   [][][]byte
+	// OOM is the leader's memory state when it proposed the op (over a
+	// maxmemory it has set): the scripts the op runs are judged by it on
+	// every node (see evict.go).
+	OOM bool
 }
 
 // Replicator is the replication layer as the engine sees it. Its methods
@@ -421,7 +425,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.pending[rs.seq] = cl
 	rs.inflight++
 	cl.repl.parked = true
-	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args})
+	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()})
 }
 
 // notLeaderError is the reply of a node that cannot run a command now:
@@ -575,6 +579,7 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 		}
 		cl.repl.retrying = false
 	}
+	e.mem.applyOOM = op.OOM
 	switch op.Kind {
 	case OpCommand:
 		e.callAt(cl, op.Args[0], now, 0)

@@ -46,8 +46,12 @@ type scriptingState struct {
 	args    [][]byte
 	started int64
 	ro      bool
-	now     int64
-	caller  *Client
+	// oom is the memory state the running script started in
+	// (preCommandOOM), allowOOM its allow-oom flag.
+	oom      bool
+	allowOOM bool
+	now      int64
+	caller   *Client
 	// callerSpec is the running script's command (EVAL, FCALL, ...).
 	callerSpec *Spec
 	run        luaengine.Run
@@ -214,13 +218,16 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 		c.Error(ErrScriptROWrite)
 		return
 	}
+	if c.scriptOOMRefused(flags) {
+		return
+	}
 	scriptRO := ro || (flags&luaengine.FlagEvalCompat == 0 && flags&luaengine.FlagNoWrites != 0)
 	s.runScript(c, &ent.Script, ent.Script.SHA, args[3:3+numkeys], args[3+numkeys:], scriptRO, true)
 }
 
 // runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
-	s.prepare(c, name, keys, argv, ro)
+	s.prepare(c, name, keys, argv, ro, sc.Flags)
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
@@ -241,11 +248,13 @@ func scriptVerbosity(c *Config) int {
 }
 
 // prepare is scriptPrepareForRun: the script client takes the caller's
-// database, RESP2, and the script's time is the command's.
-func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool) {
+// database, RESP2, and the script's time is the command's; flags are the
+// script's (allow-oom).
+func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool, flags uint64) {
 	s.client.DB = c.C.DB
 	s.client.W.Proto = 2
 	s.running, s.dirty, s.ro, s.now, s.caller, s.callerSpec = true, false, ro, c.Now, c.C, c.Spec
+	s.oom, s.allowOOM = c.E.preCommandOOM(), flags&luaengine.FlagAllowOOM != 0
 	c.errCounted = true // the script's result errors: see run.Errors
 	run := &s.run
 	run.Verbosity = scriptVerbosity(c.E.Config)
@@ -262,6 +271,13 @@ func (s *scriptingState) finish() {
 	run := &s.run
 	run.Keys, run.Args, run.Out = nil, nil, nil
 	s.running, s.caller, s.callerSpec, s.busy, s.killed, s.args = false, nil, nil, false, false, nil
+}
+
+// oomDenies is scriptVerifyOOM for a command that may grow memory: the
+// script started over maxmemory, has not written yet and does not allow
+// OOM.
+func (s *scriptingState) oomDenies() bool {
+	return s.oom && !s.dirty && !s.allowOOM
 }
 
 func (s *scriptingState) busyError() string {

@@ -406,8 +406,9 @@ func memoryUsage(c *Ctx, args [][]byte) {
 }
 
 // memoryPurge is Redis's jemalloc purge: here a full GC that returns free
-// pages to the OS, so that used_memory (HeapAlloc) and RSS count live data
-// only, as lockkv-bench's memory measurement expects.
+// pages to the OS, so that used_memory (the live heap at the last
+// collection) and RSS count live data only, as lockkv-bench's memory
+// measurement expects.
 func memoryPurge(c *Ctx, args [][]byte) {
 	rtdebug.FreeOSMemory()
 	c.W.OK()

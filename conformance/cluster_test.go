@@ -125,11 +125,14 @@ func (systemClock) Now() time.Time { return time.Now() }
 // engineConn is a connection to an in-process engine.
 type engineConn struct{ out []byte }
 
-func (c *engineConn) Deliver(b []byte)   { c.out = append(c.out, b...) }
-func (c *engineConn) Close()             {}
-func (c *engineConn) Blocked()           {}
-func (c *engineConn) RemoteAddr() string { return "127.0.0.1:1" }
-func (c *engineConn) LocalAddr() string  { return "127.0.0.1:2" }
+func (c *engineConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
+func (c *engineConn) Close()                          {}
+func (c *engineConn) Blocked(bool)                    {}
+func (c *engineConn) Abort()                          {}
+func (c *engineConn) Pending() int64                  { return 0 }
+func (c *engineConn) QueryBuffer() (used, free int64) { return 0, 0 }
+func (c *engineConn) RemoteAddr() string              { return "127.0.0.1:1" }
+func (c *engineConn) LocalAddr() string               { return "127.0.0.1:2" }
 
 // engineClient runs commands on an engine as one client.
 type engineClient struct {

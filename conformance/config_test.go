@@ -141,7 +141,7 @@ func TestConfigSetTypes(t *testing.T) {
 	set("active-defrag-ignore-bytes", "0", "1", "100mb")
 	set("auto-aof-rewrite-min-size", "1g", "64mb")
 	// Memory or percentage.
-	set("maxmemory-clients", "10%", "100%", "101%", "0%", "-1%", "%", "1%%", "18446744073709551615", "1gb", "x", "0")
+	// maxmemory-clients' values: TestConfigSetUnsupported.
 	// Enums.
 	set("maxmemory-policy", "ALLKEYS-LFU", "volatile-ttl", "lru", "", " noeviction", "noeviction")
 	set("loglevel", "debug", "notice warning", "NOTICE")
@@ -282,6 +282,9 @@ func TestConfigSetUnsupported(t *testing.T) {
 		{"bind-source-addr", []string{"127.0.0.1", ""}},
 		{"shutdown-on-sigint", []string{"save", "now save", "nosave now", "save nosave", "default"}},
 		{"shutdown-on-sigterm", []string{"save force", "force", "default"}},
+		// Client eviction: percentages and memory values validated as
+		// Redis does, every limit but 0 refused.
+		{"maxmemory-clients", []string{"10%", "100%", "101%", "0%", "-1%", "%", "1%%", "18446744073709551615", "1gb", "x", "0"}},
 	} {
 		for _, v := range c.values {
 			configSetUnsupported(t, p, c.name, v)

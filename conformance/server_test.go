@@ -134,8 +134,11 @@ func TestServerCONFIG(t *testing.T) {
 	set("hz", "10")
 	set("maxmemory", "1kb")
 	p.Do("CONFIG", "GET", "maxmemory")
-	set("maxmemory", "1GB", "maxmemory-policy", "ALLKEYS-LRU")
+	// lockkv never evicts: it refuses a maxmemory limit with an evicting
+	// policy (TestMaxmemoryPolicyRefused), so the two are set apart here.
+	set("maxmemory", "1GB", "maxmemory-policy", "NOEVICTION")
 	p.Do("CONFIG", "GET", "maxmemory")
+	set("maxmemory", "0", "maxmemory-policy", "ALLKEYS-LRU")
 	p.Do("CONFIG", "GET", "maxmemory-policy")
 	set("maxmemory", "0", "maxmemory-policy", "noeviction")
 	set("notify-keyspace-events", "KEA")

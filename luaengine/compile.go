@@ -45,39 +45,9 @@ func (e *CompileError) Error() string { return e.Msg }
 // does: an optional "#!lua" shebang line with flags, then the body as a
 // chunk. It returns the chunk's prototype and the script flags.
 func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
-	flags := FlagEvalCompat
-	skip := 0
-	if bytes.HasPrefix(body, []byte("#!")) {
-		nl := bytes.IndexByte(body, '\n')
-		if nl < 0 {
-			return nil, 0, &CompileError{"ERR Invalid script shebang"}
-		}
-		skip = nl
-		parts := strings.Split(string(body[:nl]), " ")
-		if parts[0] != "#!lua" {
-			return nil, 0, &CompileError{"ERR Unexpected engine in script shebang: " + parts[0]}
-		}
-		flags = 0
-		for _, p := range parts[1:] {
-			if !strings.HasPrefix(p, "flags=") {
-				return nil, 0, &CompileError{"ERR Unknown lua shebang option: " + p}
-			}
-			for _, f := range strings.Split(p[len("flags="):], ",") {
-				if f == "" {
-					continue
-				}
-				found := false
-				for _, fn := range flagNames {
-					if fn.name == f {
-						flags |= fn.flag
-						found = true
-					}
-				}
-				if !found {
-					return nil, 0, &CompileError{"ERR Unexpected flag in script shebang: " + f}
-				}
-			}
-		}
+	flags, skip, err := shebang(body)
+	if err != nil {
+		return nil, 0, err
 	}
 	// Redis 7.0 compiles the body (after the shebang line, whose newline
 	// stays so that line numbers are the body's) as a chunk of its own.
@@ -91,6 +61,52 @@ func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + err.Error()}
 	}
 	return proto, flags, nil
+}
+
+// ShebangFlags returns the flags of an EVAL script's shebang
+// (FlagEvalCompat without one) without compiling it, as Redis's
+// evalExtractShebangFlags; ok is false for an invalid shebang.
+func ShebangFlags(body []byte) (flags uint64, ok bool) {
+	flags, _, err := shebang(body)
+	return flags, err == nil
+}
+
+// shebang parses the "#!lua flags=..." line, returning the flags and the
+// offset of the body (the line's newline, which stays so that line
+// numbers are the body's).
+func shebang(body []byte) (flags uint64, skip int, err error) {
+	if !bytes.HasPrefix(body, []byte("#!")) {
+		return FlagEvalCompat, 0, nil
+	}
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		return 0, 0, &CompileError{"ERR Invalid script shebang"}
+	}
+	parts := strings.Split(string(body[:nl]), " ")
+	if parts[0] != "#!lua" {
+		return 0, 0, &CompileError{"ERR Unexpected engine in script shebang: " + parts[0]}
+	}
+	for _, p := range parts[1:] {
+		if !strings.HasPrefix(p, "flags=") {
+			return 0, 0, &CompileError{"ERR Unknown lua shebang option: " + p}
+		}
+		for _, f := range strings.Split(p[len("flags="):], ",") {
+			if f == "" {
+				continue
+			}
+			found := false
+			for _, fn := range flagNames {
+				if fn.name == f {
+					flags |= fn.flag
+					found = true
+				}
+			}
+			if !found {
+				return 0, 0, &CompileError{"ERR Unexpected flag in script shebang: " + f}
+			}
+		}
+	}
+	return flags, nl, nil
 }
 
 // compileChunk parses and compiles src, rewriting the AST where gopher-lua

@@ -32,6 +32,10 @@ type Member struct {
 
 const entryVersion = 1
 
+// opOOM marks, in an op's kind byte, an op proposed over maxmemory
+// (commands.Op.OOM); entries written before it existed never set it.
+const opOOM = 0x80
+
 var errEntry = errors.New("replication: malformed log entry")
 
 // appendEntry encodes en after b.
@@ -42,7 +46,11 @@ func appendEntry(b []byte, en *Entry) []byte {
 	b = binary.AppendUvarint(b, uint64(len(en.Ops)))
 	for i := range en.Ops {
 		op := &en.Ops[i]
-		b = append(b, byte(op.Kind), byte(op.Proto))
+		kind := byte(op.Kind)
+		if op.OOM {
+			kind |= opOOM
+		}
+		b = append(b, kind, byte(op.Proto))
 		b = binary.LittleEndian.AppendUint64(b, op.Origin)
 		b = binary.AppendUvarint(b, op.Seq)
 		b = binary.AppendUvarint(b, uint64(op.DB))
@@ -89,7 +97,8 @@ func decodeEntry(data []byte) (*Entry, error) {
 	}
 	for i := range en.Ops {
 		op := &en.Ops[i]
-		op.Kind = commands.OpKind(d.byte())
+		kind := d.byte()
+		op.Kind, op.OOM = commands.OpKind(kind&^opOOM), kind&opOOM != 0
 		op.Proto = int(d.byte())
 		op.Origin = d.u64()
 		op.Seq = d.uvarint()

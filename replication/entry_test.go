@@ -13,7 +13,7 @@ func TestEntryRoundTrip(t *testing.T) {
 		Seed: 0xdeadbeefcafef00d,
 		Ops: []commands.Op{
 			{Kind: commands.OpCommand, Origin: 42, Seq: 7, DB: 3, Proto: 3, Args: [][][]byte{{[]byte("SET"), []byte("k"), []byte("")}}},
-			{Kind: commands.OpExec, Origin: 42, Seq: 8, Proto: 2, Args: [][][]byte{{[]byte("INCR"), []byte("a")}, {[]byte("EVAL"), []byte("return 1"), []byte("0")}}},
+			{Kind: commands.OpExec, Origin: 42, Seq: 8, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("INCR"), []byte("a")}, {[]byte("EVAL"), []byte("return 1"), []byte("0")}}},
 			{Kind: commands.OpExpire, Origin: 42, DB: 15, Args: [][][]byte{{[]byte("lease1"), []byte("lease2")}}},
 		},
 		Nodes: []Member{{ID: "n1", ClientAddr: "10.0.0.1:6379"}, {ID: "n2"}},

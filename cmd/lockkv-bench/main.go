@@ -314,7 +314,7 @@ func (s *server) memoryPerKey(n int) (used, rss float64, err error) {
 }
 
 func (s *server) memory(c *bench.Client) (used, rss int64) {
-	c.Do("MEMORY", "PURGE") // Redis: jemalloc purge; lockkv: GC. Errors ignored.
+	c.Do("MEMORY", "PURGE") // Redis: jemalloc purge; lockkv: GC, so used_memory is the live heap. Errors ignored.
 	info, err := c.Do("INFO", "memory")
 	if err == nil {
 		for _, line := range strings.Split(info, "\r\n") {

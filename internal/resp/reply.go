@@ -3,6 +3,8 @@ package resp
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 )
 
@@ -10,8 +12,13 @@ import (
 // stack.
 const maxReplyDepth = 64
 
+// readStep is how much of a bulk ReadReply reads at a time.
+const readStep = 64 << 10
+
 // ReadReply reads one complete RESP2 or RESP3 reply from r and appends its
-// raw bytes to dst. An attribute (|) is read together with the reply it
+// raw bytes to dst. It reads replies from other nodes, so it trusts
+// nothing: nesting is bounded, a bulk may not be longer than
+// DefaultMaxBulkLen, and memory grows only with the bytes received. An attribute (|) is read together with the reply it
 // precedes; a push (>) counts as a reply.
 func ReadReply(r *bufio.Reader, dst []byte) ([]byte, error) {
 	return readReply(r, dst, 0)
@@ -35,16 +42,22 @@ func readReply(r *bufio.Reader, dst []byte, depth int) ([]byte, error) {
 		return dst, nil
 	case '$', '=', '!':
 		n, err := strconv.Atoi(head)
-		if err != nil {
+		if err != nil || n > DefaultMaxBulkLen {
 			return dst, fmt.Errorf("resp: bad length %q", head)
 		}
 		if n < 0 {
 			return dst, nil
 		}
-		start := len(dst)
-		dst = append(dst, make([]byte, n+2)...)
-		if _, err := readFull(r, dst[start:]); err != nil {
-			return dst, err
+		// The buffer grows with the bytes that arrive, not with the
+		// length the peer announced.
+		for need := n + 2; need > 0; {
+			k := min(need, readStep)
+			start := len(dst)
+			dst = slices.Grow(dst, k)[:start+k]
+			if _, err := io.ReadFull(r, dst[start:]); err != nil {
+				return dst[:start], err
+			}
+			need -= k
 		}
 		return dst, nil
 	case '*', '~', '>', '%', '|':
@@ -66,16 +79,4 @@ func readReply(r *bufio.Reader, dst []byte, depth int) ([]byte, error) {
 		return dst, nil
 	}
 	return dst, fmt.Errorf("resp: unknown reply type %q", line[0])
-}
-
-func readFull(r *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := r.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bufio"
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -25,4 +26,35 @@ func TestReadReply(t *testing.T) {
 			t.Errorf("ReadReply(%q): no error", bad)
 		}
 	}
+}
+
+// FuzzReadReply: replies read from other nodes never panic, never take
+// more memory than the bytes that came (a huge announced length is not
+// allocated), and a reply read is exactly the bytes it took.
+func FuzzReadReply(f *testing.F) {
+	for _, s := range []string{
+		"+OK\r\n", "$3\r\nfoo\r\n", "*2\r\n$1\r\na\r\n*1\r\n:1\r\n", "%1\r\n+k\r\n,1.5\r\n",
+		"|1\r\n+a\r\n:1\r\n$1\r\nx\r\n", "$9999999999\r\n", "*99999999\r\n:1\r\n", ">3\r\n$7\r\nmessage\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		src := bytes.NewReader(b)
+		r := bufio.NewReaderSize(src, 16)
+		for {
+			out, err := ReadReply(r, nil)
+			// A step is taken ahead of the bytes (rounded up to
+			// an allocation size class); the rest grows with them.
+			if cap(out) > 2*len(b)+2*readStep {
+				t.Fatalf("%d bytes held for a %d byte input", cap(out), len(b))
+			}
+			if err != nil {
+				return
+			}
+			consumed := len(b) - src.Len() - r.Buffered()
+			if !bytes.HasSuffix(b[:consumed], out) {
+				t.Fatalf("reply %q is not the bytes read", out)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"errors"
+	"unsafe"
 )
 
 // Limits Redis applies to requests (networking.c).
@@ -11,6 +12,7 @@ const (
 	maxMultibulkLen     = 1<<31 - 1         // INT_MAX
 	unauthMaxMultibulk  = 10
 	unauthMaxBulkLength = 16384
+	bigArg              = 32 * 1024 // PROTO_MBULK_BIG_ARG
 )
 
 // ProtocolError is a malformed request. Its text is Redis's; the server
@@ -33,108 +35,237 @@ type Limits struct {
 // long as buf is), and the bytes consumed. A request with zero arguments
 // (an empty inline line, "*0") returns args == nil and n > 0: skip it.
 // ErrIncomplete means more bytes are needed; a *ProtocolError is fatal for
-// the connection.
+// the connection. It is Parser.Parse without memory: a connection reading
+// a request in pieces uses a Parser, which examines each byte once.
 func ParseRequest(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, err error) {
-	if len(buf) == 0 {
-		return nil, 0, ErrIncomplete
+	var p Parser
+	return p.Parse(buf, argv, lim)
+}
+
+// Parser parses the requests of one connection as Redis's
+// processInlineBuffer and processMultibulkBuffer do, keeping its place in
+// a request that has not fully arrived: the next Parse continues where the
+// last one stopped instead of starting over, so a request that arrives a
+// byte at a time, a bulk in small pieces or a million arguments one by one
+// costs time linear in its size. The zero value is ready to use.
+//
+// Between a Parse that returned ErrIncomplete and the next one, the buffer
+// passed must start at the same request and hold at least the bytes it held
+// before (it may have been moved, and have grown).
+type Parser struct {
+	active  bool  // a request is partly parsed
+	inline  bool  // it is an inline request
+	nul     bool  // a NUL byte came before the end of the current line: it never ends
+	counted bool  // the multibulk count was read
+	left    int64 // arguments still to read
+	bulk    int64 // length of the bulk whose header was read, or -1
+	pos     int   // where the next line or bulk starts
+	scan    int   // where the search for the current line's end resumes
+	// offs are the arguments read so far, while the request is incomplete.
+	offs []span
+	// Examined counts the bytes the parser looked at (in requests that
+	// parsed or are incomplete), for tests that prove the work linear.
+	Examined int64
+}
+
+type span struct{ off, n int }
+
+// Parse parses one request from the front of buf, like ParseRequest, and
+// remembers its progress when the request is incomplete.
+func (p *Parser) Parse(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, err error) {
+	if !p.active {
+		if len(buf) == 0 {
+			return nil, 0, ErrIncomplete
+		}
+		if buf[0] == '*' {
+			// The common case: nothing to resume, and nothing in p to
+			// reset unless the request is incomplete.
+			args, n, err = p.parseMultibulk(buf, argv, lim)
+			p.active = err == ErrIncomplete
+			return args, n, err
+		}
+		p.inline = true
 	}
-	if buf[0] != '*' {
-		return parseInline(buf, argv)
+	if p.inline {
+		args, n, err = p.parseInline(buf, argv)
+	} else {
+		args, n, err = p.parseMultibulk(buf, argv, lim)
+	}
+	if err == ErrIncomplete {
+		p.active = true
+	} else {
+		p.reset()
+	}
+	return args, n, err
+}
+
+// reset forgets a partly parsed request.
+func (p *Parser) reset() {
+	if len(p.offs) > 0 {
+		clear(p.offs)
+	}
+	*p = Parser{offs: p.offs[:0], Examined: p.Examined}
+}
+
+// Need returns how long the buffer must be at least (counted from the
+// request's start) for the request in progress to complete, when a bulk
+// header has been read; 0 when unknown. It lets a reader grow its buffer
+// once for a large value.
+func (p *Parser) Need() int {
+	if !p.active || p.inline || p.bulk < 0 {
+		return 0
+	}
+	return p.pos + int(p.bulk) + 2
+}
+
+// QueryStart returns where Redis's query buffer would start, counted from
+// the request's start: at the data of a bulk of PROTO_MBULK_BIG_ARG (32
+// KB) or more being read, which Redis moves to the front of its buffer;
+// else at the request. It is what Redis's "qbuf initial bytes" show.
+func (p *Parser) QueryStart() int {
+	if !p.active || p.inline || p.bulk < bigArg {
+		return 0
+	}
+	return p.pos
+}
+
+// lineEnd finds the end of a line as Redis's strchr does: the first c
+// from buf[from:], unless a NUL byte comes first (then the line never
+// ends: nul). It returns the index of c, or where the search stopped.
+func lineEnd(buf []byte, from int, c byte) (i int, found, nul bool) {
+	for i = from; i < len(buf); i++ {
+		if b := buf[i]; b <= c {
+			if b == c {
+				return i, true, false
+			}
+			if b == 0 {
+				return i, false, true
+			}
+		}
+	}
+	return i, false, false
+}
+
+func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte, int, error) {
+	if p.nul {
+		// A line holding a NUL byte never ends: only its length counts.
+		switch {
+		case !p.counted && len(buf) > InlineMaxSize:
+			return nil, 0, &ProtocolError{"too big mbulk count string"}
+		case p.counted && len(buf)-p.pos > InlineMaxSize:
+			return nil, 0, &ProtocolError{"too big bulk count string"}
+		}
+		return nil, 0, ErrIncomplete
 	}
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
 	}
-	nl := indexCRLF(buf, 0)
-	if nl < 0 {
-		if len(buf) > InlineMaxSize {
-			return nil, 0, &ProtocolError{"too big mbulk count string"}
-		}
-		return nil, 0, ErrIncomplete
+	// The state lives in locals while parsing, and in p only when the
+	// request is incomplete. The arguments read in this call go to argv;
+	// those read before are in p.offs.
+	pos, scan, bulk, left := p.pos, p.scan, p.bulk, p.left
+	if !p.counted {
+		bulk = -1
 	}
-	count, ok := parseInt(buf[1:nl])
-	if !ok || count > maxMultibulkLen {
-		return nil, 0, &ProtocolError{"invalid multibulk length"}
-	}
-	if count > unauthMaxMultibulk && !lim.Authenticated {
-		return nil, 0, &ProtocolError{"unauthenticated multibulk length"}
-	}
-	pos := nl + 2
-	if count <= 0 {
-		return nil, pos, nil
-	}
-	args = argv[:0]
-	for i := int64(0); i < count; i++ {
-		if pos >= len(buf) {
-			return nil, 0, ErrIncomplete
-		}
-		nl = indexCRLF(buf, pos)
-		if nl < 0 {
-			if len(buf)-pos > InlineMaxSize {
-				return nil, 0, &ProtocolError{"too big bulk count string"}
+	var examined int64
+	args := argv[:0]
+	if !p.counted {
+		// processMultibulkBuffer: the line ends at the first '\r', which
+		// must be followed by one more byte (Redis does not check it is
+		// '\n').
+		from := max(scan, 1)
+		nl, found, nul := lineEnd(buf, from, '\r')
+		examined += int64(nl - from + 1)
+		if !found {
+			if len(buf) > InlineMaxSize {
+				return nil, 0, &ProtocolError{"too big mbulk count string"}
 			}
-			return nil, 0, ErrIncomplete
+			return p.incomplete(buf, args, pos, nl, bulk, left, false, nul, examined)
 		}
-		if buf[pos] != '$' {
-			return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[pos]) + "'"}
+		if nl+1 >= len(buf) {
+			return p.incomplete(buf, args, pos, nl, bulk, left, false, false, examined)
 		}
-		size, ok := parseInt(buf[pos+1 : nl])
-		if !ok || size < 0 || size > maxBulk {
-			return nil, 0, &ProtocolError{"invalid bulk length"}
+		count, ok := parseInt(buf[1:nl])
+		if !ok || count > maxMultibulkLen {
+			return nil, 0, &ProtocolError{"invalid multibulk length"}
 		}
-		if size > unauthMaxBulkLength && !lim.Authenticated {
-			return nil, 0, &ProtocolError{"unauthenticated bulk length"}
+		if count > unauthMaxMultibulk && !lim.Authenticated {
+			return nil, 0, &ProtocolError{"unauthenticated multibulk length"}
 		}
 		pos = nl + 2
-		if int64(len(buf)-pos) < size+2 {
-			return nil, 0, ErrIncomplete
+		if count <= 0 {
+			p.Examined += examined
+			return nil, pos, nil
 		}
-		args = append(args, buf[pos:pos+int(size):pos+int(size)])
-		pos += int(size) + 2 // Redis does not check the trailing CRLF
+		left = count
+	}
+	for left > 0 {
+		if bulk < 0 {
+			from := max(scan, pos)
+			nl, found, nul := lineEnd(buf, from, '\r')
+			examined += int64(nl - from + 1)
+			if !found {
+				if len(buf)-pos > InlineMaxSize {
+					return nil, 0, &ProtocolError{"too big bulk count string"}
+				}
+				return p.incomplete(buf, args, pos, nl, bulk, left, true, nul, examined)
+			}
+			if nl+1 >= len(buf) {
+				return p.incomplete(buf, args, pos, nl, bulk, left, true, false, examined)
+			}
+			if buf[pos] != '$' {
+				return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[pos:pos+1]) + "'"}
+			}
+			size, ok := parseInt(buf[pos+1 : nl])
+			if !ok || size < 0 || size > maxBulk {
+				return nil, 0, &ProtocolError{"invalid bulk length"}
+			}
+			if size > unauthMaxBulkLength && !lim.Authenticated {
+				return nil, 0, &ProtocolError{"unauthenticated bulk length"}
+			}
+			pos, bulk = nl+2, size
+		}
+		if int64(len(buf)-pos) < bulk+2 {
+			return p.incomplete(buf, args, pos, pos, bulk, left, true, false, examined)
+		}
+		end := pos + int(bulk)
+		args = append(args, buf[pos:end:end])
+		pos = end + 2 // Redis does not check the trailing CRLF
+		bulk = -1
+		left--
+	}
+	p.Examined += examined
+	if n := len(p.offs); n > 0 {
+		// Arguments read by earlier calls come first.
+		k := len(args)
+		args = append(args, make([][]byte, n)...)
+		copy(args[n:], args[:k])
+		for i, s := range p.offs {
+			args[i] = buf[s.off : s.off+s.n : s.off+s.n]
+		}
 	}
 	return args, pos, nil
 }
 
-// NeedBytes returns how many bytes the first incomplete request in buf needs
-// at least, when a bulk header has been read; 0 when unknown. It lets the
-// reader grow its buffer once for a large value.
-func NeedBytes(buf []byte) int {
-	if len(buf) == 0 || buf[0] != '*' {
-		return 0
+// incomplete saves the parser's place, keeping the arguments this call
+// read as offsets into buf, so that the next call can continue with a
+// buffer that was moved. It is kept out of line: parseMultibulk's loop is
+// the hot path.
+//
+//go:noinline
+func (p *Parser) incomplete(buf []byte, args [][]byte, pos, scan int, bulk, left int64, counted, nul bool, examined int64) ([][]byte, int, error) {
+	p.pos, p.scan, p.bulk, p.left, p.counted, p.nul = pos, scan, bulk, left, counted, nul
+	p.Examined += examined
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	for _, a := range args {
+		// Every argument is followed by its CRLF inside buf, so its data
+		// pointer is one into buf even when it is empty.
+		off := int(uintptr(unsafe.Pointer(unsafe.SliceData(a))) - base)
+		p.offs = append(p.offs, span{off, len(a)})
 	}
-	nl := indexCRLF(buf, 0)
-	if nl < 0 {
-		return 0
-	}
-	count, ok := parseInt(buf[1:nl])
-	if !ok || count <= 0 {
-		return 0
-	}
-	pos := nl + 2
-	for i := int64(0); i < count; i++ {
-		nl = indexCRLF(buf, pos)
-		if nl < 0 || buf[pos] != '$' {
-			return 0
-		}
-		size, ok := parseInt(buf[pos+1 : nl])
-		if !ok || size < 0 {
-			return 0
-		}
-		pos = nl + 2 + int(size) + 2
-		if pos > len(buf) {
-			return pos
-		}
-	}
-	return 0
-}
-
-func indexCRLF(b []byte, from int) int {
-	for i := from; i+1 < len(b); i++ {
-		if b[i] == '\r' && b[i+1] == '\n' {
-			return i
-		}
-	}
-	return -1
+	clear(args)
+	return nil, 0, ErrIncomplete
 }
 
 // parseInt parses a length as Redis's string2ll does (optional '-', no '+',
@@ -162,21 +293,18 @@ func parseInt(b []byte) (int64, bool) {
 	return n, true
 }
 
-func parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
-	// Redis finds the end of an inline request with strchr, which stops at
-	// a NUL byte: a request with a NUL before its newline never completes
-	// (until it exceeds the inline limit).
-	nl := -1
-	for i, c := range buf {
-		if c == '\n' {
-			nl = i
-			break
-		}
-		if c == 0 {
-			break
-		}
+// parseInline is processInlineBuffer: the line ends at the first '\n'
+// (strchr, which stops at a NUL byte: a request with a NUL before its
+// newline never completes until it exceeds the inline limit).
+func (p *Parser) parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
+	nl, found := -1, false
+	if !p.nul {
+		var nul bool
+		nl, found, nul = lineEnd(buf, p.scan, '\n')
+		p.Examined += int64(nl - p.scan + 1)
+		p.scan, p.nul = nl, nul
 	}
-	if nl < 0 {
+	if !found {
 		if len(buf) > InlineMaxSize {
 			return nil, 0, &ProtocolError{"too big inline request"}
 		}

@@ -85,25 +85,6 @@ func TestUnauthenticatedLimits(t *testing.T) {
 	}
 }
 
-// FuzzParseRequest checks that no input panics and that consumed byte counts
-// stay within the buffer.
-func FuzzParseRequest(f *testing.F) {
-	for _, s := range []string{"*1\r\n$4\r\nPING\r\n", "PING\r\n", "*-1\r\n", "*1\r\n$-1\r\n", "\"a\\x4\"\r\n", "*3\r\n$1\r\na"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		args, n, err := ParseRequest(b, nil, Limits{Authenticated: true})
-		if n < 0 || n > len(b) {
-			t.Fatalf("consumed %d of %d", n, len(b))
-		}
-		if err == nil && n == 0 {
-			t.Fatalf("no progress without error")
-		}
-		_ = args
-		NeedBytes(b)
-	})
-}
-
 func TestWriterResp3Degrades(t *testing.T) {
 	var w2, w3 Writer
 	w3.Proto = 3

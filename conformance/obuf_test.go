@@ -1,0 +1,221 @@
+package conformance
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// client-output-buffer-limit, after Redis's tests/unit/obuf-limits.tcl.
+// How much output a socket absorbs before it blocks is the kernel's, and
+// differs between the two servers' connections, so each case runs its
+// procedure against each server on its own and compares what happened:
+// whether and when the slow client was closed, and what CLIENT LIST showed
+// of its output buffer on the way.
+
+const defaultOutputBufferLimit = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+
+// setOutputBufferLimit sets client-output-buffer-limit on both servers
+// and restores Redis's default when the test ends.
+func setOutputBufferLimit(t *testing.T, value string) {
+	t.Helper()
+	Connect(t).Do("CONFIG", "SET", "client-output-buffer-limit", value)
+	t.Cleanup(func() { Connect(t).Do("CONFIG", "SET", "client-output-buffer-limit", defaultOutputBufferLimit) })
+}
+
+// dialSlowReader connects with a small receive buffer, so that the
+// server's output backs up after little data.
+func dialSlowReader(t *testing.T, addr string) *Conn {
+	t.Helper()
+	d := net.Dialer{Timeout: 5 * time.Second, Control: func(network, address string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &Conn{nc: nc, r: bufio.NewReader(nc), Addr: addr}
+}
+
+// clientLine returns the CLIENT LIST line of the client named name, "" if
+// it is gone.
+func clientLine(t *testing.T, c *Conn, name string) string {
+	t.Helper()
+	v, err := c.Do("CLIENT", "LIST")
+	if err != nil {
+		t.Fatalf("%s: CLIENT LIST: %v", c.Addr, err)
+	}
+	for _, line := range strings.Split(v.Str, "\n") {
+		if strings.Contains(line, " name="+name+" ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// clientField returns a numeric CLIENT LIST field of line.
+func clientField(line, field string) int64 {
+	_, vals := clientFields(line)
+	n, _ := strconv.ParseInt(vals[field], 10, 64)
+	return n
+}
+
+// subscribeSlow subscribes a slow reader named name to channel foo.
+func subscribeSlow(t *testing.T, addr, name string) *Conn {
+	t.Helper()
+	sub := dialSlowReader(t, addr)
+	for _, cmd := range [][]string{{"CLIENT", "SETNAME", name}, {"SUBSCRIBE", "foo"}} {
+		if _, err := sub.Do(cmd...); err != nil {
+			t.Fatalf("%s: %q: %v", addr, cmd, err)
+		}
+	}
+	return sub
+}
+
+// outcome is what a procedure observed on one server.
+type outcome map[string]string
+
+func (p *Pair) outcomesMatch(what string, l, r outcome) {
+	p.t.Helper()
+	lv := Value{Kind: '+', Str: fmt.Sprint(map[string]string(l))}
+	rv := Value{Kind: '+', Str: fmt.Sprint(map[string]string(r))}
+	p.check(what, lv, rv, lv.Str == rv.Str)
+}
+
+// TestOutputBufferPubSubHardLimit is "Client output buffer hard limit is
+// enforced": a subscriber that does not read is closed once its output
+// buffer (CLIENT LIST omem) reaches the hard limit; until then it stays.
+func TestOutputBufferPubSubHardLimit(t *testing.T) {
+	p := Connect(t)
+	setOutputBufferLimit(t, "pubsub 100000 0 0")
+	msg := strings.Repeat("x", 1000)
+	run := func(addr string) outcome {
+		sub := subscribeSlow(t, addr, "hardsub")
+		pub := mustDial(t, addr)
+		var last int64
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			burst := 1
+			if last == 0 {
+				burst = 50 // the kernel's buffers fill first
+			}
+			for i := 0; i < burst; i++ {
+				mustDo(t, pub, "PUBLISH", "foo", msg)
+			}
+			line := clientLine(t, pub, "hardsub")
+			if line == "" {
+				return outcome{
+					"closed": "true",
+					// Redis counts its reply list in blocks (20504
+					// bytes here), lockkv in bytes: both were closed
+					// before omem reached the limit, not long before.
+					"last omem in [70000, 100000)": strconv.FormatBool(last >= 70000 && last < 100000),
+					"connection closed":            strconv.FormatBool(drainedToEOF(sub)),
+				}
+			}
+			last = clientField(line, "omem")
+		}
+		return outcome{"closed": "false"}
+	}
+	p.outcomesMatch("pubsub hard limit", run(p.L.Addr), run(p.R.Addr))
+}
+
+// drainedToEOF reads c until the server closes it.
+func drainedToEOF(c *Conn) bool {
+	buf := make([]byte, 64*1024)
+	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		if _, err := c.r.Read(buf); err != nil {
+			ne, ok := err.(net.Error)
+			return !(ok && ne.Timeout())
+		}
+	}
+}
+
+// TestOutputBufferSoftLimit is "Client output buffer soft limit is not
+// enforced too early and is enforced when no traffic": over the soft
+// limit a subscriber stays connected for the soft seconds, then is closed
+// by the server's periodic check although nothing more is published.
+func TestOutputBufferSoftLimit(t *testing.T) {
+	p := Connect(t)
+	setOutputBufferLimit(t, "pubsub 0 100000 1")
+	msg := strings.Repeat("x", 1000)
+	run := func(addr string) outcome {
+		sub := subscribeSlow(t, addr, "softsub")
+		pub := mustDial(t, addr)
+		var over time.Time // when omem was last seen under the limit, once over
+		underAt := time.Now()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			mustDo(t, pub, "PUBLISH", "foo", msg)
+			line := clientLine(t, pub, "softsub")
+			if line == "" {
+				return outcome{"closed while publishing": "true"}
+			}
+			if clientField(line, "omem") <= 100000 {
+				underAt = time.Now()
+				over = time.Time{}
+				continue
+			}
+			if over.IsZero() {
+				over = underAt
+			}
+			if time.Since(over) >= time.Second {
+				break // over the limit past its seconds, and still there
+			}
+		}
+		if over.IsZero() {
+			return outcome{"went over": "false"}
+		}
+		gone := false
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if clientLine(t, pub, "softsub") == "" {
+				gone = true
+				break
+			}
+		}
+		return outcome{"stayed over for the soft seconds": "true", "closed without traffic": strconv.FormatBool(gone),
+			"connection closed": strconv.FormatBool(gone && drainedToEOF(sub))}
+	}
+	p.outcomesMatch("pubsub soft limit", run(p.L.Addr), run(p.R.Addr))
+}
+
+// TestOutputBufferNormalSingleReply is "No response for single command if
+// client output buffer hard limit is enforced": a reply over the normal
+// class's hard limit closes the client before any of it is sent.
+func TestOutputBufferNormalSingleReply(t *testing.T) {
+	p := NewPair(t)
+	item := strings.Repeat("x", 1000)
+	for i := 0; i < 150; i++ {
+		p.Do("LPUSH", "mylist", item)
+	}
+	setOutputBufferLimit(t, "normal 100000 0 0")
+	q := Connect(t)
+	q.Do("CLIENT", "SETNAME", "mybiglist")
+	q.Send("LRANGE", "mylist", "0", "-1")
+	q.Closed(5 * time.Second) // closed, and nothing received
+	for _, c := range []*Conn{p.L, p.R} {
+		if line := clientLine(t, c, "mybiglist"); line != "" {
+			t.Errorf("%s: the client is still there: %s", c.Addr, line)
+		}
+	}
+	// A reply under the limit, in a pipeline of small ones, is sent.
+	q = Connect(t)
+	q.Send("LRANGE", "mylist", "0", "50")
+	q.Send("PING")
+	q.Receive()
+	q.Receive()
+}
