@@ -473,8 +473,9 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 // TestClusterMembership: a node joins a running cluster through --join
 // (RAFT.NODE ADD sent to a member, following MOVED to the leader): Start
 // returns once it is a voter holding the data. Removed with RAFT.NODE
-// REMOVE, it logs that once and stops taking part: its Raft port closes,
-// clients get CLUSTERDOWN, INFO says removed.
+// REMOVE (the leader tells it so in answer to its next progress report),
+// it logs that once and stops taking part: its Raft port closes, clients
+// get CLUSTERDOWN, INFO says removed.
 func TestClusterMembership(t *testing.T) {
 	tc := startCluster(t, 3)
 	ctx := context.Background()

@@ -9,8 +9,9 @@ import (
 // implements it next to Cluster. done is called on the command goroutine.
 type ClusterAdmin interface {
 	AddNode(id, raftAddr, clientAddr string, voter bool, done func(error))
-	// Ack records a follower's progress (RAFT.ACK).
-	Ack(id string, match, applied uint64)
+	// Ack records a follower's progress (RAFT.NODE ACK); an error is
+	// the reply (a follower this leader removed learns it so).
+	Ack(id string, match, applied uint64) error
 	RemoveNode(id string, done func(error))
 }
 
@@ -181,7 +182,10 @@ func raftNodeAck(c *Ctx, args [][]byte) {
 		c.Error(ErrNotInt)
 		return
 	}
-	adm.Ack(string(args[2]), uint64(match), uint64(applied))
+	if err := adm.Ack(string(args[2]), uint64(match), uint64(applied)); err != nil {
+		c.Error("ERR " + err.Error())
+		return
+	}
 	c.E.waitRecheck()
 	c.W.OK()
 }

@@ -212,6 +212,7 @@ func (n *Node) addNode(id, raftAddr, clientAddr string, voter bool) error {
 			return err
 		}
 	}
+	n.run(func(*commands.Engine) { delete(n.removedIDs, id) }) // added again
 	added := false
 	since := n.raft.CommitIndex()
 	if existing == nil {
@@ -363,9 +364,14 @@ func (n *Node) removeNode(id string) error {
 	}
 	if id != n.cfg.NodeID {
 		n.proposeMembers(Member{ID: id})
+		n.run(func(*commands.Engine) { n.removedIDs[id] = struct{}{} })
 	}
 	return nil
 }
+
+// errRemovedReply answers the progress reports of a node this leader
+// removed.
+var errRemovedReply = errors.New("this node was removed from the cluster")
 
 // removedGrace is how long a node waits, out of the configuration and
 // unheard of by any leader, before it takes itself as removed: a removal
@@ -386,8 +392,10 @@ var stableRemovedKey = []byte("lockkv_removed")
 // commits. A follower gets the entry that removes it (the leader sends
 // the log up to it before it stops replicating to that follower) but
 // never learns that it committed, and stays a follower that no longer
-// campaigns; it is taken as removed once it has been out of the
-// configuration, and unheard of by any leader, for removedGrace.
+// campaigns; it is taken as removed once the leader confirms it (it
+// answers the node's progress report so, acks.go), or once it has been
+// out of the configuration, and unheard of by any leader, for
+// removedGrace.
 func (n *Node) checkRemoved(suspect *time.Time) bool {
 	self := raft.ServerID(n.cfg.NodeID)
 	conf := n.config()
@@ -414,7 +422,7 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 		return false
 	}
 	grace := n.removedGrace()
-	if now.Sub(*suspect) < grace || now.Sub(n.raft.LastContact()) < grace {
+	if !n.removalConfirmed.Load() && (now.Sub(*suspect) < grace || now.Sub(n.raft.LastContact()) < grace) {
 		return false
 	}
 	n.becomeRemoved()

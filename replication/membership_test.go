@@ -133,8 +133,9 @@ func TestAddFailsWithoutProgress(t *testing.T) {
 }
 
 // TestRemovedNodeStaysOut: a removed follower (with a data directory)
-// stops Raft after the grace period, and its data directory refuses to
-// start again as a member.
+// stops Raft after the grace period (its progress reports reach no leader
+// in this package's clusters, so the leader cannot tell it sooner), and
+// its data directory refuses to start again as a member.
 func TestRemovedNodeStaysOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts clusters")

@@ -183,6 +183,11 @@ type Node struct {
 	// from the cluster (membership.go).
 	removed   atomic.Bool
 	removedCh chan struct{}
+	// removalConfirmed is set when the leader answered this node's
+	// progress report that it removed it; removedIDs are the nodes this
+	// leader removed (command goroutine).
+	removalConfirmed atomic.Bool
+	removedIDs       map[string]struct{}
 
 	// clusterID is the cluster's identity ([]byte, idSize bytes, or
 	// empty while unknown); hasState is set once the node has a log or a
@@ -280,19 +285,20 @@ func New(cfg Config, run Runner) (*Node, error) {
 	var seed [8]byte
 	crand.Read(seed[:])
 	n := &Node{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		run:       run,
-		origin:    binary.LittleEndian.Uint64(seed[:]) | 1,
-		members:   map[string]string{},
-		kick:      make(chan struct{}, 1),
-		stored:    make(chan struct{}, 1),
-		futures:   make(chan proposal, 8192),
-		readKick:  make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		removedCh: make(chan struct{}),
-		sec:       sec,
-		refusals:  newRefusalLog(cfg.Logger),
+		cfg:        cfg,
+		log:        cfg.Logger,
+		run:        run,
+		origin:     binary.LittleEndian.Uint64(seed[:]) | 1,
+		members:    map[string]string{},
+		removedIDs: map[string]struct{}{},
+		kick:       make(chan struct{}, 1),
+		stored:     make(chan struct{}, 1),
+		futures:    make(chan proposal, 8192),
+		readKick:   make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		removedCh:  make(chan struct{}),
+		sec:        sec,
+		refusals:   newRefusalLog(cfg.Logger),
 	}
 	n.leaderID.Store(raft.ServerID(""))
 	n.clusterID.Store([]byte(nil))
