@@ -136,6 +136,7 @@ func TestMembershipAddChecks(t *testing.T) {
 	refuses("ERR refusing to add n6: Raft address "+tc.peers[1].RaftAddr+" is member n2's", "ADD", "n6", tc.peers[1].RaftAddr, "127.0.0.1:7001")
 	refuses("ERR refusing to add n2: it is already a member with Raft address "+tc.peers[1].RaftAddr, "ADD", "n2", "127.0.0.1:7000", "127.0.0.1:7001")
 	refuses("ERR no such node 'nosuch' in the cluster", "REMOVE", "nosuch")
+	refuses("ERR invalid node ID: "+commands.NodeIDRule, "REMOVE", "no\r\nsuch")
 
 	// A node that is another one than named.
 	_, p5 := newNode(t, "n5", nil)

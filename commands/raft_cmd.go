@@ -136,6 +136,10 @@ func raftNodeAdd(c *Ctx, args [][]byte) {
 
 // RAFT.NODE REMOVE id
 func raftNodeRemove(c *Ctx, args [][]byte) {
+	if !ValidNodeID(string(args[2])) {
+		c.Error(ErrRaftNodeID)
+		return
+	}
 	adm := c.clusterAdmin(c.Spec, args)
 	if adm == nil {
 		return
