@@ -336,6 +336,52 @@ func TestMembershipRemoveLeader(t *testing.T) {
 	old.Close()
 }
 
+// TestMembershipRemovedWhileDown: the usual removal is of a node that is
+// down. Restarted with its old state it has not got the entry that
+// removed it (unless the leader's last attempt to send it arrives after
+// the restart), so it campaigns in vain (pre-vote keeps it from
+// disturbing the others); after ten election timeouts without a leader it
+// asks the members who leads, learns that it is no member, and stops.
+func TestMembershipRemovedWhileDown(t *testing.T) {
+	base := t.TempDir()
+	logs := make([]*captureHandler, 3)
+	i := 0
+	tc := startClusterCfg(t, 3, func(c *Config) {
+		c.Cluster.DataDir = filepath.Join(base, c.Cluster.NodeID)
+		logs[i] = &captureHandler{}
+		c.Logger = slog.New(logs[i])
+		i++
+	})
+	ctx := context.Background()
+	l := tc.leader()
+	d := (l + 1) % 3
+	defer func() {
+		if t.Failed() {
+			for i, h := range logs {
+				h.mu.Lock()
+				t.Logf("log of %s:\n%s", tc.peers[i].ID, strings.Join(h.msgs, "\n"))
+				h.mu.Unlock()
+			}
+		}
+	}()
+	tc.stop(d)
+	if err := tc.client(l).Do(ctx, "RAFT.NODE", "REMOVE", tc.peers[d].ID).Err(); err != nil {
+		t.Fatalf("REMOVE of the stopped node: %v", err)
+	}
+	tc.start(d)
+	select {
+	case <-tc.srvs[d].Node().Removed():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the node removed while down does not stop")
+	}
+	if n := logs[d].count(slog.LevelWarn, replication.RemovedMsg); n != 1 {
+		t.Errorf("it logged its removal %d times", n)
+	}
+	if err := tc.client(tc.leader()).Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestJoinFailsFast: --join ends at once, with the reason, when the
 // cluster refuses the password or is another cluster than the node's own,
 // instead of retrying until JoinTimeout.

@@ -45,6 +45,9 @@ func (n *Node) acker() {
 		peer     *peerConn
 		lastSent [2]uint64
 		sentAt   time.Time
+		// leaderless is since when this node has known no leader (as a
+		// follower), asked when it last asked the members about it.
+		leaderless, asked time.Time
 	)
 	defer func() {
 		if peer != nil {
@@ -59,14 +62,26 @@ func (n *Node) acker() {
 		case <-n.stop:
 			return
 		}
-		if n.raft.State() != raftFollower {
-			continue
-		}
-		var addr string
+		state := n.raft.State()
 		_, id := n.raft.LeaderWithID()
-		if id == "" {
+		if state == raft.Shutdown {
 			continue
 		}
+		if state != raftFollower || id == "" {
+			now := time.Now()
+			if leaderless.IsZero() {
+				leaderless = now
+			}
+			if grace := n.removedGrace(); now.Sub(leaderless) > grace && now.Sub(asked) > grace {
+				asked = now
+				if n.leaderSaysRemoved() {
+					n.removalConfirmed.Store(true)
+				}
+			}
+			continue
+		}
+		leaderless = time.Time{}
+		var addr string
 		n.run(func(*commands.Engine) { addr = n.clientAddr(string(id)) })
 		if addr == "" {
 			continue

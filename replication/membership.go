@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -400,6 +401,11 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 	self := raft.ServerID(n.cfg.NodeID)
 	conf := n.config()
 	in := slices.ContainsFunc(conf, func(s raft.Server) bool { return s.ID == self })
+	if n.removalConfirmed.Load() {
+		// A leader said so (acks.go): whatever this node's log holds.
+		n.becomeRemoved()
+		return true
+	}
 	if n.raft.State() == raft.Shutdown {
 		select {
 		case <-n.stop:
@@ -422,11 +428,52 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 		return false
 	}
 	grace := n.removedGrace()
-	if !n.removalConfirmed.Load() && (now.Sub(*suspect) < grace || now.Sub(n.raft.LastContact()) < grace) {
+	if now.Sub(*suspect) < grace || now.Sub(n.raft.LastContact()) < grace {
 		return false
 	}
 	n.becomeRemoved()
 	return true
+}
+
+// leaderSaysRemoved asks the members this node knows, on their client
+// ports, which of them leads, and reports whether that leader, of this
+// node's cluster, has no member with this node's ID and Raft address: the
+// node was removed while cut off (it never got the entry that removed it,
+// and campaigns in vain), or another node took its ID. It runs on the
+// acker's goroutine after removedGrace without a leader.
+func (n *Node) leaderSaysRemoved() bool {
+	ours := n.ClusterID() // "" if it stopped before learning it: any will do
+	var addrs []string
+	n.run(func(*commands.Engine) {
+		for _, s := range n.config() {
+			if a := n.clientAddr(string(s.ID)); string(s.ID) != n.cfg.NodeID && a != "" {
+				addrs = append(addrs, a)
+			}
+		}
+	})
+	for _, a := range addrs {
+		c, err := dialPeer(a, n.cfg.Password, n.cfg.ClientTLS, time.Second)
+		if err != nil {
+			continue
+		}
+		reply, err := c.call(time.Second, []byte("INFO"), []byte("replication"))
+		c.Close()
+		if err != nil {
+			continue
+		}
+		state, _ := infoField(reply, "raft_state")
+		id, _ := infoField(reply, "raft_cluster_id")
+		if state != "leader" || (ours != "" && id != ours) {
+			continue
+		}
+		self := "id=" + n.cfg.NodeID + ",raft_addr=" + n.cfg.RaftAdvertise + ","
+		member := bytes.Contains(reply, []byte(":"+self))
+		if !member {
+			n.log.Warn("the leader does not count this node as a member", "node", n.cfg.NodeID, "leader_client_addr", a)
+		}
+		return !member
+	}
+	return false
 }
 
 // RemovedMsg is what a removed node logs, once, at WARN.
