@@ -437,10 +437,10 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 
 // leaderSaysRemoved asks the members this node knows, on their client
 // ports, which of them leads, and reports whether that leader, of this
-// node's cluster, has no member with this node's ID and Raft address: the
-// node was removed while cut off (it never got the entry that removed it,
-// and campaigns in vain), or another node took its ID. It runs on the
-// acker's goroutine after removedGrace without a leader.
+// node's cluster, has no member with this node's ID: the node was removed
+// while down or cut off (it never got the entry that removed it, and
+// campaigns in vain). It runs on the acker's goroutine after
+// removedGrace without a leader.
 func (n *Node) leaderSaysRemoved() bool {
 	ours := n.ClusterID() // "" if it stopped before learning it: any will do
 	var addrs []string
@@ -466,8 +466,9 @@ func (n *Node) leaderSaysRemoved() bool {
 		if state != "leader" || (ours != "" && id != ours) {
 			continue
 		}
-		self := "id=" + n.cfg.NodeID + ",raft_addr=" + n.cfg.RaftAdvertise + ","
-		member := bytes.Contains(reply, []byte(":"+self))
+		// By ID only: the address in the configuration may be written
+		// otherwise than this node's --raft-advertise (a name, an IP).
+		member := bytes.Contains(reply, []byte(":id="+n.cfg.NodeID+",raft_addr="))
 		if !member {
 			n.log.Warn("the leader does not count this node as a member", "node", n.cfg.NodeID, "leader_client_addr", a)
 		}
