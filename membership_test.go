@@ -424,7 +424,23 @@ func TestJoinFailsFast(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--join of another cluster's node: %v, want ...%q...", err, want)
 	}
-	// And the cluster never heard of it.
+	// A node with state but no cluster ID: bootstrapped with a peer that
+	// never came, so no leader ever made one up.
+	dir = filepath.Join(t.TempDir(), "c1")
+	c1, _ := newNode(t, "c1", func(c *Config) {
+		c.Cluster.Bootstrap = true
+		c.Cluster.DataDir = dir
+		c.Cluster.Peers = []replication.Peer{{ID: "c1", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: freeAddr(t)}}
+	})
+	c1.Close()
+	err = join("c1", func(c *Config) {
+		c.RequirePass = "pw"
+		c.Cluster.DataDir = dir
+	})
+	if want := "this node has Raft state of its own but no cluster ID"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--join of a node with state but no ID: %v, want ...%q...", err, want)
+	}
+	// And the cluster never heard of them.
 	mc := redis.NewClient(&redis.Options{Addr: member, Password: "pw"})
 	defer mc.Close()
 	if got := members(t, mc); fmt.Sprint(got) != "[n1:1]" {
