@@ -217,6 +217,9 @@ func (n *Node) addNode(id, raftAddr, clientAddr string, voter bool) error {
 	added := false
 	since := n.raft.CommitIndex()
 	if existing == nil {
+		// What a node of this ID said before (removed since) is not
+		// what this one will say.
+		n.progress.forget(id)
 		f := n.raft.AddNonvoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, changeTimeout)
 		if err := f.Error(); err != nil {
 			return fmt.Errorf("adding %s as a non-voter: %w", id, err)

@@ -87,6 +87,13 @@ func (t *progressTransport) Close() error {
 	return nil
 }
 
+// forget drops what was heard from follower id.
+func (t *progressTransport) forget(id string) {
+	t.mu.Lock()
+	delete(t.peers, raft.ServerID(id))
+	t.mu.Unlock()
+}
+
 // progress is what was last heard from follower id (the zero value if
 // nothing).
 func (t *progressTransport) progress(id string) peerProgress {
