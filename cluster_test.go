@@ -471,8 +471,11 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 }
 
 // TestClusterMembership: a node joins a running cluster through --join
-// (RAFT.NODE ADD sent to a member, following MOVED to the leader), gets
-// the data, and is removed with RAFT.NODE REMOVE.
+// (RAFT.NODE ADD sent to a member, following MOVED to the leader): Start
+// returns once it is a voter holding the data. Removed with RAFT.NODE
+// REMOVE (the leader tells it so in answer to its next progress report),
+// it logs that once and stops taking part: its Raft port closes, clients
+// get CLUSTERDOWN, INFO says removed.
 func TestClusterMembership(t *testing.T) {
 	tc := startCluster(t, 3)
 	ctx := context.Background()
@@ -483,7 +486,8 @@ func TestClusterMembership(t *testing.T) {
 	}
 	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
 	follower := tc.peers[(l+1)%3].ClientAddr
-	s4 := NewServer(Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+	log4 := &captureHandler{}
+	s4 := NewServer(Config{Addr: p.ClientAddr, Logger: slog.New(log4), Cluster: &replication.Config{
 		NodeID: p.ID, RaftAddr: p.RaftAddr, Join: follower,
 		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
 	}})
@@ -496,7 +500,12 @@ func TestClusterMembership(t *testing.T) {
 		s4.Do(func(e *commands.Engine) { ok = e.DBs[0].Peek(key) != nil })
 		return ok
 	}
-	waitFor(t, "n4 to hold the data", func() bool { return has4("before") })
+	if got := members(t, lc); fmt.Sprint(got) != "[n1:1 n2:1 n3:1 n4:1]" {
+		t.Fatalf("configuration once --join returned: %v", got)
+	}
+	if !has4("before") {
+		t.Fatal("n4 is a voter without the data written before")
+	}
 	if err := lc.Set(ctx, "after", "1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +521,28 @@ func TestClusterMembership(t *testing.T) {
 		info, _ := lc.Info(ctx, "replication").Result()
 		return strings.Contains(info, "connected_slaves:2") && !strings.Contains(info, "id=n4,")
 	})
-	if err := tc.client((l+1)%3).Do(ctx, "RAFT.NODE", "REMOVE", "n2").Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+	select {
+	case <-s4.Node().Removed():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the removed node does not stop")
+	}
+	if n := log4.count(slog.LevelWarn, replication.RemovedMsg); n != 1 {
+		t.Errorf("n4 logged its removal %d times", n)
+	}
+	c4 := redis.NewClient(&redis.Options{Addr: p.ClientAddr, MaxRetries: -1})
+	defer c4.Close()
+	if err := c4.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != commands.ErrClusterDown {
+		t.Errorf("SET on the removed node: %v", err)
+	}
+	if st := infoField(t, c4, "raft_state"); st != "removed" {
+		t.Errorf("the removed node's raft_state = %q", st)
+	}
+	if c, err := net.DialTimeout("tcp", p.RaftAddr, time.Second); err == nil {
+		c.Close()
+		t.Error("the removed node's Raft port still accepts connections")
+	}
+	l = tc.leader() // it may have changed meanwhile on a loaded machine
+	if err := tc.client((l+1)%3).Do(ctx, "RAFT.NODE", "REMOVE", tc.peers[(l+2)%3].ID).Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
 		t.Fatalf("RAFT.NODE REMOVE on a follower: %v", err)
 	}
 }

@@ -12,16 +12,31 @@ import (
 
 // captureHandler keeps the messages logged.
 type captureHandler struct {
-	mu   sync.Mutex
-	msgs []string
+	mu     sync.Mutex
+	msgs   []string
+	levels []slog.Level
 }
 
 func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
 func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
 	h.msgs = append(h.msgs, r.Message)
+	h.levels = append(h.levels, r.Level)
 	h.mu.Unlock()
 	return nil
+}
+
+// count returns how many messages were msg at level.
+func (h *captureHandler) count(level slog.Level, msg string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for i, m := range h.msgs {
+		if m == msg && h.levels[i] == level {
+			n++
+		}
+	}
+	return n
 }
 func (h *captureHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *captureHandler) WithGroup(string) slog.Handler      { return h }

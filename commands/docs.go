@@ -244,7 +244,7 @@ var ownDocs = map[string]*cmdDoc{
 		container:  true,
 	},
 	"raft.node|add": {
-		summary:    "Adds a node to the Raft cluster, as a voter (the default) or a non-voter. Replies once the membership change is committed.",
+		summary:    "Adds a node to the Raft cluster, as a voter (the default) or a non-voter. The leader checks the node through the Raft handshake, adds it as a non-voter, and promotes it once it has caught up; replies when that is done.",
 		since:      "1.0.0",
 		group:      "cluster",
 		complexity: "O(N) where N is the number of nodes in the cluster.",
@@ -270,11 +270,17 @@ var ownDocs = map[string]*cmdDoc{
 		},
 	},
 	"raft.node|remove": {
-		summary:    "Removes a node from the Raft cluster. Replies once the membership change is committed.",
+		summary:    "Removes a node from the Raft cluster. Replies once the membership change is committed; the removed node stops.",
 		since:      "1.0.0",
 		group:      "cluster",
 		complexity: "O(N) where N is the number of nodes in the cluster.",
 		args:       []docArg{{name: "node-id", typ: "string"}},
+	},
+	"raft.node|help": {
+		summary:    "Show helpful text about the different subcommands",
+		since:      "1.0.0",
+		group:      "cluster",
+		complexity: "O(1)",
 	},
 }
 

@@ -360,6 +360,21 @@ const (
 	ErrNoSuchMaster      = "ERR No such master with that name"
 )
 
+// RAFT.NODE (lockkv's own).
+const ErrRaftNodeID = "ERR invalid node ID: " + NodeIDRule
+
+// ErrRaftAddr is RAFT.NODE ADD's error for a Raft address that is not
+// host:port.
+func ErrRaftAddr(a []byte) string {
+	return "ERR invalid Raft address '" + truncate(string(a), 128) + "': want host:port"
+}
+
+// ErrRaftClientAddr is RAFT.NODE ADD's error for a client address that is
+// not host:port.
+func ErrRaftClientAddr(a []byte) string {
+	return "ERR invalid client address '" + truncate(string(a), 128) + "': want host:port"
+}
+
 // SentinelQuorumOK is SENTINEL CKQUORUM's status reply (a format for the
 // number of usable Sentinels).
 const SentinelQuorumOK = "OK %d usable Sentinels. Quorum and failover authorization can be reached"

@@ -1,13 +1,17 @@
 package commands
 
-import "strings"
+import (
+	"net"
+	"strings"
+)
 
 // ClusterAdmin changes the cluster's membership; the replication layer
 // implements it next to Cluster. done is called on the command goroutine.
 type ClusterAdmin interface {
 	AddNode(id, raftAddr, clientAddr string, voter bool, done func(error))
-	// Ack records a follower's progress (RAFT.ACK).
-	Ack(id string, match, applied uint64)
+	// Ack records a follower's progress (RAFT.NODE ACK); an error is
+	// the reply (a follower this leader removed learns it so).
+	Ack(id string, match, applied uint64) error
 	RemoveNode(id string, done func(error))
 }
 
@@ -19,7 +23,55 @@ var raftCommands = []*Spec{
 		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeAdd},
 		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, ACL: []string{"admin", "fast", "dangerous"}, Fn: raftNodeAck},
 		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeRemove},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: raftNodeHelp},
 	}},
+}
+
+var raftNodeHelpLines = []string{
+	"ADD <node-id> <raft-address> <client-address> [VOTER|NONVOTER]",
+	"    Add a node, on the leader. The leader checks through the Raft handshake that",
+	"    <raft-address> is node <node-id> and belongs to no other cluster, adds it as",
+	"    a non-voter, and (VOTER, the default) makes it a voter once it has caught up.",
+	"    Replies when that is done, or with the reason it was refused.",
+	"REMOVE <node-id>",
+	"    Remove a node, on the leader. A removed node stops.",
+	"ACK <node-id> <match-index> <applied-index>",
+	"    A follower's progress report to the leader (sent by the nodes themselves).",
+}
+
+func raftNodeHelp(c *Ctx, args [][]byte) { replyHelp(c, "raft.node", raftNodeHelpLines) }
+
+// NodeIDRule says what ValidNodeID accepts.
+const NodeIDRule = "a node ID is 1 to 255 printable ASCII characters, without spaces"
+
+// ValidNodeID reports whether id may name a Raft node: the handshake
+// carries at most 255 bytes, and a node ID appears in logs, INFO lines and
+// error replies, so it holds no space, control or non-ASCII byte.
+func ValidNodeID(id string) bool {
+	if len(id) == 0 || len(id) > 255 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// validHostPort reports whether a is host:port with a non-empty host and a
+// port from 1 to 65535 (whether the host resolves is the leader's check,
+// off the command goroutine).
+func validHostPort(a string) bool {
+	if len(a) > 255 {
+		return false
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host == "" || strings.ContainsAny(host, " \t\r\n") {
+		return false
+	}
+	p, ok := ParseInt([]byte(port))
+	return ok && p >= 1 && p <= 65535
 }
 
 func init() { Register(raftCommands) }
@@ -55,6 +107,17 @@ func raftNodeAdd(c *Ctx, args [][]byte) {
 			return
 		}
 	}
+	switch {
+	case !ValidNodeID(string(args[2])):
+		c.Error(ErrRaftNodeID)
+		return
+	case !validHostPort(string(args[3])):
+		c.Error(ErrRaftAddr(args[3]))
+		return
+	case !validHostPort(string(args[4])):
+		c.Error(ErrRaftClientAddr(args[4]))
+		return
+	}
 	adm := c.clusterAdmin(c.Spec, args)
 	if adm == nil {
 		return
@@ -73,6 +136,10 @@ func raftNodeAdd(c *Ctx, args [][]byte) {
 
 // RAFT.NODE REMOVE id
 func raftNodeRemove(c *Ctx, args [][]byte) {
+	if !ValidNodeID(string(args[2])) {
+		c.Error(ErrRaftNodeID)
+		return
+	}
 	adm := c.clusterAdmin(c.Spec, args)
 	if adm == nil {
 		return
@@ -119,7 +186,10 @@ func raftNodeAck(c *Ctx, args [][]byte) {
 		c.Error(ErrNotInt)
 		return
 	}
-	adm.Ack(string(args[2]), uint64(match), uint64(applied))
+	if err := adm.Ack(string(args[2]), uint64(match), uint64(applied)); err != nil {
+		c.Error("ERR " + err.Error())
+		return
+	}
 	c.E.waitRecheck()
 	c.W.OK()
 }

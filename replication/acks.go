@@ -1,8 +1,11 @@
 package replication
 
 import (
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
 )
@@ -19,12 +22,21 @@ type ack struct {
 	at             time.Time
 }
 
-// Ack records a follower's progress (command goroutine).
-func (n *Node) Ack(id string, match, applied uint64) {
+// Ack records a follower's progress (command goroutine). A follower this
+// leader removed is told so: it stops at once instead of after
+// removedGrace (membership.go).
+func (n *Node) Ack(id string, match, applied uint64) error {
+	if _, ok := n.removedIDs[id]; ok {
+		if !slices.ContainsFunc(n.config(), func(s raft.Server) bool { return string(s.ID) == id }) {
+			return errRemovedReply
+		}
+		delete(n.removedIDs, id) // added again since
+	}
 	if n.acks == nil {
 		n.acks = map[string]ack{}
 	}
 	n.acks[id] = ack{match: match, applied: applied, at: time.Now()}
+	return nil
 }
 
 func (n *Node) acker() {
@@ -33,6 +45,9 @@ func (n *Node) acker() {
 		peer     *peerConn
 		lastSent [2]uint64
 		sentAt   time.Time
+		// leaderless is since when this node has known no leader (as a
+		// follower), asked when it last asked the members about it.
+		leaderless, asked time.Time
 	)
 	defer func() {
 		if peer != nil {
@@ -47,14 +62,26 @@ func (n *Node) acker() {
 		case <-n.stop:
 			return
 		}
-		if n.raft.State() != raftFollower {
-			continue
-		}
-		var addr string
+		state := n.raft.State()
 		_, id := n.raft.LeaderWithID()
-		if id == "" {
+		if state == raft.Shutdown {
 			continue
 		}
+		if state != raftFollower || id == "" {
+			now := time.Now()
+			if leaderless.IsZero() {
+				leaderless = now
+			}
+			if grace := n.removedGrace(); now.Sub(leaderless) > grace && now.Sub(asked) > grace {
+				asked = now
+				if n.leaderSaysRemoved() {
+					n.removalConfirmed.Store(true)
+				}
+			}
+			continue
+		}
+		leaderless = time.Time{}
+		var addr string
 		n.run(func(*commands.Engine) { addr = n.clientAddr(string(id)) })
 		if addr == "" {
 			continue
@@ -75,6 +102,9 @@ func (n *Node) acker() {
 		}
 		_, err := peer.call(time.Second, []byte("RAFT.NODE"), []byte("ACK"), []byte(n.cfg.NodeID),
 			strconv.AppendUint(nil, cur[0], 10), strconv.AppendUint(nil, cur[1], 10))
+		if err != nil && err.Error() == "ERR "+errRemovedReply.Error() {
+			n.removalConfirmed.Store(true)
+		}
 		if _, refused := err.(errorReply); err != nil && !refused {
 			peer.Close()
 			peer = nil

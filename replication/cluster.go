@@ -30,7 +30,7 @@ func (n *Node) Self() commands.Node {
 
 // Leader is the current leader, if known.
 func (n *Node) Leader() (commands.Node, bool) {
-	if n.raft == nil {
+	if n.raft == nil || n.removed.Load() {
 		return commands.Node{}, false
 	}
 	addr, id := n.raft.LeaderWithID()
@@ -113,46 +113,19 @@ func (n *Node) Status() commands.ClusterStatus {
 		n.snapAt = time.Now()
 	}
 	st.LastSnapshotIndex = n.snapIndex
-	switch n.raft.State() {
-	case raft.Leader:
+	switch state := n.raft.State(); {
+	case n.removed.Load():
+		st.State = "removed"
+	case state == raft.Leader:
 		st.State = "leader"
-	case raft.Candidate:
+	case state == raft.Candidate:
 		st.State = "candidate"
-	case raft.Follower:
+	case state == raft.Follower:
 		st.State = "follower"
 	default:
 		st.State = "shutdown"
 	}
 	return st
-}
-
-// AddNode adds a member: its client address goes into the registry, then
-// Raft's configuration changes. done runs on the command goroutine.
-func (n *Node) AddNode(id, raftAddr, clientAddr string, voter bool, done func(error)) {
-	if clientAddr != "" {
-		n.proposeMembers(Member{ID: id, ClientAddr: clientAddr})
-	}
-	go func() {
-		var f raft.IndexFuture
-		if voter {
-			f = n.raft.AddVoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, 10*time.Second)
-		} else {
-			f = n.raft.AddNonvoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, 10*time.Second)
-		}
-		err := f.Error()
-		n.run(func(*commands.Engine) { done(err) })
-	}()
-}
-
-// RemoveNode removes a member.
-func (n *Node) RemoveNode(id string, done func(error)) {
-	go func() {
-		err := n.raft.RemoveServer(raft.ServerID(id), 0, 10*time.Second).Error()
-		if err == nil {
-			n.proposeMembers(Member{ID: id})
-		}
-		n.run(func(*commands.Engine) { done(err) })
-	}()
 }
 
 // clientAddr is member id's client address: the registry's, or until the

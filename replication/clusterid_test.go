@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
 )
@@ -16,7 +19,9 @@ func (c *testCluster) addNode(tn *testNode, voter bool) error {
 	c.t.Helper()
 	l := c.nodes[c.leader()]
 	done := make(chan error, 1)
-	l.node.AddNode(tn.cfg.NodeID, tn.cfg.RaftAddr, "", voter, func(err error) { done <- err })
+	l.run(func(*commands.Engine) {
+		l.node.AddNode(tn.cfg.NodeID, tn.cfg.RaftAddr, "", voter, func(err error) { done <- err })
+	})
 	select {
 	case err := <-done:
 		return err
@@ -150,9 +155,12 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 }
 
 // TestClusterIDMismatchRefused: the leader of one cluster is asked to add
-// a node of another (same secret, so only the IDs tell them apart). Its
-// Raft connections are refused both ways, each side logs that once
-// however often Raft retries, and the other cluster's node is untouched.
+// a node of another (same secret, so only the IDs tell them apart).
+// AddNode refuses it, naming both IDs, and the configuration is
+// unchanged. Forced into the configuration behind AddNode's back (Raft's
+// own AddNonvoter), its Raft connections are refused both ways, each side
+// logs that once however often Raft retries, and the other cluster's node
+// is untouched.
 func TestClusterIDMismatchRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts clusters")
@@ -169,10 +177,19 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 	}
 	bState, bDigest := b1.raftState(), b1.digest()
 
-	if err := a.addNode(b1, false); err != nil { // a non-voter: a keeps its quorum
+	err := a.addNode(b1, false)
+	if want := "refusing to add b1: it belongs to another cluster (its cluster ID " + b1.node.ClusterID() + ", this cluster's " + a1.node.ClusterID() + ")"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("AddNode of another cluster's node: %v, want %q...", err, want)
+	}
+	if servers := a1.node.config(); len(servers) != 1 {
+		t.Fatalf("a's configuration after the refusal: %+v", servers)
+	}
+	// A non-voter: a keeps its quorum.
+	if err := a1.node.Raft().AddNonvoter(raft.ServerID(b1.cfg.NodeID), raft.ServerAddress(b1.cfg.RaftAddr), 0, 10*time.Second).Error(); err != nil {
 		t.Fatal(err)
 	}
-	const msg = "belongs to another cluster"
+	// The transport's refusals (AddNode's was logged as a failed change).
+	const msg = "belongs to another cluster (its cluster ID %s, ours"
 	eventually(t, 20*time.Second, func() error {
 		if n := a1.node.refusals.count.Load(); n < 3 {
 			return fmt.Errorf("a1 refused %d times so far", n)
@@ -182,10 +199,10 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 		}
 		return nil
 	})
-	if n := a1.logs.count(msg); n != 1 {
+	if n := a1.logs.count(fmt.Sprintf(msg, b1.node.ClusterID())); n != 1 {
 		t.Errorf("a1 logged %d refusals for %d attempts, want 1:\n%s", n, a1.node.refusals.count.Load(), a1.logs)
 	}
-	if n := b1.logs.count(msg); n != 1 {
+	if n := b1.logs.count(fmt.Sprintf(msg, a1.node.ClusterID())); n != 1 {
 		t.Errorf("b1 logged %d refusals for %d attempts, want 1:\n%s", n, b1.node.refusals.count.Load(), b1.logs)
 	}
 	if got := b1.get("k"); got != "b" {

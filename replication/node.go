@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,7 +53,18 @@ type Config struct {
 	// Peers are the initial members, this node included.
 	Peers []Peer
 	// Join is the client address of a member to ask to add this node.
+	// Start then returns once the node is a voter, or with an error when
+	// the cluster refuses it (a wrong password, another cluster's ID, a
+	// node the leader refuses) or JoinTimeout passes. A node that is
+	// already a member does not ask again.
 	Join string
+	// JoinTimeout bounds how long Join keeps retrying what may pass (no
+	// member answers, no leader yet, a change in progress); default 2m.
+	JoinTimeout time.Duration
+	// CatchUpTimeout is how long a node being added as a voter may make no
+	// progress catching up before the add fails and it is removed again;
+	// default 1m.
+	CatchUpTimeout time.Duration
 	// Forward makes a follower forward the commands it cannot run to the
 	// leader and relay the replies, instead of answering MOVED, so that a
 	// plain client may connect to any node.
@@ -161,6 +174,21 @@ type Node struct {
 	opened bool
 	stable raft.StableStore
 	snaps  raft.SnapshotStore
+	// progress is what this node hears from its followers while it
+	// leads (progress.go).
+	progress *progressTransport
+	// changing names the membership change running (command goroutine).
+	changing string
+	// removed is set, and removedCh closed, once this node was removed
+	// from the cluster (membership.go).
+	removed   atomic.Bool
+	removedCh chan struct{}
+	// removalConfirmed is set when the leader answered this node's
+	// progress report that it removed it; removedIDs are the nodes this
+	// leader removed (command goroutine).
+	removalConfirmed atomic.Bool
+	removedIDs       map[string]struct{}
+
 	// clusterID is the cluster's identity ([]byte, idSize bytes, or
 	// empty while unknown); hasState is set once the node has a log or a
 	// snapshot. Both go into every handshake's hello.
@@ -229,11 +257,26 @@ func New(cfg Config, run Runner) (*Node, error) {
 	if cfg.TrailingLogs == 0 {
 		cfg.TrailingLogs = 10240
 	}
+	if cfg.JoinTimeout <= 0 {
+		cfg.JoinTimeout = 2 * time.Minute
+	}
+	if cfg.CatchUpTimeout <= 0 {
+		cfg.CatchUpTimeout = time.Minute
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if len(cfg.NodeID) > 255 || len(cfg.RaftAdvertise) > 255 {
-		return nil, errors.New("replication: the node ID and the Raft address must be at most 255 bytes")
+	if !commands.ValidNodeID(cfg.NodeID) {
+		return nil, fmt.Errorf("replication: bad node ID %q: %s", cfg.NodeID, commands.NodeIDRule)
+	}
+	if len(cfg.RaftAdvertise) > 255 {
+		return nil, errors.New("replication: the Raft address must be at most 255 bytes")
+	}
+	if cfg.Bootstrap && cfg.Join != "" {
+		return nil, errors.New("replication: --bootstrap forms a new cluster and --join joins one: give one of them")
+	}
+	if cfg.Bootstrap && len(cfg.Peers) > 0 && !slices.ContainsFunc(cfg.Peers, func(p Peer) bool { return p.ID == cfg.NodeID }) {
+		return nil, fmt.Errorf("replication: --peers must include this node (%s)", cfg.NodeID)
 	}
 	sec, err := newRaftSecurity(&cfg)
 	if err != nil {
@@ -242,18 +285,20 @@ func New(cfg Config, run Runner) (*Node, error) {
 	var seed [8]byte
 	crand.Read(seed[:])
 	n := &Node{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		run:      run,
-		origin:   binary.LittleEndian.Uint64(seed[:]) | 1,
-		members:  map[string]string{},
-		kick:     make(chan struct{}, 1),
-		stored:   make(chan struct{}, 1),
-		futures:  make(chan proposal, 8192),
-		readKick: make(chan struct{}, 1),
-		stop:     make(chan struct{}),
-		sec:      sec,
-		refusals: newRefusalLog(cfg.Logger),
+		cfg:        cfg,
+		log:        cfg.Logger,
+		run:        run,
+		origin:     binary.LittleEndian.Uint64(seed[:]) | 1,
+		members:    map[string]string{},
+		removedIDs: map[string]struct{}{},
+		kick:       make(chan struct{}, 1),
+		stored:     make(chan struct{}, 1),
+		futures:    make(chan proposal, 8192),
+		readKick:   make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		removedCh:  make(chan struct{}),
+		sec:        sec,
+		refusals:   newRefusalLog(cfg.Logger),
 	}
 	n.leaderID.Store(raft.ServerID(""))
 	n.clusterID.Store([]byte(nil))
@@ -309,6 +354,10 @@ func (n *Node) Open() error {
 		n.closeStores()
 		return err
 	}
+	if err := n.checkNotRemoved(stable); err != nil {
+		n.closeStores()
+		return err
+	}
 	has, err := raft.HasExistingState(logs, stable, snaps)
 	if err != nil {
 		n.closeStores()
@@ -330,7 +379,9 @@ func (n *Node) raftLogger() hclog.Logger {
 
 // Start starts the transport, bootstraps if asked, and starts Raft and the
 // node's goroutines (opening the stores first if Open was not called).
-// clientAddr is the server's listen address (the default advertised one).
+// With Join it returns once the node was added, or with the reason it was
+// not. clientAddr is the server's listen address (the default advertised
+// one). After an error the caller still calls Shutdown.
 func (n *Node) Start(clientAddr string) error {
 	if err := n.Open(); err != nil {
 		return err
@@ -369,10 +420,11 @@ func (n *Node) Start(clientAddr string) error {
 			n.log.Warn("the Raft port is unauthenticated: anyone who can reach it can write to the cluster; set --requirepass, --raft-secret or --raft-tls-*", "raft", cfg.RaftAddr)
 		}
 	}
-	n.trans = trans
 	if c, ok := trans.(io.Closer); ok {
 		n.closer = append(n.closer, c)
 	}
+	n.progress, trans = trackProgress(trans)
+	n.trans = trans
 
 	if cfg.Bootstrap && !n.hasState.Load() {
 		conf := raft.Configuration{}
@@ -407,11 +459,26 @@ func (n *Node) Start(clientAddr string) error {
 		n.wg.Add(1)
 		go n.watchdog()
 	}
-	if cfg.Join != "" {
-		n.wg.Add(1)
-		go n.join()
-	}
 	n.log.Info("raft started", "node", cfg.NodeID, "raft", cfg.RaftAdvertise, "advertise", cfg.ClientAdvertise, "cluster_id", n.ClusterID())
+	member := slices.ContainsFunc(n.config(), func(s raft.Server) bool { return string(s.ID) == cfg.NodeID })
+	switch {
+	case cfg.Join != "" && member:
+		// A restarted member does not ask again (its cluster may need it
+		// to elect a leader), but does not serve another cluster's
+		// --join either.
+		if err := n.checkJoinIdentity(); err != nil {
+			return err
+		}
+	case cfg.Join != "":
+		if err := n.join(); err != nil {
+			return err
+		}
+	case !n.hasState.Load():
+		// hashicorp/raft does not elect a node without a configuration
+		// ("no known peers, aborting election"): it waits for a leader.
+		n.log.Warn("this node has no Raft state and was given neither --bootstrap nor --join: it waits to be added to a cluster (RAFT.NODE ADD on the leader) and does not elect itself",
+			"node", cfg.NodeID, "raft", cfg.RaftAdvertise, "add_with", fmt.Sprintf("RAFT.NODE ADD %s %s %s", cfg.NodeID, cfg.RaftAdvertise, cfg.ClientAdvertise))
+	}
 	return nil
 }
 
@@ -671,11 +738,15 @@ func (n *Node) watchLeadership() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	leading := false
+	var suspect time.Time // first seen out of the configuration
 	for {
 		select {
 		case <-obs:
 		case <-tick.C:
 		case <-n.stop:
+			return
+		}
+		if n.checkRemoved(&suspect) {
 			return
 		}
 		_, id := n.raft.LeaderWithID()
@@ -709,14 +780,24 @@ func (n *Node) watchLeadership() {
 }
 
 // registerMembers proposes the client addresses this leader knows and the
-// registry lacks (command goroutine).
+// registry lacks, and drops those of nodes no longer members (a leader
+// that removed itself could not) (command goroutine).
 func (n *Node) registerMembers() {
 	var ms []Member
+	conf := n.config()
+	member := func(id string) bool {
+		return slices.ContainsFunc(conf, func(s raft.Server) bool { return string(s.ID) == id })
+	}
+	for _, id := range slices.Sorted(maps.Keys(n.members)) {
+		if !member(id) {
+			ms = append(ms, Member{ID: id})
+		}
+	}
 	if n.members[n.cfg.NodeID] != n.cfg.ClientAdvertise {
 		ms = append(ms, Member{ID: n.cfg.NodeID, ClientAddr: n.cfg.ClientAdvertise})
 	}
 	for _, p := range n.cfg.Peers {
-		if p.ClientAddr != "" && p.ID != n.cfg.NodeID && n.members[p.ID] == "" {
+		if p.ClientAddr != "" && p.ID != n.cfg.NodeID && n.members[p.ID] == "" && member(p.ID) {
 			ms = append(ms, Member{ID: p.ID, ClientAddr: p.ClientAddr})
 		}
 	}

@@ -59,7 +59,8 @@ func main() {
 		dataDir       = flag.String("data-dir", "", "directory for the Raft log and snapshots; without it a cluster node keeps them in memory")
 		bootstrap     = flag.Bool("bootstrap", false, "form a new cluster from --peers (or alone); harmless once bootstrapped")
 		peers         = flag.String("peers", "", "initial members: id=raftaddr=clientaddr,... (the same on every node)")
-		join          = flag.String("join", "", "client address of a member to ask to add this node")
+		join          = flag.String("join", "", "client address of a member to ask to add this node; the node starts serving once it is a voter")
+		joinTimeout   = flag.Duration("join-timeout", 2*time.Minute, "how long --join retries while no member answers or no leader is known")
 		forward       = flag.Bool("forward", false, "followers forward commands to the leader instead of answering MOVED")
 		readMode      = flag.String("read-mode", "linearizable", "cluster reads: linearizable, lease or stale")
 		masterName    = flag.String("sentinel-master-name", "mymaster", "the master name cluster nodes answer SENTINEL for")
@@ -152,8 +153,13 @@ func main() {
 				os.Exit(2)
 			}
 		}
-		if !*bootstrap && *join == "" && len(pl) == 0 {
-			*bootstrap = true // a single durable node is a cluster of one
+		if !*bootstrap && *join == "" && len(pl) == 0 && *nodeID == "" {
+			// "lockkv --data-dir d": a durable single server, a cluster of
+			// one. A node given a name but neither --bootstrap, --peers
+			// nor --join waits to be added instead of electing itself: a
+			// node started alone by mistake must not grant locks the real
+			// cluster also grants.
+			*bootstrap = true
 		}
 		cfg.Cluster = &replication.Config{
 			NodeID:            id,
@@ -164,6 +170,7 @@ func main() {
 			Bootstrap:         *bootstrap,
 			Peers:             pl,
 			Join:              *join,
+			JoinTimeout:       *joinTimeout,
 			Forward:           *forward,
 			HeartbeatTimeout:  *heartbeat,
 			ElectionTimeout:   *election,
@@ -218,6 +225,12 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	// A node removed from its cluster stops, as etcd's removed members do;
+	// it was the operator's decision, so the exit status is 0.
+	var removed <-chan struct{}
+	if n := srv.Node(); n != nil {
+		removed = n.Removed()
+	}
 	if early != nil {
 		log.Info("shutting down", "signal", early.String())
 	} else {
@@ -226,6 +239,8 @@ func main() {
 			log.Info("shutting down", "signal", s.String())
 		case <-srv.Done():
 			log.Info("shut down by SHUTDOWN")
+		case <-removed:
+			log.Info("shutting down: this node was removed from the cluster")
 		}
 	}
 	go func() {
