@@ -152,6 +152,7 @@ func NewServer(cfg Config) *Server {
 		tc.attach(s)
 	}
 	s.eng.OnBusy = s.serveWhileBusy
+	s.eng.Logger = log
 	s.eng.ScriptLog = func(level int, msg string) {
 		if level >= 3 { // redis.LOG_WARNING
 			s.log.Warn(msg, "source", "script")

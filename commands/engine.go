@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -26,6 +27,7 @@ type Engine struct {
 	nextID   int64
 	dirty    []*Client // clients whose W holds output to deliver
 	current  *Client   // client whose command is executing
+	calling  *Ctx      // the top-level command executing (callAt), see recover.go
 	lastSave int64
 	scratch  resp.Writer
 	// sharedAccess holds the access data (see lfu.go; 0 for never) of
@@ -60,6 +62,9 @@ type Engine struct {
 	// ScriptLog, set by the server, receives redis.log lines at or above
 	// LOG_NOTICE (Redis's default verbosity), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
+	// Logger receives what the engine logs itself (a command that
+	// panicked, see recover.go); nil means slog.Default().
+	Logger *slog.Logger
 
 	srv      serverState
 	sentinel sentinelState

@@ -109,7 +109,7 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	// on does not count it again), a refused command a rejected call.
 	start := monoNanos()
 	e.callStart()
-	Exec(&ctx, args)
+	e.execGuarded(&ctx, args, 0)
 	ctx.countReplyError(&s.w, 0)
 	e.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 	if ctx.Spec != nil {
@@ -222,10 +222,10 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 // runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
 	s.prepare(c, name, keys, argv, ro)
+	defer s.finish() // also when a panic unwinds the script (recover.go)
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
-	s.finish()
 }
 
 // prepare is scriptPrepareForRun: the script client takes the caller's
