@@ -282,3 +282,30 @@ func TestApplyPanic(t *testing.T) {
 		t.Fatal("the apply client kept a transaction or output")
 	}
 }
+
+// TestProposalsRefused: ops committed in an entry no node could decode
+// are answered with the error, transactions discarded.
+func TestProposalsRefused(t *testing.T) {
+	te, r := replicatedEngine(t)
+	cl, conn := te.client()
+	te.do(cl, conn, "SET", "k", "v")
+	tx, tconn := te.client()
+	te.do(tx, tconn, "MULTI")
+	te.do(tx, tconn, "SET", "k", "w")
+	te.do(tx, tconn, "EXEC")
+	if len(r.ops) != 2 || len(conn.out) != 0 {
+		t.Fatalf("%d ops, output %q", len(r.ops), conn.out)
+	}
+	te.e.ProposalsRefused([]uint64{r.ops[0].Seq, r.ops[1].Seq})
+	te.e.FlushOutputs()
+	for _, out := range []*testConn{conn, tconn} {
+		if got := string(out.out); got != "-"+ErrBadOp+"\r\n" {
+			t.Errorf("got %q", got)
+		}
+		out.out = out.out[:0]
+	}
+	if tx.InMulti() {
+		t.Error("still in MULTI")
+	}
+	te.expect(cl, conn, ":0\r\n", "EXISTS", "k")
+}
