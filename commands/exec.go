@@ -338,7 +338,14 @@ func (e *Engine) PrefetchFlush() {
 // blocks. A command that panics is answered with an error and the
 // pipeline goes on (recover.go).
 func (e *Engine) runPending(cl *Client) {
-	for !e.runPendingGuarded(cl) {
+	for {
+		seq := e.callSeq
+		if e.runPendingGuarded(cl) || e.callSeq == seq {
+			// Done, or a panic outside any command (in the loop's own
+			// bookkeeping) that would only repeat: the rest waits for
+			// the client's next event.
+			return
+		}
 	}
 }
 

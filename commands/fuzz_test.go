@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -174,9 +175,10 @@ func fuzzTame(args [][]byte) [][]byte {
 		}
 	case name == "srandmember" || name == "zrandmember" || name == "hrandfield" || name == "spop":
 		// A negative count repeats elements: -1e9 is a reply of a
-		// billion elements, from Redis too.
+		// billion elements, from Redis too. The extremes stay (range
+		// checks).
 		if len(args) > 2 {
-			if n, ok := ParseInt(args[2]); ok && (n > 1000 || n < -1000) {
+			if n, ok := ParseInt(args[2]); ok && (n > 1000 || n < -1000) && n != math.MinInt64 && n != math.MaxInt64 {
 				args[2] = []byte(strconv.FormatInt(max(min(n, 1000), -1000), 10))
 			}
 		}

@@ -96,18 +96,15 @@ func (e *Engine) execGuarded(c *Ctx, args [][]byte, mark int) {
 }
 
 // recoverCalls, deferred by whoever runs top-level commands through
-// callAt (runPending, Call, applyOp), answers the command that panicked:
-// the innermost callAt started since Engine.calling was entry. *done is
-// set when no panic unwinds: the normal path never calls recover().
-// A panic outside a command sets *done: the caller cannot go on safely
-// where it was (runPending leaves the client's pipeline for its next
-// event rather than fail again in a loop).
+// callAt (runPending, Call), answers the command that panicked: the
+// innermost callAt started since Engine.calling was entry. *done is set
+// when no panic unwinds: the normal path never calls recover().
 func (e *Engine) recoverCalls(entry *Ctx, done *bool) {
 	if *done {
 		return
 	}
 	if r := recover(); r != nil {
-		*done = !e.answerPanic(entry, r, "engine")
+		e.answerPanic(entry, r, "engine")
 	}
 }
 
