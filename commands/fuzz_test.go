@@ -409,68 +409,110 @@ func FuzzExec(f *testing.F) {
 	})
 }
 
-// fuzzEntries groups commands into log entries as a leader would: a
-// MULTI ... EXEC run becomes one OpExec, every other command an
-// OpCommand; each entry takes up to three ops. A script that loops
-// forever is left out: in apply it is unkillable (see DESIGN.md).
-func fuzzEntries(cmds [][][]byte) [][]Op {
-	var ops []Op
-	for i := 0; i < len(cmds); i++ {
-		args := cmds[i]
+// fuzzNoLoops replaces the script that loops forever: in apply it is
+// unkillable (see DESIGN.md), and FuzzExec covers it.
+func fuzzNoLoops(cmds [][][]byte) [][][]byte {
+	for _, args := range cmds {
 		for j, a := range args {
 			if string(a) == "while true do end" {
 				args[j] = []byte("return 1")
 			}
 		}
-		op := Op{Kind: OpCommand, Origin: 99, Seq: uint64(i + 1), Proto: 2, Args: [][][]byte{args}}
-		if strings.EqualFold(string(args[0]), "multi") {
-			op = Op{Kind: OpExec, Origin: 99, Seq: uint64(i + 1), Proto: 2}
-			for i++; i < len(cmds) && !strings.EqualFold(string(cmds[i][0]), "exec"); i++ {
-				op.Args = append(op.Args, cmds[i])
-			}
+	}
+	return cmds
+}
+
+// cloneOps deep-copies ops: every engine applies its own copy.
+func cloneOps(ops []Op) []Op {
+	out := make([]Op, len(ops))
+	for i, op := range ops {
+		out[i] = op
+		out[i].Args = make([][][]byte, len(op.Args))
+		for j, a := range op.Args {
+			out[i].Args[j] = copyArgs(a)
 		}
-		ops = append(ops, op)
 	}
-	var entries [][]Op
-	for len(ops) > 0 {
-		n := min(len(ops), 1+len(entries)%3)
-		entries = append(entries, ops[:n])
-		ops = ops[n:]
-	}
-	return entries
+	return out
 }
 
 // fuzzFollower is a replicated engine that applies entries (a follower:
 // it never proposes).
 func fuzzFollower(t *testing.T) (*Engine, *panicLog) {
 	e, _, log := fuzzEngine(t)
-	e.EnableReplication(&stubReplicator{}, 7)
+	e.EnableReplication(&stubReplicator{}, 8)
 	return e, log
 }
 
-// FuzzApply: the commands applied through ApplyEntry give the same state
-// (Engine.Digest) on every engine: two that apply every entry (a choice
-// that depends on Go's map order, the clock or anything but the entry
-// differs between them), and one restored from a snapshot taken after
-// entry split (its hash tables are laid out differently, so a choice that
-// depends on a table's layout differs).
+// FuzzApply: a leader runs the commands for two clients as a cluster node
+// does (its replication gate proposes them, its cron proposes expiry) and
+// every entry it proposes is applied, in order, by the leader and by
+// followers. Every node must hold the same state (Engine.Digest) after
+// every entry: two followers that apply everything (a choice that depends
+// on Go's map order, the clock, or anything but the entry differs between
+// them), the leader (whose clients' state must not leak into what it
+// applies), and one restored from a snapshot taken after command split
+// (its hash tables are laid out differently, so a choice that depends on
+// a table's layout differs).
 func FuzzApply(f *testing.F) {
 	for i, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
-		entries := fuzzEntries(fuzzCommands(data))
-		if len(entries) == 0 {
+		cmds := fuzzNoLoops(fuzzCommands(data))
+		if len(cmds) == 0 {
 			return
+		}
+		leader, clock, llog := fuzzEngine(t)
+		r := &stubReplicator{}
+		leader.EnableReplication(r, 7)
+		leader.SetLeader(true)
+		leader.Config.ReadMode = ReadLease
+		var clients [2]*Client
+		for i := range clients {
+			clients[i] = leader.NewClient(&fuzzConn{})
 		}
 		a, alog := fuzzFollower(t)
 		c, clog := fuzzFollower(t)
 		var b *Engine
 		var blog *panicLog
-		at := int(split) % len(entries)
-		const t0 = int64(1_700_000_000_000)
-		for i, ops := range entries {
-			now, seed := t0+int64(i)*1357, uint64(i)*0x9e3779b97f4a7c15
+		at := int(split) % len(cmds)
+		index := uint64(0)
+		// commit applies what the leader proposed, on every node, until
+		// applying proposes nothing more (a served client goes on).
+		commit := func(what []byte) {
+			for round := 0; round < 8 && len(r.ops) > 0; round++ {
+				ops := r.ops
+				r.ops = nil
+				index++
+				now, seed := leader.NowMs(), index*0x9e3779b97f4a7c15
+				for _, e := range []*Engine{a, b, c} {
+					if e != nil {
+						// CONFIG SET is a node's own; a cluster's nodes
+						// are configured alike (encoding thresholds,
+						// proto-max-bulk-len and the LFU settings shape
+						// what apply does).
+						*e.Config = *leader.Config
+						e.ApplyEntry(index, now, seed, cloneOps(ops))
+						fuzzLimits(e)
+					}
+				}
+				leader.ApplyEntry(index, now, seed, ops)
+				leader.FlushOutputs()
+				fuzzLimits(leader)
+				want := leader.Digest()
+				for name, e := range map[string]*Engine{"a follower": a, "another follower": c, "the restored follower": b} {
+					if e != nil && e.Digest() != want {
+						t.Fatalf("after %q, entry %d (%s): %s differs from the leader", what, index, fmtOps(ops), name)
+					}
+				}
+				for _, l := range []*panicLog{llog, alog, blog, clog} {
+					if l != nil && len(l.lines) > 0 {
+						t.Fatalf("entry %d (%s) logged:\n%s", index, fmtOps(ops), strings.Join(l.lines, "\n"))
+					}
+				}
+			}
+		}
+		for i, args := range cmds {
 			if i == at {
 				var snap bytes.Buffer
 				if _, err := a.Snapshot(nil).WriteTo(&snap); err != nil {
@@ -482,23 +524,15 @@ func FuzzApply(f *testing.F) {
 				}
 				b.SetLastEntryTime(a.LastEntryTime())
 			}
-			for _, e := range []*Engine{a, b, c} {
-				if e != nil {
-					e.ApplyEntry(uint64(i+1), now, seed, ops)
-					fuzzLimits(e)
-				}
-			}
-			if da, dc := a.Digest(), c.Digest(); da != dc {
-				t.Fatalf("entry %d (%s): two engines applying the same entries differ", i, fmtOps(ops))
-			}
-			if b != nil && a.Digest() != b.Digest() {
-				t.Fatalf("entry %d (%s): the engine restored after entry %d differs", i, fmtOps(ops), at)
-			}
-			for _, l := range []*panicLog{alog, blog, clog} {
-				if l != nil && len(l.lines) > 0 {
-					t.Fatalf("entry %d (%s) logged:\n%s", i, fmtOps(ops), strings.Join(l.lines, "\n"))
-				}
-			}
+			what := bytes.Join(args, []byte(" "))
+			leader.ProcessBatch(clients[i%2], [][][]byte{args}, func() {})
+			leader.FlushOutputs()
+			fuzzLimits(leader)
+			commit(what)
+			clock.t = clock.t.Add(time.Duration(i) * 7 * time.Millisecond)
+			leader.Cron()
+			leader.FlushOutputs()
+			commit([]byte("expiry"))
 		}
 	})
 }
