@@ -216,7 +216,7 @@ func NewServer(cfg Config) *Server {
 		tc.attach(s)
 	}
 	s.eng.OnBusy = s.serveWhileBusy
-	s.eng.Log = log
+	s.eng.Logger = log
 	s.eng.ScriptLog = func(level int, msg string) {
 		// redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING.
 		lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]

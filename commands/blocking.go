@@ -394,7 +394,7 @@ func (e *Engine) serveKey(bk blockKey) {
 		prev := e.current
 		e.current = cl
 		start := len(ctx.W.B)
-		deleted := serve(ctx, key)
+		deleted := e.serveGuarded(ctx, serve, key)
 		if len(ctx.W.B) > start && ctx.W.B[start] == '-' {
 			// BLMOVE's WRONGTYPE: Redis's updateStatsOnUnblock with
 			// had_errors.

@@ -29,6 +29,9 @@ type Ctx struct {
 	// Applying is set while a replicated op runs (Raft apply): the
 	// client gates were passed on the leader when it was proposed.
 	Applying bool
+
+	// call is callAt's state (top-level commands only).
+	call callFrame
 }
 
 // NoBlock reports whether blocking commands must answer at once (inside

@@ -27,6 +27,7 @@ type Engine struct {
 	nextID   int64
 	dirty    []*Client // clients whose W holds output to deliver
 	current  *Client   // client whose command is executing
+	calling  *Ctx      // the top-level command executing (callAt), see recover.go
 	lastSave int64
 	scratch  resp.Writer
 	// sharedAccess holds the access data (see lfu.go; 0 for never) of
@@ -60,12 +61,13 @@ type Engine struct {
 	// past busy-reply-threshold: it serves the requests other clients sent
 	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
 	OnBusy func()
-	// Log, set by the server, receives the engine's own log lines (clients
-	// closed for their buffer limits, ...); nil discards them.
-	Log *slog.Logger
 	// ScriptLog, set by the server, receives redis.log lines at or above
 	// loglevel's (notice by default), with the redis.LOG_* level.
 	ScriptLog func(level int, msg string)
+	// Logger, set by the server, receives the engine's own log lines (a
+	// command that panicked, clients closed for their buffer limits, ...);
+	// nil discards them.
+	Logger *slog.Logger
 
 	mem      memState
 	srv      serverState

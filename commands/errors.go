@@ -162,6 +162,12 @@ const (
 	ErrSortScore = "ERR One or more scores can't be converted into double"
 )
 
+// ErrInternal answers a command that panicked (a lockkv bug, logged with
+// the details; see recover.go). Redis has no such reply.
+func ErrInternal(name string) string {
+	return "ERR internal error running '" + name + "'"
+}
+
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut
 // at its first NUL byte, as Redis prints it with %s.
 func ErrUnsupportedOption(opt []byte) string {
@@ -204,6 +210,12 @@ const (
 	ErrFunctionNotFound       = "ERR Function not found"
 	ErrDumpPayload            = "ERR DUMP payload version or checksum are wrong"
 	ErrRestorePolicy          = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	ErrRestoreNotFunction     = "ERR given type is not a function"
+	ErrRestoreLibrary         = "ERR Failed loading library payload"
+	ErrRestoreLibraryName     = "ERR Failed loading library name"
+	ErrRestoreEngineName      = "ERR Failed loading engine name"
+	ErrRestoreDescription     = "ERR Failed loading library description"
+	ErrRestoreBlob            = "ERR Failed loading library blob"
 	ErrBadNumKeys             = "ERR Bad number of keys provided"
 	ErrFunctionName           = "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
 	ErrLibraryNotFound        = "ERR Library not found"
@@ -348,8 +360,11 @@ func ErrFunctionExists(name string) string { return "ERR Function " + name + " a
 const (
 	ErrUnblockedRole  = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
 	ErrLeadershipLost = "ERR leadership lost before the command was committed: it may or may not have been applied"
-	ErrClusterDown    = "CLUSTERDOWN The cluster is down"
-	ErrWaitReplica    = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
+	// ErrBadOp answers a command whose log entry no node could apply
+	// (corrupt); it was not applied anywhere.
+	ErrBadOp       = "ERR internal error: the command's log entry is malformed, it was not applied"
+	ErrClusterDown = "CLUSTERDOWN The cluster is down"
+	ErrWaitReplica = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
 	// Redis 7.2's replication.c.
 	ErrWaitAOFReplica = "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated."
 

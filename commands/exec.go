@@ -180,7 +180,12 @@ func (e *Engine) NewCtx(cl *Client, w *resp.Writer, now int64) *Ctx {
 }
 
 // Call runs one client command and records statistics.
-func (e *Engine) Call(cl *Client, args [][]byte) { e.callAt(cl, args, e.NowMs(), 0) }
+func (e *Engine) Call(cl *Client, args [][]byte) {
+	var done bool
+	defer e.recoverCalls(e.calling, &done)
+	e.callAt(cl, args, e.NowMs(), 0)
+	done = true
+}
 
 // callAt is Call with the time already read: the commands of one pipeline
 // share one clock reading (they run within microseconds of each other).
@@ -196,7 +201,6 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64)
 		start = monoNanos()
 	}
 	e.callSeq++
-	seq := e.callSeq
 	w := e.Writer(cl)
 	mode := cl.ReplyMode
 	if mode != ReplyOn {
@@ -204,46 +208,83 @@ func (e *Engine) callAt(cl *Client, args [][]byte, now, start int64) (end int64)
 		e.scratch.Proto = cl.W.Proto
 		w = &e.scratch
 	}
-	prev := e.current // a busy script serves other clients from inside its call
-	e.current = cl
 	// Contexts come from a free list: a Ctx passed to a handler through a
 	// function value escapes, and one heap allocation per command showed in
 	// every profile. A stack (not one reused Ctx) because a busy script
 	// serves other clients from inside its own call.
+	// Fields are set one by one: a free Ctx is zero, and a composite
+	// literal of the whole struct costs more than the command's lookup.
 	ctx := e.getCtx()
-	defer e.putCtx(ctx)
-	*ctx = Ctx{E: e, C: cl, W: w, DB: e.DBs[cl.DB], Now: now}
+	ctx.E, ctx.C, ctx.W, ctx.DB, ctx.Now = e, cl, w, e.DBs[cl.DB], now
+	f := &ctx.call
+	f.args, f.mark, f.mode, f.start, f.seq = args, len(w.B), mode, start, e.callSeq
+	f.prev, f.outer = e.current, e.calling // a busy script serves other clients from inside its call
+	e.current = cl
+	e.calling = ctx
 	if e.repl != nil {
 		ctx.Applying = e.repl.applying
 		cl.blk.cur = args
 	}
-	mark := len(w.B)
 	e.callStart()
 	Exec(ctx, args)
+	return e.endCall(ctx)
+}
+
+// callFrame is what callAt keeps in its Ctx for endCall, and for the
+// recovery of a panic (recover.go), which finds the command running in
+// Engine.calling.
+type callFrame struct {
+	args  [][]byte
+	mark  int // len(w.B) when the command started (see callWriter)
+	mode  int // the client's reply mode then
+	start int64
+	seq   uint64
+	prev  *Client // Engine.current before
+	outer *Ctx    // Engine.calling before
+}
+
+// callWriter is where callAt had ctx's command reply: the client's output,
+// or the scratch writer under CLIENT REPLY OFF/SKIP. (ctx.W may have
+// changed since: CLIENT REPLY ON, RESET.)
+func (e *Engine) callWriter(ctx *Ctx) *resp.Writer {
+	if ctx.call.mode != ReplyOn {
+		return &e.scratch
+	}
+	return &ctx.C.W
+}
+
+// endCall is the end of callAt once the command returned (or panicked
+// and was answered): its statistics, and what runs after every top-level
+// command. It returns callAt's result and releases ctx.
+func (e *Engine) endCall(ctx *Ctx) (end int64) {
+	cl, f := ctx.C, &ctx.call
+	e.current, e.calling = f.prev, f.outer
 	end = monoNanos()
-	ctx.countReplyError(w, mark)
+	ctx.countReplyError(e.callWriter(ctx), f.mark)
 	if len(cl.W.B) > replyChunk {
 		e.checkOutput(cl, true)
 	}
 	if !cl.postponed {
-		e.countCall(ctx.looked, ctx.Spec != nil, end-start)
+		e.countCall(ctx.looked, ctx.Spec != nil, end-f.start)
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
-	e.current = prev
 	if cl.postponed || cl.repl.rerun || cl.repl.parked {
 		// CLIENT PAUSE: the command runs again when the pause ends;
 		// replication: it runs again later, or its op runs when applied.
+		e.putCtx(ctx)
 		return end
 	}
-	cl.LastInteraction = now
+	cl.LastInteraction = ctx.Now
 	if ctx.Spec != nil {
 		// Like Redis's call(): refused commands are not counted.
 		e.Stats.Commands++
 	}
 	cl.lastCmd = ctx.looked
-	if mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {
+	if f.mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {
 		cl.ReplyMode = ReplyOn
 	}
+	seq := f.seq
+	e.putCtx(ctx)
 	e.afterCommand()
 	if e.srv.resume {
 		e.resumePaused()
@@ -318,8 +359,29 @@ func (e *Engine) PrefetchFlush() {
 }
 
 // runPending runs queued commands until the queue is empty or the client
-// blocks.
+// blocks. A command that panics is answered with an error and the
+// pipeline goes on (recover.go).
 func (e *Engine) runPending(cl *Client) {
+	for {
+		seq := e.callSeq
+		if e.runPendingGuarded(cl) || e.callSeq == seq {
+			// Done, or a panic outside any command (in the loop's own
+			// bookkeeping) that would only repeat: the rest waits for
+			// the client's next event.
+			return
+		}
+	}
+}
+
+// runPendingGuarded is runPending until a command panics: then it answers
+// it and reports false, to be called again for the rest.
+func (e *Engine) runPendingGuarded(cl *Client) (done bool) {
+	defer e.recoverCalls(e.calling, &done)
+	e.runPendingUnguarded(cl)
+	return true
+}
+
+func (e *Engine) runPendingUnguarded(cl *Client) {
 	now := e.NowMs()
 	var tick int64 // see callAt
 	for len(cl.queue) > 0 {
@@ -367,6 +429,7 @@ func (e *Engine) runDone() {
 	e.doneQueue = e.doneQueue[:0]
 }
 
+// getCtx returns a zero Ctx.
 func (e *Engine) getCtx() *Ctx {
 	if n := len(e.ctxFree); n > 0 {
 		c := e.ctxFree[n-1]

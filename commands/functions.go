@@ -103,9 +103,9 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	}
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
 	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
+	defer s.finish() // also when a panic unwinds the script (recover.go)
 	s.args = args
 	fs.lua.Call(fn, &s.run)
-	s.finish()
 }
 
 func functionLoad(c *Ctx, args [][]byte) {

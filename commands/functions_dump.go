@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 
 	"github.com/lockkv/lockkv/luaengine"
@@ -186,9 +187,17 @@ func lzfCompress(in []byte, outLen int) []byte {
 	return out[:op]
 }
 
-// lzfDecompress is lzf_decompress; nil on corrupt input.
+// lzfMaxExpansion bounds what lzf_decompress makes of n bytes: a
+// back-reference of 3 bytes copies at most 264.
+const lzfMaxExpansion = 88
+
+// lzfDecompress is lzf_decompress; nil on corrupt input. outLen comes from
+// the payload: output is allocated as it is produced, never all at once.
 func lzfDecompress(in []byte, outLen int) []byte {
-	out := make([]byte, 0, outLen)
+	if outLen < 0 || outLen > lzfMaxExpansion*len(in) {
+		return nil
+	}
+	out := make([]byte, 0, min(outLen, 4*len(in)))
 	for ip := 0; ip < len(in); {
 		ctrl := int(in[ip])
 		ip++
@@ -267,13 +276,20 @@ func rdbReadLen(b []byte) (n int, enc bool, rest []byte, ok bool) {
 		if len(b) < 9 {
 			return 0, false, nil, false
 		}
-		return int(binary.BigEndian.Uint64(b[1:])), false, b[9:], true
+		n := binary.BigEndian.Uint64(b[1:])
+		if n > math.MaxInt32 {
+			// No payload holds that much: Redis fails to allocate or
+			// to read it.
+			return 0, false, nil, false
+		}
+		return int(n), false, b[9:], true
 	}
 	return 0, false, nil, false
 }
 
-// rdbReadString reads an RDB string (raw, integer-encoded or LZF).
-func rdbReadString(b []byte) ([]byte, []byte, bool) {
+// rdbReadString reads an RDB string (raw, integer-encoded or LZF) of at
+// most max bytes.
+func rdbReadString(b []byte, max int) ([]byte, []byte, bool) {
 	n, enc, b, ok := rdbReadLen(b)
 	if !ok {
 		return nil, nil, false
@@ -306,7 +322,7 @@ func rdbReadString(b []byte) ([]byte, []byte, bool) {
 			return nil, nil, false
 		}
 		ulen, _, b3, ok := rdbReadLen(b2)
-		if !ok || len(b3) < clen {
+		if !ok || len(b3) < clen || ulen > max {
 			return nil, nil, false
 		}
 		s := lzfDecompress(b3[:clen], ulen)
@@ -341,6 +357,37 @@ func itoa64(n int64) string {
 	return string(buf[i:])
 }
 
+// readPreGALibrary reads a library in the format of Redis 7.0's release
+// candidates (RDB_OPCODE_FUNCTION_PRE_GA): name, engine, an optional
+// description and the code, which Redis 7.0 loads as the code with a
+// shebang line made from the engine and the name.
+func readPreGALibrary(b []byte, max int) (code, rest []byte, errMsg string) {
+	name, b, ok := rdbReadString(b, max)
+	if !ok {
+		return nil, nil, ErrRestoreLibraryName
+	}
+	engine, b, ok := rdbReadString(b, max)
+	if !ok {
+		return nil, nil, ErrRestoreEngineName
+	}
+	hasDesc, _, b, ok := rdbReadLen(b)
+	if !ok {
+		return nil, nil, ErrRestoreDescription
+	}
+	if hasDesc != 0 {
+		if _, b, ok = rdbReadString(b, max); !ok {
+			return nil, nil, ErrRestoreDescription
+		}
+	}
+	body, b, ok := rdbReadString(b, max)
+	if !ok {
+		return nil, nil, ErrRestoreBlob
+	}
+	code = make([]byte, 0, len(engine)+len(name)+len(body)+9)
+	code = append(append(append(append(append(code, "#!"...), engine...), " name="...), name...), '\n')
+	return append(code, body...), b, ""
+}
+
 func functionRestore(c *Ctx, args [][]byte) {
 	if len(args) > 4 {
 		c.Error(ErrSubcommandSyntax("function", args[1]))
@@ -372,24 +419,30 @@ func functionRestore(c *Ctx, args [][]byte) {
 	fs := c.E.scripts().fns()
 	// Load into a scratch set first, so a bad payload changes nothing.
 	scratch := &functionState{lua: fs.lua, libs: map[string]*luaengine.Library{}, funcs: map[string]*luaengine.Function{}}
-	body := data[:len(data)-10]
-	for len(body) > 0 {
-		typ := body[0]
-		body = body[1:]
-		if typ == rdbOpcodeFunctionPreGA {
-			c.Error("ERR Pre-GA function format not supported")
+	// Records are read from the whole payload while more than its
+	// 10-byte trailer is left, as Redis's rio does: one may run into the
+	// trailer.
+	max := int(min(c.E.Config.ProtoMaxBulkLen, math.MaxInt32))
+	for rest := data; len(rest) > 10; {
+		typ := rest[0]
+		rest = rest[1:]
+		var code []byte
+		var errMsg string
+		switch typ {
+		case rdbOpcodeFunction2:
+			var ok bool
+			if code, rest, ok = rdbReadString(rest, max); !ok {
+				errMsg = ErrRestoreLibrary
+			}
+		case rdbOpcodeFunctionPreGA:
+			code, rest, errMsg = readPreGALibrary(rest, max)
+		default:
+			errMsg = ErrRestoreNotFunction
+		}
+		if errMsg != "" {
+			c.Error(errMsg)
 			return
 		}
-		if typ != rdbOpcodeFunction2 {
-			c.Error("ERR given type is not a function")
-			return
-		}
-		code, rest, ok := rdbReadString(body)
-		if !ok {
-			c.Error("ERR failed loading the given functions payload")
-			return
-		}
-		body = rest
 		lib, errMsg := loadLibraryCode(fs, code)
 		if errMsg != "" {
 			c.Error(errMsg)

@@ -283,7 +283,7 @@ func execCommand(c *Ctx, args [][]byte) {
 		// commandstats and total_commands_processed, its errors its own.
 		mark, start := len(c.W.B), monoNanos()
 		c.E.callStart()
-		Exec(&ctx, q)
+		c.E.execGuarded(&ctx, q, mark)
 		ctx.countReplyError(c.W, mark)
 		c.E.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 		if ctx.Spec != nil {

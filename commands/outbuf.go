@@ -202,10 +202,10 @@ func (e *Engine) CloseQueryBufferLimit(cl *Client, head []byte) {
 
 // logger returns the engine's logger.
 func (e *Engine) logger() *slog.Logger {
-	if e.Log == nil {
+	if e.Logger == nil {
 		return discardLogger
 	}
-	return e.Log
+	return e.Logger
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)

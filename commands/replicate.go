@@ -487,7 +487,14 @@ func (e *Engine) stampBatch(cl *Client) {
 // committed (leadership was lost first). Their clients get an error; should
 // an op still be committed later by another leader, it is applied as
 // anyone else's.
-func (e *Engine) ProposalsFailed(seqs []uint64) {
+func (e *Engine) ProposalsFailed(seqs []uint64) { e.proposalsFailed(seqs, ErrLeadershipLost) }
+
+// ProposalsRefused tells the engine that ops of this process were
+// committed in a log entry that no node could decode, so none applied
+// them. Their clients get an error.
+func (e *Engine) ProposalsRefused(seqs []uint64) { e.proposalsFailed(seqs, ErrBadOp) }
+
+func (e *Engine) proposalsFailed(seqs []uint64, msg string) {
 	rs := e.repl
 	for _, seq := range seqs {
 		cl, ok := rs.pending[seq]
@@ -496,20 +503,7 @@ func (e *Engine) ProposalsFailed(seqs []uint64) {
 		}
 		delete(rs.pending, seq)
 		rs.inflight--
-		if cl.freed {
-			continue
-		}
-		cl.repl.parked = false
-		if cl.repl.retrying {
-			cl.repl.retrying = false
-			continue // still blocked; the step-down unblocks it
-		}
-		if cl.multi.active {
-			e.DiscardTransaction(cl)
-		}
-		e.Writer(cl).Error(ErrLeadershipLost)
-		e.countError([]byte(ErrLeadershipLost))
-		e.resumeLater(cl)
+		e.answerProposal(cl, msg)
 	}
 	e.execWaitersCheck()
 }
@@ -544,23 +538,57 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 // of leader cannot spare the cluster.
 func (e *Engine) InApply() bool { return e.repl != nil && e.repl.inApply.Load() }
 
+// applyOp applies one op, whatever it holds: an op that is not well
+// formed (a corrupt or hostile log entry) is refused, and a panic outside
+// the op's command (callAt recovers the command's own) is recovered here,
+// the same way on every node. Either way the proposing client, if it is
+// on this node and not answered yet, gets an error, and the entry's other
+// ops still apply.
 func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 	rs := e.repl
+	var (
+		cl       *Client // the client the op runs as
+		local    bool    // cl is this node's client that proposed op
+		answered bool    // cl's reply was written
+	)
+	entry := e.calling
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		// A panic in the op's command answers it (as callAt's caller
+		// would); one elsewhere is logged.
+		e.answerPanic(entry, r, "apply")
+		if !local {
+			// The proposer may be this node's client still.
+			e.refuseOp(op, ErrInternal("apply"))
+			cl = rs.apply
+		} else if !answered {
+			e.answerProposal(cl, ErrInternal("apply"))
+		} else {
+			e.resumeLater(cl)
+		}
+		e.resetApplyClient(cl)
+	}()
+	if why := e.badOp(op); why != "" {
+		e.logger().Error("replicated op refused", "index", index, "why", why, "kind", op.Kind, "db", op.DB, "args", panicArgs(opArgs(op)))
+		e.refuseOp(op, ErrBadOp)
+		return
+	}
 	if op.Kind == OpExpire {
 		e.applyExpire(op, now)
 		return
 	}
-	var cl *Client
 	if op.Origin == rs.origin {
 		if c, ok := rs.pending[op.Seq]; ok {
 			delete(rs.pending, op.Seq)
 			rs.inflight--
 			if !c.freed {
-				cl = c
+				cl, local = c, true
 			}
 		}
 	}
-	local := cl != nil
 	if !local {
 		cl = rs.apply
 		cl.DB = op.DB
@@ -582,22 +610,109 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 	e.mem.applyOOM = op.OOM
 	switch op.Kind {
 	case OpCommand:
+		answered = true // from here on, callAt answers
 		e.callAt(cl, op.Args[0], now, 0)
 	case OpExec:
 		cl.multi.active = true
 		cl.multi.failed = false
 		cl.multi.dirty = false
 		cl.multi.queue = op.Args
+		answered = true
 		e.callAt(cl, execArgs, now, 0)
 	}
 	cl.blk.keepDeadline = 0
 	if local {
 		e.resumeLater(cl)
 	} else {
-		cl.W.B = cl.W.B[:0]
-		e.DiscardTransaction(cl)
-		cl.blk.blocked = false
+		e.resetApplyClient(cl)
 	}
+}
+
+// resetApplyClient makes the internal client ops from other nodes run as
+// ready for the next op: no output, no transaction, not blocked. A local
+// client keeps its state (it may block; its transaction ended with EXEC).
+func (e *Engine) resetApplyClient(cl *Client) {
+	if cl != e.repl.apply {
+		cl.blk.keepDeadline = 0
+		return
+	}
+	cl.W.B = cl.W.B[:0]
+	e.DiscardTransaction(cl)
+	cl.blk.blocked = false
+	cl.blk.keepDeadline = 0
+}
+
+// badOp says what makes op impossible to apply, "" if nothing. Only the
+// op's shape is checked: commands check their own arguments.
+func (e *Engine) badOp(op *Op) string {
+	if op.DB < 0 || op.DB >= len(e.DBs) {
+		return "no such database"
+	}
+	switch op.Kind {
+	case OpCommand:
+		if len(op.Args) != 1 || len(op.Args[0]) == 0 {
+			return "not one command"
+		}
+	case OpExec:
+		for _, q := range op.Args {
+			if len(q) == 0 {
+				return "an empty command in a transaction"
+			}
+		}
+	case OpExpire:
+		if len(op.Args) != 1 {
+			return "not one list of keys"
+		}
+		return ""
+	default:
+		return "unknown kind"
+	}
+	if op.Proto != 2 && op.Proto != 3 {
+		return "unknown protocol"
+	}
+	return ""
+}
+
+// opArgs is op's first command, for the log.
+func opArgs(op *Op) [][]byte {
+	if len(op.Args) > 0 {
+		return op.Args[0]
+	}
+	return nil
+}
+
+// refuseOp answers op's client with msg if it is this node's and waits
+// for op.
+func (e *Engine) refuseOp(op *Op, msg string) {
+	rs := e.repl
+	if op.Origin != rs.origin || op.Seq == 0 {
+		return
+	}
+	if cl, ok := rs.pending[op.Seq]; ok {
+		delete(rs.pending, op.Seq)
+		rs.inflight--
+		e.answerProposal(cl, msg)
+	}
+}
+
+// answerProposal answers a client whose op was taken from pending and
+// did not run (or ran no further than its own recovery) with error msg,
+// and lets its pipeline go on.
+func (e *Engine) answerProposal(cl *Client, msg string) {
+	if cl.freed {
+		return
+	}
+	cl.repl.parked = false
+	if cl.repl.retrying {
+		cl.repl.retrying = false
+		return // still blocked: the step-down or its timeout answers it
+	}
+	if cl.multi.active {
+		e.DiscardTransaction(cl)
+	}
+	e.Writer(cl).Error(msg)
+	e.countError([]byte(msg))
+	e.resumeLater(cl)
 }
 
 var execArgs = [][]byte{[]byte("EXEC")}

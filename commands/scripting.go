@@ -33,8 +33,11 @@ func init() { Register(scriptingCommands) }
 // the script cache, and the client scripts run commands as (Redis's
 // lua_client).
 type scriptingState struct {
-	lua    *luaengine.Engine
-	cache  *scriptcache.Cache
+	lua   *luaengine.Engine
+	cache *scriptcache.Cache
+	// local, on a cluster node, holds scripts run here only (EVAL_RO):
+	// not replicated, not in snapshots (see evalGeneric).
+	local  *scriptcache.Cache
 	client *Client
 	w      resp.Writer // redis.call replies
 
@@ -112,7 +115,7 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	// on does not count it again), a refused command a rejected call.
 	start := monoNanos()
 	e.callStart()
-	Exec(&ctx, args)
+	e.execGuarded(&ctx, args, 0)
 	ctx.countReplyError(&s.w, 0)
 	e.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 	if ctx.Spec != nil {
@@ -152,12 +155,21 @@ func evalKeys(args [][]byte) []int {
 	return out
 }
 
-// loadScript compiles body and caches it; it writes the error and returns
-// nil when the script does not compile.
-func (s *scriptingState) loadScript(c *Ctx, body []byte, sha string, load bool) *scriptcache.Entry {
-	if ent := s.cache.Get(sha); ent != nil {
+// localCache holds the scripts a cluster node ran for reads only
+// (evalGeneric), outside the replicated cache.
+func (s *scriptingState) localCache() *scriptcache.Cache {
+	if s.local == nil {
+		s.local = scriptcache.New(scriptcache.MaxEval)
+	}
+	return s.local
+}
+
+// loadScript compiles body and adds it to cache; it writes the error and
+// returns nil when the script does not compile.
+func (s *scriptingState) loadScript(c *Ctx, cache *scriptcache.Cache, body []byte, sha string, load bool) *scriptcache.Entry {
+	if ent := cache.Get(sha); ent != nil {
 		if load {
-			s.cache.MakePermanent(ent)
+			cache.MakePermanent(ent)
 		}
 		return ent
 	}
@@ -169,7 +181,7 @@ func (s *scriptingState) loadScript(c *Ctx, body []byte, sha string, load bool) 
 	ent := &scriptcache.Entry{Body: string(body)}
 	ent.Script.Proto = proto
 	ent.Script.Flags = flags
-	s.cache.Add(sha, ent, load)
+	cache.Add(sha, ent, load)
 	return ent
 }
 
@@ -198,21 +210,41 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 		return
 	}
 	s := c.E.scripts()
+	// On a cluster node a script that runs here only (EVAL_RO and
+	// EVALSHA_RO are reads) must leave the replicated script cache as
+	// every node has it: adding to it or reordering its LRU here would
+	// make a later EVALSHA evict, find or miss scripts differently on
+	// this node. Such scripts are compiled into a cache of this node's.
+	cache := s.cache
+	local := c.E.repl != nil && !c.replicated()
+	if local {
+		cache = s.localCache()
+	}
 	var ent *scriptcache.Entry
 	if bySHA {
 		ent = s.cache.GetBytes(args[1])
+		if ent == nil && local {
+			ent = cache.GetBytes(args[1])
+		}
 		if ent == nil {
 			c.Error(ErrNoScript)
 			return
 		}
 	} else {
 		sha := scriptcache.SHA1Hex(args[1])
-		ent = s.loadScript(c, args[1], sha, false)
+		if local {
+			ent = s.cache.Get(sha)
+		}
+		if ent == nil {
+			ent = s.loadScript(c, cache, args[1], sha, false)
+		}
 		if ent == nil {
 			return
 		}
 	}
-	s.cache.Touch(ent)
+	if !local {
+		s.cache.Touch(ent)
+	}
 	flags := ent.Script.Flags
 	if flags&luaengine.FlagEvalCompat == 0 && flags&luaengine.FlagNoWrites == 0 && ro {
 		c.Error(ErrScriptROWrite)
@@ -228,10 +260,10 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 // runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
 	s.prepare(c, name, keys, argv, ro, sc.Flags)
+	defer s.finish() // also when a panic unwinds the script (recover.go)
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
-	s.finish()
 }
 
 // scriptVerbosity is the redis.log level loglevel lets through.
@@ -362,6 +394,9 @@ func scriptFlush(c *Ctx, args [][]byte) {
 	}
 	s := c.E.scripts()
 	s.cache.Flush()
+	if s.local != nil {
+		s.local.Flush()
+	}
 	s.lua.Reset()
 	c.W.OK()
 }
@@ -398,7 +433,7 @@ func scriptKill(c *Ctx, args [][]byte) { c.E.scripts().kill(c, true) }
 func scriptLoad(c *Ctx, args [][]byte) {
 	s := c.E.scripts()
 	sha := scriptcache.SHA1Hex(args[2])
-	if s.loadScript(c, args[2], sha, true) == nil {
+	if s.loadScript(c, s.cache, args[2], sha, true) == nil {
 		return
 	}
 	c.W.BulkString(sha)

@@ -1,6 +1,10 @@
 package conformance
 
-import "testing"
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+)
 
 const lib1 = "#!lua name=mylib\n" +
 	"redis.register_function('f1', function(keys, args) return {keys[1], args[1], #keys, #args} end)\n" +
@@ -150,5 +154,65 @@ func TestFunctionDumpRestore(t *testing.T) {
 	p.Do("FUNCTION", "LOAD", "REPLACE", "#!lua name=short\n"+
 		"redis.register_function('s', function() return 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' end)")
 	p.Do("FUNCTION", "DUMP")
+	p.Do("FUNCTION", "FLUSH")
+}
+
+// restorePayload wraps body in FUNCTION DUMP's trailer: RDB version 10 and
+// Redis's CRC64 (Jones, reflected, no inversion) of everything before.
+func restorePayload(body []byte) string {
+	p := append(append([]byte(nil), body...), 10, 0)
+	crc := uint64(0)
+	for _, c := range p {
+		crc ^= uint64(c)
+		for i := 0; i < 8; i++ {
+			if crc&1 == 1 {
+				crc = crc>>1 ^ 0x95AC9329AC4BC9B5
+			} else {
+				crc >>= 1
+			}
+		}
+	}
+	return string(binary.LittleEndian.AppendUint64(p, crc))
+}
+
+// TestFunctionRestoreMalformed: payloads with a valid checksum whose
+// records are malformed or claim huge lengths (lockkv crashed on some:
+// a negative length panicked, a huge LZF length ran out of memory), and
+// the format of Redis 7.0's release candidates, which 7.0 still loads.
+func TestFunctionRestoreMalformed(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	str := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+	be64 := func(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+	code := "redis.register_function('f', function() return 1 end)"
+	for _, body := range [][]byte{
+		append(append([]byte{245, 0x81}, be64(1<<63)...), "abc"...),
+		append(append([]byte{245, 0x81}, be64(1<<40)...), "abc"...),
+		{245, 0x80, 0xff, 0xff, 0xff, 0xff, 'a'},
+		append(append([]byte{245, 0xC3, 2, 0x81}, be64(1<<40)...), 0, 'a'),
+		append(append([]byte{245, 0xC3, 2, 0x81}, be64(1<<63)...), 0, 'a'),
+		{245, 0xC3, 2, 0x80, 0, 0x10, 0, 0, 0, 'a'},
+		append(append([]byte{245, 0xC3, 0x81}, be64(1<<63)...), 5, 0, 'a'),
+		{245, 0xC3, 2, 5, 0, 'a'},
+		{245, 0xC0, 5},
+		{245, 0xC7},
+		{0},
+		append([]byte{245, 20}, "#!lua name=t\nreturn"...), // runs into the trailer
+		{246},
+		append([]byte{246}, str("LUA")...),
+		append(append([]byte{246}, str("LUA")...), str("name")...),
+		append(append(append([]byte{246}, str("LUA")...), str("name")...), 1),
+		append(append(append(append([]byte{246}, str("LUA")...), str("name")...), 1), str("desc")...),
+		append(append(append(append(append([]byte{246}, str("LUA")...), str("name")...), 1), str("desc")...), str("return 1")...),
+		append(append(append(append([]byte{246}, str("mylib")...), str("LUA")...), 0), str(code)...),
+		append(append(append(append([]byte{246}, str("mylib2")...), str("LUA")...), 0x80, 0, 0, 0, 0), str(strings.Replace(code, "'f'", "'g'", 1))...),
+		append(append(append(append([]byte{246}, str("mylib3")...), str("lua")...), 0), str("return 1")...),
+		append(append(append(append([]byte{246}, str("my lib")...), str("LUA")...), 0), str(code)...),
+	} {
+		p.Do("FUNCTION", "RESTORE", restorePayload(body))
+	}
+	p.Do("FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "mylib")
+	p.Do("FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "mylib2")
+	p.Do("FCALL", "g", "0")
 	p.Do("FUNCTION", "FLUSH")
 }

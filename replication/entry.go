@@ -3,6 +3,7 @@ package replication
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 
 	"github.com/lockkv/lockkv/commands"
 )
@@ -91,7 +92,7 @@ func decodeEntry(data []byte) (*Entry, error) {
 		return nil, errEntry
 	}
 	en := &Entry{Time: d.varint(), Seed: d.u64()}
-	n := d.count()
+	n := d.count(minOpSize)
 	if n > 0 {
 		en.Ops = make([]commands.Op, n)
 	}
@@ -102,17 +103,21 @@ func decodeEntry(data []byte) (*Entry, error) {
 		op.Proto = int(d.byte())
 		op.Origin = d.u64()
 		op.Seq = d.uvarint()
-		op.DB = int(d.uvarint())
-		op.Args = make([][][]byte, d.count())
+		db := d.uvarint()
+		if db > math.MaxInt32 {
+			d.fail() // no such database anywhere; int(db) could be negative
+		}
+		op.DB = int(db)
+		op.Args = make([][][]byte, d.count(1))
 		for j := range op.Args {
-			cmd := make([][]byte, d.count())
+			cmd := make([][]byte, d.count(1))
 			for k := range cmd {
 				cmd[k] = d.bytes()
 			}
 			op.Args[j] = cmd
 		}
 	}
-	if n := d.count(); n > 0 {
+	if n := d.count(2); n > 0 {
 		en.Nodes = make([]Member, n)
 		for i := range en.Nodes {
 			en.Nodes[i] = Member{ID: string(d.bytes()), ClientAddr: string(d.bytes())}
@@ -177,20 +182,29 @@ func (d *decoder) varint() int64 {
 	return v
 }
 
-// count reads a length that cannot exceed what is left (so a corrupt entry
-// cannot make a huge allocation).
-func (d *decoder) count() int {
+// minOpSize is the fewest bytes an encoded op takes.
+const minOpSize = 1 + 1 + 8 + 1 + 1 + 1
+
+// count reads a number of items of at least size bytes each, which what
+// is left must hold: a corrupt or hostile entry cannot make an allocation
+// larger than a small multiple of its own size (a slice header per byte).
+func (d *decoder) count(size int) int {
 	v := d.uvarint()
-	if v > uint64(len(d.b)) {
-		d.err = true
-		d.b = nil
+	if v > uint64(len(d.b)/size) {
+		d.fail()
 		return 0
 	}
 	return int(v)
 }
 
+// fail marks the entry malformed; every later read returns zero.
+func (d *decoder) fail() {
+	d.err = true
+	d.b = nil
+}
+
 func (d *decoder) bytes() []byte {
-	n := d.count()
+	n := d.count(1)
 	v := d.b[:n:n]
 	d.b = d.b[n:]
 	return v

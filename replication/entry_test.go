@@ -1,7 +1,9 @@
 package replication
 
 import (
+	"encoding/binary"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/lockkv/lockkv/commands"
@@ -74,4 +76,44 @@ func FuzzDecodeEntry(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeEntryHostileLengths: counts and lengths an entry cannot back
+// are refused before anything of their size is allocated.
+func TestDecodeEntryHostileLengths(t *testing.T) {
+	head := func() []byte {
+		b := []byte{entryVersion}
+		b = binary.AppendVarint(b, 1)
+		return binary.LittleEndian.AppendUint64(b, 0)
+	}
+	op := func(b []byte) []byte { // an op header: kind, proto, origin, seq, db
+		b = append(b, byte(commands.OpCommand), 2)
+		b = binary.LittleEndian.AppendUint64(b, 1)
+		return append(b, 1, 0)
+	}
+	huge := uint64(1) << 40
+	cases := map[string][]byte{
+		"ops":                        binary.AppendUvarint(head(), huge),
+		"commands":                   binary.AppendUvarint(op(binary.AppendUvarint(head(), 1)), huge),
+		"arguments":                  binary.AppendUvarint(op(binary.AppendUvarint(head(), 1)), 1),
+		"nodes":                      binary.AppendUvarint(binary.AppendUvarint(head(), 0), huge),
+		"db":                         binary.AppendUvarint(append(binary.AppendUvarint(head(), 1), byte(commands.OpCommand), 2, 1, 2, 3, 4, 5, 6, 7, 8, 1), 1<<63),
+		"ops just over what is left": append(binary.AppendUvarint(head(), 2), make([]byte, minOpSize+1)...),
+	}
+	cases["arguments"] = binary.AppendUvarint(binary.AppendUvarint(cases["arguments"], 1), huge)
+	// A count as large as the bytes left, each too short for an op: 64
+	// bytes of Op per byte of entry if believed.
+	cases["an op per byte"] = append(binary.AppendUvarint(head(), 1<<17), make([]byte, 1<<17)...)
+	for name, b := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		en, err := decodeEntry(b)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: decoded %+v", name, en)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<16 {
+			t.Errorf("%s: allocated %d bytes for a %d-byte entry", name, n, len(b))
+		}
+	}
 }

@@ -670,15 +670,25 @@ func (n *Node) settle() {
 	for {
 		select {
 		case p := <-n.futures:
-			if err := p.f.Error(); err != nil && len(p.seqs) > 0 {
-				select {
-				case <-n.stop:
-					return
-				default:
-				}
-				n.log.Debug("proposal failed", "err", err)
-				n.run(func(e *commands.Engine) { e.ProposalsFailed(p.seqs) })
+			if len(p.seqs) == 0 {
+				continue
 			}
+			err := p.f.Error()
+			if err == nil {
+				if _, refused := p.f.Response().(error); refused {
+					// Committed, but no node could decode it (fsm.go):
+					// nobody applied it, nobody answered its clients.
+					n.run(func(e *commands.Engine) { e.ProposalsRefused(p.seqs) })
+				}
+				continue
+			}
+			select {
+			case <-n.stop:
+				return
+			default:
+			}
+			n.log.Debug("proposal failed", "err", err)
+			n.run(func(e *commands.Engine) { e.ProposalsFailed(p.seqs) })
 		case <-n.stop:
 			return
 		}
