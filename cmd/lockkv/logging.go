@@ -19,7 +19,13 @@ func newLogger(format, file string) (*slog.Logger, error) {
 		}
 		w = f
 	}
-	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Value.Kind() == slog.KindDuration {
+			// "1.5s", not JSON's nanoseconds.
+			return slog.String(a.Key, a.Value.Duration().String())
+		}
+		return a
+	}}
 	switch format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
