@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testcerts"
 )
 
 // deploy/lockkv.service passes systemd-analyze verify (with ExecStart
@@ -75,6 +77,31 @@ func TestPing(t *testing.T) {
 		}
 		if code != tc.code || !strings.Contains(string(out), tc.want) {
 			t.Errorf("lockkv ping %q (REDISCLI_AUTH=%q): exit %d, %q; want %d and %q", tc.args, tc.env, code, out, tc.code, tc.want)
+		}
+	}
+
+	// Over TLS, with a client certificate the server requires.
+	ca := testcerts.NewCA(t, "ping CA")
+	cert, key := ca.Issue(t, "server")
+	os.Chmod(filepath.Dir(cert), 0o755)
+	tp := startProc(t, nil, "--addr", "", "--tls-addr", "127.0.0.1:0", "--tls-cert-file", cert, "--tls-key-file", key, "--tls-ca-cert-file", ca.CAFile)
+	tlsAddr := tp.waitLine(regexp.MustCompile(`listening for TLS.*addr=(\S+)`), 10*time.Second)[1]
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--tls", "--tls-ca-cert-file", ca.CAFile, "--tls-cert-file", cert, "--tls-key-file", key}, 0, "PONG"},
+		{[]string{"--tls", "--tls-ca-cert-file", ca.CAFile}, 1, "certificate"},
+		{[]string{"--tls", "--tls-cert-file", cert, "--tls-key-file", key}, 1, "certificate signed by unknown authority"},
+	} {
+		out, err := exec.Command(bin, append([]string{"ping", "--addr", tlsAddr}, tc.args...)...).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != tc.code || !strings.Contains(string(out), tc.want) {
+			t.Errorf("lockkv ping %q: exit %d, %q; want %d and %q", tc.args, code, out, tc.code, tc.want)
 		}
 	}
 }
