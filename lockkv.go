@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
@@ -96,6 +97,31 @@ type Config struct {
 	// --addr ""); a cluster node then dials the other members' client
 	// ports with TLS too.
 	TLSOnly bool
+
+	// Settings are CONFIG settings applied as the server starts, in
+	// order, as a config file's lines are (maxmemory, timeout, hz, ...):
+	// validated as CONFIG SET validates them, immutable ones included,
+	// and refused where CONFIG SET would refuse the value. They are
+	// applied after the fields above.
+	Settings []Setting
+	// ConfigFile is the absolute path of the config file the server was
+	// started from: INFO's config_file, and the file CONFIG REWRITE
+	// rewrites. Without it CONFIG REWRITE answers Redis's "The server is
+	// running without a config file".
+	ConfigFile string
+	// ConfigDirectives are the directives ConfigFile may hold besides
+	// CONFIG settings (cmd/lockkv's flags): CONFIG REWRITE keeps their
+	// lines as they are, or, for a name mapped to a setting's name
+	// ("log-level": "loglevel"), rewrites them as that setting. Other
+	// lines that are no setting become "# ??? " comments, as in Redis.
+	ConfigDirectives map[string]string
+}
+
+// Setting is a CONFIG setting with its arguments as a config file line
+// gives them ("client-output-buffer-limit", "pubsub", "64mb", "16mb", "60").
+type Setting struct {
+	Name string
+	Args []string
 }
 
 // Server is a lockkv server.
@@ -137,6 +163,8 @@ type Server struct {
 	held []request
 	// gathered is the loop's buffer of requests taken together.
 	gathered []request
+	// startErr is a setting NewServer could not apply; Start returns it.
+	startErr error
 }
 
 type request struct {
@@ -191,7 +219,14 @@ func NewServer(cfg Config) *Server {
 	if cfg.SentinelMasterName != "" {
 		ecfg.SentinelMasterName = cfg.SentinelMasterName
 	}
+	var startErr error
+	for _, st := range cfg.Settings {
+		if msg := ecfg.LoadDirective(st.Name, st.Args); msg != "" && startErr == nil {
+			startErr = fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
+		}
+	}
 	s := &Server{
+		startErr: startErr,
 		cfg:      cfg,
 		log:      log,
 		level:    level,
@@ -203,6 +238,10 @@ func NewServer(cfg Config) *Server {
 		quit:     make(chan struct{}),
 		conns:    map[*conn]struct{}{},
 		done:     make(chan struct{}),
+	}
+	if cfg.ConfigFile != "" {
+		ecfg.ConfigFile = cfg.ConfigFile
+		ecfg.Rewrite = func() error { return s.rewriteConfig() }
 	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
 	s.queryLimit.Store(ecfg.ClientQueryBufferLimit)
@@ -266,6 +305,9 @@ func (s *Server) handleHeld() {
 // directory, so that a directory in use or unusable is an error before
 // the client port opens.
 func (s *Server) Start() error {
+	if s.startErr != nil {
+		return s.startErr
+	}
 	if err := s.cfg.check(); err != nil {
 		return err
 	}
@@ -380,6 +422,26 @@ func (s *Server) Start() error {
 		s.log.Warn("protected mode: no password is set, so only clients of the loopback interface are accepted; set --requirepass or --protected-mode no")
 	}
 	return nil
+}
+
+// rewriteConfig is CONFIG REWRITE (command goroutine): the running
+// values of the settings into ConfigFile, Redis's way.
+func (s *Server) rewriteConfig() error {
+	return redisconf.Rewrite(s.cfg.ConfigFile, s.eng.Config.RewriteLines(), func(name string) (string, redisconf.Kind) {
+		if opt, ok := commands.SettingName(name); ok {
+			return opt, redisconf.Option
+		}
+		if opt, ok := s.cfg.ConfigDirectives[name]; ok {
+			if opt != "" {
+				return opt, redisconf.Option
+			}
+			return name, redisconf.Keep
+		}
+		if name == "include" {
+			return name, redisconf.Keep
+		}
+		return name, redisconf.Unknown
+	})
 }
 
 // check validates the settings Start cannot take.

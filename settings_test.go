@@ -118,3 +118,46 @@ func TestDebugDisabledByDefault(t *testing.T) {
 		t.Error("enable-debug-command sometimes: started")
 	}
 }
+
+// Config.Settings are applied as a config file's lines: validated, and
+// refused where CONFIG SET would refuse them; INFO names the config file.
+func TestConfigSettings(t *testing.T) {
+	srv := RunTWith(t, Config{
+		Settings: []Setting{
+			{Name: "maxmemory", Args: []string{"64mb"}},
+			{Name: "client-output-buffer-limit", Args: []string{"pubsub", "1mb", "512kb", "5"}},
+			{Name: "lua-time-limit", Args: []string{"250"}},
+		},
+		ConfigFile: "/etc/lockkv/lockkv.conf",
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	got, err := rdb.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"maxmemory": "67108864", "busy-reply-threshold": "250",
+		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 524288 5"} {
+		if got[k] != v {
+			t.Errorf("CONFIG GET %s = %q, want %q", k, got[k], v)
+		}
+	}
+	info, _ := rdb.Info(ctx, "server").Result()
+	if !strings.Contains(info, "\r\nconfig_file:/etc/lockkv/lockkv.conf\r\n") || !strings.Contains(info, "\r\nlockkv_version:") {
+		t.Errorf("INFO server:\n%s", info)
+	}
+
+	for _, st := range []Setting{
+		{Name: "appendonly", Args: []string{"yes"}},
+		{Name: "maxmemory", Args: []string{"lots"}},
+		{Name: "no-such-setting", Args: []string{"1"}},
+		{Name: "timeout", Args: []string{"1", "2"}},
+	} {
+		s := NewServer(Config{Settings: []Setting{st}})
+		if err := s.Start(); err == nil || !strings.Contains(err.Error(), st.Name) {
+			s.Close()
+			t.Errorf("%v: Start: %v, want an error naming it", st, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisconf"
 )
 
 // Config holds the settings lockkv honours or reports. CONFIG GET/SET read
@@ -46,6 +47,11 @@ type Config struct {
 	// LogLevel, when set, is the server's log level: CONFIG SET loglevel
 	// changes it. Without it loglevel only takes its current value.
 	LogLevel *slog.LevelVar
+	// ConfigFile is the absolute path of the config file the server was
+	// started with (INFO config_file), "" without one. Rewrite, set with
+	// it, is CONFIG REWRITE: it writes the running values into that file.
+	ConfigFile string
+	Rewrite    func() error
 	// clustered is set on a Raft node: the Redis replication and Redis
 	// Cluster settings then only take their current values.
 	clustered bool
@@ -1141,7 +1147,22 @@ func configResetStat(c *Ctx, args [][]byte) {
 	c.W.OK()
 }
 
-func configRewrite(c *Ctx, args [][]byte) { c.Error(ErrConfigRewriteNoCfg) }
+// configRewrite is CONFIG REWRITE: the server's Rewrite writes the file
+// (see RewriteLines); without a config file it is Redis's error.
+func configRewrite(c *Ctx, args [][]byte) {
+	cfg := c.E.Config
+	if cfg.ConfigFile == "" || cfg.Rewrite == nil {
+		c.Error(ErrConfigRewriteNoCfg)
+		return
+	}
+	if err := cfg.Rewrite(); err != nil {
+		c.E.Log.Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
+		c.Error("ERR Rewriting config file: " + redisconf.Strerror(err))
+		return
+	}
+	c.E.Log.Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
+	c.W.OK()
+}
 
 var configHelpLines = []string{
 	"GET <pattern>",

@@ -233,36 +233,48 @@ var settingSupport = map[string]support{
 	"key-load-delay":                        isInert,
 	"loading-process-events-interval-bytes": isInert,
 
-	// Immutable.
+	// Immutable. A config file may set them (LoadDirective): those lockkv
+	// does not act on take only their default there.
 	"rdbchecksum":           isImmutable,
-	"daemonize":             isImmutable,
+	"daemonize":             onlyDefault("no", "daemonizing (run lockkv under a supervisor: systemd, docker)"),
 	"io-threads-do-reads":   isImmutable,
 	"always-show-logo":      isImmutable,
 	"set-proc-title":        isImmutable,
-	"syslog-enabled":        isImmutable,
-	"cluster-enabled":       isImmutable,
+	"syslog-enabled":        onlyDefault("no", "syslog (it logs to stderr or --logfile)"),
+	"cluster-enabled":       onlyDefault("no", "Redis Cluster mode (a lockkv cluster is formed with --node-id and --peers, and answers CLUSTER without it)"),
 	"disable-thp":           isImmutable,
-	"aclfile":               isImmutable,
-	"unixsocket":            isImmutable,
-	"pidfile":               isImmutable,
+	"aclfile":               onlyDefault("", "ACL files"),
+	"unixsocket":            onlyDefault("", "unix sockets"),
+	"pidfile":               onlyDefault("", "pid files"),
 	"cluster-config-file":   isImmutable,
 	"syslog-ident":          isImmutable,
 	"appendfilename":        isImmutable,
 	"appenddirname":         isImmutable,
-	"server_cpulist":        isImmutable,
-	"bio_cpulist":           isImmutable,
-	"aof_rewrite_cpulist":   isImmutable,
-	"bgsave_cpulist":        isImmutable,
-	"logfile":               isImmutable,
-	"supervised":            isImmutable,
+	"server_cpulist":        onlyDefault("", "CPU affinity"),
+	"bio_cpulist":           onlyDefault("", "CPU affinity"),
+	"aof_rewrite_cpulist":   onlyDefault("", "CPU affinity"),
+	"bgsave_cpulist":        onlyDefault("", "CPU affinity"),
+	"logfile":               isImmutable, // cmd/lockkv honours it (--logfile)
+	"supervised":            onlyDefault("no", "supervision protocols (run it as a systemd Type=exec service)"),
 	"syslog-facility":       isImmutable,
 	"enable-module-command": isImmutable, // lockkv has no MODULE command
 	"io-threads":            isImmutable,
 	"tcp-backlog":           isImmutable,
 	"cluster-port":          isImmutable,
-	"socket-mark-id":        isImmutable,
+	"socket-mark-id":        onlyDefault("0", "socket marks"),
 	"unixsocketperm":        isImmutable,
-	"replicaof":             isImmutable,
+	"replicaof":             onlyDefault("", "Redis replication (replicaof): a lockkv cluster replicates with Raft"),
+}
+
+// onlyDefault is an immutable setting lockkv does not act on: a config
+// file may give it its default only.
+func onlyDefault(dflt, what string) support {
+	return support{class: immutable, refuse: func(c *Config, old, v string) string {
+		if v != dflt {
+			return what + " (only '" + dflt + "' is accepted)"
+		}
+		return ""
+	}}
 }
 
 // refusal returns why lockkv refuses the validated value v of s, whose

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/buildinfo"
 )
 
 // INFO, with Redis 7.0's sections and field names. Fields lockkv has no
@@ -103,8 +105,14 @@ func infoServer(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "lru_clock", (now/1000)&(1<<24-1))
 	exe, _ := os.Executable()
 	b = kv(b, "executable", exe)
-	b = kv(b, "config_file", "")
+	b = kv(b, "config_file", e.Config.ConfigFile)
 	b = kvi(b, "io_threads_active", 0)
+	// lockkv's own, after Redis's fields (redis_git_sha1 and friends stay
+	// what a Redis 7.0.15 from a release tarball says).
+	bi := buildinfo.Get()
+	b = kv(b, "lockkv_version", bi.Version)
+	b = kv(b, "lockkv_git_sha1", bi.ShortRevision())
+	b = kv(b, "lockkv_git_dirty", bi.Dirty())
 	return b
 }
 

@@ -83,8 +83,6 @@ func (n *Node) change(what string, done func(error), fn func() error) {
 		err := fn()
 		if err != nil {
 			n.log.Warn("membership change failed", "change", what, "err", err)
-		} else {
-			n.log.Info("membership changed", "change", what)
 		}
 		n.run(func(*commands.Engine) {
 			n.changing = ""
@@ -225,7 +223,7 @@ func (n *Node) addNode(id, raftAddr, clientAddr string, voter bool) error {
 			return fmt.Errorf("adding %s as a non-voter: %w", id, err)
 		}
 		added, since = true, f.Index()
-		n.log.Info("added a non-voter", "node", id, "raft", raftAddr)
+		n.log.Info("node added as a non-voter", "node", id, "raft", raftAddr)
 	}
 	n.registerClientAddr(id, clientAddr)
 	if !voter {
@@ -342,7 +340,7 @@ func (n *Node) promote(id, raftAddr string, since uint64) error {
 	if err := n.raft.AddVoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, changeTimeout).Error(); err != nil {
 		return fmt.Errorf("promoting %s to voter: %w", id, err)
 	}
-	n.log.Info("promoted to voter", "node", id)
+	n.log.Info("node promoted to voter", "node", id)
 	return nil
 }
 
@@ -366,6 +364,8 @@ func (n *Node) removeNode(id string) error {
 	if err := n.raft.RemoveServer(raft.ServerID(id), 0, changeTimeout).Error(); err != nil {
 		return fmt.Errorf("removing %s: %w", id, err)
 	}
+	n.log.Info("node removed", "node", id)
+	n.progress.forget(id)
 	if id != n.cfg.NodeID {
 		n.proposeMembers(Member{ID: id})
 		n.run(func(*commands.Engine) { n.removedIDs[id] = struct{}{} })

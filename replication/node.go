@@ -169,6 +169,11 @@ type Node struct {
 	// sec and refusals are the Raft port's authentication and its log.
 	sec      *raftSecurity
 	refusals *refusalLog
+	// rlog is Raft's logger (raftlog.go); noQuorum is set while this
+	// node, having stepped down for want of a quorum, has seen no leader
+	// since (quorum lost and regained are logged once each).
+	rlog     *raftLogger
+	noQuorum atomic.Bool
 	// The stores Open opened and Start hands to Raft.
 	dir    *dataDir
 	opened bool
@@ -300,6 +305,7 @@ func New(cfg Config, run Runner) (*Node, error) {
 		sec:        sec,
 		refusals:   newRefusalLog(cfg.Logger),
 	}
+	n.rlog = newRaftLogger(cfg.Logger, n.raftEvent)
 	n.leaderID.Store(raft.ServerID(""))
 	n.clusterID.Store([]byte(nil))
 	return n, nil
@@ -369,13 +375,7 @@ func (n *Node) Open() error {
 	return nil
 }
 
-func (n *Node) raftLogger() hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{
-		Name:   "raft",
-		Level:  hclog.Warn,
-		Output: slogWriter{n.log},
-	})
-}
+func (n *Node) raftLogger() hclog.Logger { return n.rlog }
 
 // Start starts the transport, bootstraps if asked, and starts Raft and the
 // node's goroutines (opening the stores first if Open was not called).
@@ -394,7 +394,7 @@ func (n *Node) Start(clientAddr string) error {
 	rc.LocalID = raft.ServerID(cfg.NodeID)
 	rc.HeartbeatTimeout = cfg.HeartbeatTimeout
 	rc.ElectionTimeout = cfg.ElectionTimeout
-	rc.LeaderLeaseTimeout = min(cfg.HeartbeatTimeout/2, 500*time.Millisecond)
+	rc.LeaderLeaseTimeout = n.leaderLease()
 	rc.CommitTimeout = 5 * time.Millisecond
 	rc.MaxAppendEntries = 512
 	rc.BatchApplyCh = true
@@ -411,7 +411,7 @@ func (n *Node) Start(clientAddr string) error {
 			return fmt.Errorf("replication: --raft-advertise: %w", err)
 		}
 		auth := &handshakeAuth{key: n.sec.key, local: n.hello}
-		t, err := newRaftTransport(cfg.RaftAddr, adv, n.sec, auth, n.refusals, rc.Logger)
+		t, err := newRaftTransport(cfg.RaftAddr, adv, n.sec, auth, n.refusals, rc.Logger.Named("net"))
 		if err != nil {
 			return fmt.Errorf("replication: Raft transport: %w", err)
 		}
@@ -423,7 +423,7 @@ func (n *Node) Start(clientAddr string) error {
 	if c, ok := trans.(io.Closer); ok {
 		n.closer = append(n.closer, c)
 	}
-	n.progress, trans = trackProgress(trans)
+	n.progress, trans = trackProgress(trans, n.log, n.activeWindow)
 	n.trans = trans
 
 	if cfg.Bootstrap && !n.hasState.Load() {
@@ -770,6 +770,7 @@ func (n *Node) watchLeadership() {
 		}
 		if !isLeader {
 			leading = false
+			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
 			n.run(func(e *commands.Engine) {
 				clear(n.acks) // a later term's leader hears them anew
 				e.SetLeader(false)
@@ -785,7 +786,7 @@ func (n *Node) watchLeadership() {
 			n.registerMembers()
 			e.SetLeader(true)
 		})
-		n.log.Info("leading", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
+		n.log.Info("leadership gained", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
 	}
 }
 
@@ -817,10 +818,52 @@ func (n *Node) registerMembers() {
 }
 
 // leaderChanged runs on the command goroutine when the known leader
-// changes.
+// changes: "leader lost" (WARN: no leader is known; a leader that stepped
+// down says "leadership lost" instead) and "leader changed".
 func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
-	n.log.Info("leader changed", "node", n.cfg.NodeID, "from", old, "to", cur)
+	switch {
+	case cur == "" && old != n.cfg.NodeID:
+		n.log.Warn("leader lost", "node", n.cfg.NodeID, "leader", old)
+	case cur != "":
+		n.log.Info("leader changed", "node", n.cfg.NodeID, "from", old, "to", cur, "term", n.raft.CurrentTerm())
+		if n.noQuorum.Swap(false) {
+			n.log.Info("quorum regained", "node", n.cfg.NodeID, "leader", cur)
+		}
+	}
 	e.LeaderChanged(n.nodeByID(old), n.nodeByID(cur))
+}
+
+// leaderLease is Raft's LeaderLeaseTimeout: a leader that heard from no
+// quorum for as long steps down.
+func (n *Node) leaderLease() time.Duration {
+	return min(n.cfg.HeartbeatTimeout/2, 500*time.Millisecond)
+}
+
+// raftEvent hears the Raft messages lockkv logs as events of its own
+// (Raft's goroutines).
+func (n *Node) raftEvent(msg string) {
+	if msg != quorumLostMsg || n.raft == nil {
+		return
+	}
+	// The voters that did not answer within the leader lease.
+	lease := n.leaderLease()
+	var silent []string
+	voters := 0
+	for _, s := range n.raft.GetConfiguration().Configuration().Servers {
+		if s.Suffrage != raft.Voter {
+			continue
+		}
+		voters++
+		if string(s.ID) == n.cfg.NodeID {
+			continue
+		}
+		if p := n.progress.progress(string(s.ID)); p.contact.IsZero() || time.Since(p.contact) > lease {
+			silent = append(silent, string(s.ID))
+		}
+	}
+	n.noQuorum.Store(true)
+	n.log.Warn("quorum lost: stepping down as leader", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm(),
+		"voters", voters, "not_answering", strings.Join(silent, ","))
 }
 
 // nodeByID describes member id (command goroutine); the zero Node for "".
@@ -841,26 +884,6 @@ const raftFollower = raft.Follower
 // members in ID order, as commands.Cluster wants them.
 func sortNodes(ns []commands.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].ID < ns[j].ID })
-}
-
-// slogWriter turns hclog's lines into slog records.
-type slogWriter struct{ log *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	msg := strings.TrimSpace(string(p))
-	switch {
-	case strings.Contains(msg, refusedTag):
-		// A retry of a connection refused by the handshake, which was
-		// logged once already.
-		w.log.Debug(msg, "source", "raft")
-	case strings.Contains(msg, "[ERROR]"):
-		w.log.Error(msg, "source", "raft")
-	case strings.Contains(msg, "[WARN]"):
-		w.log.Warn(msg, "source", "raft")
-	default:
-		w.log.Info(msg, "source", "raft")
-	}
-	return len(p), nil
 }
 
 // storeLockWait is how long opening a store waits for a lock another
@@ -888,7 +911,7 @@ func (n *Node) openLog() (raft.LogStore, raft.StableStore, error) {
 		if n.cfg.NoSync {
 			files = wal.WithSegmentFiler(segment.NewFiler(walDir, noSyncVFS{fs.New()}))
 		}
-		w, err := wal.Open(walDir, wal.WithMetaStore(meta), files)
+		w, err := wal.Open(walDir, wal.WithMetaStore(meta), files, wal.WithLogger(n.rlog.Named("wal")))
 		if err != nil {
 			meta.Close()
 			return nil, nil, fmt.Errorf("replication: opening the Raft log: %w", err)

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -10,13 +11,15 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/buildinfo"
+	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -35,117 +38,134 @@ func defaultRaftAddr(addr string) (string, error) {
 }
 
 func main() {
-	var (
-		addr       = flag.String("addr", "127.0.0.1:6379", "TCP address to listen on; \"\" serves TLS only (--tls-addr)")
-		pass       = flag.String("requirepass", "", "password clients must AUTH with")
-		databases  = flag.Int("databases", 16, "number of databases")
-		maxClients = flag.Int("maxclients", 10000, "maximum number of connected clients")
-		logLevel   = flag.String("log-level", "info", "log level: debug, info, warn, error (or Redis's debug, verbose, notice, warning)")
-
-		protectedMode = flag.String("protected-mode", "yes", "yes: without --requirepass, only clients of the loopback interface are served (Redis's protected-mode)")
-		debugCommand  = flag.String("enable-debug-command", "no", "who may run DEBUG: no, yes, or local (loopback clients only)")
-		protectedCfgs = flag.String("enable-protected-configs", "no", "who may CONFIG SET dir and dbfilename: no, yes or local")
-
-		tlsAddr        = flag.String("tls-addr", "", "TLS address to listen on (Redis's tls-port); needs --tls-cert-file and --tls-key-file")
-		tlsCert        = flag.String("tls-cert-file", "", "the server's TLS certificate (PEM)")
-		tlsKey         = flag.String("tls-key-file", "", "the server's TLS private key (PEM)")
-		tlsCA          = flag.String("tls-ca-cert-file", "", "CA certificates (PEM) client certificates, and a TLS-only cluster's members, are checked against")
-		tlsAuthClients = flag.String("tls-auth-clients", "", "yes: clients must present a certificate from --tls-ca-cert-file (the default with one); optional; no (the default without)")
-
-		nodeID        = flag.String("node-id", "", "Raft server ID; setting it (or --data-dir) makes this server a cluster node")
-		raftAddr      = flag.String("raft-addr", "", "Raft bind address host:port (default: --addr's host, port+10000)")
-		raftAdvertise = flag.String("raft-advertise", "", "Raft address given to peers (default --raft-addr)")
-		advertise     = flag.String("advertise", "", "client address given to clients: MOVED, CLUSTER SLOTS, SENTINEL (default --addr)")
-		dataDir       = flag.String("data-dir", "", "directory for the Raft log and snapshots; without it a cluster node keeps them in memory")
-		bootstrap     = flag.Bool("bootstrap", false, "form a new cluster from --peers (or alone); harmless once bootstrapped")
-		peers         = flag.String("peers", "", "initial members: id=raftaddr=clientaddr,... (the same on every node)")
-		join          = flag.String("join", "", "client address of a member to ask to add this node; the node starts serving once it is a voter")
-		joinTimeout   = flag.Duration("join-timeout", 2*time.Minute, "how long --join retries while no member answers or no leader is known")
-		forward       = flag.Bool("forward", false, "followers forward commands to the leader instead of answering MOVED")
-		readMode      = flag.String("read-mode", "linearizable", "cluster reads: linearizable, lease or stale")
-		masterName    = flag.String("sentinel-master-name", "mymaster", "the master name cluster nodes answer SENTINEL for")
-		heartbeat     = flag.Duration("raft-heartbeat-timeout", time.Second, "Raft heartbeat timeout")
-		election      = flag.Duration("raft-election-timeout", time.Second, "Raft election timeout")
-		snapThreshold = flag.Uint64("snapshot-threshold", 8192, "log entries between snapshots")
-		snapInterval  = flag.Duration("snapshot-interval", 30*time.Second, "how often to check whether to snapshot")
-		raftFsync     = flag.Bool("raft-fsync", true, "fsync the Raft log before acknowledging; false: acknowledged writes survive a kill -9 of every node, not the loss of a majority of machines")
-		logStore      = flag.String("raft-log-store", "wal", "Raft log format in --data-dir: wal or bolt")
-		trailingLogs  = flag.Uint64("trailing-logs", 10240, "log entries kept after a snapshot")
-		raftSecret    = flag.String("raft-secret", "", "shared secret every Raft connection must prove (default: derived from --requirepass); the same on every node")
-		raftTLSCert   = flag.String("raft-tls-cert", "", "PEM certificate for mutual TLS on the Raft port (with --raft-tls-key and --raft-tls-ca)")
-		raftTLSKey    = flag.String("raft-tls-key", "", "PEM private key of --raft-tls-cert")
-		raftTLSCA     = flag.String("raft-tls-ca", "", "PEM CA certificate: Raft peers must present a certificate it signed")
-
-		pprofAddr = flag.String("pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
-	)
-	flag.Parse()
-
-	level, ok := commands.ParseLogLevel(*logLevel)
-	if !ok {
-		if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
-			fmt.Fprintf(os.Stderr, "lockkv: bad --log-level %q: %v\n", *logLevel, err)
-			os.Exit(2)
+	args := os.Args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "version":
+			if len(args) > 1 {
+				fmt.Fprintf(os.Stderr, "lockkv: version takes no arguments\n")
+				os.Exit(2)
+			}
+			fmt.Println(versionLine())
+			return
+		case "ping":
+			os.Exit(pingMain(args[1:]))
 		}
 	}
-	// The server filters by level (CONFIG SET loglevel moves it); the
-	// handler passes everything.
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var o options
+	fs := newFlagSet(&o)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {} // printed below: in full for --help, briefly for a mistake
+	// A config file path comes first, as redis-server takes it; the flags
+	// after it override it.
+	var confPath string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		confPath, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(os.Stdout, fs)
+			os.Exit(0)
+		}
+		badUsage("") // flag printed the error
+	}
+	if fs.NArg() > 0 {
+		if confPath == "" && fs.NArg() == 1 {
+			badUsage(fmt.Sprintf("unexpected argument %q after the flags: a config file goes first (lockkv %s [flags])", fs.Arg(0), fs.Arg(0)))
+		}
+		badUsage(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	if o.version {
+		fmt.Println(versionLine())
+		return
+	}
+	var settings []lockkv.Setting
+	if confPath != "" {
+		abs, err := filepath.Abs(confPath)
+		if err == nil {
+			confPath = abs
+			settings, err = loadConfigFile(confPath, fs, &o)
+		}
+		if err != nil {
+			fmt.Fprint(os.Stderr, redisconf.Report(err, "lockkv "+buildinfo.Get().Version))
+			os.Exit(1)
+		}
+	}
 
-	if *tlsAddr != "" && (*tlsCert == "" || *tlsKey == "") {
+	if o.logFile != "" {
+		// CONFIG GET logfile, and CONFIG REWRITE's line.
+		settings = append(settings, lockkv.Setting{Name: "logfile", Args: []string{o.logFile}})
+	}
+	level, err := parseLogLevel(o.logLevel)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv: bad --log-level %q: %v\n", o.logLevel, err)
+		os.Exit(2)
+	}
+	log, err := newLogger(o.logFormat, o.logFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv: %v\n", err)
+		os.Exit(2)
+	}
+
+	if o.tlsAddr != "" && (o.tlsCert == "" || o.tlsKey == "") {
 		fmt.Fprintln(os.Stderr, "lockkv: --tls-addr needs --tls-cert-file and --tls-key-file")
 		os.Exit(2)
 	}
-	if *addr == "" && *tlsAddr == "" {
+	if o.addr == "" && o.tlsAddr == "" {
 		fmt.Fprintln(os.Stderr, "lockkv: --addr \"\" serves TLS only, and needs --tls-addr")
 		os.Exit(2)
 	}
-	if *tlsAddr == "" && (*tlsCert != "" || *tlsKey != "" || *tlsCA != "" || *tlsAuthClients != "") {
+	if o.tlsAddr == "" && (o.tlsCert != "" || o.tlsKey != "" || o.tlsCA != "" || o.tlsAuthClients != "") {
 		fmt.Fprintln(os.Stderr, "lockkv: the --tls-* files need --tls-addr")
 		os.Exit(2)
 	}
 	cfg := lockkv.Config{
-		Addr:        *addr,
-		RequirePass: *pass,
-		Databases:   *databases,
-		MaxClients:  *maxClients,
+		Addr:        o.addr,
+		RequirePass: o.requirepass,
+		Databases:   o.databases,
+		MaxClients:  o.maxClients,
 		Logger:      log,
 		LogLevel:    level,
-		ReadMode:    *readMode,
+		ReadMode:    o.readMode,
 
-		SentinelMasterName: *masterName,
+		SentinelMasterName: o.masterName,
 
-		ProtectedMode:          *protectedMode,
-		EnableDebugCommand:     *debugCommand,
-		EnableProtectedConfigs: *protectedCfgs,
+		ProtectedMode:          o.protectedMode,
+		EnableDebugCommand:     o.debugCommand,
+		EnableProtectedConfigs: o.protectedConfigs,
 
-		TLSAddr:        *tlsAddr,
-		TLSCertFile:    *tlsCert,
-		TLSKeyFile:     *tlsKey,
-		TLSCACertFile:  *tlsCA,
-		TLSAuthClients: *tlsAuthClients,
-		TLSOnly:        *addr == "",
+		TLSAddr:        o.tlsAddr,
+		TLSCertFile:    o.tlsCert,
+		TLSKeyFile:     o.tlsKey,
+		TLSCACertFile:  o.tlsCA,
+		TLSAuthClients: o.tlsAuthClients,
+		TLSOnly:        o.addr == "",
+
+		Settings:         settings,
+		ConfigFile:       confPath,
+		ConfigDirectives: configDirectives(fs),
 	}
-	switch *readMode {
+	switch o.readMode {
 	case "linearizable", "lease", "stale":
 	default:
-		fmt.Fprintf(os.Stderr, "lockkv: bad --read-mode %q: want linearizable, lease or stale\n", *readMode)
+		fmt.Fprintf(os.Stderr, "lockkv: bad --read-mode %q: want linearizable, lease or stale\n", o.readMode)
 		os.Exit(2)
 	}
-	if *nodeID != "" || *dataDir != "" || *bootstrap || *join != "" || *peers != "" {
-		pl, err := replication.ParsePeers(*peers)
+	if o.nodeID != "" || o.dataDir != "" || o.bootstrap || o.join != "" || o.peers != "" {
+		pl, err := replication.ParsePeers(o.peers)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "lockkv: --peers: %v\n", err)
 			os.Exit(2)
 		}
-		id := *nodeID
+		id := o.nodeID
 		if id == "" {
 			id = "lockkv" // a durable single server needs no name
 		}
-		ra := *raftAddr
+		ra := o.raftAddr
 		if ra == "" {
-			clientAddr := *addr
+			clientAddr := o.addr
 			if clientAddr == "" {
-				clientAddr = *tlsAddr
+				clientAddr = o.tlsAddr
 			}
 			ra, err = defaultRaftAddr(clientAddr)
 			if err != nil {
@@ -153,40 +173,40 @@ func main() {
 				os.Exit(2)
 			}
 		}
-		if !*bootstrap && *join == "" && len(pl) == 0 && *nodeID == "" {
+		if !o.bootstrap && o.join == "" && len(pl) == 0 && o.nodeID == "" {
 			// "lockkv --data-dir d": a durable single server, a cluster of
 			// one. A node given a name but neither --bootstrap, --peers
 			// nor --join waits to be added instead of electing itself: a
 			// node started alone by mistake must not grant locks the real
 			// cluster also grants.
-			*bootstrap = true
+			o.bootstrap = true
 		}
 		cfg.Cluster = &replication.Config{
 			NodeID:            id,
 			RaftAddr:          ra,
-			RaftAdvertise:     *raftAdvertise,
-			ClientAdvertise:   *advertise,
-			DataDir:           *dataDir,
-			Bootstrap:         *bootstrap,
+			RaftAdvertise:     o.raftAdvertise,
+			ClientAdvertise:   o.advertise,
+			DataDir:           o.dataDir,
+			Bootstrap:         o.bootstrap,
 			Peers:             pl,
-			Join:              *join,
-			JoinTimeout:       *joinTimeout,
-			Forward:           *forward,
-			HeartbeatTimeout:  *heartbeat,
-			ElectionTimeout:   *election,
-			SnapshotThreshold: *snapThreshold,
-			SnapshotInterval:  *snapInterval,
-			TrailingLogs:      *trailingLogs,
-			LogStore:          *logStore,
-			NoSync:            !*raftFsync,
-			RaftSecret:        *raftSecret,
-			RaftTLSCert:       *raftTLSCert,
-			RaftTLSKey:        *raftTLSKey,
-			RaftTLSCA:         *raftTLSCA,
+			Join:              o.join,
+			JoinTimeout:       o.joinTimeout,
+			Forward:           o.forward,
+			HeartbeatTimeout:  o.heartbeat,
+			ElectionTimeout:   o.election,
+			SnapshotThreshold: o.snapThreshold,
+			SnapshotInterval:  o.snapInterval,
+			TrailingLogs:      o.trailingLogs,
+			LogStore:          o.logStore,
+			NoSync:            !o.raftFsync,
+			RaftSecret:        o.raftSecret,
+			RaftTLSCert:       o.raftTLSCert,
+			RaftTLSKey:        o.raftTLSKey,
+			RaftTLSCA:         o.raftTLSCA,
 		}
 	}
-	if *pprofAddr != "" {
-		ln, err := net.Listen("tcp", *pprofAddr)
+	if o.pprofAddr != "" {
+		ln, err := net.Listen("tcp", o.pprofAddr)
 		if err != nil {
 			log.Error("cannot listen for --pprof-addr", "err", err)
 			os.Exit(1)
@@ -252,4 +272,26 @@ func main() {
 		log.Error("close", "err", err)
 		os.Exit(1)
 	}
+}
+
+// badUsage reports a mistake in the command line (msg, unless flag
+// already did) with the usage's head, and exits with status 2.
+func badUsage(msg string) {
+	if msg != "" {
+		fmt.Fprintf(os.Stderr, "lockkv: %s\n", msg)
+	}
+	fmt.Fprint(os.Stderr, "\n"+usageHead+"\nRun 'lockkv --help' for the flags.\n")
+	os.Exit(2)
+}
+
+// parseLogLevel reads --log-level: slog's names or Redis's.
+func parseLogLevel(s string) (slog.Level, error) {
+	if l, ok := commands.ParseLogLevel(s); ok {
+		return l, nil
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		return 0, fmt.Errorf("want debug, info, warn or error (or Redis's debug, verbose, notice, warning)")
+	}
+	return l, nil
 }

@@ -1,0 +1,47 @@
+# lockkv as a container image: a static binary on distroless, run as a
+# non-root user, its data dir a volume.
+#
+#   docker build -t lockkv \
+#     --build-arg VERSION=$(git describe --tags --always --dirty) \
+#     --build-arg REVISION=$(git rev-parse HEAD) .
+#   docker run -d -p 6379:6379 -v lockkv-data:/data lockkv
+#
+# The default command is a durable single server on /data (README,
+# "Operations"). Other settings go in a config file given as the command,
+# its flags after it, e.g. with a password (REDISCLI_AUTH for the health
+# check, which reads it as redis-cli does):
+#
+#   docker run -d -p 6379:6379 -v lockkv-data:/data -v $PWD/lockkv.conf:/etc/lockkv.conf:ro \
+#     -e REDISCLI_AUTH=secret lockkv /etc/lockkv.conf --raft-addr 127.0.0.1:16379 --data-dir /data
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+ARG REVISION=
+# The build lockkv's tests repeat (cmd/lockkv TestReleaseBuild): static,
+# no paths of this machine, the release's version and revision.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/lockkv/lockkv/internal/buildinfo.version=${VERSION} -X github.com/lockkv/lockkv/internal/buildinfo.revision=${REVISION}" -o /out/lockkv ./cmd/lockkv
+RUN mkdir -p /out/data
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/lockkv /usr/local/bin/lockkv
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
+WORKDIR /data
+VOLUME /data
+# Clients, and Raft (the client port + 10000, --raft-addr).
+EXPOSE 6379 16379
+# lockkv answers PING itself (no redis-cli in the image); it reads the
+# password from REDISCLI_AUTH, as redis-cli does. It says the process
+# serves, not that a cluster node has a leader.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/usr/local/bin/lockkv", "ping", "--addr", "127.0.0.1:6379"]
+ENTRYPOINT ["/usr/local/bin/lockkv"]
+# Every interface (a container's clients come from other hosts), the
+# Raft port of this single server on loopback only, durable in /data.
+# Without --requirepass protected mode turns remote clients away: set one,
+# e.g. CMD flags "--requirepass", "..." or a config file.
+CMD ["--addr", "0.0.0.0:6379", "--raft-addr", "127.0.0.1:16379", "--data-dir", "/data"]

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/lockkv/lockkv/internal/resp"
+)
+
+// pingMain is "lockkv ping": it connects to a server, AUTHs when given a
+// password (--requirepass, or REDISCLI_AUTH as redis-cli reads it), sends
+// PING and exits 0 on PONG, 1 otherwise with the reason. It is the
+// container health check (Dockerfile), which needs no redis-cli.
+func pingMain(args []string) int {
+	fs := flag.NewFlagSet("lockkv ping", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:6379", "address of the server")
+	pass := fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)")
+	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
+	useTLS := fs.Bool("tls", false, "connect with TLS")
+	caFile := fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)")
+	certFile := fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one")
+	keyFile := fs.String("tls-key-file", "", "client private key (PEM)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "lockkv ping: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var tc *tls.Config
+	if *useTLS {
+		tc = &tls.Config{MinVersion: tls.VersionTLS12}
+		if *caFile != "" {
+			pem, err := os.ReadFile(*caFile)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
+				return 2
+			}
+			tc.RootCAs = x509.NewCertPool()
+			if !tc.RootCAs.AppendCertsFromPEM(pem) {
+				fmt.Fprintf(os.Stderr, "lockkv ping: no PEM certificate in %s\n", *caFile)
+				return 2
+			}
+		}
+		if *certFile != "" || *keyFile != "" {
+			cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
+				return 2
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		}
+		if host, _, err := net.SplitHostPort(*addr); err == nil {
+			tc.ServerName = host
+		}
+	}
+	if err := ping(*addr, *pass, tc, *timeout); err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *addr, err)
+		return 1
+	}
+	fmt.Println("PONG")
+	return 0
+}
+
+// ping sends AUTH (with a password) and PING, and wants +PONG.
+func ping(addr, pass string, tc *tls.Config, timeout time.Duration) error {
+	d := &net.Dialer{Timeout: timeout}
+	var nc net.Conn
+	var err error
+	if tc != nil {
+		nc, err = tls.DialWithDialer(d, "tcp", addr, tc)
+	} else {
+		nc, err = d.Dial("tcp", addr)
+	}
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(timeout))
+	var w resp.Writer
+	if pass != "" {
+		w.Array(2)
+		w.BulkString("AUTH")
+		w.BulkString(pass)
+	}
+	w.Array(1)
+	w.BulkString("PING")
+	if _, err := nc.Write(w.B); err != nil {
+		return err
+	}
+	br := bufio.NewReader(nc)
+	for i := 0; i < 1+btoi(pass != ""); i++ {
+		reply, err := resp.ReadReply(br, nil)
+		if err != nil {
+			return err
+		}
+		if reply[0] == '-' {
+			return errors.New(string(reply[1 : len(reply)-2]))
+		}
+		if i == btoi(pass != "") && string(reply) != "+PONG\r\n" {
+			return fmt.Errorf("unexpected reply %q", reply)
+		}
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
