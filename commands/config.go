@@ -1156,11 +1156,11 @@ func configRewrite(c *Ctx, args [][]byte) {
 		return
 	}
 	if err := cfg.Rewrite(); err != nil {
-		c.E.Log.Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
+		c.E.logger().Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
 		c.Error("ERR Rewriting config file: " + redisconf.Strerror(err))
 		return
 	}
-	c.E.Log.Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
+	c.E.logger().Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
 	c.W.OK()
 }
 
