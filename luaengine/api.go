@@ -135,7 +135,11 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 	}
 	e.argbuf = args[:0]
 	L.SetTop(0)
-	v, _ := e.parseReply(reply)
+	v, _ := e.parseReply(reply, 0)
+	if msg := e.replyErr; msg != "" {
+		e.replyErr = ""
+		return e.callError(L, msg, raiseErr)
+	}
 	if raiseErr && len(reply) > 0 && reply[0] == '-' {
 		L.Error(v, 0)
 	}

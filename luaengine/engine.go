@@ -13,6 +13,7 @@
 package luaengine
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,9 @@ type Run struct {
 	Call Caller
 	// Exists reports whether a command exists (redis.acl_check_cmd).
 	Exists func(args [][]byte) bool
-	// Log receives redis.log lines at or above Verbosity.
+	// Log receives redis.log lines at or above Verbosity, and at
+	// LogWarning the engine's own report of a Go panic it recovered from
+	// while running the script.
 	Log       func(level int, msg string)
 	Verbosity int
 	// Name identifies the script in errors: the SHA for EVAL, the function
@@ -116,6 +119,38 @@ type Engine struct {
 	start      time.Time
 	checking   bool
 	killing    bool
+
+	// ccalls counts nested calls from Go back into Lua (Lua's nCcalls,
+	// see enterC).
+	ccalls int
+	// concatSum and concatOuter sum the lengths of `..` chains being
+	// evaluated (concatLen).
+	concatSum   int
+	concatOuter []int
+	// chunkNames maps the names of chunks loadstring and load compiled,
+	// as messages show them (chunkID), to the names they were given.
+	chunkNames map[string]string
+	// handling counts the error handlers running (xpcall's), which may
+	// go past the stack limit (checkDepth); passHandler is the handler
+	// of their own protected calls, which only passes the error on.
+	handling    int
+	passHandler *lua.LFunction
+	// memErr is the value a memory error is raised with (memoryError).
+	memErr *lua.LUserData
+	// protect runs the script under the error handler, inside a
+	// protected call of its own (see call); runErr is the script's error.
+	protect *lua.LFunction
+	runErr  error
+	// replyErr is set when parseReply meets a reply it cannot convert;
+	// replyEnd is where the reply being written must end (writeResult).
+	replyErr string
+	replyEnd int
+	// depth and top read the main thread's call depth and stack top;
+	// overflowAtCaller tells the error handler that checkDepth raised
+	// the error in a function about to run, so that it names the call.
+	depth            callDepth
+	top              stackTop
+	overflowAtCaller bool
 }
 
 // New returns an engine with a fresh interpreter.
@@ -135,13 +170,8 @@ func (e *Engine) reset() {
 		e.L.Close()
 	}
 	e.gen++
-	e.L = lua.NewState(lua.Options{
-		SkipOpenLibs:     true,
-		CallStackSize:    1024,
-		RegistrySize:     1024 * 4,
-		RegistryMaxSize:  1024 * 256,
-		RegistryGrowStep: 1024,
-	})
+	e.L = lua.NewState(mainOptions())
+	e.depth, e.top = stackProbes(e.L)
 	e.setup()
 }
 
@@ -163,6 +193,14 @@ func (e *Engine) Run(sc *Script, run *Run) {
 
 // call runs fn: in EVAL mode with KEYS and ARGV set as globals, otherwise
 // with the keys and args tables as its two arguments (FCALL).
+//
+// The script runs in two protected calls: the inner one (protected) has
+// the error handler, which words the error and finds the script line; the
+// outer one has none. gopher-lua runs an error handler without unwinding
+// first, so an error raised when the Lua stack is full (registry
+// overflow) raises again while the handler is being pushed and escapes
+// the inner call; the outer one, which pushes nothing, catches it (and
+// any Go panic) and unwinds the interpreter, which stays usable.
 func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	L := e.L
 	if run.Resp == 0 {
@@ -176,27 +214,40 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.killing = false
 	e.ticks = 0
 	e.start = time.Time{}
+	// The script is called from C (lua_pcall): one C call.
+	e.ccalls = 1
+	e.handling = 0
+	e.concatUnwind(0, 0)
+	e.overflowAtCaller = false
+	L.G.CurrentThread = L
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
+	L.Push(e.protect)
 	L.Push(fn)
-	nargs := 0
+	nargs := 1
 	if run.Eval {
 		e.globals.RawSetString("KEYS", keys)
 		e.globals.RawSetString("ARGV", args)
 	} else {
 		L.Push(keys)
 		L.Push(args)
-		nargs = 2
+		nargs = 3
 	}
-	err := L.PCall(nargs, 1, e.handler)
+	e.runErr = nil
+	err := L.PCall(nargs, 1, nil)
+	if err != nil {
+		e.recovered(run, err)
+	} else {
+		err = e.runErr
+	}
+	e.runErr = nil
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
 		e.ctors.unwind([2]int{})
-		e.writeRunError(run, err)
+		e.writeResult(run, nil, err)
 	} else {
-		e.writeReply(run.Out, L.Get(-1), run.Resp)
-		L.Pop(1)
+		e.writeResult(run, L.Get(-1), nil)
 	}
 	e.errors = nil
 	L.SetTop(0)
@@ -208,6 +259,55 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 		// that no script sees another's state. (Every known way in is
 		// guarded; this is the safety net tests switch on.)
 		e.cleanProxies()
+	}
+}
+
+// protected is the inner protected call of call: it runs the script
+// (below it on the stack, with its arguments) under the error handler and
+// leaves its result, or its error in runErr.
+func (e *Engine) protected(L *lua.LState) int {
+	if err := L.PCall(L.GetTop()-1, 1, e.handler); err != nil {
+		e.runErr = err
+		return 0
+	}
+	return 1
+}
+
+// writeResult writes the script's reply, or its error, to run.Out. A Go
+// panic while converting becomes an error reply in place of whatever was
+// written so far.
+//
+// A reply longer than maxStringLen (a table holding itself many times
+// over makes one exponentially long) is a memory error instead.
+func (e *Engine) writeResult(run *Run, v lua.LValue, err error) {
+	from := len(run.Out.B)
+	e.replyEnd = from + maxStringLen
+	defer func() {
+		if r := recover(); r != nil {
+			run.Out.B = run.Out.B[:from]
+			if r == errReplyTooLong {
+				e.writeRunError(run, &lua.ApiError{Object: lua.LString(errNoMemory)})
+				return
+			}
+			e.recovered(run, r)
+			run.Out.Error("ERR Error running script " + run.Name + ", internal error converting the result")
+		}
+	}()
+	if err != nil {
+		e.writeRunError(run, err)
+		return
+	}
+	e.writeReply(run.Out, v, run.Resp, 2)
+}
+
+// errReplyTooLong unwinds writeReply (see writeResult).
+var errReplyTooLong = &struct{ error }{}
+
+// recovered logs a Go panic (or an error gopher-lua let escape its error
+// handling) the engine recovered from while running run's script.
+func (e *Engine) recovered(run *Run, what any) {
+	if run.Log != nil {
+		run.Log(LogWarning, fmt.Sprintf("luaengine: recovered from a panic running script %s: %v", run.Name, what))
 	}
 }
 
@@ -335,6 +435,11 @@ func formatNumber(n lua.LNumber) string {
 // failed (the caller of a Go function when the error came from one).
 func (e *Engine) errHandler(L *lua.LState) int {
 	errv := L.Get(1)
+	if errv == e.memErr {
+		// LUA_ERRMEM skips the handler: the error stays a plain string.
+		L.Push(lua.LString(errNoMemory))
+		return 1
+	}
 	var t *lua.LTable
 	if tt, ok := errv.(*lua.LTable); ok {
 		t = tt
@@ -346,6 +451,8 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		}
 		t.RawSetString("err", lua.LString("ERR "+e.describe(L, s)))
 	}
+	skip := e.overflowAtCaller
+	e.overflowAtCaller = false
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -357,9 +464,15 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if dbg.What == "G" || dbg.CurrentLine < 0 {
 			continue
 		}
+		if skip {
+			skip = false
+			continue
+		}
 		src := dbg.Source
 		if src == SourceName || src == FunctionSourceName {
 			src = "@" + src
+		} else if name, ok := e.chunkNames[src]; ok {
+			src = name
 		}
 		t.RawSetString("source", lua.LString(src))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
@@ -379,6 +492,7 @@ const errKilled = "Script killed by user with SCRIPT KILL..."
 // and function body. It costs a counter increment; every 1024th tick it
 // looks at the clock once the script has a busy threshold.
 func (e *Engine) tick(L *lua.LState) int {
+	e.checkDepth(L)
 	e.ticks++
 	if e.ticks&1023 != 1 || !e.checking {
 		return 0

@@ -122,7 +122,7 @@ func ValidName(s string) bool {
 // runs it so that it registers its functions. The error is the reply
 // text Redis sends.
 func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
-	m, src := syntaxCheck(string(code), FunctionSourceName, true)
+	m, src := syntaxCheck(string(code), FunctionSourceName, true, 0)
 	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
 	}
