@@ -531,7 +531,7 @@ func appendQuoted(out []byte, s string) []byte {
 // strings as tonumber reads them; gopher-lua reads strings there with its
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
-	"string": {"sub": {2, 3}, "char": {-1}, "find": {3}, "match": {3}, "gsub": {4}},
+	"string": {"sub": {2, 3}, "char": {-1}},
 	"math": {"abs": {-1}, "acos": {-1}, "asin": {-1}, "atan": {-1}, "atan2": {-1}, "ceil": {-1}, "cos": {-1},
 		"cosh": {-1}, "deg": {-1}, "exp": {-1}, "floor": {-1}, "fmod": {-1}, "frexp": {-1}, "ldexp": {-1},
 		"log": {-1}, "log10": {-1}, "max": {-1}, "min": {-1}, "mod": {-1}, "modf": {-1}, "pow": {-1},

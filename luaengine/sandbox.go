@@ -114,9 +114,10 @@ func (e *Engine) setup() {
 	coerceNumArgs(L, "string", gstr)
 	gstr.RawSetString("byte", L.NewFunction(strByte))
 	gstr.RawSetString("rep", L.NewFunction(e.strRep))
-	if gs, ok := gstr.RawGetString("gsub").(*lua.LFunction); ok {
-		gstr.RawSetString("gsub", L.NewFunction(e.callsBack(gs.GFunction, argIsFunction(3))))
-	}
+	gstr.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, true) }))
+	gstr.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, false) }))
+	gstr.RawSetString("gmatch", L.NewFunction(e.strGmatch))
+	gstr.RawSetString("gsub", L.NewFunction(e.callsBack(e.strGsub, argIsFunction(3))))
 	eachUnordered(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
