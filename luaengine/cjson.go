@@ -123,6 +123,7 @@ func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
 type cjsonEncoder struct {
 	L    *lua.LState
 	e    *Engine
+	n    int // values converted
 	cfg  *cjsonConfig
 	null *lua.LUserData
 	out  []byte
@@ -206,6 +207,9 @@ func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 func (e *cjsonEncoder) value(v lua.LValue, depth, used int) {
 	if len(e.out) > maxStringLen {
 		e.e.memoryError(e.L)
+	}
+	if e.n++; e.n%encodeTickPeriod == 0 {
+		e.e.tick(e.L)
 	}
 	switch x := v.(type) {
 	case lua.LString:

@@ -63,11 +63,15 @@ type msgpackEncoder struct {
 	L   *lua.LState
 	e   *Engine
 	out []byte
+	n   int // values converted
 }
 
 func (m *msgpackEncoder) encode(v lua.LValue, level int) {
 	if len(m.out) > maxStringLen {
 		m.e.memoryError(m.L)
+	}
+	if m.n++; m.n%encodeTickPeriod == 0 {
+		m.e.tick(m.L)
 	}
 	out := m.out
 	switch x := v.(type) {

@@ -66,9 +66,16 @@ const (
 	spareRegistrySize = 1 << 14
 	coCallStack       = 1024
 	coRegistryMax     = 1 << 15
-
-	maxStringLen = 512 << 20
 )
+
+// maxStringLen bounds the strings a script builds and its reply (a
+// variable only so that tests can lower it).
+var maxStringLen = 512 << 20
+
+// encodeTickPeriod is how many values the encoders (cjson, cmsgpack)
+// convert between two check points: a table holding itself many times
+// over takes long to encode before it reaches maxStringLen.
+const encodeTickPeriod = 4096
 
 // Error texts of the bounds above.
 const (
@@ -87,11 +94,13 @@ const handlerFrames = 256
 // coOptions (see Engine.coroutineCreate).
 func mainOptions() lua.Options {
 	return lua.Options{
-		SkipOpenLibs:     true,
-		CallStackSize:    mainCallStack + spareFrames,
-		RegistrySize:     1024 * 4,
-		RegistryMaxSize:  mainRegistryMax + spareRegistrySize,
-		RegistryGrowStep: 1024,
+		SkipOpenLibs:    true,
+		CallStackSize:   mainCallStack + spareFrames,
+		RegistrySize:    1024 * 4,
+		RegistryMaxSize: mainRegistryMax + spareRegistrySize,
+		// gopher-lua grows its Lua stack by this much at a time, copying
+		// it: a small step makes filling it quadratic.
+		RegistryGrowStep: 1 << 16,
 	}
 }
 
@@ -102,7 +111,7 @@ func coOptions() lua.Options {
 		MinimizeStackMemory: true,
 		RegistrySize:        256,
 		RegistryMaxSize:     coRegistryMax,
-		RegistryGrowStep:    256,
+		RegistryGrowStep:    1 << 12,
 	}
 }
 

@@ -341,23 +341,35 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 	} else {
 		last = checkInt(L, 4, "concat")
 	}
-	var b []byte
-	add := func(i int32) {
+	// Two passes: the first checks the values in order and sums their
+	// lengths (a memory error where the result would pass the bound),
+	// the second builds the result.
+	field := func(i int32) string {
 		v, ok := luaString(t.RawGetInt(int(i)))
 		if !ok {
 			// Redis's Lua names the value's type.
 			luaError(L, "invalid value (%s) at index %d in table for 'concat'", t.RawGetInt(int(i)).Type().String(), i)
 		}
-		e.checkStringLen(L, len(b)+len(v))
-		b = append(b, v...)
+		return v
 	}
+	n := 0
+	for k := i; k <= last; k++ {
+		n += len(field(k))
+		if k < last {
+			n += len(sep)
+		}
+		e.checkStringLen(L, n)
+		if k == last {
+			break // last may be the largest int
+		}
+	}
+	b := make([]byte, 0, n)
 	for ; i < last; i++ {
-		add(i)
-		e.checkStringLen(L, len(b)+len(sep))
+		b = append(b, field(i)...)
 		b = append(b, sep...)
 	}
 	if i == last {
-		add(i)
+		b = append(b, field(i)...)
 	}
 	L.Push(lua.LString(b))
 	return 1
