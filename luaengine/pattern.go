@@ -26,10 +26,13 @@ const (
 	// maxMatchDepth bounds match's recursion (one level per pattern
 	// item); Redis's Lua 5.1 has no bound and overflows its C stack
 	// first. The text is Lua 5.2's.
-	maxMatchDepth   = 200000
-	errMatchDepth   = "pattern too complex"
-	matchTickPeriod = 1024
+	maxMatchDepth = 200000
+	errMatchDepth = "pattern too complex"
 )
+
+// matchTickPeriod is how many match steps pass between two check points
+// (a variable only so that tests can stop backtracking patterns sooner).
+var matchTickPeriod = 1024
 
 type capture struct {
 	init, len int
