@@ -139,8 +139,9 @@ type Engine struct {
 	memErr *lua.LUserData
 	// protect runs the script under the error handler, inside a
 	// protected call of its own (see call); runErr is the script's error.
-	protect *lua.LFunction
-	runErr  error
+	protect      *lua.LFunction
+	innerHandler *lua.LFunction
+	runErr       error
 	// replyErr is set when parseReply meets a reply it cannot convert;
 	// replyEnd is where the reply being written must end (writeResult).
 	replyErr string
@@ -214,33 +215,20 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.killing = false
 	e.ticks = 0
 	e.start = time.Time{}
-	// The script is called from C (lua_pcall): one C call.
-	e.ccalls = 1
-	e.handling = 0
-	e.concatUnwind(0, 0)
-	e.overflowAtCaller = false
-	L.G.CurrentThread = L
+	e.beginRun()
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
-	L.Push(e.protect)
 	L.Push(fn)
-	nargs := 1
+	nargs := 0
 	if run.Eval {
 		e.globals.RawSetString("KEYS", keys)
 		e.globals.RawSetString("ARGV", args)
 	} else {
 		L.Push(keys)
 		L.Push(args)
-		nargs = 3
+		nargs = 2
 	}
-	e.runErr = nil
-	err := L.PCall(nargs, 1, nil)
-	if err != nil {
-		e.recovered(run, err)
-	} else {
-		err = e.runErr
-	}
-	e.runErr = nil
+	err := e.runProtected(run, nargs, e.handler)
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
@@ -262,11 +250,39 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	}
 }
 
-// protected is the inner protected call of call: it runs the script
-// (below it on the stack, with its arguments) under the error handler and
-// leaves its result, or its error in runErr.
+// beginRun resets what a script's run counts (the script itself and a
+// library's load code).
+func (e *Engine) beginRun() {
+	// The script is called from C (lua_pcall): one C call.
+	e.ccalls = 1
+	e.handling = 0
+	e.concatUnwind(0, 0)
+	e.overflowAtCaller = false
+	e.L.G.CurrentThread = e.L
+}
+
+// runProtected calls the function on the stack, below its nargs
+// arguments, in the two protected calls (see call), the inner one under
+// handler, and returns its error; its result is left on the stack.
+func (e *Engine) runProtected(run *Run, nargs int, handler *lua.LFunction) error {
+	L := e.L
+	L.Insert(e.protect, L.GetTop()-nargs)
+	e.runErr, e.innerHandler = nil, handler
+	err := L.PCall(nargs+1, 1, nil)
+	if err != nil {
+		e.recovered(run, err)
+	} else {
+		err = e.runErr
+	}
+	e.runErr = nil
+	return err
+}
+
+// protected is the inner protected call of call: it runs the function
+// below it on the stack with its arguments under innerHandler and leaves
+// its result, or its error in runErr.
 func (e *Engine) protected(L *lua.LState) int {
-	if err := L.PCall(L.GetTop()-1, 1, e.handler); err != nil {
+	if err := L.PCall(L.GetTop()-1, 1, e.innerHandler); err != nil {
 		e.runErr = err
 		return 0
 	}
