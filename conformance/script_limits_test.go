@@ -329,3 +329,25 @@ func TestFunctionLimits(t *testing.T) {
 	p.Do("FCALL", "recurse", "0")
 	p.Do("FUNCTION", "FLUSH")
 }
+
+func TestScriptLimitsCollectgarbage(t *testing.T) {
+	p := NewPair(t)
+	// collectgarbage must not run a collection over the whole server
+	// (lockkv's ran Go's on every call). Its settings last as long as the
+	// interpreter; SCRIPT FLUSH makes a new one. The count and step's
+	// result depend on Redis's heap: only their types are compared.
+	p.Do("SCRIPT", "FLUSH")
+	evalLines(p,
+		"for i = 1, 100000 do collectgarbage() end return collectgarbage('collect')",
+		"return {collectgarbage('stop'), collectgarbage('restart')}",
+		"return type(collectgarbage('count'))", "return type(collectgarbage('step'))", "return gcinfo() > 0",
+		"return {collectgarbage('setpause', 150), collectgarbage('setpause', 200)}",
+		"return {collectgarbage('setstepmul', '300'), collectgarbage('setstepmul', 200)}",
+		"return collectgarbage('x')", "return collectgarbage(5)", "return collectgarbage('count', 'x')",
+		"local a, b = {}, {} setmetatable(a, {__index = b}) setmetatable(b, {__index = a}) return a.x",
+		"local a, b = {}, {} setmetatable(a, {__newindex = b}) setmetatable(b, {__newindex = a}) a.x = 1 return 1",
+		"local t = {} for i = 1, 99 do t = setmetatable({}, {__index = t}) end return t.x",
+		"local t = {} for i = 1, 100 do t = setmetatable({}, {__index = t}) end return t.x",
+	)
+	p.Do("SCRIPT", "FLUSH")
+}

@@ -127,6 +127,8 @@ type Engine struct {
 	// evaluated (concatLen).
 	concatSum   int
 	concatOuter []int
+	// gcPause and gcStepmul are collectgarbage's settings.
+	gcPause, gcStepmul int32
 	// chunkNames maps the names of chunks loadstring and load compiled,
 	// as messages show them (chunkID), to the names they were given.
 	chunkNames map[string]string

@@ -57,6 +57,8 @@ func (e *Engine) setup() {
 	}
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	G.RawSetString("gcinfo", L.NewFunction(baseGcinfo))
+	e.gcPause, e.gcStepmul = 200, 200
+	G.RawSetString("collectgarbage", L.NewFunction(e.baseCollectgarbage))
 	e.pcallHandler = L.NewFunction(func(L *lua.LState) int {
 		v := L.Get(1)
 		if s, ok := v.(lua.LString); ok {
@@ -358,6 +360,39 @@ func (e *Engine) basePairs(L *lua.LState) int {
 
 func baseGcinfo(L *lua.LState) int {
 	L.Push(lua.LNumber(64))
+	return 1
+}
+
+// baseCollectgarbage is Lua 5.1's collectgarbage without a collector to
+// drive: gopher-lua's ran Go's garbage collector over the whole server
+// on every call, so a loop of calls held the server (every node of a
+// cluster) for minutes. The count is gcinfo's, the same on every node;
+// setpause and setstepmul keep their values, as Lua's do.
+func (e *Engine) baseCollectgarbage(L *lua.LState) int {
+	opt := "collect"
+	if L.Get(1) != lua.LNil {
+		opt = checkString(L, 1, "collectgarbage")
+	}
+	ex := int32(0)
+	if L.Get(2) != lua.LNil {
+		ex = checkInt(L, 2, "collectgarbage")
+	}
+	switch opt {
+	case "stop", "restart", "collect":
+		L.Push(lua.LNumber(0))
+	case "count":
+		L.Push(lua.LNumber(64))
+	case "step":
+		L.Push(lua.LFalse)
+	case "setpause":
+		L.Push(lua.LNumber(e.gcPause))
+		e.gcPause = ex
+	case "setstepmul":
+		L.Push(lua.LNumber(e.gcStepmul))
+		e.gcStepmul = ex
+	default:
+		argError(L, 1, "collectgarbage", "invalid option '"+opt+"'")
+	}
 	return 1
 }
 
