@@ -19,35 +19,38 @@ import (
 //
 //   - LUAI_MAXCSTACK, 8000 stack slots for a C function
 //     (lua_checkstack): string.byte, unpack, struct.unpack,
-//     cmsgpack.unpack/pack, cjson's nesting, coroutine transfers, and
-//     the conversion of a script's result to a reply count the slots
-//     Redis's C code would hold (luaCheckStack).
+//     cmsgpack.unpack/pack, cjson's nesting, coroutine transfers, the
+//     captures of a match, and the conversions of a script's result to a
+//     reply and of a command's reply to Lua count the slots Redis's C
+//     code would hold (checkStack, stackFits).
 //   - LUAI_MAXCCALLS, 200 nested C calls ("C stack overflow"): pcall,
 //     xpcall, coroutine.resume/wrap, table.foreach/foreachi/sort,
-//     string.gsub with a function and tostring's __tostring count as
-//     Lua's luaD_call counts them (Engine.enterC), so coroutines nest at
-//     most 199 deep.
+//     string.gsub with a function, load's reader and tostring's
+//     __tostring count as Lua's luaD_call counts them (enterC), so
+//     coroutines nest at most 199 deep.
 //   - LUAI_MAXCALLS, 20000 call frames ("stack overflow") for the main
 //     thread (mainCallStack).
 //   - the parser's 200 syntax levels (syntax.go).
 //
-// Where Redis has no limit of its own (it would run out of memory),
-// lockkv's are:
+// Where Redis has no limit of its own (its C stack or its memory would
+// run out), lockkv's are:
 //
 //   - a coroutine's call frames (coCallStack) and Lua stack
-//     (coRegistryMax), and the main thread's Lua stack (mainRegistryMax):
-//     Redis's grow until memory runs out. Past them the script fails
-//     with "stack overflow".
+//     (coRegistryMax), and the main thread's Lua stack (mainRegistryMax).
+//     Past them the script fails with "stack overflow".
 //   - the length of a string a script builds (maxStringLen), as
-//     string.rep, `..`, table.concat and the libraries' encoders make
-//     them: Redis's Lua fails with "not enough memory" when malloc
-//     does; lockkv fails the same way at 512 MB, proto-max-bulk-len's
-//     default and the largest value a client could send.
+//     string.rep, `..`, table.concat, string.gsub and the encoders make
+//     them, and of its reply: Redis's Lua fails with "not enough memory"
+//     when malloc does; lockkv fails the same way at 512 MB,
+//     proto-max-bulk-len's default and the largest value a client could
+//     send.
+//   - the recursion of a pattern match (maxMatchDepth, pattern.go).
 //
 // The Go stack a script can use is then bounded: only Go code calling back
 // into Lua (metamethods, the C calls above) nests Go frames, at most
 // mainCallStack frames in the main thread and coCallStack in each of at
-// most luaMaxCCalls nested coroutines, about 1 KB each.
+// most luaMaxCCalls nested coroutines, about 1 KB each (some 200 MB at
+// worst, against Go's limit of 1 GB).
 const (
 	luaMaxCStack = 8000
 	luaMaxCCalls = 200
@@ -91,7 +94,7 @@ const (
 const handlerFrames = 256
 
 // mainOptions are the interpreter's own options; coroutines get
-// coOptions (see Engine.coroutineCreate).
+// coOptions (see installCoroutines).
 func mainOptions() lua.Options {
 	return lua.Options{
 		SkipOpenLibs:    true,
