@@ -139,20 +139,15 @@ type Engine struct {
 	passHandler *lua.LFunction
 	// memErr is the value a memory error is raised with (memoryError).
 	memErr *lua.LUserData
-	// protect runs the script under the error handler, inside a
-	// protected call of its own (see call); runErr is the script's error.
-	protect      *lua.LFunction
-	innerHandler *lua.LFunction
-	runErr       error
+
 	// replyErr is set when parseReply meets a reply it cannot convert;
 	// replyEnd is where the reply being written must end (writeResult).
 	replyErr string
 	replyEnd int
-	// depth and top read the main thread's call depth and stack top;
+	// interp reaches the main thread's call stack and Lua stack;
 	// overflowAtCaller tells the error handler that checkDepth raised
 	// the error in a function about to run, so that it names the call.
-	depth            callDepth
-	top              stackTop
+	interp           interpState
 	overflowAtCaller bool
 }
 
@@ -174,7 +169,7 @@ func (e *Engine) reset() {
 	}
 	e.gen++
 	e.L = lua.NewState(mainOptions())
-	e.depth, e.top = stackProbes(e.L)
+	e.interp = newInterpState(e.L)
 	e.setup()
 }
 
@@ -196,14 +191,6 @@ func (e *Engine) Run(sc *Script, run *Run) {
 
 // call runs fn: in EVAL mode with KEYS and ARGV set as globals, otherwise
 // with the keys and args tables as its two arguments (FCALL).
-//
-// The script runs in two protected calls: the inner one (protected) has
-// the error handler, which words the error and finds the script line; the
-// outer one has none. gopher-lua runs an error handler without unwinding
-// first, so an error raised when the Lua stack is full (registry
-// overflow) raises again while the handler is being pushed and escapes
-// the inner call; the outer one, which pushes nothing, catches it (and
-// any Go panic) and unwinds the interpreter, which stays usable.
 func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	L := e.L
 	if run.Resp == 0 {
@@ -264,31 +251,27 @@ func (e *Engine) beginRun() {
 }
 
 // runProtected calls the function on the stack, below its nargs
-// arguments, in the two protected calls (see call), the inner one under
-// handler, and returns its error; its result is left on the stack.
-func (e *Engine) runProtected(run *Run, nargs int, handler *lua.LFunction) error {
-	L := e.L
-	L.Insert(e.protect, L.GetTop()-nargs)
-	e.runErr, e.innerHandler = nil, handler
-	err := L.PCall(nargs+1, 1, nil)
-	if err != nil {
-		e.recovered(run, err)
-	} else {
-		err = e.runErr
-	}
-	e.runErr = nil
-	return err
-}
-
-// protected is the inner protected call of call: it runs the function
-// below it on the stack with its arguments under innerHandler and leaves
-// its result, or its error in runErr.
-func (e *Engine) protected(L *lua.LState) int {
-	if err := L.PCall(L.GetTop()-1, 1, e.innerHandler); err != nil {
-		e.runErr = err
-		return 0
-	}
-	return 1
+// arguments, under handler, and returns its error; its result is left on
+// the stack.
+//
+// gopher-lua runs an error handler before it unwinds, so an error raised
+// when the Lua stack is full (registry overflow) raises again while the
+// handler is being pushed and escapes PCall, as a Go panic. It is caught
+// here (as is any Go panic), logged, and the interpreter unwound, so it
+// stays usable and the script fails with that error.
+func (e *Engine) runProtected(run *Run, nargs int, handler *lua.LFunction) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.interp.unwind()
+			e.recovered(run, r)
+			if ae, ok := r.(*lua.ApiError); ok {
+				err = ae
+			} else {
+				err = &lua.ApiError{Type: lua.ApiErrorPanic, Object: lua.LString(fmt.Sprint(r))}
+			}
+		}
+	}()
+	return e.L.PCall(nargs, 1, handler)
 }
 
 // writeResult writes the script's reply, or its error, to run.Out. A Go

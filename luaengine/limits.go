@@ -63,7 +63,7 @@ const (
 	// so the interpreter keeps spare frames and stack slots above them
 	// for the error handler: gopher-lua's own overflow, with no room for
 	// the handler, builds a stack trace in time quadratic in the depth.
-	mainCallStack     = 20001
+	mainCallStack     = 20000
 	mainRegistryMax   = 1 << 20
 	spareFrames       = 512
 	spareRegistrySize = 1 << 14
@@ -194,27 +194,54 @@ func (e *Engine) checkStringLen(L *lua.LState, n int) {
 	}
 }
 
-// stackProbes reads, once per interpreter, the depth of L's call stack
-// and the top of its Lua stack, which gopher-lua keeps unexported, as the
-// values of its unexported fields (checked: a gopher-lua that changed
+// interpState reaches, once per interpreter, the parts of L gopher-lua
+// keeps unexported: its call stack and Lua stack (the depth and top the
+// check points read) and its current frame, which unwind resets. They are
+// the values of unexported fields (checked: a gopher-lua that changed
 // them fails at start-up, not silently).
-type callDepth interface{ Sp() int }
-type stackTop interface{ Top() int }
+type interpState struct {
+	stack interface {
+		Sp() int
+		SetSp(int)
+	}
+	reg interface {
+		Top() int
+		SetTop(int)
+	}
+	frame reflect.Value // *callFrame, settable
+}
 
-func stackProbes(L *lua.LState) (callDepth, stackTop) {
-	field := func(name string) any {
+func newInterpState(L *lua.LState) interpState {
+	field := func(name string) reflect.Value {
 		f := reflect.ValueOf(L).Elem().FieldByName(name)
 		if !f.IsValid() {
 			panic("luaengine: gopher-lua's LState has no " + name + " field")
 		}
-		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
+		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	}
-	d, ok1 := field("stack").(callDepth)
-	t, ok2 := field("reg").(stackTop)
-	if !ok1 || !ok2 {
-		panic("luaengine: gopher-lua's call stack or registry changed")
+	var st interpState
+	var ok1, ok2 bool
+	st.stack, ok1 = field("stack").Interface().(interface {
+		Sp() int
+		SetSp(int)
+	})
+	st.reg, ok2 = field("reg").Interface().(interface {
+		Top() int
+		SetTop(int)
+	})
+	st.frame = field("currentFrame")
+	if !ok1 || !ok2 || st.frame.Kind() != reflect.Pointer {
+		panic("luaengine: gopher-lua's call stack, registry or current frame changed")
 	}
-	return d, t
+	return st
+}
+
+// unwind empties the interpreter's stacks after a panic that escaped
+// every protected call (what PCall does after an error).
+func (st interpState) unwind() {
+	st.stack.SetSp(0)
+	st.frame.Set(reflect.Zero(st.frame.Type()))
+	st.reg.SetTop(0)
 }
 
 // checkDepth is the main thread's stack check at a check point (the top
@@ -226,7 +253,7 @@ func (e *Engine) checkDepth(L *lua.LState) {
 	if e.handling > 0 {
 		limit += handlerFrames
 	}
-	if L != e.L || (e.depth.Sp() <= limit && e.top.Top() <= mainRegistryMax) {
+	if L != e.L || (e.interp.stack.Sp() <= limit && e.interp.reg.Top() <= mainRegistryMax) {
 		return
 	}
 	e.overflowAtCaller = true

@@ -183,7 +183,6 @@ func (e *Engine) setup() {
 	G.RawSetString("bit", openBit(L))
 
 	e.handler = L.NewFunction(e.errHandler)
-	e.protect = L.NewFunction(e.protected)
 	e.passHandler = L.NewFunction(func(L *lua.LState) int { return 1 })
 	e.memErr = L.NewUserData()
 	if !e.functions {
