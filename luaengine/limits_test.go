@@ -136,9 +136,9 @@ func TestCoroutineNestStackPeak(t *testing.T) {
 }
 
 // An error raised with the Lua stack exactly full escapes gopher-lua's
-// error handling (it pushes the handler first); the outer protected call
-// catches it, the script fails with an error, the recovery is logged and
-// the interpreter goes on.
+// error handling (it pushes the handler first); runProtected recovers it
+// and unwinds the interpreter, the script fails with an error, the
+// recovery is logged and the interpreter goes on.
 func TestEscapedErrorRecovered(t *testing.T) {
 	e := New()
 	e.globals.RawSetString("fill", e.L.NewFunction(func(L *lua.LState) int {
