@@ -129,18 +129,35 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 		args[r.idx] = nb[r.from:r.to:r.to]
 	}
 	e.numbuf = nb[:0]
-	reply := run.Call(args, run.Resp)
+	reply := e.callHost(run, args)
 	for i := range args {
 		args[i] = nil
 	}
 	e.argbuf = args[:0]
 	L.SetTop(0)
-	v, _ := e.parseReply(reply)
+	v, _ := e.parseReply(reply, 0)
+	if msg := e.replyErr; msg != "" {
+		e.replyErr = ""
+		return e.callError(L, msg, raiseErr)
+	}
 	if raiseErr && len(reply) > 0 && reply[0] == '-' {
 		L.Error(v, 0)
 	}
 	L.Push(v)
 	return 1
+}
+
+// callHost runs a command for redis.call. A Go panic in it (a bug in a
+// command) is logged and becomes the command's error reply, so the
+// script, not the process, fails.
+func (e *Engine) callHost(run *Run, args [][]byte) (reply []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.recovered(run, r)
+			reply = []byte("-ERR internal error running the command\r\n")
+		}
+	}()
+	return run.Call(args, run.Resp)
 }
 
 // callError is an error of redis.call/pcall itself (luaArgsToRedisArgv),

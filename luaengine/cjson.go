@@ -30,7 +30,7 @@ func defaultCjsonConfig() *cjsonConfig {
 		precision: 14, decodeInvalid: true, encodeKeepBuf: true}
 }
 
-func openCjson(L *lua.LState) *lua.LTable {
+func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
 	cfg := defaultCjsonConfig()
 	null := L.NewUserData()
 	t := L.CreateTable(0, 16)
@@ -38,8 +38,8 @@ func openCjson(L *lua.LState) *lua.LTable {
 		if L.GetTop() != 1 {
 			argError(L, 1, "encode", "expected 1 argument")
 		}
-		enc := cjsonEncoder{L: L, cfg: cfg, null: null}
-		enc.value(L.Get(1), 0)
+		enc := cjsonEncoder{L: L, e: e, cfg: cfg, null: null}
+		enc.value(L.Get(1), 0, 1)
 		L.Push(lua.LString(enc.out))
 		return 1
 	}))
@@ -49,11 +49,11 @@ func openCjson(L *lua.LState) *lua.LTable {
 		}
 		s := checkString(L, 1, "decode")
 		if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
-			L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
+			luaError(L, "JSON parser does not support UTF-16 or UTF-32")
 		}
 		d := cjsonDecoder{L: L, cfg: cfg, null: null, s: s}
 		tok := d.next()
-		v := d.value(tok, 0)
+		v := d.value(tok, 0, 1)
 		tok = d.next()
 		if tok.typ != tEnd {
 			d.fail("the end", tok)
@@ -105,7 +105,7 @@ func openCjson(L *lua.LState) *lua.LTable {
 		return 3
 	}))
 	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
-		L.Push(openCjson(L))
+		L.Push(e.openCjson(L))
 		return 1
 	}))
 	t.RawSetString("null", null)
@@ -114,8 +114,16 @@ func openCjson(L *lua.LState) *lua.LTable {
 	return t
 }
 
+// cjsonEncoder is json_append_data. It counts the Lua stack slots
+// lua-cjson holds (used): a table needs 3 free, an array item takes 1
+// and an object's key and value 2, so nesting stops where Redis's does
+// however high encode_max_depth is set. A table can hold itself many
+// times over, so the output is bounded too (maxStringLen, a memory
+// error past it).
 type cjsonEncoder struct {
 	L    *lua.LState
+	e    *Engine
+	n    int // values converted
 	cfg  *cjsonConfig
 	null *lua.LUserData
 	out  []byte
@@ -123,7 +131,7 @@ type cjsonEncoder struct {
 
 func (e *cjsonEncoder) number(f float64) {
 	if !e.cfg.encodeInvalid && (math.IsInf(f, 0) || math.IsNaN(f)) {
-		e.L.RaiseError("Cannot serialise number: must not be NaN or Inf")
+		luaError(e.L, "Cannot serialise number: must not be NaN or Inf")
 	}
 	if math.IsNaN(f) {
 		e.out = append(e.out, "nan"...)
@@ -189,16 +197,23 @@ func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 	}
 	if max > items*e.cfg.sparseRatio && max > e.cfg.sparseSafe {
 		if !e.cfg.sparseConvert {
-			e.L.RaiseError("Cannot serialise table: excessively sparse array")
+			luaError(e.L, "Cannot serialise table: excessively sparse array")
 		}
 		return -1
 	}
 	return max
 }
 
-func (e *cjsonEncoder) value(v lua.LValue, depth int) {
+func (e *cjsonEncoder) value(v lua.LValue, depth, used int) {
+	if len(e.out) > maxStringLen {
+		e.e.memoryError(e.L)
+	}
+	if e.n++; e.n%encodeTickPeriod == 0 {
+		e.e.tick(e.L)
+	}
 	switch x := v.(type) {
 	case lua.LString:
+		e.e.checkStringLen(e.L, len(e.out)+len(x))
 		e.str(string(x))
 	case lua.LNumber:
 		e.number(float64(x))
@@ -212,8 +227,8 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 		e.out = append(e.out, "null"...)
 	case *lua.LTable:
 		depth++
-		if depth > e.cfg.encodeMaxDepth {
-			e.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+		if depth > e.cfg.encodeMaxDepth || !stackFits(used, 3) {
+			luaError(e.L, "Cannot serialise, excessive nesting (%d)", depth)
 		}
 		n := e.arrayLength(x)
 		if n > 0 {
@@ -222,7 +237,7 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 				if i > 1 {
 					e.out = append(e.out, ',')
 				}
-				e.value(x.RawGetInt(i), depth)
+				e.value(x.RawGetInt(i), depth, used+1)
 			}
 			e.out = append(e.out, ']')
 			return
@@ -242,10 +257,10 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 				e.number(float64(kk))
 				e.out = append(e.out, '"')
 			default:
-				e.L.RaiseError("Cannot serialise %s: table key must be a number or string", k.Type().String())
+				luaError(e.L, "Cannot serialise %s: table key must be a number or string", k.Type().String())
 			}
 			e.out = append(e.out, ':')
-			e.value(val, depth)
+			e.value(val, depth, used+2)
 		})
 		e.out = append(e.out, '}')
 	default:
@@ -253,7 +268,7 @@ func (e *cjsonEncoder) value(v lua.LValue, depth int) {
 			e.out = append(e.out, "null"...)
 			return
 		}
-		e.L.RaiseError("Cannot serialise %s: type not supported", v.Type().String())
+		luaError(e.L, "Cannot serialise %s: type not supported", v.Type().String())
 	}
 }
 
@@ -299,7 +314,7 @@ func (d *cjsonDecoder) fail(expected string, t cjsonToken) {
 	if t.typ == tError {
 		found = t.str
 	}
-	d.L.RaiseError("Expected %s but found %s at character %d", expected, found, t.index+1)
+	luaError(d.L, "Expected %s but found %s at character %d", expected, found, t.index+1)
 }
 
 func (d *cjsonDecoder) errTok(msg string, index int) cjsonToken {
@@ -550,13 +565,16 @@ func (d *cjsonDecoder) stringToken(start int) cjsonToken {
 	return cjsonToken{typ: tString, index: start, str: string(b)}
 }
 
-func (d *cjsonDecoder) descend(depth int) {
-	if depth > d.cfg.decodeMaxDepth {
-		d.L.RaiseError("Found too many nested data structures (%d) at character %d", depth, d.pos)
+// descend is json_decode_descend: the nesting must stay within
+// decode_max_depth, and the Lua stack must have slots free for the table
+// (used counts those lua-cjson holds: a table and, in an object, a key).
+func (d *cjsonDecoder) descend(depth, used, slots int) {
+	if depth > d.cfg.decodeMaxDepth || !stackFits(used, slots) {
+		luaError(d.L, "Found too many nested data structures (%d) at character %d", depth, d.pos)
 	}
 }
 
-func (d *cjsonDecoder) value(tok cjsonToken, depth int) lua.LValue {
+func (d *cjsonDecoder) value(tok cjsonToken, depth, used int) lua.LValue {
 	switch tok.typ {
 	case tString:
 		return lua.LString(tok.str)
@@ -568,7 +586,7 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth int) lua.LValue {
 		return d.null
 	case tObjBegin:
 		depth++
-		d.descend(depth)
+		d.descend(depth, used, 3)
 		t := d.L.CreateTable(0, 0)
 		tok = d.next()
 		if tok.typ == tObjEnd {
@@ -583,7 +601,7 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth int) lua.LValue {
 			if tok.typ != tColon {
 				d.fail("colon", tok)
 			}
-			v := d.value(d.next(), depth)
+			v := d.value(d.next(), depth, used+2)
 			t.RawSetString(key, v)
 			tok = d.next()
 			if tok.typ == tObjEnd {
@@ -596,14 +614,14 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth int) lua.LValue {
 		}
 	case tArrBegin:
 		depth++
-		d.descend(depth)
+		d.descend(depth, used, 2)
 		t := d.L.CreateTable(0, 0)
 		tok = d.next()
 		if tok.typ == tArrEnd {
 			return t
 		}
 		for i := 1; ; i++ {
-			t.RawSetInt(i, d.value(tok, depth))
+			t.RawSetInt(i, d.value(tok, depth, used+1))
 			tok = d.next()
 			if tok.typ == tArrEnd {
 				return t

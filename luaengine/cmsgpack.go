@@ -13,16 +13,16 @@ import (
 
 const msgpackMaxNesting = 16
 
-func openCmsgpack(L *lua.LState) *lua.LTable {
+func (e *Engine) openCmsgpack(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, 8)
-	t.RawSetString("pack", L.NewFunction(msgpackPack))
-	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return msgpackUnpackFull(L, 0, 0, true) }))
+	t.RawSetString("pack", L.NewFunction(e.msgpackPack))
+	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return msgpackUnpackFull(L, 0, 0, L.GetTop()) }))
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
 		off := 0
 		if L.GetTop() >= 2 {
 			off = int(checkNumber(L, 2, "unpack_one"))
 		}
-		return msgpackUnpackFull(L, 1, off, false)
+		return msgpackUnpackFull(L, 1, off, 1)
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
 		limit := int(checkNumber(L, 2, "unpack_limit"))
@@ -30,7 +30,7 @@ func openCmsgpack(L *lua.LState) *lua.LTable {
 		if L.GetTop() >= 3 {
 			off = int(checkNumber(L, 3, "unpack_limit"))
 		}
-		return msgpackUnpackFull(L, limit, off, false)
+		return msgpackUnpackFull(L, limit, off, 1)
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
@@ -39,43 +39,71 @@ func openCmsgpack(L *lua.LState) *lua.LTable {
 	return t
 }
 
-func msgpackPack(L *lua.LState) int {
+func (e *Engine) msgpackPack(L *lua.LState) int {
 	n := L.GetTop()
 	if n == 0 {
 		argError(L, 0, "pack", "MessagePack pack needs input.")
 	}
-	var out []byte
+	if !stackFits(n, n) {
+		argError(L, 0, "pack", "Too many arguments for MessagePack pack.")
+	}
+	enc := msgpackEncoder{L: L, e: e}
 	for i := 1; i <= n; i++ {
-		out = msgpackEncode(out, L.Get(i), 0)
+		enc.encode(L.Get(i), 0)
 	}
 	L.SetTop(0)
-	L.Push(lua.LString(out))
+	L.Push(lua.LString(enc.out))
 	return 1
 }
 
-func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
+// msgpackEncoder is mp_encode_lua_type. Nesting stops at
+// msgpackMaxNesting, but a table can hold itself many times over, so the
+// output is bounded (maxStringLen, a memory error past it).
+type msgpackEncoder struct {
+	L   *lua.LState
+	e   *Engine
+	out []byte
+	n   int // values converted
+}
+
+func (m *msgpackEncoder) encode(v lua.LValue, level int) {
+	if len(m.out) > maxStringLen {
+		m.e.memoryError(m.L)
+	}
+	if m.n++; m.n%encodeTickPeriod == 0 {
+		m.e.tick(m.L)
+	}
+	out := m.out
 	switch x := v.(type) {
 	case lua.LString:
-		return msgpackStr(out, string(x))
+		m.e.checkStringLen(m.L, len(out)+len(x))
+		m.out = msgpackStr(out, string(x))
+		return
 	case lua.LBool:
 		if x {
-			return append(out, 0xc3)
+			m.out = append(out, 0xc3)
+		} else {
+			m.out = append(out, 0xc2)
 		}
-		return append(out, 0xc2)
+		return
 	case lua.LNumber:
 		f := float64(x)
 		if !math.IsInf(f, 0) && f == f && f >= -9.2233720368547758e18 && f < 9.2233720368547758e18 && float64(int64(f)) == f {
-			return msgpackInt(out, int64(f))
+			m.out = msgpackInt(out, int64(f))
+			return
 		}
 		if float64(float32(f)) == f {
 			out = append(out, 0xca)
-			return binary.BigEndian.AppendUint32(out, math.Float32bits(float32(f)))
+			m.out = binary.BigEndian.AppendUint32(out, math.Float32bits(float32(f)))
+			return
 		}
 		out = append(out, 0xcb)
-		return binary.BigEndian.AppendUint64(out, math.Float64bits(f))
+		m.out = binary.BigEndian.AppendUint64(out, math.Float64bits(f))
+		return
 	case *lua.LTable:
 		if level == msgpackMaxNesting {
-			return append(out, 0xc0)
+			m.out = append(out, 0xc0)
+			return
 		}
 		if n, ok := msgpackArrayLen(x); ok {
 			switch {
@@ -88,10 +116,11 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 				out = append(out, 0xdd)
 				out = binary.BigEndian.AppendUint32(out, uint32(n))
 			}
+			m.out = out
 			for i := 1; i <= n; i++ {
-				out = msgpackEncode(out, x.RawGetInt(i), level+1)
+				m.encode(x.RawGetInt(i), level+1)
 			}
-			return out
+			return
 		}
 		n := tableLen(x)
 		switch {
@@ -104,13 +133,14 @@ func msgpackEncode(out []byte, v lua.LValue, level int) []byte {
 			out = append(out, 0xdf)
 			out = binary.BigEndian.AppendUint32(out, uint32(n))
 		}
+		m.out = out
 		forEach(x, func(k, val lua.LValue) {
-			out = msgpackEncode(out, k, level+1)
-			out = msgpackEncode(out, val, level+1)
+			m.encode(k, level+1)
+			m.encode(val, level+1)
 		})
-		return out
+		return
 	}
-	return append(out, 0xc0)
+	m.out = append(out, 0xc0)
 }
 
 // msgpackArrayLen is table_is_an_array: only positive integer keys, as
@@ -177,10 +207,19 @@ func msgpackInt(out []byte, n int64) []byte {
 	return binary.BigEndian.AppendUint64(append(out, 0xd3), uint64(n))
 }
 
+// msgpackCur is the decoder's cursor. Decoding counts the Lua stack
+// slots lua-cmsgpack holds (used): every value decoded is checked against
+// the C stack, so nesting and the number of values returned stop where
+// Redis's stop, with its texts.
 type msgpackCur struct {
 	b   []byte
 	err string
 }
+
+const (
+	msgpackTooMany = "too many return values at once; use unpack_one or unpack_limit instead."
+	msgpackInArray = "in function mp_decode_to_lua_array"
+)
 
 const (
 	msgpackEOF = "Missing bytes in input."
@@ -195,10 +234,11 @@ func (c *msgpackCur) need(n int) bool {
 	return true
 }
 
-func (c *msgpackCur) decode(L *lua.LState) lua.LValue {
+func (c *msgpackCur) decode(L *lua.LState, used int) lua.LValue {
 	if !c.need(1) {
 		return lua.LNil
 	}
+	checkStack(L, used, 1, msgpackTooMany)
 	t := c.b[0]
 	switch {
 	case t <= 0x7f:
@@ -211,10 +251,10 @@ func (c *msgpackCur) decode(L *lua.LState) lua.LValue {
 		return c.str(1, int(t&0x1f))
 	case t&0xf0 == 0x90:
 		c.b = c.b[1:]
-		return c.array(L, int(t&0x0f))
+		return c.array(L, int(t&0x0f), used)
 	case t&0xf0 == 0x80:
 		c.b = c.b[1:]
-		return c.mapv(L, int(t&0x0f))
+		return c.mapv(L, int(t&0x0f), used)
 	}
 	switch t {
 	case 0xc0:
@@ -285,28 +325,28 @@ func (c *msgpackCur) decode(L *lua.LState) lua.LValue {
 		}
 		n := int(binary.BigEndian.Uint16(c.b[1:]))
 		c.b = c.b[3:]
-		return c.array(L, n)
+		return c.array(L, n, used)
 	case 0xdd:
 		if !c.need(5) {
 			return lua.LNil
 		}
 		n := int(binary.BigEndian.Uint32(c.b[1:]))
 		c.b = c.b[5:]
-		return c.array(L, n)
+		return c.array(L, n, used)
 	case 0xde:
 		if !c.need(3) {
 			return lua.LNil
 		}
 		n := int(binary.BigEndian.Uint16(c.b[1:]))
 		c.b = c.b[3:]
-		return c.mapv(L, n)
+		return c.mapv(L, n, used)
 	case 0xdf:
 		if !c.need(5) {
 			return lua.LNil
 		}
 		n := int(binary.BigEndian.Uint32(c.b[1:]))
 		c.b = c.b[5:]
-		return c.mapv(L, n)
+		return c.mapv(L, n, used)
 	}
 	c.err = msgpackBad
 	return lua.LNil
@@ -321,10 +361,12 @@ func (c *msgpackCur) str(hdr, n int) lua.LValue {
 	return s
 }
 
-func (c *msgpackCur) array(L *lua.LState, n int) lua.LValue {
+func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
 	t := L.CreateTable(0, 0)
+	// Stack: the table, then an index and a value per item.
+	checkStack(L, used+1, 1, msgpackInArray)
 	for i := 1; i <= n; i++ {
-		v := c.decode(L)
+		v := c.decode(L, used+2)
 		if c.err != "" {
 			return lua.LNil
 		}
@@ -334,14 +376,15 @@ func (c *msgpackCur) array(L *lua.LState, n int) lua.LValue {
 	return t
 }
 
-func (c *msgpackCur) mapv(L *lua.LState, n int) lua.LValue {
+func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
 	t := L.CreateTable(0, 0)
+	// Stack: the table, a key, a value.
 	for i := 0; i < n; i++ {
-		k := c.decode(L)
+		k := c.decode(L, used+1)
 		if c.err != "" {
 			return lua.LNil
 		}
-		v := c.decode(L)
+		v := c.decode(L, used+2)
 		if c.err != "" {
 			return lua.LNil
 		}
@@ -352,13 +395,17 @@ func (c *msgpackCur) mapv(L *lua.LState, n int) lua.LValue {
 	return t
 }
 
-func msgpackUnpackFull(L *lua.LState, limit, offset int, all bool) int {
+// msgpackUnpackFull is mp_unpack_full: limit and offset 0 decode every
+// value (and return no offset); used is how many stack slots the
+// arguments take (unpack_one and unpack_limit pop all but the string).
+func msgpackUnpackFull(L *lua.LState, limit, offset, used int) int {
 	s := checkString(L, 1, "unpack")
+	all := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		luaError(L, "Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
 	}
 	if offset > len(s) {
-		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
+		luaError(L, "Start offset %d greater than input length %d.", offset, len(s))
 	}
 	if all {
 		limit = math.MaxInt32
@@ -367,14 +414,15 @@ func msgpackUnpackFull(L *lua.LState, limit, offset int, all bool) int {
 	c := msgpackCur{b: []byte(s[offset:])}
 	cnt := 0
 	for len(c.b) > 0 && cnt < limit {
-		v := c.decode(L)
+		v := c.decode(L, used+cnt)
 		if c.err != "" {
-			L.RaiseError("%s", c.err)
+			luaError(L, "%s", c.err)
 		}
 		L.Push(v)
 		cnt++
 	}
 	if !all {
+		checkStack(L, 1+cnt, 1, "in function mp_unpack_full")
 		next := len(s) - len(c.b)
 		if len(c.b) == 0 {
 			next = -1

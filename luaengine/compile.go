@@ -52,7 +52,7 @@ func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 	// Redis 7.0 compiles the body (after the shebang line, whose newline
 	// stays so that line numbers are the body's) as a chunk of its own.
 	src := string(body[skip:])
-	m, src := syntaxCheck(src, SourceName, true)
+	m, src := syntaxCheck(src, SourceName, true, 0)
 	if m != "" {
 		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + m}
 	}
@@ -152,4 +152,145 @@ func luaSyntaxError(err error, name string) error {
 		return errors.New(name + ":" + strconv.Itoa(ce.Line) + ": " + ce.Message)
 	}
 	return err
+}
+
+// chunkID is luaO_chunkid: how Lua names a chunk in messages, from the
+// name it was loaded with ("=name" and "@name" as given, else the source
+// text's first line as [string "..."]), within size bytes: MAXSRC (80)
+// in syntax errors, LUA_IDSIZE (60) in runtime errors.
+func chunkID(name string, size int) string {
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	switch {
+	case strings.HasPrefix(name, "="):
+		name = name[1:]
+		if len(name) > size-1 {
+			name = name[:size-1]
+		}
+		return name
+	case strings.HasPrefix(name, "@"):
+		name = name[1:]
+		if room := size - len(" '...' ") - 1; len(name) > room {
+			return "..." + name[len(name)-room:]
+		}
+		return name
+	}
+	n := strings.IndexAny(name, "\n\r")
+	if n < 0 {
+		n = len(name)
+	}
+	n = min(n, size-len(` [string "..."] `)-1)
+	if n < len(name) {
+		return `[string "` + name[:n] + `..."]`
+	}
+	return `[string "` + name + `"]`
+}
+
+// Sizes of chunkID's names.
+const (
+	maxSrc    = 80
+	luaIDSize = 60
+)
+
+// load compiles a chunk for loadstring and load as a script is compiled
+// (Lua 5.1's syntax, the rewrite pass with its check points, the syntax
+// levels counted from the C calls under way), under chunkname. It
+// returns the function, or the error message.
+func (e *Engine) load(src, chunkname string) (*lua.LFunction, string) {
+	m, src := syntaxCheck(src, chunkID(chunkname, maxSrc), true, e.ccalls)
+	if m != "" {
+		return nil, m
+	}
+	// Compile errors are worded by the parser (MAXSRC); the chunk's
+	// source name is what runtime errors show (LUA_IDSIZE).
+	id := chunkID(chunkname, luaIDSize)
+	proto, err := compileChunk(src, id)
+	if err != nil {
+		return nil, strings.Replace(err.Error(), id, chunkID(chunkname, maxSrc), 1)
+	}
+	if id != chunkname {
+		// The error handler reports the name as given (debug.getinfo's
+		// source); messages use id.
+		if len(e.chunkNames) >= maxChunkNames {
+			clear(e.chunkNames)
+		}
+		e.chunkNames[id] = chunkname
+	}
+	fn := e.L.NewFunctionFromProto(proto)
+	fn.Env = e.env
+	return fn, ""
+}
+
+// maxChunkNames bounds Engine.chunkNames.
+const maxChunkNames = 256
+
+// baseLoadstring is luaB_loadstring.
+func (e *Engine) baseLoadstring(L *lua.LState) int {
+	s := checkString(L, 1, "loadstring")
+	name := s
+	if L.Get(2) != lua.LNil {
+		name = checkString(L, 2, "loadstring")
+	}
+	fn, msg := e.load(s, name)
+	return loadResult(L, fn, msg)
+}
+
+// baseLoad is luaB_load: the chunk is read from a function, called until
+// it returns nil or "" (each call a nested C call); an error in the
+// reader is the result, as the running error handler words it.
+func (e *Engine) baseLoad(L *lua.LState) int {
+	name := "=(load)"
+	if L.Get(2) != lua.LNil {
+		name = checkString(L, 2, "load")
+	}
+	reader, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
+		argError(L, 1, "load", "function expected, got "+typeName(L, 1))
+	}
+	var src []byte
+	for {
+		e.enterC(L)
+		L.Push(reader)
+		err := L.PCall(0, 1, e.handler)
+		e.ccalls--
+		if err != nil {
+			L.Push(lua.LNil)
+			if ae, ok := err.(*lua.ApiError); ok {
+				L.Push(ae.Object)
+			} else {
+				L.Push(lua.LString(err.Error()))
+			}
+			return 2
+		}
+		v := L.Get(-1)
+		L.Pop(1)
+		if v == lua.LNil {
+			break
+		}
+		piece, ok := luaString(v)
+		if !ok {
+			L.Push(lua.LNil)
+			t := errorTable(L, where(L, 1)+"reader function must return a string")
+			L.Push(t)
+			return 2
+		}
+		if piece == "" {
+			break
+		}
+		e.checkStringLen(L, len(src)+len(piece))
+		src = append(src, piece...)
+	}
+	fn, msg := e.load(string(src), name)
+	return loadResult(L, fn, msg)
+}
+
+func loadResult(L *lua.LState, fn *lua.LFunction, msg string) int {
+	if fn == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(msg))
+		return 2
+	}
+	L.Push(fn)
+	return 1
 }

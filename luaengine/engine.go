@@ -13,6 +13,7 @@
 package luaengine
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,9 @@ type Run struct {
 	Call Caller
 	// Exists reports whether a command exists (redis.acl_check_cmd).
 	Exists func(args [][]byte) bool
-	// Log receives redis.log lines at or above Verbosity.
+	// Log receives redis.log lines at or above Verbosity, and at
+	// LogWarning the engine's own report of a Go panic it recovered from
+	// while running the script.
 	Log       func(level int, msg string)
 	Verbosity int
 	// Name identifies the script in errors: the SHA for EVAL, the function
@@ -116,6 +119,36 @@ type Engine struct {
 	start      time.Time
 	checking   bool
 	killing    bool
+
+	// ccalls counts nested calls from Go back into Lua (Lua's nCcalls,
+	// see enterC).
+	ccalls int
+	// concatSum and concatOuter sum the lengths of `..` chains being
+	// evaluated (concatLen).
+	concatSum   int
+	concatOuter []int
+	// gcPause and gcStepmul are collectgarbage's settings.
+	gcPause, gcStepmul int32
+	// chunkNames maps the names of chunks loadstring and load compiled,
+	// as messages show them (chunkID), to the names they were given.
+	chunkNames map[string]string
+	// handling counts the error handlers running (xpcall's), which may
+	// go past the stack limit (checkDepth); passHandler is the handler
+	// of their own protected calls, which only passes the error on.
+	handling    int
+	passHandler *lua.LFunction
+	// memErr is the value a memory error is raised with (memoryError).
+	memErr *lua.LUserData
+
+	// replyErr is set when parseReply meets a reply it cannot convert;
+	// replyEnd is where the reply being written must end (writeResult).
+	replyErr string
+	replyEnd int
+	// interp reaches the main thread's call stack and Lua stack;
+	// overflowAtCaller tells the error handler that checkDepth raised
+	// the error in a function about to run, so that it names the call.
+	interp           interpState
+	overflowAtCaller bool
 }
 
 // New returns an engine with a fresh interpreter.
@@ -135,13 +168,8 @@ func (e *Engine) reset() {
 		e.L.Close()
 	}
 	e.gen++
-	e.L = lua.NewState(lua.Options{
-		SkipOpenLibs:     true,
-		CallStackSize:    1024,
-		RegistrySize:     1024 * 4,
-		RegistryMaxSize:  1024 * 256,
-		RegistryGrowStep: 1024,
-	})
+	e.L = lua.NewState(mainOptions())
+	e.interp = newInterpState(e.L)
 	e.setup()
 }
 
@@ -176,6 +204,7 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.killing = false
 	e.ticks = 0
 	e.start = time.Time{}
+	e.beginRun()
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
 	L.Push(fn)
@@ -188,15 +217,14 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 		L.Push(args)
 		nargs = 2
 	}
-	err := L.PCall(nargs, 1, e.handler)
+	err := e.runProtected(run, nargs, e.handler)
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
 		e.ctors.unwind([2]int{})
-		e.writeRunError(run, err)
+		e.writeResult(run, nil, err)
 	} else {
-		e.writeReply(run.Out, L.Get(-1), run.Resp)
-		L.Pop(1)
+		e.writeResult(run, L.Get(-1), nil)
 	}
 	e.errors = nil
 	L.SetTop(0)
@@ -208,6 +236,79 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 		// that no script sees another's state. (Every known way in is
 		// guarded; this is the safety net tests switch on.)
 		e.cleanProxies()
+	}
+}
+
+// beginRun resets what a script's run counts (the script itself and a
+// library's load code).
+func (e *Engine) beginRun() {
+	// The script is called from C (lua_pcall): one C call.
+	e.ccalls = 1
+	e.handling = 0
+	e.concatUnwind(0, 0)
+	e.overflowAtCaller = false
+	e.L.G.CurrentThread = e.L
+}
+
+// runProtected calls the function on the stack, below its nargs
+// arguments, under handler, and returns its error; its result is left on
+// the stack.
+//
+// gopher-lua runs an error handler before it unwinds, so an error raised
+// when the Lua stack is full (registry overflow) raises again while the
+// handler is being pushed and escapes PCall, as a Go panic. It is caught
+// here (as is any Go panic), logged, and the interpreter unwound, so it
+// stays usable and the script fails with that error.
+func (e *Engine) runProtected(run *Run, nargs int, handler *lua.LFunction) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.interp.unwind()
+			e.recovered(run, r)
+			if ae, ok := r.(*lua.ApiError); ok {
+				err = ae
+			} else {
+				err = &lua.ApiError{Type: lua.ApiErrorPanic, Object: lua.LString(fmt.Sprint(r))}
+			}
+		}
+	}()
+	return e.L.PCall(nargs, 1, handler)
+}
+
+// writeResult writes the script's reply, or its error, to run.Out. A Go
+// panic while converting becomes an error reply in place of whatever was
+// written so far.
+//
+// A reply longer than maxStringLen (a table holding itself many times
+// over makes one exponentially long) is a memory error instead.
+func (e *Engine) writeResult(run *Run, v lua.LValue, err error) {
+	from := len(run.Out.B)
+	e.replyEnd = from + maxStringLen
+	defer func() {
+		if r := recover(); r != nil {
+			run.Out.B = run.Out.B[:from]
+			if r == errReplyTooLong {
+				e.writeRunError(run, &lua.ApiError{Object: lua.LString(errNoMemory)})
+				return
+			}
+			e.recovered(run, r)
+			run.Out.Error("ERR Error running script " + run.Name + ", internal error converting the result")
+		}
+	}()
+	if err != nil {
+		e.writeRunError(run, err)
+		return
+	}
+	e.writeReply(run.Out, v, run.Resp, 2)
+}
+
+// errReplyTooLong unwinds writeReply (see writeResult).
+var errReplyTooLong = &struct{ error }{}
+
+// recovered logs a Go panic (or an error gopher-lua let escape its error
+// handling) the engine recovered from while running run's script.
+func (e *Engine) recovered(run *Run, what any) {
+	if run.Log != nil {
+		run.Log(LogWarning, fmt.Sprintf("luaengine: recovered from a panic running script %s: %v", run.Name, what))
 	}
 }
 
@@ -335,6 +436,11 @@ func formatNumber(n lua.LNumber) string {
 // failed (the caller of a Go function when the error came from one).
 func (e *Engine) errHandler(L *lua.LState) int {
 	errv := L.Get(1)
+	if errv == e.memErr {
+		// LUA_ERRMEM skips the handler: the error stays a plain string.
+		L.Push(lua.LString(errNoMemory))
+		return 1
+	}
 	var t *lua.LTable
 	if tt, ok := errv.(*lua.LTable); ok {
 		t = tt
@@ -346,6 +452,8 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		}
 		t.RawSetString("err", lua.LString("ERR "+e.describe(L, s)))
 	}
+	skip := e.overflowAtCaller
+	e.overflowAtCaller = false
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -357,9 +465,15 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if dbg.What == "G" || dbg.CurrentLine < 0 {
 			continue
 		}
+		if skip {
+			skip = false
+			continue
+		}
 		src := dbg.Source
 		if src == SourceName || src == FunctionSourceName {
 			src = "@" + src
+		} else if name, ok := e.chunkNames[src]; ok {
+			src = name
 		}
 		t.RawSetString("source", lua.LString(src))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
@@ -379,6 +493,7 @@ const errKilled = "Script killed by user with SCRIPT KILL..."
 // and function body. It costs a counter increment; every 1024th tick it
 // looks at the clock once the script has a busy threshold.
 func (e *Engine) tick(L *lua.LState) int {
+	e.checkDepth(L)
 	e.ticks++
 	if e.ticks&1023 != 1 || !e.checking {
 		return 0

@@ -122,7 +122,7 @@ func ValidName(s string) bool {
 // runs it so that it registers its functions. The error is the reply
 // text Redis sends.
 func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
-	m, src := syntaxCheck(string(code), FunctionSourceName, true)
+	m, src := syntaxCheck(string(code), FunctionSourceName, true, 0)
 	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
 	}
@@ -143,8 +143,12 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
 	e.loading = lib
 	e.run = &Run{BusyThreshold: LoadTimeout}
 	e.checking, e.killing, e.ticks, e.start = true, false, 0, time.Time{}
+	e.beginRun()
 	L.Push(fn)
-	perr := L.PCall(0, 0, nil)
+	// The error passes unchanged (Redis runs the code without a
+	// handler); a handler that only passes it on spares gopher-lua a
+	// stack trace, which is quadratic in the depth.
+	perr := e.runProtected(e.run, 0, e.passHandler)
 	if perr != nil {
 		e.ctors.unwind([2]int{})
 	}
@@ -155,6 +159,9 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
 		var obj lua.LValue = lua.LString(perr.Error())
 		if ae, ok := perr.(*lua.ApiError); ok {
 			obj = ae.Object
+		}
+		if obj == e.memErr {
+			obj = lua.LString(errNoMemory)
 		}
 		msg := ""
 		if s, ok := luaString(obj); ok {

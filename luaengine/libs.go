@@ -2,10 +2,18 @@ package luaengine
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
 )
+
+// luaError is luaL_error: the message after the position of the calling
+// function (none when a Go function, pcall for one, called it: gopher-lua's
+// RaiseError looks further, for the first Lua function).
+func luaError(L *lua.LState, format string, args ...any) {
+	L.Error(lua.LString(where(L, 1)+fmt.Sprintf(format, args...)), 0)
+}
 
 // argError raises Lua 5.1's luaL_argerror text.
 func argError(L *lua.LState, n int, fname, msg string) {
@@ -142,13 +150,19 @@ type structHeader struct {
 	align  int
 }
 
-func structGetnum(fmt string, i *int, def int) int {
+// structGetnum is getnum: a size in the format, a C int ("integral size
+// overflow" past INT_MAX).
+func structGetnum(L *lua.LState, fmt string, i *int, def int) int {
 	if *i >= len(fmt) || fmt[*i] < '0' || fmt[*i] > '9' {
 		return def
 	}
 	a := 0
 	for *i < len(fmt) && fmt[*i] >= '0' && fmt[*i] <= '9' {
-		a = a*10 + int(fmt[*i]-'0')
+		d := int(fmt[*i] - '0')
+		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
+			luaError(L, "integral size overflow")
+		}
+		a = a*10 + d
 		*i++
 	}
 	return a
@@ -169,11 +183,11 @@ func structOptsize(L *lua.LState, fname string, opt byte, fmt string, i *int) in
 	case 'x':
 		return 1
 	case 'c':
-		return structGetnum(fmt, i, 1)
+		return structGetnum(L, fmt, i, 1)
 	case 'i', 'I':
-		sz := structGetnum(fmt, i, 4)
+		sz := structGetnum(L, fmt, i, 4)
 		if sz > structMaxIntSize {
-			L.RaiseError("integral size %d is larger than limit of %d", sz, structMaxIntSize)
+			luaError(L, "integral size %d is larger than limit of %d", sz, structMaxIntSize)
 		}
 		return sz
 	case ' ', '<', '>', '!', '=', 's':
@@ -200,9 +214,9 @@ func structCommon(L *lua.LState, opt byte, fmt string, i *int, h *structHeader) 
 	case '<', '=':
 		h.little = true
 	case '!':
-		a := structGetnum(fmt, i, 8)
+		a := structGetnum(L, fmt, i, 8)
 		if a <= 0 || a&(a-1) != 0 {
-			L.RaiseError("alignment %d is not a power of 2", a)
+			luaError(L, "alignment %d is not a power of 2", a)
 		}
 		h.align = a
 	}
@@ -332,7 +346,9 @@ func structUnpack(L *lua.LState) int {
 		argError(L, 3, "unpack", "offset must be 1 or greater")
 	}
 	h := structHeader{little: true, align: 1}
-	L.SetTop(2)
+	// The results go on the stack above the arguments, each checked
+	// against the C stack with room for the next position.
+	args, n := L.GetTop(), 0
 	for i := 0; i < len(fmt); {
 		opt := fmt[i]
 		i++
@@ -341,6 +357,8 @@ func structUnpack(L *lua.LState) int {
 		if pos+size > len(data) {
 			argError(L, 2, "unpack", "data string too short")
 		}
+		checkStack(L, args+n, 2, "too many results")
+		top := L.GetTop()
 		switch opt {
 		case 'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I':
 			signed := opt >= 'a' && opt <= 'z'
@@ -364,11 +382,11 @@ func structUnpack(L *lua.LState) int {
 			L.Push(lua.LNumber(math.Float64frombits(v)))
 		case 'c':
 			if size == 0 {
-				n, ok := toNumber(L.Get(-1))
-				if L.GetTop() <= 2 || !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+				f, ok := toNumber(L.Get(-1))
+				if n == 0 || !ok {
+					luaError(L, "format 'c0' needs a previous size")
 				}
-				size = int(n)
+				size = int(f)
 				L.Pop(1)
 				if pos+size > len(data) || size < 0 {
 					argError(L, 2, "unpack", "data string too short")
@@ -384,17 +402,18 @@ func structUnpack(L *lua.LState) int {
 				}
 			}
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				luaError(L, "unfinished string in data")
 			}
 			size = e - pos + 1
 			L.Push(lua.LString(data[pos:e]))
 		default:
 			structCommon(L, opt, fmt, &i, &h)
 		}
+		n += L.GetTop() - top
 		pos += size
 	}
 	L.Push(lua.LNumber(pos + 1))
-	return L.GetTop() - 2
+	return n + 1
 }
 
 func structSize(L *lua.LState) int {

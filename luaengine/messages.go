@@ -17,9 +17,12 @@ var (
 
 func lua51Message(s string) string {
 	if !strings.Contains(s, "bad argument") && !strings.Contains(s, "cannot perform") &&
-		!strings.Contains(s, "attempt to") {
+		!strings.Contains(s, "attempt to") && !strings.Contains(s, "too many recursions in ") {
 		return s
 	}
+	// gopher-lua's bound on __index/__newindex chains is Lua's MAXTAGLOOP.
+	s = strings.Replace(s, "too many recursions in gettable", "loop in gettable", 1)
+	s = strings.Replace(s, "too many recursions in settable", "loop in settable", 1)
 	s = reBadArg.ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	s = reArith.ReplaceAllStringFunc(s, func(m string) string {
 		g := reArith.FindStringSubmatch(m)

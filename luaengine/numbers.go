@@ -235,29 +235,144 @@ func baseTonumber(L *lua.LState) int {
 	return 1
 }
 
-// maxUnpack is how many values Lua 5.1 (LUAI_MAXCSTACK) lets unpack push.
-const maxUnpack = 8000
-
+// baseUnpack is Lua 5.1's luaB_unpack: i and j are C ints, and the
+// values must fit the C stack above the arguments (LUAI_MAXCSTACK).
 func baseUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	i := L.OptInt(2, 1)
-	var j int
+	i := int32(1)
+	if L.Get(2) != lua.LNil {
+		i = checkInt(L, 2, "unpack")
+	}
+	var j int32
 	if L.Get(3) == lua.LNil {
-		j = luaLen(t)
+		j = int32(luaLen(t))
 	} else {
-		j = L.CheckInt(3)
+		j = checkInt(L, 3, "unpack")
 	}
 	if i > j {
 		return 0
 	}
-	n := j - i + 1
-	if n <= 0 || n >= maxUnpack {
-		L.RaiseError("too many results to unpack")
+	n := j - i + 1 // int arithmetic: n <= 0 is an overflow
+	if n <= 0 || !stackFits(L.GetTop(), int(n)) {
+		luaError(L, "too many results to unpack")
 	}
-	for k := i; k <= j; k++ {
-		L.Push(t.RawGetInt(k))
+	for k := i; ; k++ {
+		L.Push(t.RawGetInt(int(k)))
+		if k == j {
+			break
+		}
+	}
+	return int(n)
+}
+
+// checkInt is luaL_checkint: the number (or numeric string) converted
+// to lua_Integer and cut to a C int, as x86-64 C converts it.
+func checkInt(L *lua.LState, n int, fname string) int32 {
+	return int32(toInt64(checkNumber(L, n, fname)))
+}
+
+// strByte is Lua 5.1's str_byte: the values must fit the C stack above
+// the arguments ("string slice too long").
+func strByte(L *lua.LState) int {
+	s := checkString(L, 1, "byte")
+	l := int64(len(s))
+	posrelat := func(pos int64) int64 {
+		if pos < 0 {
+			pos += l + 1
+		}
+		return max(pos, 0)
+	}
+	posi := int64(1)
+	if L.Get(2) != lua.LNil {
+		posi = toInt64(checkNumber(L, 2, "byte"))
+	}
+	posi = posrelat(posi)
+	pose := posi
+	if L.Get(3) != lua.LNil {
+		pose = toInt64(checkNumber(L, 3, "byte"))
+	}
+	pose = posrelat(pose)
+	posi = max(posi, 1)
+	pose = min(pose, l)
+	if posi > pose {
+		return 0
+	}
+	n := int(pose - posi + 1)
+	checkStack(L, L.GetTop(), n, "string slice too long")
+	for i := 0; i < n; i++ {
+		L.Push(lua.LNumber(s[int(posi)-1+i]))
 	}
 	return n
+}
+
+// strRep is Lua 5.1's str_rep (the count a C int); a result longer than
+// maxStringLen is a memory error.
+func (e *Engine) strRep(L *lua.LState) int {
+	s := checkString(L, 1, "rep")
+	n := checkInt(L, 2, "rep")
+	if n <= 0 || len(s) == 0 {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	e.checkStringLen(L, len(s)*int(n))
+	L.Push(lua.LString(strings.Repeat(s, int(n))))
+	return 1
+}
+
+// tableConcat is Lua 5.1's tconcat: the range's defaults are 1 and #t,
+// numbers are formatted as Lua formats them, and a result longer than
+// maxStringLen is a memory error.
+func (e *Engine) tableConcat(L *lua.LState) int {
+	sep := ""
+	if L.Get(2) != lua.LNil {
+		sep = checkString(L, 2, "concat")
+	}
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		argError(L, 1, "concat", "table expected, got "+typeName(L, 1))
+	}
+	i := int32(1)
+	if L.Get(3) != lua.LNil {
+		i = checkInt(L, 3, "concat")
+	}
+	var last int32
+	if L.Get(4) == lua.LNil {
+		last = int32(luaLen(t))
+	} else {
+		last = checkInt(L, 4, "concat")
+	}
+	// Two passes: the first checks the values in order and sums their
+	// lengths (a memory error where the result would pass the bound),
+	// the second builds the result.
+	field := func(i int32) string {
+		v, ok := luaString(t.RawGetInt(int(i)))
+		if !ok {
+			// Redis's Lua names the value's type.
+			luaError(L, "invalid value (%s) at index %d in table for 'concat'", t.RawGetInt(int(i)).Type().String(), i)
+		}
+		return v
+	}
+	n := 0
+	for k := i; k <= last; k++ {
+		n += len(field(k))
+		if k < last {
+			n += len(sep)
+		}
+		e.checkStringLen(L, n)
+		if k == last {
+			break // last may be the largest int
+		}
+	}
+	b := make([]byte, 0, n)
+	for ; i < last; i++ {
+		b = append(b, field(i)...)
+		b = append(b, sep...)
+	}
+	if i == last {
+		b = append(b, field(i)...)
+	}
+	L.Push(lua.LString(b))
+	return 1
 }
 
 func (e *Engine) tableForeach(L *lua.LState) int {
@@ -428,14 +543,14 @@ func appendQuoted(out []byte, s string) []byte {
 // strings as tonumber reads them; gopher-lua reads strings there with its
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
-	"string": {"rep": {2}, "sub": {2, 3}, "byte": {2, 3}, "char": {-1}, "find": {3}, "match": {3}, "gsub": {4}},
+	"string": {"sub": {2, 3}, "char": {-1}},
 	"math": {"abs": {-1}, "acos": {-1}, "asin": {-1}, "atan": {-1}, "atan2": {-1}, "ceil": {-1}, "cos": {-1},
 		"cosh": {-1}, "deg": {-1}, "exp": {-1}, "floor": {-1}, "fmod": {-1}, "frexp": {-1}, "ldexp": {-1},
 		"log": {-1}, "log10": {-1}, "max": {-1}, "min": {-1}, "mod": {-1}, "modf": {-1}, "pow": {-1},
 		"rad": {-1}, "random": {-1}, "randomseed": {-1}, "sin": {-1}, "sinh": {-1}, "sqrt": {-1},
 		"tan": {-1}, "tanh": {-1}},
-	"table": {"concat": {3, 4}, "remove": {2}},
-	"_G":    {"tonumber": {2}, "unpack": {2, 3}, "error": {2}},
+	"table": {"remove": {2}},
+	"_G":    {"tonumber": {2}, "error": {2}},
 }
 
 // coerceNumArgs wraps lib's functions listed in numArgs[name] so numeric

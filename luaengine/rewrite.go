@@ -61,21 +61,29 @@ func helperKey(name string) string { return "\x00" + name }
 // reach: they see a clean copy of the string library).
 // It returns the stacks of fields the constructor helpers keep, which
 // pcall and xpcall unwind.
-func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction) *ctorStacks {
+func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, concatLen func(L *lua.LState, n int, chain lua.LValue)) *ctorStacks {
 	cs := &ctorStacks{}
 	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
+	// concat(v, chain) formats an operand of `..`; chain tells whether it
+	// is the first or the last operand of its `..` chain the helper sees
+	// (concatChain), so that the chain's length can be bounded.
 	strIndex.RawSetString(helperKey(helperConcat), L.NewFunction(func(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case lua.LNumber:
-			L.Push(lua.LString(formatNumber(v)))
+			s := formatNumber(v)
+			concatLen(L, len(s), L.Get(2))
+			L.SetTop(0)
+			L.Push(lua.LString(s))
 			return 1
 		case lua.LString:
+			concatLen(L, len(v), L.Get(2))
 			L.SetTop(1)
 			return 1
 		default:
 			if L.GetMetaField(v, "__concat") == lua.LNil {
 				concatError(L, v)
 			}
+			concatLen(L, 0, L.Get(2))
 		}
 		L.SetTop(1)
 		return 1
@@ -413,20 +421,64 @@ func (r *rewriter) wrap(name string, e ast.Expr) ast.Expr {
 	return call
 }
 
-func (r *rewriter) concatOperand(e ast.Expr) ast.Expr {
-	switch x := e.(type) {
-	case *ast.StringExpr, *ast.StringConcatOpExpr:
-		return r.expr(e)
-	case *ast.NumberExpr:
-		if f, ok := str2number(x.Value); ok {
-			s := &ast.StringExpr{Value: formatNumber(lua.LNumber(f))}
-			s.SetLine(x.Line())
-			s.SetLastLine(x.LastLine())
-			return s
+// concatChain rewrites a chain of `..` (a .. b .. c, which gopher-lua
+// compiles to one OP_CONCAT over all its operands): string constants
+// stay, number constants are formatted now, every other operand goes
+// through the concat helper. The first and the last operand the helper
+// sees are marked (concatFirst, concatLast), so that it can sum the
+// lengths of the chain's operands and refuse a result longer than
+// maxStringLen before gopher-lua builds it.
+func (r *rewriter) concatChain(x *ast.StringConcatOpExpr) {
+	ops := []*ast.Expr{&x.Lhs}
+	for cur := x; ; {
+		next, ok := cur.Rhs.(*ast.StringConcatOpExpr)
+		if !ok {
+			ops = append(ops, &cur.Rhs)
+			break
+		}
+		ops = append(ops, &next.Lhs)
+		cur = next
+	}
+	var calls []*ast.FuncCallExpr
+	for _, op := range ops {
+		switch e := (*op).(type) {
+		case *ast.StringExpr:
+			continue
+		case *ast.NumberExpr:
+			if f, ok := str2number(e.Value); ok {
+				s := &ast.StringExpr{Value: formatNumber(lua.LNumber(f))}
+				s.SetLine(e.Line())
+				s.SetLastLine(e.LastLine())
+				*op = s
+				continue
+			}
+		}
+		call := r.wrap(helperConcat, r.expr(*op)).(*ast.FuncCallExpr)
+		*op = call
+		calls = append(calls, call)
+	}
+	for i, call := range calls {
+		chain := 0
+		if i == 0 {
+			chain |= concatFirst
+		}
+		if i == len(calls)-1 {
+			chain |= concatLast
+		}
+		if chain != 0 {
+			n := &ast.NumberExpr{Value: strconv.Itoa(chain)}
+			n.SetLine(call.Line())
+			n.SetLastLine(call.LastLine())
+			call.Args = append(call.Args, n)
 		}
 	}
-	return r.wrap(helperConcat, r.expr(e))
 }
+
+// The marks of concatChain.
+const (
+	concatFirst = 1
+	concatLast  = 2
+)
 
 func (r *rewriter) forBound(name string, e ast.Expr) ast.Expr {
 	if e == nil {
@@ -780,8 +832,7 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Lhs = r.expr(x.Lhs)
 		x.Rhs = r.expr(x.Rhs)
 	case *ast.StringConcatOpExpr:
-		x.Lhs = r.concatOperand(x.Lhs)
-		x.Rhs = r.concatOperand(x.Rhs)
+		r.concatChain(x)
 	case *ast.UnaryMinusOpExpr:
 		x.Expr = r.expr(x.Expr)
 	case *ast.UnaryNotOpExpr:

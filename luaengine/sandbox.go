@@ -57,10 +57,14 @@ func (e *Engine) setup() {
 	}
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	G.RawSetString("gcinfo", L.NewFunction(baseGcinfo))
+	e.gcPause, e.gcStepmul = 200, 200
+	G.RawSetString("collectgarbage", L.NewFunction(e.baseCollectgarbage))
 	e.pcallHandler = L.NewFunction(func(L *lua.LState) int {
 		v := L.Get(1)
 		if s, ok := v.(lua.LString); ok {
 			v = lua.LString(e.describe(L, string(s)))
+		} else if v == e.memErr {
+			v = lua.LString(errNoMemory)
 		}
 		L.Push(v)
 		return 1
@@ -68,9 +72,14 @@ func (e *Engine) setup() {
 	G.RawSetString("pcall", L.NewFunction(e.basePcall))
 	G.RawSetString("xpcall", L.NewFunction(e.baseXpcall))
 	G.RawSetString("error", L.NewFunction(baseError))
-	G.RawSetString("tostring", L.NewFunction(baseTostring))
+	G.RawSetString("tostring", L.NewFunction(e.callsBack(baseTostring, func(L *lua.LState) bool {
+		return L.GetMetaField(L.Get(1), "__tostring") != lua.LNil
+	})))
 	G.RawSetString("tonumber", L.NewFunction(baseTonumber))
 	G.RawSetString("unpack", L.NewFunction(baseUnpack))
+	e.chunkNames = map[string]string{}
+	G.RawSetString("loadstring", L.NewFunction(e.baseLoadstring))
+	G.RawSetString("load", L.NewFunction(e.baseLoad))
 	G.RawSetString("rawset", L.NewFunction(e.baseRawset))
 	G.RawSetString("rawget", L.NewFunction(e.baseRawget))
 	G.RawSetString("setmetatable", L.NewFunction(e.baseSetmetatable))
@@ -84,6 +93,9 @@ func (e *Engine) setup() {
 				L.Replace(1, lua.LString("#"))
 			} else if coerceArg(L, 1); L.Get(1).Type() == lua.LTString {
 				L.ArgError(1, "number expected, got string")
+			} else if n, ok := L.Get(1).(lua.LNumber); ok {
+				// luaL_checkint: a C int.
+				L.Replace(1, lua.LNumber(int32(toInt64(float64(n)))))
 			}
 			return inner(L)
 		}))
@@ -96,12 +108,18 @@ func (e *Engine) setup() {
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
-	e.ctors = installHelpers(L, gstr, e.tick)
+	e.ctors = installHelpers(L, gstr, e.tick, e.concatLen)
 	installStringArith(L, gstr)
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
 	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
 	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
 	coerceNumArgs(L, "string", gstr)
+	gstr.RawSetString("byte", L.NewFunction(strByte))
+	gstr.RawSetString("rep", L.NewFunction(e.strRep))
+	gstr.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, true) }))
+	gstr.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, false) }))
+	gstr.RawSetString("gmatch", L.NewFunction(e.strGmatch))
+	gstr.RawSetString("gsub", L.NewFunction(e.callsBack(e.strGsub, argIsFunction(3))))
 	eachUnordered(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
@@ -142,25 +160,12 @@ func (e *Engine) setup() {
 			return tableRemove(L)
 		}))
 	}
-	if cc, ok := tbl.RawGetString("concat").(*lua.LFunction); ok {
-		inner := cc.GFunction
-		tbl.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
-			if t, ok := L.Get(1).(*lua.LTable); ok && L.Get(4) == lua.LNil {
-				if L.GetTop() < 2 {
-					L.SetTop(1)
-					L.Push(lua.LString(""))
-				}
-				if L.GetTop() < 3 {
-					L.Push(lua.LNumber(1))
-				}
-				L.SetTop(3)
-				L.Push(lua.LNumber(luaLen(t)))
-			}
-			return inner(L)
-		}))
+	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
+	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
+	tbl.RawSetString("foreachi", L.NewFunction(e.callsBack(tableForeachi, argIsFunction(2))))
+	if st, ok := tbl.RawGetString("sort").(*lua.LFunction); ok {
+		tbl.RawSetString("sort", L.NewFunction(e.callsBack(st.GFunction, argIsFunction(2))))
 	}
-	tbl.RawSetString("foreach", L.NewFunction(e.tableForeach))
-	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
 	tbl.RawSetString("getn", L.NewFunction(tableGetn))
 
@@ -170,13 +175,16 @@ func (e *Engine) setup() {
 	m.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
 	coerceNumArgs(L, "math", m)
 
+	e.installCoroutines(G.RawGetString("coroutine").(*lua.LTable))
 	G.RawSetString("redis", e.redisTable())
-	G.RawSetString("cjson", openCjson(L))
+	G.RawSetString("cjson", e.openCjson(L))
 	G.RawSetString("struct", openStruct(L))
-	G.RawSetString("cmsgpack", openCmsgpack(L))
+	G.RawSetString("cmsgpack", e.openCmsgpack(L))
 	G.RawSetString("bit", openBit(L))
 
 	e.handler = L.NewFunction(e.errHandler)
+	e.passHandler = L.NewFunction(func(L *lua.LState) int { return 1 })
+	e.memErr = L.NewUserData()
 	if !e.functions {
 		G.RawSetString("__redis__err__handler", e.handler)
 	}
@@ -354,6 +362,39 @@ func baseGcinfo(L *lua.LState) int {
 	return 1
 }
 
+// baseCollectgarbage is Lua 5.1's collectgarbage without a collector to
+// drive: gopher-lua's ran Go's garbage collector over the whole server
+// on every call, so a loop of calls held the server (every node of a
+// cluster) for minutes. The count is gcinfo's, the same on every node;
+// setpause and setstepmul keep their values, as Lua's do.
+func (e *Engine) baseCollectgarbage(L *lua.LState) int {
+	opt := "collect"
+	if L.Get(1) != lua.LNil {
+		opt = checkString(L, 1, "collectgarbage")
+	}
+	ex := int32(0)
+	if L.Get(2) != lua.LNil {
+		ex = checkInt(L, 2, "collectgarbage")
+	}
+	switch opt {
+	case "stop", "restart", "collect":
+		L.Push(lua.LNumber(0))
+	case "count":
+		L.Push(lua.LNumber(64))
+	case "step":
+		L.Push(lua.LFalse)
+	case "setpause":
+		L.Push(lua.LNumber(e.gcPause))
+		e.gcPause = ex
+	case "setstepmul":
+		L.Push(lua.LNumber(e.gcStepmul))
+		e.gcStepmul = ex
+	default:
+		argError(L, 1, "collectgarbage", "invalid option '"+opt+"'")
+	}
+	return 1
+}
+
 // basePcall is Redis's pcall: like Lua's, but an error table carrying an
 // "err" string is reduced to that string (Redis 6 compatibility).
 func (e *Engine) basePcall(L *lua.LState) int {
@@ -367,7 +408,18 @@ func (e *Engine) basePcall(L *lua.LState) int {
 		return 2
 	}
 	mark := e.ctors.mark()
-	if err := L.PCall(n-1, lua.MultRet, e.pcallHandler); err != nil {
+	cc := e.ccalls
+	if msg := e.enterProtected(); msg != "" {
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(lua.LString(msg))
+		return 2
+	}
+	cn, cs := e.concatMark()
+	err := L.PCall(n-1, lua.MultRet, e.pcallHandler)
+	e.ccalls = cc
+	e.concatUnwind(cn, cs)
+	if err != nil {
 		e.ctors.unwind(mark)
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
@@ -396,9 +448,7 @@ func baseError(L *lua.LState) int {
 	case lua.LString, lua.LNumber:
 		msg, _ := luaString(x)
 		if level > 0 {
-			if w := L.Where(level); w != "" {
-				msg = w + " " + msg
-			}
+			msg = where(L, level) + msg
 		}
 		L.Error(lua.LString(msg), 0)
 	}
@@ -412,19 +462,46 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 	fn := L.CheckAny(1)
 	h := L.CheckFunction(2)
 	top := L.GetTop()
-	wrapped := L.NewFunction(func(L *lua.LState) int {
-		v := L.Get(1)
+	// handle runs the handler on an error value v and pushes its result.
+	// An error in the handler is Lua's LUA_ERRERR; the handler gets room
+	// beyond the stack limit the error may have hit (checkDepth), as
+	// Lua's does.
+	handle := func(L *lua.LState, v lua.LValue) {
 		if s, ok := v.(lua.LString); ok {
 			v = lua.LString(e.describe(L, string(s)))
+		} else if v == e.memErr {
+			// A memory error skips the handler (LUA_ERRMEM).
+			L.Push(lua.LString(errNoMemory))
+			return
 		}
 		L.Push(h)
 		L.Push(v)
-		L.Call(1, 1)
+		e.handling++
+		err := L.PCall(1, 1, e.passHandler)
+		e.handling--
+		if err != nil {
+			L.Push(lua.LString(errErrorHandling))
+		}
+	}
+	cc := e.ccalls
+	if msg := e.enterProtected(); msg != "" {
+		// The call fails before fn runs; the handler still sees it.
+		L.Push(lua.LFalse)
+		handle(L, lua.LString(msg))
+		e.ccalls = cc
+		return 2
+	}
+	wrapped := L.NewFunction(func(L *lua.LState) int {
+		handle(L, L.Get(1))
 		return 1
 	})
 	L.Push(fn)
 	mark := e.ctors.mark()
-	if err := L.PCall(0, lua.MultRet, wrapped); err != nil {
+	cn, cs := e.concatMark()
+	err := L.PCall(0, lua.MultRet, wrapped)
+	e.ccalls = cc
+	e.concatUnwind(cn, cs)
+	if err != nil {
 		e.ctors.unwind(mark)
 		L.Push(lua.LFalse)
 		if ae, ok := err.(*lua.ApiError); ok {

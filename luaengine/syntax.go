@@ -16,8 +16,12 @@ import (
 // The source returned is src with the numerals gopher-lua's lexer cannot
 // read (hex with a binary exponent, "0x1p4", which strtod reads) written
 // in decimal, on the same line.
-func syntaxCheck(src, chunk string, vararg bool) (msg, fixed string) {
-	p := &luaParser{lx: luaLexer{src: src, line: 1}, chunk: chunk, vararg: []bool{vararg}, loops: []int{0}}
+//
+// level is how many C calls are under way when the parse starts (Lua
+// counts parser levels in nCcalls): 0 for a script, the script's count
+// for loadstring.
+func syntaxCheck(src, chunk string, vararg bool, level int) (msg, fixed string) {
+	p := &luaParser{lx: luaLexer{src: src, line: 1}, chunk: chunk, vararg: []bool{vararg}, loops: []int{0}, level: level, funcLines: []int{0}}
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(luaSyntaxErr); ok {
@@ -142,7 +146,23 @@ type luaParser struct {
 	vararg []bool
 	loops  []int
 	numFix []numFix
+	// level counts the syntax levels open (enterLevel); funcLines are
+	// the lines the open functions start at (0 for the main chunk).
+	level     int
+	funcLines []int
 }
+
+// enterLevel is lparser.c's enterlevel: a chunk or an expression nested
+// deeper than LUAI_MAXCCALLS levels is refused, which also bounds every
+// later walk of the tree (gopher-lua's compiler, the rewrite pass).
+func (p *luaParser) enterLevel() {
+	p.level++
+	if p.level > luaMaxCCalls {
+		p.fail("chunk has too many syntax levels", nil)
+	}
+}
+
+func (p *luaParser) leaveLevel() { p.level-- }
 
 func (p *luaParser) fail(msg string, t *luaToken) {
 	near := ""
@@ -473,7 +493,9 @@ func blockFollow(t int) bool {
 	return false
 }
 
+// block is lparser.c's chunk.
 func (p *luaParser) block(depth int) {
+	p.enterLevel()
 	for !blockFollow(p.tok.t) {
 		last := p.tok.t == tkReturn || p.tok.t == tkBreak
 		p.statement()
@@ -482,6 +504,7 @@ func (p *luaParser) block(depth int) {
 			break
 		}
 	}
+	p.leaveLevel()
 }
 
 func (p *luaParser) statement() {
@@ -582,7 +605,7 @@ func (p *luaParser) statement() {
 		if kind == expCall {
 			return
 		}
-		for {
+		for nvars := 1; ; nvars++ {
 			if kind != expVar {
 				p.fail("syntax error", &p.tok)
 			}
@@ -590,6 +613,14 @@ func (p *luaParser) statement() {
 				break
 			}
 			kind = p.suffixedExp()
+			// restassign's luaY_checklimit.
+			if limit := luaMaxCCalls - p.level; nvars > limit {
+				if fl := p.funcLines[len(p.funcLines)-1]; fl == 0 {
+					p.fail(fmt.Sprintf("main function has more than %d variables in assignment", limit), nil)
+				} else {
+					p.fail(fmt.Sprintf("function at line %d has more than %d variables in assignment", fl, limit), nil)
+				}
+			}
 		}
 		p.checkNext('=')
 		p.exprList()
@@ -627,7 +658,9 @@ func (p *luaParser) body(method bool, line int) {
 	p.checkNext(')')
 	p.vararg = append(p.vararg, vararg)
 	p.loops = append(p.loops, 0)
+	p.funcLines = append(p.funcLines, line)
 	p.block(0)
+	p.funcLines = p.funcLines[:len(p.funcLines)-1]
 	p.loops = p.loops[:len(p.loops)-1]
 	p.vararg = p.vararg[:len(p.vararg)-1]
 	p.checkMatch(tkEnd, tkFunction, line)
@@ -776,6 +809,7 @@ func binaryPriority(t int) (int, int) {
 }
 
 func (p *luaParser) subExpr(limit int) {
+	p.enterLevel()
 	if p.tok.t == tkNot || p.tok.t == '-' || p.tok.t == '#' {
 		p.next()
 		p.subExpr(8)
@@ -785,11 +819,12 @@ func (p *luaParser) subExpr(limit int) {
 	for {
 		l, r := binaryPriority(p.tok.t)
 		if l <= limit {
-			return
+			break
 		}
 		p.next()
 		p.subExpr(r)
 	}
+	p.leaveLevel()
 }
 
 func (p *luaParser) expr() { p.subExpr(0) }
