@@ -200,7 +200,6 @@ func panicName(spec *Spec, args [][]byte) string {
 	return sanitizeErr(truncate(string(args[0]), panicLogArgLen))
 }
 
-
 // logPanic logs a recovered panic of command name.
 func (e *Engine) logPanic(name string, args [][]byte, r any, stack []byte) {
 	e.logger().Error("command panicked; answered with an error", "cmd", name, "args", panicArgs(args),
