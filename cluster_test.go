@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
@@ -26,15 +27,7 @@ type testCluster struct {
 	cfgs  []Config
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
 
 func startCluster(t *testing.T, n int) *testCluster {
 	t.Helper()

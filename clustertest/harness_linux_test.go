@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // lockkvBin is the binary TestMain built, "" if the build failed
@@ -111,17 +112,7 @@ type clusterOpts struct {
 // catches up by InstallSnapshot.
 var snapshotOften = clusterOpts{extra: []string{"--snapshot-threshold", "200", "--snapshot-interval", "500ms", "--trailing-logs", "100"}}
 
-// freePort reserves nothing: it returns an address that was free a moment
-// ago (the kernel does not hand it out again soon).
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
 
 // newCluster starts n nodes, every one with --bootstrap and the same
 // --peers, and waits for a leader.

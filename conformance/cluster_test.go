@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // Leader discovery. A standalone lockkv answers CLUSTER, READONLY and
@@ -181,12 +182,7 @@ func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, p
 	if err != nil {
 		t.Skipf("%s not found on PATH: install redis-server and redis-sentinel", bin)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port = ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port = testnet.FreePort(t)
 	dir := t.TempDir()
 	var cmd *exec.Cmd
 	if bin == "redis-sentinel" {

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // Config files: lockkv and redis-server 7.0.15 are each started from a
@@ -63,15 +65,7 @@ func needRedisServer(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testnet.FreePort(t) }
 
 // confServer is a server process started from a config file.
 type confServer struct {

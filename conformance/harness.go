@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // Conn is a raw RESP connection.
@@ -136,18 +137,17 @@ func startRedis() (addr string, stop func(), err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("redis-server not found on PATH")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	free, err := testnet.Addr()
 	if err != nil {
 		return "", nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	_, port, _ := net.SplitHostPort(free)
 	dir, err := os.MkdirTemp("", "lockkv-conformance-redis")
 	if err != nil {
 		return "", nil, err
 	}
 	cmd := exec.Command(bin,
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--port", port, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
 		"--enable-debug-command", "yes")
@@ -158,7 +158,7 @@ func startRedis() (addr string, stop func(), err error) {
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
-	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	addr = free
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := Dial(addr)

@@ -12,17 +12,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
 
 // notListening checks that nothing accepts connections at addr.
 func notListening(t *testing.T, addr string) {
