@@ -11,7 +11,8 @@ package lock
 // and every reply, key and message is the one Redisson reads. The KEYS and
 // ARGV each script takes are noted where the Go code calls it.
 //
-// Do not reformat these strings: TestScriptDigests pins their SHA-1.
+// Do not reformat these strings: TestScriptDigests checks their SHA-1s
+// against those of the same Java expressions hashed by a Java program.
 
 const (
 	// RedissonLock.tryLockInnerAsync.
