@@ -95,8 +95,9 @@ func New(rdb redis.UniversalClient, opts *Options) *Client {
 // ID is the client's ID, the first part of every hash field it writes.
 func (c *Client) ID() string { return c.id }
 
-// Close stops every watchdog (the locks stay until their leases end) and
-// closes the subscriptions. Waiters return ErrClosed.
+// Close stops every watchdog and closes the Lost channels of their locks
+// (the locks stay until their leases end, renewed by no one), and closes
+// the subscriptions. Waiters return ErrClosed.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	c.closed = true
@@ -105,6 +106,7 @@ func (c *Client) Close() error {
 	c.mu.Unlock()
 	for _, h := range holds {
 		h.stopWatchdog()
+		h.markLost()
 	}
 	return c.subs.close()
 }
@@ -226,11 +228,19 @@ type hold struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	lost     chan struct{}
+	lostOnce sync.Once
 }
 
 func (h *hold) stopWatchdog() {
 	if h.stop != nil {
 		h.stopOnce.Do(func() { close(h.stop) })
+	}
+}
+
+// markLost closes lost: the holder can no longer count on the lock.
+func (h *hold) markLost() {
+	if h.lost != nil {
+		h.lostOnce.Do(func() { close(h.lost) })
 	}
 }
 
@@ -293,7 +303,7 @@ func (c *Client) watchdog(holderCtx context.Context, key string, h *hold, renew 
 		case err == nil || !time.Now().Before(validUntil):
 			// The lock is gone, or the lease may have run out while the
 			// server could not be reached.
-			close(h.lost)
+			h.markLost()
 			return
 		default:
 			t.Reset(min(time.Second, time.Until(validUntil)))

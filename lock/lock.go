@@ -341,6 +341,9 @@ func (l *Lock) spin(ctx context.Context, deadline time.Time, try func() (attempt
 		case <-ctx.Done():
 			t.Stop()
 			return attempt{}, ctx.Err()
+		case <-l.c.subs.done:
+			t.Stop()
+			return attempt{}, ErrClosed
 		case <-t.C:
 		}
 		a, err := try()
@@ -476,8 +479,8 @@ func (l *Lock) RemainingLease(ctx context.Context) (time.Duration, error) {
 
 // Lost returns a channel closed when the watchdog of the context's
 // holder's hold on this lock finds the lock gone, or cannot renew it
-// before its lease runs out: the holder must stop the work the lock
-// guards (ErrLost). It is nil when the holder does not hold the lock
+// before its lease runs out, or stops because the Client is closed: the
+// holder must stop the work the lock guards (ErrLost). It is nil when the holder does not hold the lock
 // through a watchdog (not held, or held with an explicit lease).
 func (l *Lock) Lost(ctx context.Context) <-chan struct{} {
 	field, err := l.field(ctx)

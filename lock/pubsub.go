@@ -97,10 +97,11 @@ type hub struct {
 	entries map[string]*entry
 	ps      *redis.PubSub // the shared one (not sharded)
 	closed  bool
+	done    chan struct{} // closed by close: waiters return ErrClosed
 }
 
 func newHub(rdb redis.UniversalClient, sharded bool) *hub {
-	return &hub{rdb: rdb, sharded: sharded, entries: map[string]*entry{}}
+	return &hub{rdb: rdb, sharded: sharded, entries: map[string]*entry{}, done: make(chan struct{})}
 }
 
 // subscribe returns the channel's entry, subscribing if this is its first
@@ -198,6 +199,7 @@ func (h *hub) close() error {
 		return nil
 	}
 	h.closed = true
+	close(h.done)
 	var err error
 	if h.ps != nil {
 		err = h.ps.Close()
@@ -238,13 +240,17 @@ func (h *hub) startWait(ctx context.Context, channel string, rule wakeRule) (*wa
 	case <-ctx.Done():
 		w.stop()
 		return nil, ctx.Err()
+	case <-h.done:
+		w.stop()
+		return nil, ErrClosed
 	}
 	return w, nil
 }
 
 const confirmWait = time.Second
 
-// wait sleeps until a wake-up, d passes (d < 0: no limit), or ctx ends.
+// wait sleeps until a wake-up, d passes (d < 0: no limit), or ctx ends
+// (its error) or the client is closed (ErrClosed).
 func (w *waiter) wait(ctx context.Context, d time.Duration) error {
 	select {
 	case <-w.e.ready:
@@ -268,6 +274,8 @@ func (w *waiter) wait(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-w.h.done:
+		return ErrClosed
 	}
 }
 
