@@ -62,8 +62,6 @@ type Client struct {
 	opts Options
 	subs *hub
 
-	nextHolder atomic.Uint64
-
 	mu     sync.Mutex
 	holds  map[string]*hold
 	closed bool
@@ -124,13 +122,20 @@ func (c *Client) publishCommand() string {
 // is reentrant for the same Holder only, and only its Holder may unlock
 // it. In the lock's hash the holder is the field "<client ID>:<holder>",
 // exactly as Redisson writes "<UUID>:<thread ID>", so Java and Go holders
-// exclude each other. A Holder is a number unique within its Client; the
-// same Holder may be used with several Clients (a MultiLock over
-// independent servers does).
+// exclude each other. A Holder is a number unique within the process,
+// whichever Client made it, so the same Holder may be used with several
+// Clients (a MultiLock over independent servers does) without ever
+// meeting another holder's field on any of them.
 type Holder uint64
 
-// NewHolder returns a Holder no other call of this Client returned.
-func (c *Client) NewHolder() Holder { return Holder(c.nextHolder.Add(1)) }
+// nextHolder numbers the process's holders: per Client numbers would let
+// a holder made by one Client, used with another, share a field with a
+// holder that other Client made.
+var nextHolder atomic.Uint64
+
+// NewHolder returns a Holder no other call in this process returned (of
+// this Client or any other).
+func (c *Client) NewHolder() Holder { return Holder(nextHolder.Add(1)) }
 
 type holderKey struct{}
 

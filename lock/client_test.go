@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,6 +116,66 @@ func TestCloseEndsWaits(t *testing.T) {
 		recv(t, lost, 5*time.Second, "Lost after Close")
 		if _, err := c.Lock("closing").TryLock(holderCtx(c), time.Second, 0); !errors.Is(err, lock.ErrClosed) {
 			t.Fatalf("TryLock after Close = %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestMultiLockExclusion: holders on goroutines take a MultiLock of three
+// locks whose middle one is also a plain lock other holders take: no two
+// holders are ever inside at once, and nothing is left held.
+func TestMultiLockExclusion(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		clients := []*lock.Client{s.client(t, nil), s.client(t, nil), s.client(t, nil)}
+		var inside, most, done atomic.Int32
+		enter := func() {
+			n := inside.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(time.Millisecond)
+			inside.Add(-1)
+			done.Add(1)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := clients[g%3]
+				ctx, cancel := context.WithTimeout(lock.WithHolder(context.Background(), c.NewHolder()), 60*time.Second)
+				defer cancel()
+				for range 5 {
+					if g%2 == 0 {
+						m := lock.NewMultiLock(clients[0].Lock("ma"), clients[1].Lock("mb"), clients[2].Lock("mc"))
+						if err := m.Lock(ctx); err != nil {
+							t.Errorf("MultiLock.Lock: %v", err)
+							return
+						}
+						enter()
+						if err := m.Unlock(ctx); err != nil {
+							t.Errorf("MultiLock.Unlock: %v", err)
+							return
+						}
+						continue
+					}
+					l := c.Lock("mb")
+					if err := l.Lock(ctx); err != nil {
+						t.Errorf("Lock: %v", err)
+						return
+					}
+					enter()
+					if err := l.Unlock(ctx); err != nil {
+						t.Errorf("Unlock: %v", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if most.Load() != 1 || done.Load() != 20 {
+			t.Fatalf("at most %d holders at once (want 1); %d of 20", most.Load(), done.Load())
+		}
+		if n := s.rdb(t).Exists(context.Background(), "ma", "mb", "mc").Val(); n != 0 {
+			t.Fatalf("%d locks left held", n)
 		}
 	})
 }
