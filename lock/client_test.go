@@ -2,7 +2,11 @@ package lock_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,6 +72,168 @@ func (s *server) recorded(t *testing.T, opts *lock.Options) (*lock.Client, *comm
 	return c, rec
 }
 
+// TestScriptsByDigest: a script is sent as EVALSHA; a server that does not
+// have it (SCRIPT FLUSH) answers NOSCRIPT and gets it once with EVAL, after
+// which EVALSHA finds it.
+func TestScriptsByDigest(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		rdb := s.rdb(t)
+		bg := context.Background()
+		if err := rdb.ScriptFlush(bg).Err(); err != nil {
+			t.Fatal(err)
+		}
+		c, rec := s.recorded(t, nil)
+		a := holderCtx(c)
+		if ok, err := c.Lock("digest").TryLock(a, 0, time.Minute); !ok || err != nil {
+			t.Fatalf("TryLock = %v, %v", ok, err)
+		}
+		if got := rec.take(); !slices.Equal(got, []string{"evalsha", "eval"}) {
+			t.Fatalf("first acquire sent %v, want [evalsha eval] (NOSCRIPT, then the source)", got)
+		}
+		sum := sha1.Sum([]byte(lock.RedissonLockAcquire))
+		if ok, err := rdb.ScriptExists(bg, hex.EncodeToString(sum[:])).Result(); err != nil || !ok[0] {
+			t.Fatalf("SCRIPT EXISTS of the acquire script = %v, %v", ok, err)
+		}
+		if ok, err := c.Lock("digest").TryLock(holderCtx(c), 0, time.Minute); ok || err != nil {
+			t.Fatalf("another holder's TryLock = %v, %v", ok, err)
+		}
+		if got := rec.take(); !slices.Equal(got, []string{"evalsha"}) {
+			t.Fatalf("second acquire sent %v, want [evalsha]", got)
+		}
+	})
+}
+
+// TestOneSubscriptionPerName: a client's waiters on one lock share one
+// subscription to its channel, and each unlock message lets one of them
+// in: every waiter gets the lock in turn, and the subscription ends with
+// the last of them.
+func TestOneSubscriptionPerName(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		rdb := s.rdb(t)
+		holder := s.client(t, nil)
+		h := holderCtx(holder)
+		if err := holder.Lock("shared-sub").LockLease(h, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		c := s.client(t, nil)
+		const waiters = 5
+		got := make(chan error, waiters)
+		var inside atomic.Int32
+		for range waiters {
+			a := holderCtx(c)
+			go func() {
+				l := c.Lock("shared-sub")
+				// The watchdog's 30 s lease: only unlock messages wake them.
+				err := l.Lock(a)
+				if err == nil {
+					if inside.Add(1) != 1 {
+						err = errors.New("two holders at once")
+					}
+					inside.Add(-1)
+					err = errors.Join(err, l.Unlock(a))
+				}
+				got <- err
+			}()
+		}
+		// Each waiter has tried and is waiting once a waiter of another
+		// client would see them all queued; we cannot see that, so wait for
+		// the subscription and then give them time to join it.
+		waitSubscribed(t, rdb, "redisson_lock__channel:{shared-sub}", 1)
+		none(t, got, 200*time.Millisecond, "waiters while the lock is held")
+		if n := subscribers(t, rdb, "redisson_lock__channel:{shared-sub}"); n != 1 {
+			t.Fatalf("%d subscriptions for %d waiters of one client, want 1", n, waiters)
+		}
+		if err := holder.Lock("shared-sub").Unlock(h); err != nil {
+			t.Fatal(err)
+		}
+		for range waiters {
+			if err := recv(t, got, 15*time.Second, "a waiter"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eventually(t, 5*time.Second, "unsubscribed", func() error {
+			if n := subscribers(t, rdb, "redisson_lock__channel:{shared-sub}"); n != 0 {
+				return fmt.Errorf("%d subscribers", n)
+			}
+			return nil
+		})
+	})
+}
+
+// TestNoBusyPolling: a waiter tries when it starts, once subscribed, and
+// again only when woken (a message, the lock's PTTL or its own deadline):
+// a refused TryLock over 1.5 s on a lock with a minute left runs the
+// acquire script a handful of times, not once a millisecond; and a
+// waiter for a lock whose 400 ms lease runs out with no publish takes it
+// on the try its PTTL timer wakes.
+func TestNoBusyPolling(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		holder := s.client(t, nil)
+		if err := holder.Lock("poll").LockLease(holderCtx(holder), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		c, rec := s.recorded(t, nil)
+		ok, err := c.Lock("poll").TryLock(holderCtx(c), 1500*time.Millisecond, 0)
+		if ok || err != nil {
+			t.Fatalf("TryLock = %v, %v; want false", ok, err)
+		}
+		if n := scripts(rec.take()); n < 2 || n > 4 {
+			t.Fatalf("%d acquire attempts in a 1.5 s wait with no message, want 2 to 4", n)
+		}
+
+		if err := holder.Lock("expiring").LockLease(holderCtx(holder), 400*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		ok, err = c.Lock("expiring").TryLock(holderCtx(c), 20*time.Second, time.Minute)
+		if !ok || err != nil {
+			t.Fatalf("TryLock = %v, %v", ok, err)
+		}
+		if n := scripts(rec.take()); n < 2 || n > 4 {
+			t.Fatalf("%d acquire attempts to outwait a 400 ms lease, want 2 to 4", n)
+		}
+	})
+}
+
+// TestWatchdogStopsAtUnlock: the watchdog renews while the holder holds
+// the lock (a reentered lock stays renewed after one Unlock) and stops at
+// the last Unlock: the client sends nothing more.
+func TestWatchdogStopsAtUnlock(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		const lease = 600 * time.Millisecond // renewed every 200 ms
+		c, rec := s.recorded(t, &lock.Options{WatchdogTimeout: lease})
+		rdb := s.rdb(t)
+		a := holderCtx(c)
+		l := c.Lock("dog-unlock")
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Unlock(a); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for time.Since(start) < 3*lease {
+			if n := rdb.Exists(context.Background(), "dog-unlock").Val(); n != 1 {
+				t.Fatalf("the reentered lock expired %v after one of two unlocks", time.Since(start))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := scripts(rec.take()); n < 4+2 {
+			t.Fatalf("%d scripts: no renewals while held", n)
+		}
+		if err := l.Unlock(a); err != nil {
+			t.Fatal(err)
+		}
+		rec.take()
+		time.Sleep(3 * lease / 2) // several renewal intervals
+		if got := rec.take(); len(got) != 0 {
+			t.Fatalf("the client sent %v after the last Unlock, want nothing", got)
+		}
+	})
+}
+
 // TestCloseEndsWaits: closing a Client ends every wait of its holders
 // (on a lock, a semaphore, a spin lock) with ErrClosed at once, not when
 // the lease or the wait runs out, and closes Lost for the locks its
@@ -116,6 +282,52 @@ func TestCloseEndsWaits(t *testing.T) {
 		recv(t, lost, 5*time.Second, "Lost after Close")
 		if _, err := c.Lock("closing").TryLock(holderCtx(c), time.Second, 0); !errors.Is(err, lock.ErrClosed) {
 			t.Fatalf("TryLock after Close = %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestSemaphoreExclusion: goroutines of two clients share a semaphore of
+// two permits: never more than two inside, and every acquisition gets in.
+func TestSemaphoreExclusion(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		clients := []*lock.Client{s.client(t, nil), s.client(t, nil)}
+		bg := context.Background()
+		if ok, err := clients[0].Semaphore("permits").TrySetPermits(bg, 2); !ok || err != nil {
+			t.Fatalf("TrySetPermits = %v, %v", ok, err)
+		}
+		var inside, most, done atomic.Int32
+		var wg sync.WaitGroup
+		for g := range 6 {
+			sem := clients[g%2].Semaphore("permits")
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+				defer cancel()
+				for range 8 {
+					if err := sem.Acquire(ctx, 1); err != nil {
+						t.Errorf("Acquire: %v", err)
+						return
+					}
+					n := inside.Add(1)
+					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+					}
+					time.Sleep(time.Millisecond)
+					inside.Add(-1)
+					done.Add(1)
+					if err := sem.Release(ctx, 1); err != nil {
+						t.Errorf("Release: %v", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if most.Load() > 2 || done.Load() != 48 {
+			t.Fatalf("at most %d inside at once (limit 2); %d of 48 acquisitions", most.Load(), done.Load())
+		}
+		if n, _ := clients[0].Semaphore("permits").AvailablePermits(bg); n != 2 {
+			t.Fatalf("%d permits left, want 2", n)
 		}
 	})
 }
