@@ -8,7 +8,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -136,25 +135,48 @@ func requireKeys(t *testing.T, rdb *redis.Client, keys ...string) {
 	}
 }
 
-// TestRedissonWrittenLock: a lock written in Redisson's layout by
-// Redisson's scripts as a Java service runs them (conformance/lockscripts)
-// blocks this package's holders, and their waiters take it when the Java
-// side's unlock publishes Redisson's unlock message; the other way round,
-// the Java side's acquire is refused while a Go holder holds the lock.
+// javaService plays a Java service on Redisson 3.27.0: Redisson's own
+// scripts (the bytes lock/ sends too), sent with EVAL as Redisson does by
+// default, with Redisson's KEYS and ARGV, under javaOwner.
+type javaService struct {
+	t   *testing.T
+	rdb *redis.Client
+}
+
+func (j javaService) eval(src string, keys []string, args ...any) (any, error) {
+	return j.rdb.Eval(context.Background(), src, keys, args...).Result()
+}
+
+// lock is RedissonLock.tryLockInnerAsync with the watchdog's 30 s.
+func (j javaService) lock(name string) (any, error) {
+	return j.eval(lock.RedissonLockAcquire, []string{name}, 30000, javaOwner)
+}
+
+// unlock is RedissonLock.unlockInnerAsync: the latch key
+// redisson_unlock_latch:{name}:<request id>, UNLOCK_MESSAGE "0", PUBLISH,
+// the 13.5 s latch timeout.
+func (j javaService) unlock(name string) (any, error) {
+	return j.eval(lock.RedissonLockRelease,
+		[]string{name, "redisson_lock__channel:{" + name + "}", "redisson_unlock_latch:{" + name + "}:0a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+		"0", 30000, javaOwner, "publish", 13500)
+}
+
+// TestRedissonWrittenLock: a lock written by Redisson's own scripts as a
+// Java service sends them blocks this package's holders, and their waiters
+// take it when the Java side's unlock publishes Redisson's unlock message
+// (the reentrant lock's "0", and the write lock's READ_UNLOCK_MESSAGE "1"
+// that lets every waiting reader in); the other way round, the Java side's
+// acquire is refused while a Go holder holds the lock, and a Java waiter
+// hears the Go unlock's "0".
 func TestRedissonWrittenLock(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
 		rdb := s.rdb(t)
 		bg := context.Background()
-		javaAcquire := func(name string) (any, error) {
-			return redis.NewScript(lockscripts.Acquire).Run(bg, rdb, []string{name}, 30000, javaOwner).Result()
-		}
-		javaRelease := func(name string) (any, error) {
-			return redis.NewScript(lockscripts.Release).Run(bg, rdb,
-				[]string{name, "redisson_lock__channel:{" + name + "}"}, "0", 30000, javaOwner).Result()
-		}
-		if _, err := javaAcquire("shared"); err != redis.Nil {
+		java := javaService{t, rdb}
+		if _, err := java.lock("shared"); err != redis.Nil {
 			t.Fatalf("Java acquire = %v, want nil (acquired)", err)
 		}
+		requireHash(t, rdb, "shared", map[string]string{javaOwner: "1"})
 		c := s.client(t, nil)
 		a := holderCtx(c)
 		l := c.Lock("shared")
@@ -171,17 +193,19 @@ func TestRedissonWrittenLock(t *testing.T) {
 		go func() { got <- l.Lock(a) }()
 		waitSubscribed(t, rdb, "redisson_lock__channel:{shared}", 1)
 		none(t, got, 50*time.Millisecond, "Go waiter while Java holds")
-		if v, err := javaRelease("shared"); err != nil || v != int64(1) {
+		if v, err := java.unlock("shared"); err != nil || v != int64(1) {
 			t.Fatalf("Java release = %v, %v", v, err)
 		}
+		// The lease is the watchdog's 30 s: only the message can wake it.
 		if err := recv(t, got, 10*time.Second, "Go waiter after the Java unlock"); err != nil {
 			t.Fatal(err)
 		}
 		// Now Go holds it: Java is refused with the remaining lease.
-		if v, err := javaAcquire("shared"); err != nil || v.(int64) <= 0 {
+		if v, err := java.lock("shared"); err != nil || v.(int64) <= 0 {
 			t.Fatalf("Java acquire on the Go-held lock = %v, %v; want its PTTL", v, err)
 		}
-		if v, err := javaRelease("shared"); err != redis.Nil {
+		rdb.Del(bg, "redisson_unlock_latch:{shared}:0a1b2c3d4e5f60718293a4b5c6d7e8f9")
+		if v, err := java.unlock("shared"); err != redis.Nil {
 			t.Fatalf("Java release of the Go-held lock = %v, %v; want nil (not the owner)", v, err)
 		}
 		// A Java waiter subscribed to the channel gets the Go unlock's
@@ -198,8 +222,39 @@ func TestRedissonWrittenLock(t *testing.T) {
 		if err != nil || msg.Payload != "0" {
 			t.Fatalf("message %v, %v; want \"0\"", msg, err)
 		}
-		if _, err := javaAcquire("shared"); err != redis.Nil {
+		if _, err := java.lock("shared"); err != redis.Nil {
 			t.Fatalf("Java acquire after the Go unlock = %v", err)
+		}
+
+		// A Java writer (RedissonWriteLock, field "<owner>:write") holds the
+		// read-write lock; two Go readers wait, and the writer's unlock
+		// ("1" on redisson_rwlock:{rw}) lets both in.
+		jw := javaOwner + ":write"
+		if _, err := java.eval(lock.RedissonWriteAcquire, []string{"rw"}, 30000, jw); err != redis.Nil {
+			t.Fatalf("Java write acquire = %v", err)
+		}
+		requireHash(t, rdb, "rw", map[string]string{"mode": "write", jw: "1"})
+		rw := c.ReadWriteLock("rw")
+		read := make(chan error, 2)
+		for range 2 {
+			r := holderCtx(c)
+			go func() { read <- rw.ReadLock().Lock(r) }()
+		}
+		waitSubscribed(t, rdb, "redisson_rwlock:{rw}", 1)
+		none(t, read, 50*time.Millisecond, "Go readers while the Java writer holds")
+		v, err := java.eval(lock.RedissonWriteRelease,
+			[]string{"rw", "redisson_rwlock:{rw}", "redisson_unlock_latch:{rw}:ffeeddccbbaa99887766554433221100"},
+			"1", 30000, jw, "publish", 13500)
+		if err != nil || v != int64(1) {
+			t.Fatalf("Java write release = %v, %v", v, err)
+		}
+		for range 2 {
+			if err := recv(t, read, 10*time.Second, "Go reader after the Java writer left"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h := rdb.HGetAll(bg, "rw").Val(); h["mode"] != "read" || len(h) != 3 {
+			t.Fatalf("HGETALL rw = %v, want mode read and two readers", h)
 		}
 	})
 }
