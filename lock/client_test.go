@@ -396,3 +396,56 @@ func TestMultiLockExclusion(t *testing.T) {
 		}
 	})
 }
+
+// TestShardedPubSub: with ShardedPubSub, as Redisson runs on a Redis
+// Cluster 7.0+, waiters listen with SSUBSCRIBE and unlocks and releases
+// publish with SPUBLISH; a waiter wakes on the message.
+func TestShardedPubSub(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		rdb := s.rdb(t)
+		bg := context.Background()
+		opts := &lock.Options{ShardedPubSub: true}
+		c1, c2 := s.client(t, opts), s.client(t, opts)
+		a := holderCtx(c1)
+		if err := c1.Lock("sharded").LockLease(a, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() { got <- c2.Lock("sharded").Lock(holderCtx(c2)) }()
+		eventually(t, 10*time.Second, "SSUBSCRIBE", func() error {
+			m, err := rdb.PubSubShardNumSub(bg, "redisson_lock__channel:{sharded}").Result()
+			if err != nil || m["redisson_lock__channel:{sharded}"] != 1 {
+				return fmt.Errorf("SHARDNUMSUB %v, %v", m, err)
+			}
+			return nil
+		})
+		if n := subscribers(t, rdb, "redisson_lock__channel:{sharded}"); n != 0 {
+			t.Fatalf("%d plain subscriptions, want none", n)
+		}
+		none(t, got, 50*time.Millisecond, "waiter while the lock is held")
+		if err := c1.Lock("sharded").Unlock(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := recv(t, got, 10*time.Second, "waiter after the SPUBLISHed unlock"); err != nil {
+			t.Fatal(err)
+		}
+
+		sem := c1.Semaphore("sharded-sem")
+		sem.TrySetPermits(bg, 0)
+		acquired := make(chan error, 1)
+		go func() { acquired <- c2.Semaphore("sharded-sem").Acquire(bg, 1) }()
+		eventually(t, 10*time.Second, "SSUBSCRIBE", func() error {
+			m, err := rdb.PubSubShardNumSub(bg, "redisson_sc:{sharded-sem}").Result()
+			if err != nil || m["redisson_sc:{sharded-sem}"] != 1 {
+				return fmt.Errorf("SHARDNUMSUB %v, %v", m, err)
+			}
+			return nil
+		})
+		if err := sem.Release(bg, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := recv(t, acquired, 10*time.Second, "semaphore waiter after the release"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
