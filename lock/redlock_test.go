@@ -56,6 +56,13 @@ func TestRedLock(t *testing.T) {
 		other.Lock("red").ForceUnlock(ctx)
 		other2.Lock("red").ForceUnlock(ctx)
 
+		// Validity: a lease no longer than the clock drift it must allow
+		// (1% + 2 ms) leaves no validity time, so even all three servers,
+		// free and answering at once, do not make it hold.
+		if ok, err := rl.TryLock(ctx, 0, 2*time.Millisecond); ok || err != nil {
+			t.Fatalf("TryLock with a 2 ms lease = %v, %v; want false", ok, err)
+		}
+
 		ss[1].down(t)
 		if ok, err := rl.TryLock(ctx, 0, 10*time.Second); !ok || err != nil {
 			t.Fatalf("TryLock with one of three down = %v, %v", ok, err)
