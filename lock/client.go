@@ -62,14 +62,15 @@ type Client struct {
 	opts Options
 	subs *hub
 
-	mu     sync.Mutex
-	holds  map[string]*hold
-	closed bool
+	mu      sync.Mutex
+	holds   map[string]*hold
+	sweepAt int // holds' size at which acquired next sweeps them
+	closed  bool
 }
 
 // New returns a Client over rdb. opts may be nil.
 func New(rdb redis.UniversalClient, opts *Options) *Client {
-	c := &Client{rdb: rdb, holds: map[string]*hold{}}
+	c := &Client{rdb: rdb, holds: map[string]*hold{}, sweepAt: minSweep}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -227,7 +228,10 @@ func newUUID() string {
 // the watchdog renewing it when it was taken without a lease.
 type hold struct {
 	count int
-	lease time.Duration // the lease the lock was taken with
+	lease time.Duration // the lease the lock was last entered with
+	// expires is when the lease of the last entry ends, for a hold with
+	// no watchdog: after it the server has let the lock go.
+	expires time.Time
 
 	// The watchdog; nil when the lock has an explicit lease.
 	stop     chan struct{}
@@ -252,29 +256,77 @@ func (h *hold) markLost() {
 // renewFunc renews a lock for a holder: true while it still holds it.
 type renewFunc func(ctx context.Context) (bool, error)
 
-// acquired records that the holder named key entered a lock. With no
-// explicit lease the first entry starts the watchdog, which renews the
-// lock every third of the lease until the holder leaves it (released),
-// holderCtx ends, or a renewal finds the lock gone: then the hold's lost
-// channel is closed. A renewal that fails (the server unreachable, a
-// failover) is retried every second until the lease the last good
-// renewal gave has run out; only then is the lock given up as lost,
-// because by then another holder may have it.
+// stale reports whether the server has let the hold's lock go without the
+// holder unlocking it: its explicit lease passed, or its watchdog found it
+// gone (or could not renew it in time).
+func (h *hold) stale(now time.Time) bool {
+	if h.stop == nil {
+		return !h.expires.IsZero() && now.After(h.expires)
+	}
+	select {
+	case <-h.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+// minSweep is the fewest holds a sweep looks at.
+const minSweep = 64
+
+// sweep forgets, each time the holds have doubled since the last sweep,
+// those whose explicit lease has passed: a holder may let such a lock end
+// with its lease and never unlock it, and its hold must not stay forever.
+// (A hold whose watchdog lost the lock stays until Unlock, so that Lost
+// keeps answering.)
+func (c *Client) sweep(now time.Time) {
+	if len(c.holds) < c.sweepAt {
+		return
+	}
+	for k, h := range c.holds {
+		if h.stop == nil && h.stale(now) {
+			delete(c.holds, k)
+		}
+	}
+	c.sweepAt = max(2*len(c.holds), minSweep)
+}
+
+// acquired records that the holder named key entered a lock. A hold whose
+// lock the server has let go (stale) is replaced: this entry is a new
+// acquisition. An entry without an explicit lease starts the hold's
+// watchdog unless it runs already (Redisson's scheduleExpirationRenewal):
+// it renews the lock every third of the lease until the holder leaves it
+// (released), holderCtx ends, or a renewal finds the lock gone: then the
+// hold's lost channel is closed. A renewal that fails (the server
+// unreachable, a failover) is retried every second until the lease the
+// last good renewal gave has run out; only then is the lock given up as
+// lost, because by then another holder may have it.
 func (c *Client) acquired(holderCtx context.Context, key string, lease time.Duration, watchdog bool, renew renewFunc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if h := c.holds[key]; h != nil {
-		h.count++
-		if !watchdog {
-			h.lease = lease
+	now := time.Now()
+	h := c.holds[key]
+	if h != nil && h.stale(now) {
+		h.stopWatchdog()
+		h = nil
+	}
+	if h == nil {
+		c.sweep(now)
+		h = &hold{}
+		c.holds[key] = h
+	}
+	h.count++
+	h.lease = lease
+	if !watchdog {
+		if h.stop == nil {
+			h.expires = now.Add(lease)
 		}
 		return
 	}
-	h := &hold{count: 1, lease: lease}
-	c.holds[key] = h
-	if !watchdog || c.closed {
+	if h.stop != nil || c.closed {
 		return
 	}
+	h.expires = time.Time{}
 	h.stop = make(chan struct{})
 	h.lost = make(chan struct{})
 	go c.watchdog(holderCtx, key, h, renew)
@@ -332,13 +384,16 @@ func (c *Client) released(key string) {
 	}
 }
 
-// releasedAll forgets the hold entirely (a forced unlock).
+// releasedAll forgets every hold on a lock (a forced unlock): their
+// watchdogs stop, and their holders learn from Lost that the lock is no
+// longer theirs.
 func (c *Client) releasedAll(prefix string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, h := range c.holds {
 		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
 			h.stopWatchdog()
+			h.markLost()
 			delete(c.holds, k)
 		}
 	}

@@ -450,3 +450,124 @@ func TestShardedPubSub(t *testing.T) {
 		}
 	})
 }
+
+// TestReacquiredAfterTheServerLetGo: a holder whose lock the server let
+// go without an Unlock (its lease passed, or its watchdog lost it) and
+// who takes it again holds a new lock: one taken without a lease gets a
+// running watchdog and a fresh Lost. And a reentry without a lease into a
+// lock taken with one starts the watchdog, as Redisson's does.
+func TestReacquiredAfterTheServerLetGo(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		const lease = 1200 * time.Millisecond // the watchdog's, renewed every 400 ms
+		c := s.client(t, &lock.Options{WatchdogTimeout: lease})
+		rdb := s.rdb(t)
+		bg := context.Background()
+		held := func(name string, d time.Duration) {
+			t.Helper()
+			start := time.Now()
+			for time.Since(start) < d {
+				if rdb.Exists(bg, name).Val() != 1 {
+					t.Fatalf("%s expired %v in: no watchdog renews it", name, time.Since(start))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		open := func(ch <-chan struct{}, what string) {
+			t.Helper()
+			if ch == nil {
+				t.Fatalf("%s: no Lost channel: no watchdog", what)
+			}
+			select {
+			case <-ch:
+				t.Fatalf("%s: Lost is closed", what)
+			default:
+			}
+		}
+
+		// An explicit lease runs out; the holder takes the lock again
+		// without one.
+		a := holderCtx(c)
+		l := c.Lock("let-go")
+		if err := l.LockLease(a, 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 5*time.Second, "the lease to pass", func() error {
+			if rdb.Exists(bg, "let-go").Val() != 0 {
+				return errors.New("still there")
+			}
+			return nil
+		})
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		open(l.Lost(a), "retaken after its lease passed")
+		held("let-go", 2*lease)
+		if err := l.Unlock(a); err != nil {
+			t.Fatal(err)
+		}
+
+		// Another client forces the lock open; the watchdog finds it gone,
+		// and the holder takes it again.
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		lost := l.Lost(a)
+		if ok, err := s.client(t, nil).Lock("let-go").ForceUnlock(bg); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		recv(t, lost, 5*time.Second, "Lost after the lock was deleted")
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		open(l.Lost(a), "retaken after the watchdog lost it")
+		held("let-go", 2*lease)
+		if err := l.Unlock(a); err != nil {
+			t.Fatal(err)
+		}
+
+		// A reentry without a lease into a lock taken with one.
+		if err := l.LockLease(a, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if l.Lost(a) != nil {
+			t.Fatal("a Lost channel for a lock with an explicit lease")
+		}
+		if err := l.Lock(a); err != nil {
+			t.Fatal(err)
+		}
+		open(l.Lost(a), "reentered without a lease")
+		held("let-go", 2*lease)
+
+		// This client forces it open: its holder's Lost closes at once.
+		lost = l.Lost(a)
+		if ok, err := l.ForceUnlock(bg); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		select {
+		case <-lost:
+		default:
+			t.Fatal("Lost still open after this client's ForceUnlock")
+		}
+	})
+}
+
+// TestLeasedHoldsForgotten: a client forgets the holds of locks whose
+// explicit lease passed with no Unlock, instead of keeping every one.
+func TestLeasedHoldsForgotten(t *testing.T) {
+	s := lockkvServer(t)
+	c := s.client(t, nil)
+	a := holderCtx(c)
+	take := func(prefix string) {
+		for i := range 300 {
+			if err := c.Lock(fmt.Sprint(prefix, i)).LockLease(a, time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	take("first")
+	time.Sleep(10 * time.Millisecond) // every lease has passed
+	take("second")
+	if n := c.Holds(); n >= 300 {
+		t.Fatalf("%d holds kept after 600 leased locks that ran out, want fewer than 300", n)
+	}
+}

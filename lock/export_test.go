@@ -9,3 +9,10 @@ var (
 	RedissonWriteAcquire = scriptWriteAcquire
 	RedissonWriteRelease = scriptWriteRelease
 )
+
+// Holds is how many holds the client keeps.
+func (c *Client) Holds() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.holds)
+}

@@ -219,5 +219,8 @@ func (c *Client) setHoldLease(ctx context.Context, l *Lock, lease time.Duration)
 	defer c.mu.Unlock()
 	if h := c.holds[l.holdKey(field)]; h != nil {
 		h.lease = lease
+		if h.stop == nil {
+			h.expires = time.Now().Add(lease)
+		}
 	}
 }
