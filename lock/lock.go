@@ -413,7 +413,8 @@ func (l *Lock) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock deletes the lock whoever holds it, publishing the unlock
-// message; it reports whether there was one to delete.
+// message; it reports whether there was one to delete. This Client's
+// holders of the lock lose it: their watchdogs stop and Lost closes.
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	c := l.c
 	c.releasedAll(l.kind.String() + "\x00" + l.name + "\x00")
@@ -479,8 +480,9 @@ func (l *Lock) RemainingLease(ctx context.Context) (time.Duration, error) {
 
 // Lost returns a channel closed when the watchdog of the context's
 // holder's hold on this lock finds the lock gone, or cannot renew it
-// before its lease runs out, or stops because the Client is closed: the
-// holder must stop the work the lock guards (ErrLost). It is nil when the holder does not hold the lock
+// before its lease runs out, or stops because the Client is closed or
+// forced the lock open (ForceUnlock): the holder must stop the work the
+// lock guards (ErrLost). It is nil when the holder does not hold the lock
 // through a watchdog (not held, or held with an explicit lease).
 func (l *Lock) Lost(ctx context.Context) <-chan struct{} {
 	field, err := l.field(ctx)
