@@ -16,7 +16,8 @@ import (
 // the leader, the watchdog renewing it on the new leader for several
 // leases (another client is refused all along, and Lost stays open), and
 // a fencing token issued after the failover is greater than every token
-// issued before it.
+// issued before it; and a waiter on a lock with a minute left wakes on
+// the unlock's message after the failover.
 func TestLockClientFailover(t *testing.T) {
 	c := newCluster(t, 3)
 	leader := c.Leader()
@@ -101,6 +102,51 @@ func TestLockClientFailover(t *testing.T) {
 	}
 	if ok, err := other.Lock("held").TryLock(octx, 0, 0); !ok || err != nil {
 		t.Fatalf("the other client after the unlock: %v, %v", ok, err)
+	}
+
+	// After the failover a waiter sleeps on the unlock channel: the lock's
+	// lease is a minute, so only the unlock's message, published by the
+	// new leader's script and delivered on whichever node the waiter's
+	// subscription is, wakes it in time.
+	wake := lc.Lock("wake")
+	if err := wake.LockLease(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan error, 1)
+	go func() {
+		ok, err := other.Lock("wake").TryLock(octx, 40*time.Second, 0)
+		if err == nil && !ok {
+			err = errors.New("not acquired")
+		}
+		woke <- err
+	}()
+	eventually(t, 10*time.Second, "the waiter's subscription", func() error {
+		var n int64
+		for i, a := range c.admin {
+			if i == leader {
+				continue // killed
+			}
+			m, err := a.PubSubNumSub(bg, "redisson_lock__channel:{wake}").Result()
+			if err != nil {
+				return err
+			}
+			n += m["redisson_lock__channel:{wake}"]
+		}
+		if n == 0 {
+			return errors.New("no node has a subscriber")
+		}
+		return nil
+	})
+	if err := wake.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-woke:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiter did not wake within 20s of the unlock (its lock had a minute left)")
 	}
 
 	var after int64
