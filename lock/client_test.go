@@ -571,3 +571,51 @@ func TestLeasedHoldsForgotten(t *testing.T) {
 		t.Fatalf("%d holds kept after 600 leased locks that ran out, want fewer than 300", n)
 	}
 }
+
+// TestWatchdogEachKind: every kind of lock taken without a lease is
+// renewed past its first lease by its own renewal script: the fair, spin
+// and fenced locks' hash, the write lock's, and the read lock's hash with
+// its per-entry lease key.
+func TestWatchdogEachKind(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		const lease = 1200 * time.Millisecond // renewed every 400 ms
+		c := s.client(t, &lock.Options{WatchdogTimeout: lease})
+		rdb := s.rdb(t)
+		h := c.NewHolder()
+		a := lock.WithHolder(context.Background(), h)
+		field := fmt.Sprintf("%s:%d", c.ID(), h)
+		locks := map[string]*lock.Lock{
+			"wd-fair":   c.FairLock("wd-fair"),
+			"wd-spin":   c.SpinLock("wd-spin"),
+			"wd-fenced": c.FencedLock("wd-fenced").Lock,
+			"wd-write":  c.ReadWriteLock("wd-write").WriteLock(),
+			"wd-read":   c.ReadWriteLock("wd-read").ReadLock(),
+		}
+		for name, l := range locks {
+			if err := l.Lock(a); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		keys := []string{"{wd-read}:" + field + ":rwlock_timeout:1"}
+		for name := range locks {
+			keys = append(keys, name)
+		}
+		start := time.Now()
+		for time.Since(start) < 2*lease {
+			for _, k := range keys {
+				if rdb.Exists(context.Background(), k).Val() != 1 {
+					t.Fatalf("%s expired %v in: not renewed", k, time.Since(start))
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for name, l := range locks {
+			if err := l.Unlock(a); err != nil {
+				t.Fatalf("%s: Unlock: %v", name, err)
+			}
+		}
+		if n := rdb.Exists(context.Background(), keys...).Val(); n != 0 {
+			t.Fatalf("%d keys left after the unlocks", n)
+		}
+	})
+}
