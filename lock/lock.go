@@ -308,7 +308,9 @@ func (l *Lock) acquire(ctx context.Context, wait, lease time.Duration) (attempt,
 		}
 		sleep := time.Duration(-1)
 		if a.ttl >= 0 {
-			sleep = time.Duration(a.ttl) * time.Millisecond
+			// PTTL answers 0 through the last millisecond of a lease:
+			// sleep that millisecond rather than retry at once through it.
+			sleep = max(time.Duration(a.ttl)*time.Millisecond, time.Millisecond)
 		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
