@@ -189,9 +189,10 @@ func TestNoBusyPolling(t *testing.T) {
 			t.Fatalf("TryLock = %v, %v", ok, err)
 		}
 		// Two tries before the sleep, one after it, and a few more if the
-		// PTTL timer fires within the millisecond PTTL rounds off.
-		if n := scripts(rec.take()); n < 2 || n > 6 {
-			t.Fatalf("%d acquire attempts to outwait a 400 ms lease, want 2 to 6", n)
+		// PTTL timer fires within the millisecond PTTL rounds off (one, if
+		// a loaded machine let the lease pass before the first).
+		if n := scripts(rec.take()); n > 6 {
+			t.Fatalf("%d acquire attempts to outwait a 400 ms lease, want at most 6", n)
 		}
 	})
 }
