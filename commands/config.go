@@ -871,7 +871,7 @@ func setLatencyPercentiles(c *Config, v string) (string, string) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		f, ok := ParseFloat([]byte(a))
+		f, ok := parseScore([]byte(a)) // string2d
 		if !ok {
 			return "", "Invalid latency-tracking-info-percentiles parameters"
 		}

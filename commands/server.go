@@ -357,7 +357,7 @@ func (e *Engine) waitDeadline() int64 {
 func debug(c *Ctx, args [][]byte) {
 	switch {
 	case EqualFold(args[1], "sleep") && len(args) == 3:
-		f, _ := ParseFloat(args[2]) // atof: garbage sleeps 0
+		f, _, _ := strtod(cString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}

@@ -3,8 +3,6 @@ package commands
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 )
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
@@ -50,35 +48,6 @@ func ParseInt(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
-}
-
-// ParseFloat parses b as Redis's getDoubleFromObject does (strtod): no
-// leading space, no trailing garbage, "inf"/"-inf" accepted, NaN refused.
-func ParseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || isSpaceByte(b[0]) {
-		return 0, false
-	}
-	s := string(b)
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			// strtod returns HUGE_VAL with ERANGE; Redis refuses it.
-			return 0, false
-		}
-		return 0, false
-	}
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	if strings.ContainsAny(s, "_xXpP") && !isHexFloat(s) {
-		return 0, false
-	}
-	return f, true
-}
-
-func isHexFloat(s string) bool {
-	t := strings.TrimLeft(s, "+-")
-	return strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X")
 }
 
 func isSpaceByte(c byte) bool {
