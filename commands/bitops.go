@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -229,11 +230,11 @@ func bitcount(c *Ctx, args [][]byte) {
 		}
 		isBit := false
 		if len(args) == 5 {
-			u := cString(args[4])
+			u := cstr.CString(args[4])
 			switch {
-			case EqualFold(u, "bit"):
+			case cstr.EqualFold(u, "bit"):
 				isBit = true
-			case EqualFold(u, "byte"):
+			case cstr.EqualFold(u, "byte"):
 			default:
 				c.Error(ErrSyntax)
 				return
@@ -292,11 +293,11 @@ func bitpos(c *Ctx, args [][]byte) {
 		}
 		isBit := false
 		if len(args) == 6 {
-			u := cString(args[5])
+			u := cstr.CString(args[5])
 			switch {
-			case EqualFold(u, "bit"):
+			case cstr.EqualFold(u, "bit"):
 				isBit = true
-			case EqualFold(u, "byte"):
+			case cstr.EqualFold(u, "byte"):
 			default:
 				c.Error(ErrSyntax)
 				return
@@ -332,7 +333,7 @@ func bitpos(c *Ctx, args [][]byte) {
 }
 
 func bitop(c *Ctx, args [][]byte) {
-	op := cString(args[1])
+	op := cstr.CString(args[1])
 	const (
 		opAnd = iota
 		opOr
@@ -341,13 +342,13 @@ func bitop(c *Ctx, args [][]byte) {
 	)
 	var kind int
 	switch {
-	case EqualFold(op, "and"):
+	case cstr.EqualFold(op, "and"):
 		kind = opAnd
-	case EqualFold(op, "or"):
+	case cstr.EqualFold(op, "or"):
 		kind = opOr
-	case EqualFold(op, "xor"):
+	case cstr.EqualFold(op, "xor"):
 		kind = opXor
-	case EqualFold(op, "not"):
+	case cstr.EqualFold(op, "not"):
 		kind = opNot
 	default:
 		c.Error(ErrSyntax)
@@ -434,7 +435,7 @@ type bitfieldOp struct {
 
 // bitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63).
 func (c *Ctx) bitfieldType(b []byte) (signed bool, bits int, ok bool) {
-	b = cString(b)
+	b = cstr.CString(b)
 	if len(b) == 0 || (b[0] != 'i' && b[0] != 'u') {
 		c.Error(ErrBitfieldType)
 		return false, 0, false
@@ -553,24 +554,24 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 	var highest uint64
 	for j := 2; j < len(args); j++ {
 		rem := len(args) - j - 1
-		sub := cString(args[j])
+		sub := cstr.CString(args[j])
 		var opcode int
 		switch {
-		case EqualFold(sub, "get") && rem >= 2:
+		case cstr.EqualFold(sub, "get") && rem >= 2:
 			opcode = bfGet
-		case EqualFold(sub, "set") && rem >= 3:
+		case cstr.EqualFold(sub, "set") && rem >= 3:
 			opcode = bfSet
-		case EqualFold(sub, "incrby") && rem >= 3:
+		case cstr.EqualFold(sub, "incrby") && rem >= 3:
 			opcode = bfIncrBy
-		case EqualFold(sub, "overflow") && rem >= 1:
-			t := cString(args[j+1])
+		case cstr.EqualFold(sub, "overflow") && rem >= 1:
+			t := cstr.CString(args[j+1])
 			j++
 			switch {
-			case EqualFold(t, "wrap"):
+			case cstr.EqualFold(t, "wrap"):
 				ow = bfWrap
-			case EqualFold(t, "sat"):
+			case cstr.EqualFold(t, "sat"):
 				ow = bfSat
-			case EqualFold(t, "fail"):
+			case cstr.EqualFold(t, "fail"):
 				ow = bfFail
 			default:
 				c.Error(ErrBitfieldOverflow)

@@ -1,6 +1,10 @@
 package commands
 
-import "crypto/subtle"
+import (
+	"crypto/subtle"
+
+	"github.com/lockkv/lockkv/internal/cstr"
+)
 
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
@@ -146,10 +150,10 @@ func hello(c *Ctx, args [][]byte) {
 	for j := next; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
-		case EqualFold(args[j], "auth") && more >= 2:
+		case cstr.EqualFold(args[j], "auth") && more >= 2:
 			user, pass, haveAuth = args[j+1], args[j+2], true
 			j += 2
-		case EqualFold(args[j], "setname") && more >= 1:
+		case cstr.EqualFold(args[j], "setname") && more >= 1:
 			name, haveName = args[j+1], true
 			j++
 		default:

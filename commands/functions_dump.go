@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -396,10 +397,10 @@ func functionRestore(c *Ctx, args [][]byte) {
 	policy := "append"
 	if len(args) == 4 {
 		switch {
-		case EqualFold(args[3], "append"):
-		case EqualFold(args[3], "replace"):
+		case cstr.EqualFold(args[3], "append"):
+		case cstr.EqualFold(args[3], "replace"):
 			policy = "replace"
-		case EqualFold(args[3], "flush"):
+		case cstr.EqualFold(args[3], "flush"):
 			policy = "flush"
 		default:
 			c.Error(ErrRestorePolicy)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/store"
 )
@@ -337,7 +338,7 @@ func hrandfield(c *Ctx, args [][]byte) {
 			return
 		}
 		withValues := false
-		if len(args) > 4 || (len(args) == 4 && !EqualFold(args[3], "withvalues")) {
+		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(args[3], "withvalues")) {
 			c.Error(ErrSyntax)
 			return
 		} else if len(args) == 4 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/store"
 )
@@ -196,7 +197,7 @@ func scan(c *Ctx, args [][]byte) {
 			if e != nil {
 				typ = e.Value.Type().String()
 			}
-			if !EqualFold(cString(opts.Type), typ) {
+			if !cstr.EqualFold(cstr.CString(opts.Type), typ) {
 				continue
 			}
 		}
@@ -289,9 +290,9 @@ func copyCmd(c *Ctx, args [][]byte) {
 	replace := false
 	for j := 3; j < len(args); j++ {
 		switch {
-		case EqualFold(cString(args[j]), "replace"):
+		case cstr.EqualFold(cstr.CString(args[j]), "replace"):
 			replace = true
-		case EqualFold(cString(args[j]), "db") && j+1 < len(args):
+		case cstr.EqualFold(cstr.CString(args[j]), "db") && j+1 < len(args):
 			id, ok := c.dbIndex(args[j+1])
 			if !ok {
 				return
@@ -342,7 +343,7 @@ func dbsize(c *Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
 
 // flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC.
 func flushArgs(c *Ctx, args [][]byte) bool {
-	if len(args) == 1 || (len(args) == 2 && (EqualFold(cString(args[1]), "sync") || EqualFold(cString(args[1]), "async"))) {
+	if len(args) == 1 || (len(args) == 2 && (cstr.EqualFold(cstr.CString(args[1]), "sync") || cstr.EqualFold(cstr.CString(args[1]), "async"))) {
 		return true
 	}
 	c.Error(ErrSyntax)
@@ -488,15 +489,15 @@ const (
 func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 	var flags int
 	for _, opt := range args[3:] {
-		o := cString(opt)
+		o := cstr.CString(opt)
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= expireNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= expireXX
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= expireGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= expireLT
 		default:
 			c.Error(ErrUnsupportedOption(opt))

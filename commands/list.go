@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -169,9 +170,9 @@ func listPopRangeAndReplyWithKey(c *Ctx, l *store.List, key []byte, head bool, c
 // listWhere parses LEFT/RIGHT (getListPositionFromObjectOrReply).
 func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 	switch {
-	case EqualFold(b, "left"):
+	case cstr.EqualFold(b, "left"):
 		return true, true
-	case EqualFold(b, "right"):
+	case cstr.EqualFold(b, "right"):
 		return false, true
 	}
 	c.Error(ErrSyntax)
@@ -428,9 +429,9 @@ func ltrim(c *Ctx, args [][]byte) {
 func linsert(c *Ctx, args [][]byte) {
 	var after bool
 	switch {
-	case EqualFold(args[2], "after"):
+	case cstr.EqualFold(args[2], "after"):
 		after = true
-	case EqualFold(args[2], "before"):
+	case cstr.EqualFold(args[2], "before"):
 	default:
 		c.Error(ErrSyntax)
 		return
@@ -465,7 +466,7 @@ func lpos(c *Ctx, args [][]byte) {
 		opt := args[j]
 		more := j+1 < len(args)
 		switch {
-		case more && EqualFold(opt, "rank"):
+		case more && cstr.EqualFold(opt, "rank"):
 			j++
 			n, ok := c.listInt(args[j])
 			if !ok {
@@ -476,7 +477,7 @@ func lpos(c *Ctx, args [][]byte) {
 				return
 			}
 			rank = n
-		case more && EqualFold(opt, "count"):
+		case more && cstr.EqualFold(opt, "count"):
 			j++
 			n, ok := ParseInt(args[j])
 			if !ok || n < 0 {
@@ -484,7 +485,7 @@ func lpos(c *Ctx, args [][]byte) {
 				return
 			}
 			count = n
-		case more && EqualFold(opt, "maxlen"):
+		case more && cstr.EqualFold(opt, "maxlen"):
 			j++
 			n, ok := ParseInt(args[j])
 			if !ok || n < 0 {
@@ -620,7 +621,7 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 	}
 	count = -1
 	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if count == -1 && EqualFold(args[j], "count") && j+1 < len(args) {
+		if count == -1 && cstr.EqualFold(args[j], "count") && j+1 < len(args) {
 			j++
 			v, ok := ParseInt(args[j])
 			if !ok || v <= 0 {

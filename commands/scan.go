@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
@@ -115,7 +116,7 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 		name := opts[i]
 		hasValue := i+1 < len(opts)
 		switch {
-		case hasValue && EqualFold(name, "count"):
+		case hasValue && cstr.EqualFold(name, "count"):
 			n, ok := ParseInt(opts[i+1])
 			if !ok {
 				c.Error(ErrNotInt)
@@ -126,12 +127,12 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 				return o, false
 			}
 			o.Count = n
-		case hasValue && EqualFold(name, "match"):
+		case hasValue && cstr.EqualFold(name, "match"):
 			o.Match = opts[i+1]
 			if glob.MatchAll(o.Match) {
 				o.Match = nil
 			}
-		case hasValue && allowType && EqualFold(name, "type"):
+		case hasValue && allowType && cstr.EqualFold(name, "type"):
 			o.Type = opts[i+1]
 		default:
 			c.Error(ErrSyntax)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -71,15 +72,15 @@ func shutdown(c *Ctx, args [][]byte) {
 	flags, abort := 0, false
 	for _, a := range args[1:] {
 		switch {
-		case EqualFold(a, "nosave"):
+		case cstr.EqualFold(a, "nosave"):
 			flags |= nosave
-		case EqualFold(a, "save"):
+		case cstr.EqualFold(a, "save"):
 			flags |= save
-		case EqualFold(a, "now"):
+		case cstr.EqualFold(a, "now"):
 			flags |= now
-		case EqualFold(a, "force"):
+		case cstr.EqualFold(a, "force"):
 			flags |= force
-		case EqualFold(a, "abort"):
+		case cstr.EqualFold(a, "abort"):
 			abort = true
 		default:
 			c.Error(ErrSyntax)
@@ -356,13 +357,13 @@ func (e *Engine) waitDeadline() int64 {
 // debug implements the cheap DEBUG subcommands.
 func debug(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[1], "sleep") && len(args) == 3:
-		f, _, _ := strtod(cString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
+	case cstr.EqualFold(args[1], "sleep") && len(args) == 3:
+		f, _, _ := strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}
 		c.W.OK()
-	case EqualFold(args[1], "object") && len(args) == 3:
+	case cstr.EqualFold(args[1], "object") && len(args) == 3:
 		e := c.DB.Lookup(string(args[2]), c.Now)
 		if e == nil {
 			c.Error(ErrNoSuchKey)
@@ -383,7 +384,7 @@ func debug(c *Ctx, args [][]byte) {
 // allocator and differs; only the reply's shape is comparable.
 func memoryUsage(c *Ctx, args [][]byte) {
 	for i := 3; i < len(args); i += 2 {
-		if !EqualFold(args[i], "samples") || i+1 >= len(args) {
+		if !cstr.EqualFold(args[i], "samples") || i+1 >= len(args) {
 			c.Error(ErrSyntax)
 			return
 		}

@@ -3,6 +3,7 @@ package commands
 import (
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -510,7 +511,7 @@ func sintercard(c *Ctx, args [][]byte) {
 	}
 	limit := int64(0)
 	for j := 2 + int(numkeys); j < len(args); j++ {
-		if EqualFold(args[j], "limit") && j+1 < len(args) {
+		if cstr.EqualFold(args[j], "limit") && j+1 < len(args) {
 			j++
 			n, ok := ParseInt(args[j])
 			if !ok || n < 0 {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -23,16 +24,16 @@ func init() { Register(sortCommands) }
 // (Redis's sortGetKeys).
 func sortKeys(args [][]byte) []int {
 	keys := []int{1}
-	if len(args) < 2 || EqualFold(args[0], "sort_ro") {
+	if len(args) < 2 || cstr.EqualFold(args[0], "sort_ro") {
 		return keys
 	}
 	for i := 2; i < len(args); i++ {
 		switch {
-		case EqualFold(args[i], "limit"):
+		case cstr.EqualFold(args[i], "limit"):
 			i += 2
-		case EqualFold(args[i], "get"), EqualFold(args[i], "by"):
+		case cstr.EqualFold(args[i], "get"), cstr.EqualFold(args[i], "by"):
 			i++
-		case EqualFold(args[i], "store") && i+1 < len(args):
+		case cstr.EqualFold(args[i], "store") && i+1 < len(args):
 			keys = append(keys[:1], i+1) // the last STORE wins; no skip, as Redis
 		}
 	}
@@ -49,7 +50,7 @@ type sortItem struct {
 // otherwise the first '*' is replaced by the element, and "->field" after
 // it reads a hash field. It returns nil when there is nothing there.
 func (c *Ctx) sortLookup(pattern, subst []byte) []byte {
-	pattern = cString(pattern)
+	pattern = cstr.CString(pattern)
 	if len(pattern) == 1 && pattern[0] == '#' {
 		return subst
 	}
@@ -148,15 +149,15 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 	)
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case EqualFold(a, "asc"):
+		case cstr.EqualFold(a, "asc"):
 			desc = false
-		case EqualFold(a, "desc"):
+		case cstr.EqualFold(a, "desc"):
 			desc = true
-		case EqualFold(a, "alpha"):
+		case cstr.EqualFold(a, "alpha"):
 			alpha = true
-		case EqualFold(a, "limit") && left >= 2:
+		case cstr.EqualFold(a, "limit") && left >= 2:
 			var ok bool
 			if limitStart, ok = ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
@@ -167,16 +168,16 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 				return
 			}
 			j += 2
-		case !readonly && EqualFold(a, "store") && left >= 1:
+		case !readonly && cstr.EqualFold(a, "store") && left >= 1:
 			storekey = args[j+1]
 			j++
-		case EqualFold(a, "by") && left >= 1:
+		case cstr.EqualFold(a, "by") && left >= 1:
 			sortby = args[j+1]
-			if bytes.IndexByte(cString(sortby), '*') < 0 {
+			if bytes.IndexByte(cstr.CString(sortby), '*') < 0 {
 				dontsort = true
 			}
 			j++
-		case EqualFold(a, "get") && left >= 1:
+		case cstr.EqualFold(a, "get") && left >= 1:
 			gets = append(gets, args[j+1])
 			j++
 		default:
@@ -308,13 +309,13 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 				case storekey != nil:
 					r = bytes.Compare(a.cmp, b.cmp)
 				default:
-					r = bytes.Compare(cString(a.cmp), cString(b.cmp))
+					r = bytes.Compare(cstr.CString(a.cmp), cstr.CString(b.cmp))
 				}
 			default:
 				if storekey != nil {
 					r = bytes.Compare(a.obj, b.obj)
 				} else {
-					r = bytes.Compare(cString(a.obj), cString(b.obj))
+					r = bytes.Compare(cstr.CString(a.obj), cstr.CString(b.obj))
 				}
 			}
 			if desc {

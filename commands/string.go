@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/store"
 )
@@ -68,32 +69,32 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 	flags := 0
 	var expire []byte
 	for j := 0; j < len(opts); j++ {
-		o := cString(opts[j])
+		o := cstr.CString(opts[j])
 		hasNext := j+1 < len(opts)
 		switch {
-		case isSet && EqualFold(o, "nx") && flags&setXX == 0:
+		case isSet && cstr.EqualFold(o, "nx") && flags&setXX == 0:
 			flags |= setNX
-		case isSet && EqualFold(o, "xx") && flags&setNX == 0:
+		case isSet && cstr.EqualFold(o, "xx") && flags&setNX == 0:
 			flags |= setXX
-		case isSet && EqualFold(o, "get"):
+		case isSet && cstr.EqualFold(o, "get"):
 			flags |= setGet
-		case isSet && EqualFold(o, "keepttl") && flags&(setPersist|setAnyExpire) == 0:
+		case isSet && cstr.EqualFold(o, "keepttl") && flags&(setPersist|setAnyExpire) == 0:
 			flags |= setKeepTTL
-		case !isSet && EqualFold(o, "persist") && flags&(setAnyExpire|setKeepTTL) == 0:
+		case !isSet && cstr.EqualFold(o, "persist") && flags&(setAnyExpire|setKeepTTL) == 0:
 			flags |= setPersist
-		case EqualFold(o, "ex") && hasNext && flags&(setKeepTTL|setPersist|setEXAT|setPX|setPXAT) == 0:
+		case cstr.EqualFold(o, "ex") && hasNext && flags&(setKeepTTL|setPersist|setEXAT|setPX|setPXAT) == 0:
 			flags |= setEX
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "px") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPXAT) == 0:
+		case cstr.EqualFold(o, "px") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPXAT) == 0:
 			flags |= setPX
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "exat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setPX|setPXAT) == 0:
+		case cstr.EqualFold(o, "exat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setPX|setPXAT) == 0:
 			flags |= setEXAT
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "pxat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPX) == 0:
+		case cstr.EqualFold(o, "pxat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPX) == 0:
 			flags |= setPXAT
 			expire = opts[j+1]
 			j++
@@ -634,15 +635,15 @@ func lcs(c *Ctx, args [][]byte) {
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64
 	for j := 3; j < len(args); j++ {
-		opt := cString(args[j])
+		opt := cstr.CString(args[j])
 		switch {
-		case EqualFold(opt, "idx"):
+		case cstr.EqualFold(opt, "idx"):
 			getIdx = true
-		case EqualFold(opt, "len"):
+		case cstr.EqualFold(opt, "len"):
 			getLen = true
-		case EqualFold(opt, "withmatchlen"):
+		case cstr.EqualFold(opt, "withmatchlen"):
 			withMatchLen = true
-		case EqualFold(opt, "minmatchlen") && j+1 < len(args):
+		case cstr.EqualFold(opt, "minmatchlen") && j+1 < len(args):
 			n, ok := ParseInt(args[j+1])
 			if !ok {
 				c.Error(ErrNotInt)

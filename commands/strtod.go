@@ -3,6 +3,8 @@ package commands
 import (
 	"math"
 	"strconv"
+
+	"github.com/lockkv/lockkv/internal/cstr"
 )
 
 // strtod parses the longest prefix of s that C's strtod accepts (glibc):
@@ -132,7 +134,7 @@ func rangeErr(v float64, err error, nonzero bool) bool {
 }
 
 func matchFold(b []byte, word string) int {
-	if len(b) < len(word) || !EqualFold(b[:len(word)], word) {
+	if len(b) < len(word) || !cstr.EqualFold(b[:len(word)], word) {
 		return 0
 	}
 	return len(word)
@@ -172,7 +174,7 @@ func parseScore(b []byte) (float64, bool) {
 // optional '(' for an exclusive bound, then strtod up to the end of the C
 // string (so "" is 0, " 1" is 1, "1e999" is inf), NaN refused.
 func parseRangeScore(b []byte) (f float64, ex bool, ok bool) {
-	b = cString(b)
+	b = cstr.CString(b)
 	if len(b) > 0 && b[0] == '(' {
 		ex = true
 		b = b[1:]

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -181,19 +182,19 @@ func zaddGeneric(c *Ctx, args [][]byte, flags int) {
 	scoreidx := 2
 options:
 	for ; scoreidx < len(args); scoreidx++ {
-		o := cString(args[scoreidx]) // strcasecmp stops at NUL
+		o := cstr.CString(args[scoreidx]) // strcasecmp stops at NUL
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= store.ZAddNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= store.ZAddXX
-		case EqualFold(o, "ch"):
+		case cstr.EqualFold(o, "ch"):
 			ch = true
-		case EqualFold(o, "incr"):
+		case cstr.EqualFold(o, "incr"):
 			flags |= store.ZAddIncr
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= store.ZAddGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= store.ZAddLT
 		default:
 			break options
@@ -487,11 +488,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	offset, limit := int64(0), int64(-1)
 	for j := argStart + 3; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case !isStore && EqualFold(a, "withscores"):
+		case !isStore && cstr.EqualFold(a, "withscores"):
 			withscores = true
-		case left >= 2 && EqualFold(a, "limit"):
+		case left >= 2 && cstr.EqualFold(a, "limit"):
 			var ok bool
 			if offset, ok = ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
@@ -502,11 +503,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 				return
 			}
 			j += 2
-		case dir == zrangeDirAuto && EqualFold(a, "rev"):
+		case dir == zrangeDirAuto && cstr.EqualFold(a, "rev"):
 			dir = zrangeReverse
-		case rt == zrangeAuto && EqualFold(a, "bylex"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "bylex"):
 			rt = zrangeLex
-		case rt == zrangeAuto && EqualFold(a, "byscore"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "byscore"):
 			rt = zrangeScore
 		default:
 			c.Error(ErrSyntax)
@@ -912,8 +913,8 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 		return nil, false, 0, false
 	}
 	switch {
-	case EqualFold(cString(args[whereIdx]), "min"):
-	case EqualFold(cString(args[whereIdx]), "max"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "min"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
@@ -922,7 +923,7 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
 		more := len(args) - 1 - j
-		if count == -1 && more > 0 && EqualFold(cString(args[j]), "count") {
+		if count == -1 && more > 0 && cstr.EqualFold(cstr.CString(args[j]), "count") {
 			j++
 			n, okc := ParseInt(args[j])
 			if !okc || n < 1 {
@@ -1017,7 +1018,7 @@ func zrandmember(c *Ctx, args [][]byte) {
 			return
 		}
 		withscores := false
-		if len(args) > 4 || (len(args) == 4 && !EqualFold(cString(args[3]), "withscores")) {
+		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(cstr.CString(args[3]), "withscores")) {
 			c.Error(ErrSyntax)
 			return
 		} else if len(args) == 4 {
@@ -1228,9 +1229,9 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 	withscores := false
 	limit := int64(0)
 	for remaining := len(args) - j; remaining > 0; remaining = len(args) - j {
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && EqualFold(a, "weights"):
+		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && cstr.EqualFold(a, "weights"):
 			j++
 			for i := range src {
 				w, ok := parseScore(args[j])
@@ -1241,23 +1242,23 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 				src[i].weight = w
 				j++
 			}
-		case op != zsetopDiff && !cardOnly && remaining >= 2 && EqualFold(a, "aggregate"):
-			switch v := cString(args[j+1]); {
-			case EqualFold(v, "sum"):
+		case op != zsetopDiff && !cardOnly && remaining >= 2 && cstr.EqualFold(a, "aggregate"):
+			switch v := cstr.CString(args[j+1]); {
+			case cstr.EqualFold(v, "sum"):
 				aggr = aggrSum
-			case EqualFold(v, "min"):
+			case cstr.EqualFold(v, "min"):
 				aggr = aggrMin
-			case EqualFold(v, "max"):
+			case cstr.EqualFold(v, "max"):
 				aggr = aggrMax
 			default:
 				c.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && EqualFold(a, "withscores"):
+		case dst == nil && !cardOnly && cstr.EqualFold(a, "withscores"):
 			withscores = true
 			j++
-		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
+		case cardOnly && remaining >= 2 && cstr.EqualFold(a, "limit"):
 			n, ok := ParseInt(args[j+1])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
