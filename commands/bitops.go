@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -37,7 +38,7 @@ func (c *Ctx) bitOffsetHash(b []byte, bits int) (uint64, bool) {
 	if hash {
 		b = b[1:]
 	}
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if hash {
 		n *= int64(bits) // wraps like Redis's long long multiply
 	}
@@ -153,7 +154,7 @@ func setbit(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	on, ok := ParseInt(args[3])
+	on, ok := redisnum.ParseInt(args[3])
 	if !ok || on&^1 != 0 {
 		c.Error(ErrBitValue)
 		return
@@ -218,12 +219,12 @@ func bitcount(c *Ctx, args [][]byte) {
 	case 2:
 		lo, hi = 0, strlen<<3-1
 	case 4, 5:
-		start, ok := ParseInt(args[2])
+		start, ok := redisnum.ParseInt(args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		end, ok := ParseInt(args[3])
+		end, ok := redisnum.ParseInt(args[3])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -257,7 +258,7 @@ func bitcount(c *Ctx, args [][]byte) {
 }
 
 func bitpos(c *Ctx, args [][]byte) {
-	b, ok := ParseInt(args[2])
+	b, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -286,7 +287,7 @@ func bitpos(c *Ctx, args [][]byte) {
 	case 3:
 		lo, hi = 0, strlen<<3-1
 	case 4, 5, 6:
-		start, ok := ParseInt(args[3])
+		start, ok := redisnum.ParseInt(args[3])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -305,7 +306,7 @@ func bitpos(c *Ctx, args [][]byte) {
 		}
 		var end int64
 		if len(args) >= 5 {
-			if end, ok = ParseInt(args[4]); !ok {
+			if end, ok = redisnum.ParseInt(args[4]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -441,7 +442,7 @@ func (c *Ctx) bitfieldType(b []byte) (signed bool, bits int, ok bool) {
 		return false, 0, false
 	}
 	signed = b[0] == 'i'
-	n, ok := ParseInt(b[1:])
+	n, ok := redisnum.ParseInt(b[1:])
 	if !ok || n < 1 || (signed && n > 64) || (!signed && n > 63) {
 		c.Error(ErrBitfieldType)
 		return false, 0, false
@@ -596,7 +597,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			if hi := off + uint64(bits) - 1; hi > highest {
 				highest = hi
 			}
-			if i64, ok = ParseInt(args[j+3]); !ok {
+			if i64, ok = redisnum.ParseInt(args[j+3]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}

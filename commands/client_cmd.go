@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // CLIENT: the container and the subcommands that live with the connection
@@ -393,7 +394,7 @@ func clientList(c *Ctx, args [][]byte) {
 	case len(args) > 3 && cstr.EqualFold(args[2], "id"):
 		ids = map[int64]bool{}
 		for _, a := range args[3:] {
-			id, ok := ParseInt(a)
+			id, ok := redisnum.ParseInt(a)
 			if !ok {
 				c.Error(ErrInvalidClientID)
 				return
@@ -478,7 +479,7 @@ func clientKill(c *Ctx, args [][]byte) {
 		opt, val := args[i], args[i+1]
 		switch {
 		case cstr.EqualFold(opt, "id"):
-			n, ok := ParseInt(val)
+			n, ok := redisnum.ParseInt(val)
 			if !ok || n <= 0 {
 				c.Error(ErrClientIDPositive)
 				return
@@ -625,7 +626,7 @@ func clientReply(c *Ctx, args [][]byte) {
 }
 
 func clientPause(c *Ctx, args [][]byte) {
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -673,7 +674,7 @@ func clientUnpause(c *Ctx, args [][]byte) {
 }
 
 func clientUnblock(c *Ctx, args [][]byte) {
-	id, ok := ParseInt(args[2])
+	id, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
@@ -50,7 +51,7 @@ func quit(c *Ctx, args [][]byte) {
 }
 
 func selectDB(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -133,7 +134,7 @@ func hello(c *Ctx, args [][]byte) {
 	ver := int64(0)
 	next := 1
 	if len(args) >= 2 {
-		v, ok := ParseInt(args[1])
+		v, ok := redisnum.ParseInt(args[1])
 		if !ok {
 			c.Error(ErrHelloProtoNotInt)
 			return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -82,7 +83,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Error(ErrFunctionNotFound)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrBadNumKeys)
 		return

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/scriptcache"
 )
 
@@ -178,7 +179,7 @@ func fuzzTame(args [][]byte) [][]byte {
 		// billion elements, from Redis too. The extremes stay (range
 		// checks).
 		if len(args) > 2 {
-			if n, ok := ParseInt(args[2]); ok && (n > 1000 || n < -1000) && n != math.MinInt64 && n != math.MaxInt64 {
+			if n, ok := redisnum.ParseInt(args[2]); ok && (n > 1000 || n < -1000) && n != math.MinInt64 && n != math.MaxInt64 {
 				args[2] = []byte(strconv.FormatInt(max(min(n, 1000), -1000), 10))
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -85,19 +86,10 @@ func (c *Ctx) readyIfBlockable(db int, key string, v store.Value) {
 // write (for the second key of RENAME and MOVE, which Redis counts once).
 func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
 
-// parseInt32 is Redis's getIntFromObject: an integer within C int range.
-func parseInt32(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
-	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return int(n), true
-}
-
 // dbIndex parses a database index as MOVE and COPY do, replying with the
 // error and returning false when it is not an int or out of range.
 func (c *Ctx) dbIndex(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -382,12 +374,12 @@ func flushall(c *Ctx, args [][]byte) {
 }
 
 func swapdb(c *Ctx, args [][]byte) {
-	a, ok := parseInt32(args[1])
+	a, ok := redisnum.ParseInt32(args[1])
 	if !ok {
 		c.Error(ErrInvalidDBIndex)
 		return
 	}
-	b, ok := parseInt32(args[2])
+	b, ok := redisnum.ParseInt32(args[2])
 	if !ok {
 		c.Error(ErrInvalidDBIndex2)
 		return
@@ -512,7 +504,7 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 		c.Error(ErrInvalidExpireGL)
 		return
 	}
-	when, ok := ParseInt(args[2])
+	when, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -46,7 +47,7 @@ func lmpopKeys(numkeysIdx int) func(args [][]byte) []int {
 		if numkeysIdx >= len(args) {
 			return nil
 		}
-		n, ok := ParseInt(args[numkeysIdx])
+		n, ok := redisnum.ParseInt(args[numkeysIdx])
 		if !ok || n <= 0 || n > int64(len(args)-numkeysIdx-1) {
 			return nil
 		}
@@ -181,7 +182,7 @@ func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 
 // listIndex parses an integer argument.
 func (c *Ctx) listInt(b []byte) (int64, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 	}
@@ -230,7 +231,7 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	var count int64
 	if hasCount {
 		// getPositiveLongFromObjectOrReply: one message for both failures.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -479,7 +480,7 @@ func lpos(c *Ctx, args [][]byte) {
 			rank = n
 		case more && cstr.EqualFold(opt, "count"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposCountNeg)
 				return
@@ -487,7 +488,7 @@ func lpos(c *Ctx, args [][]byte) {
 			count = n
 		case more && cstr.EqualFold(opt, "maxlen"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposMaxlenNeg)
 				return
@@ -605,7 +606,7 @@ func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
 
 // lmpopArgs parses [B]LMPOP's numkeys, direction and COUNT.
 func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool, count int64, ok bool) {
-	n, ok := ParseInt(args[numkeysIdx])
+	n, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok || n <= 0 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -623,7 +624,7 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 	for j := int(whereIdx) + 1; j < len(args); j++ {
 		if count == -1 && cstr.EqualFold(args[j], "count") && j+1 < len(args) {
 			j++
-			v, ok := ParseInt(args[j])
+			v, ok := redisnum.ParseInt(args[j])
 			if !ok || v <= 0 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false

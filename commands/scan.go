@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -117,7 +118,7 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 		hasValue := i+1 < len(opts)
 		switch {
 		case hasValue && cstr.EqualFold(name, "count"):
-			n, ok := ParseInt(opts[i+1])
+			n, ok := redisnum.ParseInt(opts[i+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return o, false

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -145,7 +146,7 @@ func evalKeys(args [][]byte) []int {
 	if len(args) < 3 {
 		return nil
 	}
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 || n > int64(len(args)-3) {
 		return nil
 	}
@@ -197,7 +198,7 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 		c.Error(ErrNoScript)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

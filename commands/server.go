@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -108,12 +109,12 @@ func waitCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitReplica) // before the arguments, as Redis
 		return
 	}
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -142,7 +143,7 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFReplica)
 		return
 	}
-	local, ok := ParseInt(args[1])
+	local, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -151,12 +152,12 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFLocalRange)
 		return
 	}
-	n, ok := ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
+	n, ok := redisnum.ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
 	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
 	}
-	ms, ok := ParseInt(args[3])
+	ms, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -358,7 +359,7 @@ func (e *Engine) waitDeadline() int64 {
 func debug(c *Ctx, args [][]byte) {
 	switch {
 	case cstr.EqualFold(args[1], "sleep") && len(args) == 3:
-		f, _, _ := strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
+		f, _, _ := redisnum.Strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}
@@ -388,7 +389,7 @@ func memoryUsage(c *Ctx, args [][]byte) {
 			c.Error(ErrSyntax)
 			return
 		}
-		n, ok := ParseInt(args[i+1])
+		n, ok := redisnum.ParseInt(args[i+1])
 		if !ok {
 			c.Error(ErrNotInt)
 			return

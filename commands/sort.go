@@ -2,12 +2,10 @@ package commands
 
 import (
 	"bytes"
-	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -94,44 +92,9 @@ func (c *Ctx) sortLookup(pattern, subst []byte) []byte {
 // spaces allowed, the whole string consumed, no NaN, and no ERANGE
 // (overflow, or underflow to zero or a subnormal); the empty string is 0.
 func sortStrtod(b []byte) (float64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	s := strings.TrimLeft(string(b), " \t\n\v\f\r")
-	body := s
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		body = body[1:]
-	}
-	if low := strings.ToLower(body); low == "inf" || low == "infinity" {
-		if s[0] == '-' {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
-	}
-	if body == "" || strings.ContainsAny(body, "_nNiI") || body[0] == '+' || body[0] == '-' {
+	f, n, erange := redisnum.Strtod(b)
+	if n != len(b) || erange || f != f {
 		return 0, false
-	}
-	hex := strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X")
-	mant := body
-	if hex {
-		if i := strings.IndexAny(body, "pP"); i >= 0 {
-			mant = body[:i]
-		} else {
-			s += "p0"
-		}
-		mant = mant[2:]
-	} else if i := strings.IndexAny(body, "eE"); i >= 0 {
-		mant = body[:i]
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) {
-		return 0, false
-	}
-	if f == 0 && strings.Trim(mant, "0.") != "" {
-		return 0, false // underflow
-	}
-	if f != 0 && math.Abs(f) < 0x1p-1022 {
-		return 0, false // subnormal: ERANGE
 	}
 	return f, true
 }
@@ -159,11 +122,11 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 			alpha = true
 		case cstr.EqualFold(a, "limit") && left >= 2:
 			var ok bool
-			if limitStart, ok = ParseInt(args[j+1]); !ok {
+			if limitStart, ok = redisnum.ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
-			if limitCount, ok = ParseInt(args[j+2]); !ok {
+			if limitCount, ok = redisnum.ParseInt(args[j+2]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -109,7 +110,7 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 // expireMillis is Redis's getExpireMillisecondsOrReply: the absolute
 // deadline for an EX/PX/EXAT/PXAT argument.
 func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
-	ms, ok := ParseInt(arg)
+	ms, ok := redisnum.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -210,7 +211,7 @@ func stringInt(s *store.String) (int64, bool) {
 	if s == nil {
 		return 0, true
 	}
-	return ParseInt(s.B)
+	return redisnum.ParseInt(s.B)
 }
 
 // ---- handlers, in Redis doc order ----
@@ -399,7 +400,7 @@ func incr(c *Ctx, args [][]byte) { incrDecr(c, args[1], 1) }
 func decr(c *Ctx, args [][]byte) { incrDecr(c, args[1], -1) }
 
 func incrby(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -408,7 +409,7 @@ func incrby(c *Ctx, args [][]byte) {
 }
 
 func decrby(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -509,12 +510,12 @@ func strlen(c *Ctx, args [][]byte) {
 }
 
 func getrange(c *Ctx, args [][]byte) {
-	start, ok := ParseInt(args[2])
+	start, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	end, ok := ParseInt(args[3])
+	end, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -556,7 +557,7 @@ func getrange(c *Ctx, args [][]byte) {
 
 func setrange(c *Ctx, args [][]byte) {
 	key, val := args[1], args[3]
-	offset, ok := ParseInt(args[2])
+	offset, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -644,7 +645,7 @@ func lcs(c *Ctx, args [][]byte) {
 		case cstr.EqualFold(opt, "withmatchlen"):
 			withMatchLen = true
 		case cstr.EqualFold(opt, "minmatchlen") && j+1 < len(args):
-			n, ok := ParseInt(args[j+1])
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return

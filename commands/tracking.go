@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -497,7 +498,7 @@ func clientTracking(c *Ctx, args [][]byte) {
 				c.Error(ErrTrackingRedirectTwice)
 				return
 			}
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok {
 				c.Error(ErrNotInt)
 				return

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -75,10 +76,10 @@ func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
 func parseScoreRange(min, max []byte) (store.ScoreRange, bool) {
 	var r store.ScoreRange
 	var ok bool
-	if r.Min, r.MinEx, ok = parseRangeScore(min); !ok {
+	if r.Min, r.MinEx, ok = redisnum.ParseRangeScore(min); !ok {
 		return r, false
 	}
-	if r.Max, r.MaxEx, ok = parseRangeScore(max); !ok {
+	if r.Max, r.MaxEx, ok = redisnum.ParseRangeScore(max); !ok {
 		return r, false
 	}
 	return r, true
@@ -232,7 +233,7 @@ options:
 		scores = make([]float64, 0, elements)
 	}
 	for j := 0; j < elements; j++ {
-		f, ok := parseScore(args[scoreidx+j*2])
+		f, ok := redisnum.ParseFloat(args[scoreidx+j*2])
 		if !ok {
 			c.Error(ErrNotFloat)
 			return
@@ -494,11 +495,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 			withscores = true
 		case left >= 2 && cstr.EqualFold(a, "limit"):
 			var ok bool
-			if offset, ok = ParseInt(args[j+1]); !ok {
+			if offset, ok = redisnum.ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
-			if limit, ok = ParseInt(args[j+2]); !ok {
+			if limit, ok = redisnum.ParseInt(args[j+2]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -539,11 +540,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	switch rt {
 	case zrangeRank:
 		var ok bool
-		if start, ok = ParseInt(args[minidx]); !ok {
+		if start, ok = redisnum.ParseInt(args[minidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[maxidx]); !ok {
+		if end, ok = redisnum.ParseInt(args[maxidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -706,11 +707,11 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	case zrangeRank:
 		event = "zremrangebyrank"
 		var ok bool
-		if start, ok = ParseInt(args[2]); !ok {
+		if start, ok = redisnum.ParseInt(args[2]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[3]); !ok {
+		if end, ok = redisnum.ParseInt(args[3]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -865,7 +866,7 @@ func zpopMinMax(c *Ctx, args [][]byte, max bool) {
 	count := int64(-1)
 	if len(args) == 3 {
 		// getPositiveLongFromObjectOrReply: one message for both errors.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -884,7 +885,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 	if idx >= len(args) {
 		return nil
 	}
-	n, ok := ParseInt(args[idx])
+	n, ok := redisnum.ParseInt(args[idx])
 	if !ok || n <= 0 || n > int64(len(args)-idx-1) {
 		return nil
 	}
@@ -898,7 +899,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 // zmpopArgs parses ZMPOP/BZMPOP's "numkeys key... MIN|MAX [COUNT n]" with
 // numkeys at args[idx]; it writes the error and returns ok == false.
 func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
-	numkeys, okn := ParseInt(args[idx])
+	numkeys, okn := redisnum.ParseInt(args[idx])
 	if !okn || numkeys < 1 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -925,7 +926,7 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 		more := len(args) - 1 - j
 		if count == -1 && more > 0 && cstr.EqualFold(cstr.CString(args[j]), "count") {
 			j++
-			n, okc := ParseInt(args[j])
+			n, okc := redisnum.ParseInt(args[j])
 			if !okc || n < 1 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false
@@ -1008,7 +1009,7 @@ func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, 
 
 func zrandmember(c *Ctx, args [][]byte) {
 	if len(args) >= 3 {
-		l, ok := ParseInt(args[2])
+		l, ok := redisnum.ParseInt(args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -1194,7 +1195,7 @@ func zdiffstore(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, args[1], 2, zse
 
 // zsetopGeneric is Redis's zunionInterDiffGenericCommand.
 func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
-	setnum, ok := ParseInt(args[numkeysIdx])
+	setnum, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -1234,7 +1235,7 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && cstr.EqualFold(a, "weights"):
 			j++
 			for i := range src {
-				w, ok := parseScore(args[j])
+				w, ok := redisnum.ParseFloat(args[j])
 				if !ok {
 					c.Error(ErrZWeightNotFloat)
 					return
@@ -1259,7 +1260,7 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 			withscores = true
 			j++
 		case cardOnly && remaining >= 2 && cstr.EqualFold(a, "limit"):
-			n, ok := ParseInt(args[j+1])
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
 				return

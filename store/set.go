@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/dict"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Set is a set value. Like Redis 7.0 it has two encodings (7.0 has no
@@ -54,48 +55,6 @@ func (s *Set) Len() int {
 	return len(s.is)
 }
 
-// parseInt64 parses b as Redis's string2ll: canonical decimal only (no '+',
-// no leading zeros, no spaces, "-0" refused), within int64.
-func parseInt64(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	p := b
-	neg := p[0] == '-'
-	if neg {
-		p = p[1:]
-		if len(p) == 0 {
-			return 0, false
-		}
-	}
-	if p[0] < '1' || p[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 func (s *Set) search(n int64) (int, bool) {
 	i := sort.Search(len(s.is), func(i int) bool { return s.is[i] >= n })
 	return i, i < len(s.is) && s.is[i] == n
@@ -105,7 +64,7 @@ func (s *Set) search(n int64) (int, bool) {
 // set-max-intset-entries.
 func (s *Set) Add(member []byte, maxIntset int) bool {
 	if s.ht == nil {
-		if n, ok := parseInt64(member); ok {
+		if n, ok := redisnum.ParseInt(member); ok {
 			i, found := s.search(n)
 			if found {
 				return false
@@ -142,7 +101,7 @@ func (s *Set) Has(member []byte) bool {
 	if s.ht != nil {
 		return s.ht.Get(b2s(member)) != nil
 	}
-	n, ok := parseInt64(member)
+	n, ok := redisnum.ParseInt(member)
 	if !ok {
 		return false
 	}
@@ -155,7 +114,7 @@ func (s *Set) Remove(member []byte) bool {
 	if s.ht != nil {
 		return s.ht.Delete(b2s(member))
 	}
-	n, ok := parseInt64(member)
+	n, ok := redisnum.ParseInt(member)
 	if !ok {
 		return false
 	}
