@@ -270,15 +270,11 @@ func (p *Parser) incomplete(buf []byte, args [][]byte, pos, scan int, bulk, left
 	return nil, 0, ErrIncomplete
 }
 
-// parseInt parses a count or length as Redis's string2ll does. Numbers of
-// more than 18 digits are refused: every one of them is over the limits
-// that apply, and Redis gives the same error for those.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) > 18 && (len(b) > 19 || b[0] != '-') {
-		return 0, false
-	}
-	return redisnum.ParseInt(b)
-}
+// parseInt parses a count or length as Redis's string2ll does. A
+// negative multibulk count of up to 19 digits is a valid int64, and Redis
+// reads it as an empty request, so no digit limit applies beyond
+// string2ll's own.
+func parseInt(b []byte) (int64, bool) { return redisnum.ParseInt(b) }
 
 // parseInline is processInlineBuffer: the line ends at the first '\n'
 // (strchr, which stops at a NUL byte: a request with a NUL before its
