@@ -7,6 +7,7 @@ import (
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/stablehash"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -426,7 +427,7 @@ func randomkey(c *Ctx, args [][]byte) {
 			if e.Expired(c.Now) {
 				return true
 			}
-			h := store.StableHash(seed, []byte(key))
+			h := stablehash.Hash(seed, []byte(key))
 			if !found || h < bestH || (h == bestH && key < best) {
 				best, bestH, found = key, h, true
 			}

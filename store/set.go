@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/dict"
 	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/stablehash"
 )
 
 // Set is a set value. Like Redis 7.0 it has two encodings (7.0 has no
@@ -208,7 +209,7 @@ func (s *Set) RandomStable(key uint64) []byte {
 		buf   []byte
 	)
 	consider := func(m []byte) {
-		if v := StableHash(key, m); first || v < bestH || (v == bestH && string(m) < string(best)) {
+		if v := stablehash.Hash(key, m); first || v < bestH || (v == bestH && string(m) < string(best)) {
 			best, bestH, first = append(best[:0], m...), v, false
 		}
 	}
@@ -224,27 +225,6 @@ func (s *Set) RandomStable(key uint64) []byte {
 		return true
 	})
 	return best
-}
-
-// StableHash is the FNV-1a hash of key and m: replicated servers choose
-// "random" elements as the one with the smallest StableHash under a seed
-// the log entry carries, which depends on the elements alone, never on a
-// table's layout.
-func StableHash(key uint64, m []byte) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	for i := 0; i < 8; i++ {
-		h ^= uint64(byte(key >> (8 * i)))
-		h *= prime
-	}
-	for _, b := range m {
-		h ^= uint64(b)
-		h *= prime
-	}
-	return h
 }
 
 // PopStable removes and returns the member RandomStable chooses.
