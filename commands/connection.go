@@ -3,6 +3,7 @@ package commands
 import (
 	"crypto/subtle"
 
+	"github.com/lockkv/lockkv/internal/buildinfo"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
@@ -184,7 +185,7 @@ func hello(c *Ctx, args [][]byte) {
 	c.W.BulkString("server")
 	c.W.BulkString("redis")
 	c.W.BulkString("version")
-	c.W.BulkString(RedisVersion)
+	c.W.BulkString(buildinfo.RedisVersion)
 	c.W.BulkString("proto")
 	c.W.Int(int64(c.C.W.Proto))
 	c.W.BulkString("id")
