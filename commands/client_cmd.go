@@ -22,11 +22,11 @@ var clientSubs = []*Spec{
 	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
 	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientSetName},
 	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetName},
-	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientList},
-	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientInfo},
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
 	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
-	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Fn: clientSetInfo},
-	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientNoTouch},
+	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
+	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
 	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
 	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
 	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
@@ -36,7 +36,7 @@ var clientSubs = []*Spec{
 }
 
 var clientCommands = []*Spec{
-	{Name: "client", Arity: -2, ACL: []string{"slow"}, Sub: clientSubs},
+	{Name: "client", Arity: -2, ACL: []string{"slow"}, KeepCaching: true, Sub: clientSubs},
 }
 
 func init() { Register(clientCommands) }
@@ -101,9 +101,11 @@ func mayWrite(cl *Client, spec *Spec) bool {
 	if spec.Flags&(Write|MayReplicate) != 0 {
 		return true
 	}
-	if spec.Name == "exec" && spec.Parent() == nil {
+	if spec.Txn == TxnExec {
+		// The flags of what it queued, subcommands resolved, as Redis
+		// accumulates mstate.cmd_flags.
 		for _, q := range cl.multi.queue {
-			if s := Lookup(q[0]); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+			if s := scriptLookup(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
 				return true
 			}
 		}
@@ -581,7 +583,7 @@ func clientSetInfo(c *Ctx, args [][]byte) {
 }
 
 // clientNoTouch is Redis 7.2's CLIENT NO-TOUCH: while on, the client's
-// commands leave the keys' access time alone, except TOUCH (Ctx.touchKey).
+// commands leave the keys' access time alone, except TOUCH (Ctx.Touch).
 func clientNoTouch(c *Ctx, args [][]byte) {
 	switch {
 	case cstr.EqualFold(args[2], "on"):
@@ -618,7 +620,7 @@ func clientReply(c *Ctx, args [][]byte) {
 		c.C.ReplyMode = ReplyOff
 	case cstr.EqualFold(args[2], "skip"):
 		if c.C.ReplyMode != ReplyOff {
-			c.C.ReplyMode = ReplySkip
+			c.C.replySkipNext = true
 		}
 	default:
 		c.Error(ErrSyntax)

@@ -68,26 +68,28 @@ func clusterSubs() []*Spec {
 	admin := Admin | Stale | NoAsyncLoading
 	adminACL := []string{"admin", "slow", "dangerous"}
 	ro := []string{"slow"}
+	nd := []string{"nondeterministic_output"}
 	subs := []struct {
 		name  string
 		arity int
 		flags Flag
 		acl   []string
+		tips  []string
 		fn    Handler
 	}{
-		{"addslots", -3, admin, adminACL, nil}, {"addslotsrange", -4, admin, adminACL, nil},
-		{"bumpepoch", 2, admin, adminACL, nil}, {"count-failure-reports", 3, Admin | Stale, adminACL, nil},
-		{"countkeysinslot", 3, Stale, ro, clusterCountKeysInSlot}, {"delslots", -3, admin, adminACL, nil},
-		{"delslotsrange", -4, admin, adminACL, nil}, {"failover", -2, admin, adminACL, nil},
-		{"flushslots", 2, admin, adminACL, nil}, {"forget", 3, admin, adminACL, nil},
-		{"getkeysinslot", 4, Stale, ro, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, ro, clusterHelp},
-		{"info", 2, Stale, ro, clusterInfo}, {"keyslot", 3, Stale, ro, clusterKeySlot}, {"links", 2, Stale, ro, nil},
-		{"meet", -4, admin, adminACL, nil}, {"myid", 2, Stale, ro, clusterMyID}, {"nodes", 2, Stale, ro, clusterNodes},
-		{"replicas", 3, Admin | Stale, adminACL, clusterReplicas}, {"replicate", 3, admin, adminACL, nil},
-		{"reset", -2, Admin | NoScript | Stale, adminACL, nil}, {"saveconfig", 2, admin, adminACL, nil},
-		{"set-config-epoch", 3, admin, adminACL, nil}, {"setslot", -4, admin, adminACL, nil},
-		{"shards", 2, Stale, ro, clusterShards}, {"slaves", 3, Admin | Stale, adminACL, clusterReplicas},
-		{"slots", 2, Stale, ro, clusterSlots},
+		{"addslots", -3, admin, adminACL, nil, nil}, {"addslotsrange", -4, admin, adminACL, nil, nil},
+		{"bumpepoch", 2, admin, adminACL, nd, nil}, {"count-failure-reports", 3, Admin | Stale, adminACL, nd, nil},
+		{"countkeysinslot", 3, Stale, ro, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, adminACL, nil, nil},
+		{"delslotsrange", -4, admin, adminACL, nil, nil}, {"failover", -2, admin, adminACL, nil, nil},
+		{"flushslots", 2, admin, adminACL, nil, nil}, {"forget", 3, admin, adminACL, nil, nil},
+		{"getkeysinslot", 4, Stale, ro, nd, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, ro, nil, clusterHelp},
+		{"info", 2, Stale, ro, nd, clusterInfo}, {"keyslot", 3, Stale, ro, nil, clusterKeySlot}, {"links", 2, Stale, ro, nd, nil},
+		{"meet", -4, admin, adminACL, nil, nil}, {"myid", 2, Stale, ro, nil, clusterMyID}, {"nodes", 2, Stale, ro, nd, clusterNodes},
+		{"replicas", 3, Admin | Stale, adminACL, nd, clusterReplicas}, {"replicate", 3, admin, adminACL, nil, nil},
+		{"reset", -2, Admin | NoScript | Stale, adminACL, nil, nil}, {"saveconfig", 2, admin, adminACL, nil, nil},
+		{"set-config-epoch", 3, admin, adminACL, nil, nil}, {"setslot", -4, admin, adminACL, nil, nil},
+		{"shards", 2, Stale, ro, nd, clusterShards}, {"slaves", 3, Admin | Stale, adminACL, nd, clusterReplicas},
+		{"slots", 2, Stale, ro, nd, clusterSlots},
 	}
 	out := make([]*Spec, len(subs))
 	for i, s := range subs {
@@ -97,7 +99,7 @@ func clusterSubs() []*Spec {
 		} else {
 			fn = clusterOnly(fn)
 		}
-		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, ACL: s.acl, Fn: fn}
+		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, ACL: s.acl, Tips: s.tips, Fn: fn}
 	}
 	return out
 }

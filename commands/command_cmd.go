@@ -13,16 +13,16 @@ import (
 
 var commandSubs = []*Spec{
 	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandCount},
-	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandInfo},
-	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandDocs},
-	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandList},
+	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
+	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
+	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
 	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeys},
 	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeysAndFlags},
 	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandHelp},
 }
 
 var commandCommands = []*Spec{
-	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Sub: commandSubs, Fn: commandAll},
+	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
 }
 
 func init() { Register(commandCommands) }
@@ -87,43 +87,6 @@ func commandFlagNames(s *Spec) []string {
 		}
 	}
 	return out
-}
-
-// commandTips are the tips COMMAND INFO reports, for the commands that
-// have them.
-var commandTips = map[string][]string{
-	"client|list": {"nondeterministic_output"}, "client|info": {"nondeterministic_output"},
-	"info": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"time": {"nondeterministic_output"}, "lastsave": {"nondeterministic_output"},
-	"command": {"nondeterministic_output_order"}, "command|info": {"nondeterministic_output_order"},
-	"command|docs": {"nondeterministic_output_order"}, "command|list": {"nondeterministic_output_order"},
-	"config|set":    {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"wait":          {"request_policy:all_shards", "response_policy:agg_min"},
-	"waitaof":       {"request_policy:all_shards", "response_policy:agg_min"}, // 7.2
-	"memory|doctor": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"memory|stats":  {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"object|freq":   {"nondeterministic_output"}, "object|idletime": {"nondeterministic_output"},
-	"object|encoding": {"nondeterministic_output"}, "object|refcount": {"nondeterministic_output"},
-	"randomkey": {"nondeterministic_output"}, "keys": {"request_policy:all_shards", "nondeterministic_output_order"},
-	"scan": {"nondeterministic_output", "request_policy:special"}, "dbsize": {"request_policy:all_shards", "response_policy:agg_sum"},
-	"flushall": {"request_policy:all_shards", "response_policy:all_succeeded"},
-	"flushdb":  {"request_policy:all_shards", "response_policy:all_succeeded"},
-	"smembers": {"nondeterministic_output_order"}, "hgetall": {"nondeterministic_output_order"},
-	"hkeys": {"nondeterministic_output_order"}, "hvals": {"nondeterministic_output_order"},
-	"spop": {"nondeterministic_output"}, "srandmember": {"nondeterministic_output"},
-	"hrandfield": {"nondeterministic_output"}, "zrandmember": {"nondeterministic_output"},
-	"sscan": {"nondeterministic_output"}, "hscan": {"nondeterministic_output"}, "zscan": {"nondeterministic_output"},
-	"script|exists": {"request_policy:all_shards", "response_policy:agg_logical_and"},
-	"script|flush":  {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"script|load":   {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"script|kill":   {"request_policy:all_shards", "response_policy:one_succeeded"},
-	"cluster|info":  {"nondeterministic_output"}, "cluster|slots": {"nondeterministic_output"},
-	"cluster|nodes": {"nondeterministic_output"}, "cluster|shards": {"nondeterministic_output"},
-	"cluster|links": {"nondeterministic_output"}, "cluster|getkeysinslot": {"nondeterministic_output"},
-	"cluster|bumpepoch": {"nondeterministic_output"}, "cluster|count-failure-reports": {"nondeterministic_output"},
-	"cluster|replicas": {"nondeterministic_output"}, "cluster|slaves": {"nondeterministic_output"},
-	"memory|malloc-stats": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"memory|purge":        {"request_policy:all_shards", "response_policy:all_succeeded"},
 }
 
 // legacyRange is the (first, last, step) COMMAND reports.
@@ -204,7 +167,7 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 	for _, cat := range cats {
 		c.W.Status("@" + cat)
 	}
-	tips := commandTips[s.FullName()]
+	tips := s.Tips
 	c.W.Set(len(tips))
 	for _, t := range tips {
 		c.W.BulkString(t)

@@ -1004,7 +1004,7 @@ func settingString(e *Engine, name string) string {
 
 var configSubs = []*Spec{
 	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configGet},
-	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configSet},
+	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
 	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configResetStat},
 	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configRewrite},
 	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: configHelp},

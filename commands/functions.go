@@ -14,8 +14,8 @@ import (
 // FUNCTION DUMP and RESTORE live in functions_dump.go.
 
 var functionCommands = []*Spec{
-	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallCmd},
-	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallROCmd},
+	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Script: ScriptFcall, Fn: fcallCmd},
+	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Script: ScriptFcall, Fn: fcallROCmd},
 	{Name: "function", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionDelete},
 		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionFlush},

@@ -18,17 +18,17 @@ var keyCommands = []*Spec{
 	{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: del},
 	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: exists},
 	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: typeCmd},
-	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Fn: keysCmd},
-	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: scan},
+	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, ScriptSort: SortElements, Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Fn: keysCmd},
+	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Tips: []string{"nondeterministic_output", "request_policy:special"}, Fn: scan},
 	{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: rename},
 	{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: renamenx},
 	{Name: "move", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: move},
 	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: copyCmd},
-	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace", "read", "fast"}, Fn: dbsize},
-	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushdb},
-	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushall},
+	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace", "read", "fast"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Fn: dbsize},
+	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushdb},
+	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushall},
 	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Fn: swapdb},
-	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: randomkey},
+	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Tips: []string{"nondeterministic_output"}, Fn: randomkey},
 	{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expire},
 	{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpire},
 	{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expireat},
@@ -602,7 +602,7 @@ func persist(c *Ctx, args [][]byte) {
 func touch(c *Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.Lookup(key) != nil {
+		if c.Touch(key) != nil {
 			n++
 		}
 	}

@@ -23,13 +23,13 @@ import (
 
 var pubsubCommands = []*Spec{
 	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, ACL: []string{"pubsub", "fast"}, Fn: publishCommand},
-	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: subscribeCommand},
-	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: unsubscribeCommand},
-	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: psubscribeCommand},
-	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: punsubscribeCommand},
+	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: subscribeCommand},
+	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: unsubscribeCommand},
+	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: psubscribeCommand},
+	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: punsubscribeCommand},
 	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
-	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: ssubscribeCommand},
-	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: sunsubscribeCommand},
+	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: ssubscribeCommand},
+	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Subscribed: true, Fn: sunsubscribeCommand},
 	{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
 		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubChannels},
 		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubNumpat},

@@ -13,16 +13,16 @@ import (
 
 var sortCommands = []*Spec{
 	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortCmd},
-	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortRO},
+	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortROKeys, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortRO},
 }
 
 func init() { Register(sortCommands) }
 
-// sortKeys returns the sorted key and, for SORT, the STORE destination
-// (Redis's sortGetKeys).
+// sortKeys returns SORT's sorted key and its STORE destination (Redis's
+// sortGetKeys).
 func sortKeys(args [][]byte) []int {
 	keys := []int{1}
-	if len(args) < 2 || cstr.EqualFold(args[0], "sort_ro") {
+	if len(args) < 2 {
 		return keys
 	}
 	for i := 2; i < len(args); i++ {
@@ -37,6 +37,9 @@ func sortKeys(args [][]byte) []int {
 	}
 	return keys
 }
+
+// sortROKeys returns SORT_RO's one key: it has no STORE.
+func sortROKeys(args [][]byte) []int { return []int{1} }
 
 type sortItem struct {
 	obj   []byte

@@ -63,8 +63,10 @@ func (f Flag) Names() []string {
 type Handler func(c *Ctx, args [][]byte)
 
 // Spec declares one command: the command table is the one place a command
-// exists. Arity follows Redis: N means exactly N arguments including the
-// name, -N means at least N.
+// exists, and every fact about a command is a field of its entry (no code
+// elsewhere chooses behaviour by comparing a command's name). Arity follows
+// Redis: N means exactly N arguments including the name, -N means at least
+// N.
 type Spec struct {
 	Name     string // lower case; "config|get" style for subcommands is derived
 	Arity    int
@@ -84,9 +86,42 @@ type Spec struct {
 	// "not_key" marks arguments that are not keys (shard channels):
 	// COMMAND GETKEYS leaves them out.
 	KeyFlags []string
+	// Tips are the command tips COMMAND INFO reports, in Redis's order.
+	Tips []string
+	// Doc is the COMMAND DOCS reply of a command Redis 7.0 lacks (Origin
+	// other than OriginRedis70); Redis's own are recorded (docs.go).
+	Doc *cmdDoc
+	// Origin says where the command comes from: Redis 7.0 (the zero
+	// value), a later Redis, or lockkv.
+	Origin Origin
 	// ClusterOnly marks a command that exists only in cluster mode
 	// (SENTINEL): a standalone server treats it as unknown, as Redis does.
 	ClusterOnly bool
+	// Repl is how the replication gate treats the command; ReplAuto (the
+	// zero value) derives it from Flags (see Register).
+	Repl ReplClass
+	// ScriptSort sorts the reply for scripts applied from the log (Redis's
+	// CMD_SORT_FOR_SCRIPT): its order follows a hash table's layout.
+	ScriptSort SortMode
+	// Subscribed: the command may run in a RESP2 subscribed context.
+	Subscribed bool
+	// Unqueued: inside MULTI the command runs at once instead of being
+	// queued.
+	Unqueued bool
+	// OOMInMulti: inside MULTI the command is not refused when over
+	// maxmemory (everything else is: queueing takes memory).
+	OOMInMulti bool
+	// Txn is the command's part in MULTI/EXEC.
+	Txn TxnRole
+	// Script says the command runs a script, and how it names it.
+	Script ScriptKind
+	// Redact reports whether MONITOR shows argument i as "(redacted)"
+	// (Redis's redactClientCommandArgument: passwords).
+	Redact func(args [][]byte, i int) bool
+	// KeepCaching: CLIENT CACHING YES/NO lasts past this command (a
+	// container: its subcommands), as Redis's resetClient spares the
+	// CLIENT command.
+	KeepCaching bool
 	// Sub holds the subcommands of a container command (CONFIG, CLIENT, ...);
 	// the container's Fn is not called when Sub is set.
 	Sub []*Spec
@@ -96,7 +131,59 @@ type Spec struct {
 	// idx numbers every spec, subcommands included, for per-engine
 	// statistics (INFO commandstats).
 	idx int
+	// repl is Repl resolved (ReplAuto derived from Flags).
+	repl replKind
 }
+
+// Origin is where a command comes from.
+type Origin uint8
+
+const (
+	OriginRedis70 Origin = iota // Redis 7.0.15 has it
+	OriginRedis72               // Redis 7.2's, answered as 7.2 does
+	OriginLockkv                // lockkv's own (RAFT.NODE)
+)
+
+// ReplClass is how the replication gate treats a command.
+type ReplClass uint8
+
+const (
+	ReplAuto   ReplClass = iota // Write or MayReplicate: ReplWrite; ReadOnly: ReplRead; else ReplLocal
+	ReplLocal                   // runs here, reads nothing replicated
+	ReplRead                    // reads the keyspace: needs a live leader
+	ReplWrite                   // becomes an op
+	ReplExec                    // EXEC: classified by its queue
+	ReplLeader                  // local, but a forwarding follower sends it to the leader
+)
+
+// SortMode is how a reply is sorted for scripts applied from the log.
+type SortMode uint8
+
+const (
+	SortNone     SortMode = iota
+	SortElements          // each element (SMEMBERS, KEYS, ...)
+	SortPairs             // field/value pairs by field (HGETALL)
+)
+
+// TxnRole is a command's part in MULTI/EXEC.
+type TxnRole uint8
+
+const (
+	TxnNone TxnRole = iota
+	TxnMulti
+	TxnExec
+	TxnDiscard
+)
+
+// ScriptKind says whether and how a command runs a script.
+type ScriptKind uint8
+
+const (
+	ScriptNone    ScriptKind = iota
+	ScriptEval               // EVAL, EVAL_RO: the body is an argument
+	ScriptEvalSHA            // EVALSHA, EVALSHA_RO: named by its SHA1
+	ScriptFcall              // FCALL, FCALL_RO: a library function
+)
 
 // FullName is the name Redis uses in errors and COMMAND: "get", "config|get".
 func (s *Spec) FullName() string {
@@ -104,6 +191,15 @@ func (s *Spec) FullName() string {
 		return s.parent.Name + "|" + s.Name
 	}
 	return s.Name
+}
+
+// keepsCaching reports whether CLIENT CACHING survives s (KeepCaching on
+// s or its container).
+func (s *Spec) keepsCaching() bool {
+	if s.parent != nil {
+		return s.parent.KeepCaching
+	}
+	return s.KeepCaching
 }
 
 // Parent returns the container of a subcommand, or nil.
@@ -176,6 +272,7 @@ func attachSubs(s *Spec) {
 		}
 		sub.parent = s
 		sub.idx = nextSpecIdx()
+		derive(sub)
 		s.subs[sub.Name] = sub
 		s.Sub = append(s.Sub, sub)
 	}
@@ -200,12 +297,37 @@ func Register(specs []*Spec) {
 				}
 				sub.parent = s
 				sub.idx = nextSpecIdx()
+				derive(sub)
 				s.subs[sub.Name] = sub
 			}
 		}
 		s.idx = nextSpecIdx()
+		derive(s)
 		table[s.Name] = s
 		attachSubs(s)
+	}
+}
+
+// derive sets what Register derives from a spec's written fields.
+func derive(s *Spec) {
+	switch s.Repl {
+	case ReplAuto:
+		switch {
+		case s.Flags&(Write|MayReplicate) != 0:
+			s.repl = replWrite
+		case s.Flags&ReadOnly != 0:
+			s.repl = replRead
+		default:
+			s.repl = replLocal
+		}
+	case ReplLocal, ReplLeader:
+		s.repl = replLocal
+	case ReplRead:
+		s.repl = replRead
+	case ReplWrite:
+		s.repl = replWrite
+	case ReplExec:
+		s.repl = replExec
 	}
 }
 

@@ -194,8 +194,7 @@ func (c *Ctx) trackingRememberKeys(spec *Spec, args [][]byte) {
 	if !t.on || t.bcast || (t.optin && !t.caching) || (t.optout && t.caching) {
 		return
 	}
-	switch spec.Name {
-	case "eval_ro", "evalsha_ro", "fcall_ro":
+	if spec.Script != ScriptNone {
 		return // only the commands the script runs count
 	}
 	table := c.E.tracking.table
@@ -302,8 +301,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 		e.sendPendingInvalidations(cl)
 	}
 	if cl.track.caching && !cl.multi.active && !cl.postponed {
-		if spec == nil || (spec.Parent() == nil && spec.Name != "client") ||
-			(spec.Parent() != nil && spec.Parent().Name != "client") {
+		if spec == nil || !spec.keepsCaching() {
 			cl.track.caching = false
 		}
 	}

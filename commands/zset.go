@@ -37,7 +37,7 @@ var zsetCommands = []*Spec{
 	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmax},
 	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, ACL: []string{"write", "sortedset", "slow"}, Fn: zmpop},
 	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zrangestore},
-	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrandmember},
+	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Tips: []string{"nondeterministic_output"}, Fn: zrandmember},
 	{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zunion},
 	{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zinter},
 	{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zdiff},
@@ -48,7 +48,7 @@ var zsetCommands = []*Spec{
 	{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmin},
 	{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmax},
 	{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: bzmpopKeys, ACL: []string{"write", "sortedset", "slow", "blocking"}, Fn: bzmpop},
-	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
+	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Tips: []string{"nondeterministic_output"}, Fn: zscan},
 }
 
 func init() { Register(zsetCommands) }
