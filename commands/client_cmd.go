@@ -8,9 +8,8 @@ import (
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
-// CLIENT: the container and the subcommands that live with the connection
-// code. TRACKING, CACHING, TRACKINGINFO and GETREDIR are added by the
-// tracking code through RegisterSub("client", ...).
+// CLIENT: the container and its subcommands; the handlers of TRACKING,
+// CACHING, TRACKINGINFO and GETREDIR live with the tracking code.
 //
 // SETINFO and NO-TOUCH are Redis 7.2's (7.0.15 answers them with the
 // unknown-subcommand error): lock clients send CLIENT SETINFO on every
@@ -33,6 +32,11 @@ var clientSubs = []*Spec{
 	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnpause},
 	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnblock},
 	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientHelp},
+	// Tracking (tracking.go).
+	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTracking},
+	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientCaching},
+	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTrackingInfo},
+	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetRedir},
 }
 
 var clientCommands = []*Spec{

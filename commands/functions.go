@@ -24,6 +24,8 @@ var functionCommands = []*Spec{
 		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionList},
 		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionLoad},
 		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionStats},
+		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionDump},
+		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionRestore},
 	}},
 }
 

@@ -247,37 +247,7 @@ func (s *Spec) KeyPositions(args [][]byte) []int {
 	return out
 }
 
-var (
-	table       = map[string]*Spec{}
-	pendingSubs = map[string][]*Spec{}
-)
-
-// RegisterSub adds subcommands to a container command declared elsewhere
-// (CLIENT TRACKING lives with the tracking code, CLIENT LIST with the
-// server code). Order of registration does not matter.
-func RegisterSub(parent string, subs []*Spec) {
-	pendingSubs[parent] = append(pendingSubs[parent], subs...)
-	if p, ok := table[parent]; ok {
-		attachSubs(p)
-	}
-}
-
-func attachSubs(s *Spec) {
-	for _, sub := range pendingSubs[s.Name] {
-		if s.subs == nil {
-			s.subs = map[string]*Spec{}
-		}
-		if _, dup := s.subs[sub.Name]; dup {
-			panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
-		}
-		sub.parent = s
-		sub.idx = nextSpecIdx()
-		derive(sub)
-		s.subs[sub.Name] = sub
-		s.Sub = append(s.Sub, sub)
-	}
-	delete(pendingSubs, s.Name)
-}
+var table = map[string]*Spec{}
 
 // Register adds command specs to the table. It panics on a duplicate name,
 // so two families can never declare the same command.
@@ -304,7 +274,6 @@ func Register(specs []*Spec) {
 		s.idx = nextSpecIdx()
 		derive(s)
 		table[s.Name] = s
-		attachSubs(s)
 	}
 }
 

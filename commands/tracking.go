@@ -25,15 +25,6 @@ import (
 // that command's reply is written (Redis 7.0's tracking_pending_keys), so
 // a RESP3 push never lands inside a reply.
 
-var trackingSubcommands = []*Spec{
-	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTracking},
-	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientCaching},
-	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTrackingInfo},
-	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetRedir},
-}
-
-func init() { RegisterSub("client", trackingSubcommands) }
-
 // tracking helpers
 
 // trackingState holds client-side caching state.
