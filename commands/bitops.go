@@ -12,13 +12,13 @@ import (
 // Bitmap commands on strings: Redis's bitops.c.
 
 var bitCommands = []*Spec{
-	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "fast"}, Fn: getbit},
-	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: setbit},
-	{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitcount},
-	{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitpos},
-	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitop},
-	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitfield},
-	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "fast"}, Fn: bitfieldRO},
+	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: getbit},
+	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: setbit},
+	{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: bitcount},
+	{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: bitpos},
+	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, ACL: []string{"bitmap"}, Fn: bitop},
+	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: bitfield},
+	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Fn: bitfieldRO},
 }
 
 func init() { Register(bitCommands) }

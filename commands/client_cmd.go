@@ -18,29 +18,29 @@ import (
 // text.
 
 var clientSubs = []*Spec{
-	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
-	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientSetName},
-	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetName},
-	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
-	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
-	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
-	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
-	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
-	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
-	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
-	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
-	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnpause},
-	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnblock},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientHelp},
+	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientID},
+	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientSetName},
+	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetName},
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
+	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientKill},
+	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
+	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
+	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientNoEvict},
+	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientReply},
+	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientPause},
+	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnpause},
+	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnblock},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: clientHelp},
 	// Tracking (tracking.go).
-	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTracking},
-	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientCaching},
-	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTrackingInfo},
-	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetRedir},
+	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTracking},
+	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientCaching},
+	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTrackingInfo},
+	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetRedir},
 }
 
 var clientCommands = []*Spec{
-	{Name: "client", Arity: -2, ACL: []string{"slow"}, KeepCaching: true, Sub: clientSubs},
+	{Name: "client", Arity: -2, KeepCaching: true, Sub: clientSubs},
 }
 
 func init() { Register(clientCommands) }

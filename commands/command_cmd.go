@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/lockkv/lockkv/internal/cstr"
@@ -12,17 +13,17 @@ import (
 // step, ACL categories, tips, key specs, subcommands).
 
 var commandSubs = []*Spec{
-	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandCount},
-	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
-	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
-	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
-	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeys},
-	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeysAndFlags},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandHelp},
+	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandCount},
+	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
+	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
+	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
+	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeys},
+	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeysAndFlags},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandHelp},
 }
 
 var commandCommands = []*Spec{
-	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
+	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
 }
 
 func init() { Register(commandCommands) }
@@ -34,40 +35,45 @@ var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "l
 	"string", "bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
 	"blocking", "dangerous", "connection", "transaction", "scripting"}
 
-// categories returns spec's ACL categories with the implicit ones Redis
-// adds from the flags (setImplicitACLCategories), in Redis's order.
-func categories(s *Spec) []string {
-	has := map[string]bool{}
-	for _, c := range s.ACL {
-		has[strings.TrimPrefix(c, "@")] = true
-	}
-	f := s.Flags
-	if f&Write != 0 {
-		has["write"] = true
-	}
-	if f&ReadOnly != 0 && !has["scripting"] {
-		has["read"] = true
-	}
-	if f&Admin != 0 {
-		has["admin"], has["dangerous"] = true, true
-	}
-	if f&PubSub != 0 {
-		has["pubsub"] = true
-	}
-	if f&Fast != 0 {
-		has["fast"] = true
-	}
-	if f&Blocking != 0 {
-		has["blocking"] = true
-	}
-	if !has["fast"] {
-		has["slow"] = true
-	}
-	out := make([]string, 0, len(has))
+// Categories returns the command's ACL categories as COMMAND INFO lists
+// them: its own and those Redis adds from the flags
+// (setImplicitACLCategories), in Redis's order.
+func (s *Spec) Categories() []string {
+	implied := s.impliedCategories()
+	out := make([]string, 0, len(s.ACL)+len(implied))
 	for _, c := range aclCategories {
-		if has[c] {
+		if slices.Contains(s.ACL, c) || slices.Contains(implied, c) {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// impliedCategories are the ACL categories Redis's
+// setImplicitACLCategories adds from the flags.
+func (s *Spec) impliedCategories() []string {
+	var out []string
+	f := s.Flags
+	if f&Write != 0 {
+		out = append(out, "write")
+	}
+	if f&ReadOnly != 0 && !slices.Contains(s.ACL, "scripting") {
+		out = append(out, "read")
+	}
+	if f&Admin != 0 {
+		out = append(out, "admin", "dangerous")
+	}
+	if f&PubSub != 0 {
+		out = append(out, "pubsub")
+	}
+	if f&Fast != 0 {
+		out = append(out, "fast")
+	}
+	if f&Blocking != 0 {
+		out = append(out, "blocking")
+	}
+	if f&Fast == 0 && !slices.Contains(s.ACL, "fast") {
+		out = append(out, "slow")
 	}
 	return out
 }
@@ -162,7 +168,7 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 	c.W.Int(first)
 	c.W.Int(last)
 	c.W.Int(step)
-	cats := categories(s)
+	cats := s.Categories()
 	c.W.Set(len(cats))
 	for _, cat := range cats {
 		c.W.Status("@" + cat)
@@ -241,7 +247,7 @@ func commandInfo(c *Ctx, args [][]byte) {
 
 // commandGroup guesses the documentation group from the ACL categories.
 func commandGroup(s *Spec) string {
-	for _, c := range categories(s) {
+	for _, c := range s.Categories() {
 		switch c {
 		case "string", "list", "set", "hash", "stream", "geo", "hyperloglog", "bitmap", "pubsub", "transaction", "scripting", "connection":
 			return c
@@ -288,7 +294,7 @@ func commandList(c *Ctx, args [][]byte) {
 		case cstr.EqualFold(args[3], "aclcat"):
 			cat := strings.ToLower(val)
 			match = func(s *Spec) bool {
-				for _, x := range categories(s) {
+				for _, x := range s.Categories() {
 					if x == cat {
 						return true
 					}

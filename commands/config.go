@@ -1003,15 +1003,15 @@ func settingString(e *Engine, name string) string {
 // CONFIG
 
 var configSubs = []*Spec{
-	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configGet},
-	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
-	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configResetStat},
-	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configRewrite},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: configHelp},
+	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, Fn: configGet},
+	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
+	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configResetStat},
+	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configRewrite},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: configHelp},
 }
 
 var configCommands = []*Spec{
-	{Name: "config", Arity: -2, ACL: []string{"slow"}, Sub: configSubs},
+	{Name: "config", Arity: -2, Sub: configSubs},
 }
 
 func init() { Register(configCommands) }

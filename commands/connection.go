@@ -11,13 +11,13 @@ import (
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
 var connectionCommands = []*Spec{
-	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"fast", "connection"}, Subscribed: true, Fn: ping},
-	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: echo},
-	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"fast", "connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: quit},
-	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: selectDB},
-	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Redact: redactHello, Fn: hello},
-	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Redact: redactAuth, Fn: auth},
-	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: reset},
+	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"connection"}, Subscribed: true, Fn: ping},
+	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: echo},
+	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: quit},
+	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: selectDB},
+	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactHello, Fn: hello},
+	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactAuth, Fn: auth},
+	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: reset},
 }
 
 func init() { Register(connectionCommands) }

@@ -14,18 +14,18 @@ import (
 // FUNCTION DUMP and RESTORE live in functions_dump.go.
 
 var functionCommands = []*Spec{
-	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Script: ScriptFcall, Fn: fcallCmd},
-	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Script: ScriptFcall, Fn: fcallROCmd},
-	{Name: "function", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionDelete},
-		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionFlush},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: functionHelp},
-		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionKill},
-		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionList},
-		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionLoad},
-		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionStats},
-		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionDump},
-		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionRestore},
+	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallCmd},
+	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallROCmd},
+	{Name: "function", Arity: -2, Sub: []*Spec{
+		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"scripting"}, Fn: functionDelete},
+		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"scripting"}, Fn: functionFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"scripting"}, Fn: functionHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Fn: functionKill},
+		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Fn: functionList},
+		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Fn: functionLoad},
+		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Fn: functionStats},
+		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"scripting"}, Fn: functionDump},
+		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Fn: functionRestore},
 	}},
 }
 

@@ -10,7 +10,7 @@ import (
 // Redis's format: +1690000000.123456 [0 127.0.0.1:1234] "cmd" "arg".
 
 var monitorCommands = []*Spec{
-	{Name: "monitor", Arity: 1, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: monitor},
+	{Name: "monitor", Arity: 1, Flags: Admin | NoScript | Loading | Stale, Fn: monitor},
 }
 
 func init() { Register(monitorCommands) }

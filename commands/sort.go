@@ -12,8 +12,8 @@ import (
 // SORT and SORT_RO: Redis 7.0's sort.c.
 
 var sortCommands = []*Spec{
-	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortCmd},
-	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortROKeys, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortRO},
+	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortCmd},
+	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortROKeys, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
 }
 
 func init() { Register(sortCommands) }

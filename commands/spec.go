@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -78,8 +79,10 @@ type Spec struct {
 	// Keys, when set, returns the key positions for commands whose keys are
 	// not described by FirstKey/LastKey/Step (EVAL, ZUNIONSTORE, ...).
 	Keys func(args [][]byte) []int
-	// ACL categories without the '@' (e.g. "keyspace", "write", "fast"),
-	// reported by COMMAND INFO.
+	// ACL categories without the '@' that Redis lists for the command
+	// ("keyspace", "string", "dangerous", ...), never those the flags
+	// imply (write, read, admin, pubsub, fast, slow, blocking: see
+	// Categories).
 	ACL []string
 	// KeyFlags, when set, are the key-spec flags COMMAND INFO reports
 	// instead of the default (RW update for writes, RO access otherwise).
@@ -250,7 +253,9 @@ func (s *Spec) KeyPositions(args [][]byte) []int {
 var table = map[string]*Spec{}
 
 // Register adds command specs to the table. It panics on a duplicate name,
-// so two families can never declare the same command.
+// so two families can never declare the same command, and on an entry
+// whose facts disagree with each other (see check), so a fact cannot
+// drift from the facts it depends on.
 func Register(specs []*Spec) {
 	for _, s := range specs {
 		if s.Name != strings.ToLower(s.Name) {
@@ -258,6 +263,9 @@ func Register(specs []*Spec) {
 		}
 		if _, dup := table[s.Name]; dup {
 			panic(fmt.Sprintf("commands: %q registered twice", s.Name))
+		}
+		if err := s.check(); err != nil {
+			panic("commands: " + err.Error())
 		}
 		if len(s.Sub) > 0 {
 			s.subs = map[string]*Spec{}
@@ -275,6 +283,57 @@ func Register(specs []*Spec) {
 		derive(s)
 		table[s.Name] = s
 	}
+}
+
+// check reports what is inconsistent in a top-level entry and its
+// subcommands.
+func (s *Spec) check() error {
+	if err := s.checkOne(); err != nil {
+		return err
+	}
+	for _, sub := range s.Sub {
+		if len(sub.Sub) > 0 {
+			return fmt.Errorf("%s|%s: subcommands have no subcommands", s.Name, sub.Name)
+		}
+		if sub.Subscribed || sub.Unqueued || sub.OOMInMulti || sub.Txn != TxnNone || sub.Script != ScriptNone || sub.KeepCaching {
+			return fmt.Errorf("%s|%s: Subscribed, Unqueued, OOMInMulti, Txn, Script and KeepCaching are facts of a top-level command", s.Name, sub.Name)
+		}
+		if err := sub.checkOne(); err != nil {
+			return fmt.Errorf("%s|%w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkOne is check for one entry, its subcommands aside.
+func (s *Spec) checkOne() error {
+	implied := s.impliedCategories()
+	for _, c := range s.ACL {
+		if !slices.Contains(aclCategories, c) {
+			return fmt.Errorf("%s: unknown ACL category %q", s.Name, c)
+		}
+		if slices.Contains(implied, c) {
+			return fmt.Errorf("%s: ACL category %q is implied by the flags (Redis's setImplicitACLCategories); leave it out", s.Name, c)
+		}
+	}
+	if (s.Doc != nil) != (s.Origin != OriginRedis70) {
+		return fmt.Errorf("%s: Doc is for exactly the commands Redis 7.0 lacks (Origin), whose docs are not recorded", s.Name)
+	}
+	if s.Repl != ReplAuto {
+		probe := Spec{Flags: s.Flags}
+		derive(&probe)
+		derive(s)
+		if s.Repl != ReplLeader && s.repl == probe.repl {
+			return fmt.Errorf("%s: Repl is what the flags give; leave it ReplAuto", s.Name)
+		}
+	}
+	if s.Txn != TxnNone && !s.Unqueued {
+		return fmt.Errorf("%s: a transaction command runs at once inside MULTI (Unqueued)", s.Name)
+	}
+	if (s.Txn == TxnExec) != (s.Repl == ReplExec) {
+		return fmt.Errorf("%s: EXEC, and only EXEC, is classified by its queue (Txn TxnExec, Repl ReplExec)", s.Name)
+	}
+	return nil
 }
 
 // derive sets what Register derives from a spec's written fields.

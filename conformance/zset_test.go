@@ -1128,7 +1128,7 @@ func TestZsetCommandTable(t *testing.T) {
 			racl = append(racl, a.Str)
 		}
 		var lacl []string
-		for _, a := range spec.ACL {
+		for _, a := range spec.Categories() {
 			lacl = append(lacl, "@"+a)
 		}
 		got := fmt.Sprintf("arity=%d flags=%v movable=%v keys=%d,%d,%d acl=%v", spec.Arity, spec.Flags.Names(),

@@ -1,0 +1,66 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRegisterRefusesInconsistent: Register panics on an entry whose facts
+// disagree, naming what is wrong, and leaves the table without it.
+func TestRegisterRefusesInconsistent(t *testing.T) {
+	nop := func(c *Ctx, args [][]byte) {}
+	for _, tc := range []struct {
+		spec *Spec
+		want string
+	}{
+		{&Spec{Name: "x-implied", Arity: 1, Flags: Write, ACL: []string{"write", "string"}, Fn: nop}, `ACL category "write" is implied`},
+		{&Spec{Name: "x-slow", Arity: 1, ACL: []string{"slow"}, Fn: nop}, `ACL category "slow" is implied`},
+		{&Spec{Name: "x-fast", Arity: 1, Flags: Fast, ACL: []string{"fast"}, Fn: nop}, `ACL category "fast" is implied`},
+		{&Spec{Name: "x-admin", Arity: 1, Flags: Admin, ACL: []string{"dangerous"}, Fn: nop}, `ACL category "dangerous" is implied`},
+		{&Spec{Name: "x-read", Arity: 1, Flags: ReadOnly, ACL: []string{"read"}, Fn: nop}, `ACL category "read" is implied`},
+		{&Spec{Name: "x-unknown", Arity: 1, ACL: []string{"strings"}, Fn: nop}, `unknown ACL category "strings"`},
+		{&Spec{Name: "x-doc70", Arity: 1, Doc: &cmdDoc{summary: "s"}, Fn: nop}, "Doc is for exactly"},
+		{&Spec{Name: "x-nodoc", Arity: 1, Origin: OriginRedis72, Fn: nop}, "Doc is for exactly"},
+		{&Spec{Name: "x-repl", Arity: 1, Flags: Write, Repl: ReplWrite, Fn: nop}, "Repl is what the flags give"},
+		{&Spec{Name: "x-repl-local", Arity: 1, Repl: ReplLocal, Fn: nop}, "Repl is what the flags give"},
+		{&Spec{Name: "x-txn", Arity: 1, Txn: TxnMulti, Fn: nop}, "runs at once inside MULTI"},
+		{&Spec{Name: "x-exec", Arity: 1, Txn: TxnExec, Unqueued: true, Fn: nop}, "EXEC, and only EXEC"},
+		{&Spec{Name: "x-exec-repl", Arity: 1, Repl: ReplExec, Fn: nop}, "EXEC, and only EXEC"},
+		{&Spec{Name: "x-sub", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Script: ScriptEval, Fn: nop}}}, "x-sub|s: Subscribed"},
+		{&Spec{Name: "x-subacl", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Flags: Fast, ACL: []string{"fast"}, Fn: nop}}}, `x-subacl|s: ACL category "fast"`},
+	} {
+		got := func() (msg string) {
+			defer func() {
+				if r := recover(); r != nil {
+					msg, _ = r.(string)
+				}
+			}()
+			Register([]*Spec{tc.spec})
+			return ""
+		}()
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("Register(%s): panic %q, want one containing %q", tc.spec.Name, got, tc.want)
+		}
+		if Lookup([]byte(tc.spec.Name)) != nil {
+			t.Errorf("Register(%s) panicked but left the entry in the table", tc.spec.Name)
+		}
+	}
+}
+
+// TestTableConsistent: every registered entry passes Register's checks
+// (they ran at init) and the facts derived from them hold.
+func TestTableConsistent(t *testing.T) {
+	for _, s := range All() {
+		if err := s.check(); err != nil {
+			t.Error(err)
+		}
+		for _, x := range append([]*Spec{s}, s.Sub...) {
+			if x.Repl == ReplLeader && x.repl != replLocal {
+				t.Errorf("%s: ReplLeader runs locally", x.FullName())
+			}
+			if x.Txn == TxnExec && x.repl != replExec {
+				t.Errorf("%s: EXEC's class is not replExec", x.FullName())
+			}
+		}
+	}
+}
