@@ -103,56 +103,85 @@ func legacyRange(s *Spec) (int64, int64, int64) {
 	return int64(s.FirstKey), int64(s.LastKey), int64(s.Step)
 }
 
-// writeKeySpecs approximates Redis's key specs from the key range: the
-// begin_search index and find_keys range are exact, the flags are RO
-// ACCESS or RW UPDATE.
+// writeKeySpecs writes s's key specs as Redis's addReplyCommandKeySpecs.
 func writeKeySpecs(c *Ctx, s *Spec) {
-	first, last, step := legacyRange(s)
-	if first == 0 {
-		c.W.Set(0)
-		return
-	}
-	c.W.Set(1)
-	c.W.Map(3)
-	c.W.BulkString("flags")
-	if len(s.KeyFlags) > 0 {
-		c.W.Set(len(s.KeyFlags))
-		for _, f := range s.KeyFlags {
-			c.W.Status(f)
+	c.W.Set(len(s.KeySpecs))
+	for i := range s.KeySpecs {
+		ks := &s.KeySpecs[i]
+		n := 3
+		if ks.Notes != "" {
+			n++
 		}
-	} else if s.Flags&Write != 0 {
-		c.W.Set(2)
-		c.W.Status("RW")
-		c.W.Status("update")
-	} else {
-		c.W.Set(2)
-		c.W.Status("RO")
-		c.W.Status("access")
+		c.W.Map(n)
+		if ks.Notes != "" {
+			c.W.BulkString("notes")
+			c.W.BulkString(ks.Notes)
+		}
+		c.W.BulkString("flags")
+		writeKeyFlags(c, ks.Flags)
+		c.W.BulkString("begin_search")
+		c.W.Map(2)
+		c.W.BulkString("type")
+		switch ks.Begin {
+		case BeginIndex:
+			c.W.BulkString("index")
+			c.W.BulkString("spec")
+			c.W.Map(1)
+			c.W.BulkString("index")
+			c.W.Int(int64(ks.Pos))
+		case BeginKeyword:
+			c.W.BulkString("keyword")
+			c.W.BulkString("spec")
+			c.W.Map(2)
+			c.W.BulkString("keyword")
+			c.W.BulkString(ks.Keyword)
+			c.W.BulkString("startfrom")
+			c.W.Int(int64(ks.StartFrom))
+		default:
+			c.W.BulkString("unknown")
+			c.W.BulkString("spec")
+			c.W.Map(0)
+		}
+		c.W.BulkString("find_keys")
+		c.W.Map(2)
+		c.W.BulkString("type")
+		switch ks.Find {
+		case FindRange:
+			c.W.BulkString("range")
+			c.W.BulkString("spec")
+			c.W.Map(3)
+			c.W.BulkString("lastkey")
+			c.W.Int(int64(ks.LastKey))
+			c.W.BulkString("keystep")
+			c.W.Int(int64(ks.KeyStep))
+			c.W.BulkString("limit")
+			c.W.Int(int64(ks.Limit))
+		case FindKeyNum:
+			c.W.BulkString("keynum")
+			c.W.BulkString("spec")
+			c.W.Map(3)
+			c.W.BulkString("keynumidx")
+			c.W.Int(int64(ks.KeyNumIdx))
+			c.W.BulkString("firstkey")
+			c.W.Int(int64(ks.FirstKey))
+			c.W.BulkString("keystep")
+			c.W.Int(int64(ks.KeyStep))
+		default:
+			c.W.BulkString("unknown")
+			c.W.BulkString("spec")
+			c.W.Map(0)
+		}
 	}
-	c.W.BulkString("begin_search")
-	c.W.Map(2)
-	c.W.BulkString("type")
-	c.W.BulkString("index")
-	c.W.BulkString("spec")
-	c.W.Map(1)
-	c.W.BulkString("index")
-	c.W.Int(first)
-	c.W.BulkString("find_keys")
-	c.W.Map(2)
-	c.W.BulkString("type")
-	c.W.BulkString("range")
-	c.W.BulkString("spec")
-	c.W.Map(3)
-	c.W.BulkString("lastkey")
-	if last >= 0 {
-		c.W.Int(last - first)
-	} else {
-		c.W.Int(last)
+}
+
+// writeKeyFlags writes key-spec flags as a set of status strings
+// (addReplyFlagsForKeyArgs).
+func writeKeyFlags(c *Ctx, f KeyFlag) {
+	names := f.Names()
+	c.W.Set(len(names))
+	for _, n := range names {
+		c.W.Status(n)
 	}
-	c.W.BulkString("keystep")
-	c.W.Int(step)
-	c.W.BulkString("limit")
-	c.W.Int(0)
 }
 
 func writeCommandInfo(c *Ctx, s *Spec) {
@@ -179,7 +208,11 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 		c.W.BulkString(t)
 	}
 	writeKeySpecs(c, s)
-	c.W.Set(len(s.Sub))
+	if len(s.Sub) == 0 {
+		c.W.Set(0) // addReplyCommandSubCommands: an empty set, else an array
+		return
+	}
+	c.W.Array(len(s.Sub))
 	for _, sub := range s.Sub {
 		writeCommandInfo(c, sub)
 	}
@@ -344,7 +377,7 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		return nil, nil, nil, false
 	}
 	pos := s.KeyPositions(cmd)
-	notKey := len(s.KeyFlags) == 1 && s.KeyFlags[0] == "not_key"
+	notKey := s.onlyNotKeys()
 	if notKey {
 		pos = nil
 	}
@@ -377,25 +410,12 @@ func commandGetKeysAndFlags(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	flags := s.keyFlags(cmd, pos)
 	c.W.Array(len(pos))
-	for _, p := range pos {
+	for i, p := range pos {
 		c.W.Array(2)
 		c.W.Bulk(cmd[p])
-		if len(s.KeyFlags) > 0 {
-			c.W.Set(len(s.KeyFlags))
-			for _, f := range s.KeyFlags {
-				c.W.Status(f)
-			}
-			continue
-		}
-		c.W.Set(2)
-		if s.Flags&Write != 0 {
-			c.W.Status("RW")
-			c.W.Status("update")
-		} else {
-			c.W.Status("RO")
-			c.W.Status("access")
-		}
+		writeKeyFlags(c, flags[i])
 	}
 }
 

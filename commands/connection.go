@@ -11,7 +11,7 @@ import (
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
 var connectionCommands = []*Spec{
-	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"connection"}, Subscribed: true, Fn: ping},
+	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"connection"}, Subscribed: true, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: ping},
 	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: echo},
 	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: quit},
 	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: selectDB},

@@ -84,11 +84,14 @@ type Spec struct {
 	// imply (write, read, admin, pubsub, fast, slow, blocking: see
 	// Categories).
 	ACL []string
-	// KeyFlags, when set, are the key-spec flags COMMAND INFO reports
-	// instead of the default (RW update for writes, RO access otherwise).
-	// "not_key" marks arguments that are not keys (shard channels):
-	// COMMAND GETKEYS leaves them out.
-	KeyFlags []string
+	// KeySpecs are Redis 7's key specs for the command, in Redis's order
+	// (COMMAND INFO, COMMAND GETKEYSANDFLAGS). FirstKey/LastKey/Step must
+	// be the range Redis derives from them (a test checks).
+	KeySpecs []KeySpec
+	// GetKeyFlags, when set, gives the flags of the key at argument pos
+	// for a command whose flags depend on its arguments (Redis's
+	// getkeys_proc: SET with GET, BITFIELD with only GETs, SORT's STORE).
+	GetKeyFlags func(args [][]byte, pos int) KeyFlag
 	// Tips are the command tips COMMAND INFO reports, in Redis's order.
 	Tips []string
 	// Doc is the COMMAND DOCS reply of a command Redis 7.0 lacks (Origin
@@ -326,6 +329,19 @@ func (s *Spec) checkOne() error {
 		if s.Repl != ReplLeader && s.repl == probe.repl {
 			return fmt.Errorf("%s: Repl is what the flags give; leave it ReplAuto", s.Name)
 		}
+	}
+	if s.ScriptSort != SortNone && !slices.Contains(s.Tips, "nondeterministic_output_order") {
+		return fmt.Errorf("%s: a reply sorted for scripts has the nondeterministic_output_order tip", s.Name)
+	}
+	var keyFlags KeyFlag
+	for _, ks := range s.KeySpecs {
+		keyFlags |= ks.Flags
+	}
+	if keyFlags&KeyVariableFlags != 0 && s.GetKeyFlags == nil {
+		return fmt.Errorf("%s: a key spec with variable_flags needs GetKeyFlags", s.Name)
+	}
+	if first, last, step := s.legacyRangeFromSpecs(); first != s.FirstKey || (first != 0 && (last != s.LastKey || step != s.Step)) {
+		return fmt.Errorf("%s: FirstKey/LastKey/Step %d,%d,%d are not the range of its key specs (%d,%d,%d)", s.Name, s.FirstKey, s.LastKey, s.Step, first, last, step)
 	}
 	if s.Txn != TxnNone && !s.Unqueued {
 		return fmt.Errorf("%s: a transaction command runs at once inside MULTI (Unqueued)", s.Name)

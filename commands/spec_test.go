@@ -26,6 +26,10 @@ func TestRegisterRefusesInconsistent(t *testing.T) {
 		{&Spec{Name: "x-txn", Arity: 1, Txn: TxnMulti, Fn: nop}, "runs at once inside MULTI"},
 		{&Spec{Name: "x-exec", Arity: 1, Txn: TxnExec, Unqueued: true, Fn: nop}, "EXEC, and only EXEC"},
 		{&Spec{Name: "x-exec-repl", Arity: 1, Repl: ReplExec, Fn: nop}, "EXEC, and only EXEC"},
+		{&Spec{Name: "x-sort", Arity: 2, Flags: ReadOnly, ScriptSort: SortElements, Fn: nop}, "nondeterministic_output_order"},
+		{&Spec{Name: "x-varflags", Arity: 2, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRW | KeyVariableFlags)}, Fn: nop}, "needs GetKeyFlags"},
+		{&Spec{Name: "x-range", Arity: 2, Flags: Write, FirstKey: 1, LastKey: -1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, Fn: nop}, "not the range of its key specs (1,1,1)"},
+		{&Spec{Name: "x-nokeys", Arity: 2, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, Fn: nop}, "not the range of its key specs (0,0,0)"},
 		{&Spec{Name: "x-sub", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Script: ScriptEval, Fn: nop}}}, "x-sub|s: Subscribed"},
 		{&Spec{Name: "x-subacl", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Flags: Fast, ACL: []string{"fast"}, Fn: nop}}}, `x-subacl|s: ACL category "fast"`},
 	} {
@@ -62,5 +66,39 @@ func TestTableConsistent(t *testing.T) {
 				t.Errorf("%s: EXEC's class is not replExec", x.FullName())
 			}
 		}
+	}
+}
+
+// TestKeyFlagsCoverKeys: for every command line of the fuzz seeds (every
+// family, their options), each key the command's key positions name gets
+// flags from a key spec or GetKeyFlags: GETKEYSANDFLAGS never answers a
+// key without flags, and the key specs find what the positions find.
+func TestKeyFlagsCoverKeys(t *testing.T) {
+	checked := 0
+	for _, session := range fuzzSeeds {
+		for _, line := range strings.Split(session, "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 {
+				continue
+			}
+			args := make([][]byte, len(f))
+			for i, a := range f {
+				args[i] = []byte(a)
+			}
+			s := scriptLookup(args)
+			if s == nil || !s.CheckArity(len(args)) {
+				continue
+			}
+			pos := s.KeyPositions(args)
+			for i, fl := range s.keyFlags(args, pos) {
+				checked++
+				if fl == 0 || fl&(KeyRO|KeyRW|KeyOW|KeyRM|KeyNotKey) == 0 {
+					t.Errorf("%q: key at %d has flags %v", line, pos[i], fl.Names())
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d keys checked", checked)
 	}
 }
