@@ -12,13 +12,13 @@ import (
 // Bitmap commands on strings: Redis's bitops.c.
 
 var bitCommands = []*Spec{
-	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: getbit},
-	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"bitmap"}, Fn: setbit},
-	{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitcount},
-	{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitpos},
-	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}, {Flags: KeyRO | KeyAccess, Pos: 3, LastKey: -1, KeyStep: 1}}, ACL: []string{"bitmap"}, Fn: bitop},
-	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{{Notes: "This command allows both access and modification of the key", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"bitmap"}, GetKeyFlags: bitfieldKeyFlags, Fn: bitfield},
-	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitfieldRO},
+	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: getbit},
+	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"bitmap"}, Fn: setbit},
+	{Name: "bitcount", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitcount},
+	{Name: "bitpos", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitpos},
+	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}, {Flags: KeyRO | KeyAccess, Pos: 3, LastKey: -1, KeyStep: 1}}, ACL: []string{"bitmap"}, Fn: bitop},
+	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Notes: "This command allows both access and modification of the key", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"bitmap"}, GetKeyFlags: bitfieldKeyFlags, Fn: bitfield},
+	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitfieldRO},
 }
 
 func init() { Register(bitCommands) }

@@ -97,10 +97,7 @@ func commandFlagNames(s *Spec) []string {
 
 // legacyRange is the (first, last, step) COMMAND reports.
 func legacyRange(s *Spec) (int64, int64, int64) {
-	if s.FirstKey <= 0 {
-		return 0, 0, 0
-	}
-	return int64(s.FirstKey), int64(s.LastKey), int64(s.Step)
+	return int64(s.first), int64(s.last), int64(s.step)
 }
 
 // writeKeySpecs writes s's key specs as Redis's addReplyCommandKeySpecs.
@@ -288,7 +285,7 @@ func commandGroup(s *Spec) string {
 			return "sorted-set"
 		}
 	}
-	if s.FirstKey > 0 {
+	if s.first > 0 {
 		return "generic"
 	}
 	return "server"
@@ -382,7 +379,7 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		pos = nil
 	}
 	if len(pos) == 0 {
-		if (s.FirstKey > 0 || s.Keys != nil) && !notKey {
+		if (s.first > 0 || s.Keys != nil) && !notKey {
 			// A command with keys whose arguments name none (LMPOP 0 ...):
 			// getKeysFromCommandWithSpecs found nothing.
 			c.Error(ErrInvalidArgsSpecified)

@@ -329,7 +329,7 @@ func (e *Engine) Prefetch(cl *Client, cmds [][][]byte) {
 		if len(args) < 2 {
 			continue
 		}
-		if s := Lookup(args[0]); s != nil && s.FirstKey == 1 {
+		if s := Lookup(args[0]); s != nil && s.first == 1 {
 			e.prefetchKeys = append(e.prefetchKeys, unsafe.String(unsafe.SliceData(args[1]), len(args[1])))
 		}
 	}

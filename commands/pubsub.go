@@ -27,9 +27,9 @@ var pubsubCommands = []*Spec{
 	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: unsubscribeCommand},
 	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: psubscribeCommand},
 	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: punsubscribeCommand},
-	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyNotKey)}, Fn: spublishCommand},
-	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: ssubscribeCommand},
-	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: sunsubscribeCommand},
+	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, KeySpecs: []KeySpec{Key1(KeyNotKey)}, Fn: spublishCommand},
+	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: ssubscribeCommand},
+	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: sunsubscribeCommand},
 	{Name: "pubsub", Arity: -2, Sub: []*Spec{
 		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubChannels},
 		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, Fn: pubsubNumpat},

@@ -25,7 +25,7 @@ var serverCommands = []*Spec{
 	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, Fn: waitaofCmd}, // 7.2
 	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, Fn: debug},
 	{Name: "memory", Arity: -2, Sub: []*Spec{
-		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
+		{Name: "usage", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
 		{Name: "doctor", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryDoctor},
 		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryStats},
 		{Name: "malloc-stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryMallocStats},
@@ -33,10 +33,10 @@ var serverCommands = []*Spec{
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: memoryHelp},
 	}},
 	{Name: "object", Arity: -2, Sub: []*Spec{
-		{Name: "encoding", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
-		{Name: "freq", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
-		{Name: "idletime", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
-		{Name: "refcount", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
+		{Name: "encoding", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
+		{Name: "freq", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
+		{Name: "idletime", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
+		{Name: "refcount", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
 		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
 	}},
 }

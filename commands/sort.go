@@ -12,8 +12,8 @@ import (
 // SORT and SORT_RO: Redis 7.0's sort.c.
 
 var sortCommands = []*Spec{
-	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}, {Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: KeyOW | KeyUpdate, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, GetKeyFlags: sortKeyFlags, Fn: sortCmd},
-	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortROKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
+	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, Keys: sortKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}, {Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: KeyOW | KeyUpdate, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, GetKeyFlags: sortKeyFlags, Fn: sortCmd},
+	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, Keys: sortROKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
 }
 
 func init() { Register(sortCommands) }

@@ -69,15 +69,12 @@ type Handler func(c *Ctx, args [][]byte)
 // Redis: N means exactly N arguments including the name, -N means at least
 // N.
 type Spec struct {
-	Name     string // lower case; "config|get" style for subcommands is derived
-	Arity    int
-	Flags    Flag
-	FirstKey int // position of the first key, 0 for none
-	LastKey  int // position of the last key; negative counts from the end
-	Step     int
-	Fn       Handler
+	Name  string // lower case; "config|get" style for subcommands is derived
+	Arity int
+	Flags Flag
+	Fn    Handler
 	// Keys, when set, returns the key positions for commands whose keys are
-	// not described by FirstKey/LastKey/Step (EVAL, ZUNIONSTORE, ...).
+	// not one range (EVAL, ZUNIONSTORE, ...): Redis's movablekeys.
 	Keys func(args [][]byte) []int
 	// ACL categories without the '@' that Redis lists for the command
 	// ("keyspace", "string", "dangerous", ...), never those the flags
@@ -85,8 +82,9 @@ type Spec struct {
 	// Categories).
 	ACL []string
 	// KeySpecs are Redis 7's key specs for the command, in Redis's order
-	// (COMMAND INFO, COMMAND GETKEYSANDFLAGS). FirstKey/LastKey/Step must
-	// be the range Redis derives from them (a test checks).
+	// (COMMAND INFO, COMMAND GETKEYSANDFLAGS). The legacy key range
+	// (COMMAND's first/last/step, and the key positions of a command
+	// without Keys) is derived from them as Redis derives it.
 	KeySpecs []KeySpec
 	// GetKeyFlags, when set, gives the flags of the key at argument pos
 	// for a command whose flags depend on its arguments (Redis's
@@ -139,7 +137,15 @@ type Spec struct {
 	idx int
 	// repl is Repl resolved (ReplAuto derived from Flags).
 	repl replKind
+	// first, last and step are the legacy key range derived from
+	// KeySpecs (populateCommandLegacyRangeSpec): first 0 for none, last
+	// negative counting from the end.
+	first, last, step int
 }
+
+// KeyRange returns the legacy key range COMMAND reports (first key, last
+// key, step), derived from the key specs; 0, 0, 0 for none.
+func (s *Spec) KeyRange() (first, last, step int) { return s.first, s.last, s.step }
 
 // Origin is where a command comes from.
 type Origin uint8
@@ -232,22 +238,22 @@ func (s *Spec) KeyPositions(args [][]byte) []int {
 	if s.Keys != nil {
 		return s.Keys(args)
 	}
-	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
+	if s.first <= 0 || s.first >= len(args) {
 		return nil
 	}
-	last := s.LastKey
+	last := s.last
 	if last < 0 {
 		last = len(args) + last
 	}
 	if last >= len(args) {
 		last = len(args) - 1
 	}
-	step := s.Step
+	step := s.step
 	if step <= 0 {
 		step = 1
 	}
 	var out []int
-	for i := s.FirstKey; i <= last; i += step {
+	for i := s.first; i <= last; i += step {
 		out = append(out, i)
 	}
 	return out
@@ -340,9 +346,6 @@ func (s *Spec) checkOne() error {
 	if keyFlags&KeyVariableFlags != 0 && s.GetKeyFlags == nil {
 		return fmt.Errorf("%s: a key spec with variable_flags needs GetKeyFlags", s.Name)
 	}
-	if first, last, step := s.legacyRangeFromSpecs(); first != s.FirstKey || (first != 0 && (last != s.LastKey || step != s.Step)) {
-		return fmt.Errorf("%s: FirstKey/LastKey/Step %d,%d,%d are not the range of its key specs (%d,%d,%d)", s.Name, s.FirstKey, s.LastKey, s.Step, first, last, step)
-	}
 	if s.Txn != TxnNone && !s.Unqueued {
 		return fmt.Errorf("%s: a transaction command runs at once inside MULTI (Unqueued)", s.Name)
 	}
@@ -354,6 +357,7 @@ func (s *Spec) checkOne() error {
 
 // derive sets what Register derives from a spec's written fields.
 func derive(s *Spec) {
+	s.first, s.last, s.step = s.legacyRangeFromSpecs()
 	switch s.Repl {
 	case ReplAuto:
 		switch {

@@ -27,9 +27,7 @@ func TestRegisterRefusesInconsistent(t *testing.T) {
 		{&Spec{Name: "x-exec", Arity: 1, Txn: TxnExec, Unqueued: true, Fn: nop}, "EXEC, and only EXEC"},
 		{&Spec{Name: "x-exec-repl", Arity: 1, Repl: ReplExec, Fn: nop}, "EXEC, and only EXEC"},
 		{&Spec{Name: "x-sort", Arity: 2, Flags: ReadOnly, ScriptSort: SortElements, Fn: nop}, "nondeterministic_output_order"},
-		{&Spec{Name: "x-varflags", Arity: 2, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRW | KeyVariableFlags)}, Fn: nop}, "needs GetKeyFlags"},
-		{&Spec{Name: "x-range", Arity: 2, Flags: Write, FirstKey: 1, LastKey: -1, Step: 1, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, Fn: nop}, "not the range of its key specs (1,1,1)"},
-		{&Spec{Name: "x-nokeys", Arity: 2, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, Fn: nop}, "not the range of its key specs (0,0,0)"},
+		{&Spec{Name: "x-varflags", Arity: 2, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyVariableFlags)}, Fn: nop}, "needs GetKeyFlags"},
 		{&Spec{Name: "x-sub", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Script: ScriptEval, Fn: nop}}}, "x-sub|s: Subscribed"},
 		{&Spec{Name: "x-subacl", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Flags: Fast, ACL: []string{"fast"}, Fn: nop}}}, `x-subacl|s: ACL category "fast"`},
 	} {
@@ -100,5 +98,24 @@ func TestKeyFlagsCoverKeys(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d keys checked", checked)
+	}
+}
+
+// TestLegacyKeyRange: the range COMMAND reports is derived from the key
+// specs as Redis 7.0.15 derives it (values from its COMMAND INFO).
+func TestLegacyKeyRange(t *testing.T) {
+	for name, want := range map[string][3]int{
+		"get": {1, 1, 1}, "exists": {1, -1, 1}, "mset": {1, -1, 2}, "lmove": {1, 2, 1}, "rename": {1, 2, 1},
+		"blpop": {1, -2, 1}, "bitop": {2, -1, 1}, "eval": {0, 0, 0}, "zunion": {0, 0, 0}, "zunionstore": {1, 1, 1},
+		"sort": {1, 1, 1}, "sort_ro": {1, 1, 1}, "lmpop": {0, 0, 0}, "ping": {0, 0, 0}, "ssubscribe": {1, -1, 1},
+		"smove": {1, 2, 1}, "brpoplpush": {1, 2, 1}, "zrangestore": {1, 2, 1},
+	} {
+		s := Lookup([]byte(name))
+		if first, last, step := s.KeyRange(); [3]int{first, last, step} != want {
+			t.Errorf("%s: range %d,%d,%d, Redis %v", name, first, last, step, want)
+		}
+	}
+	if f, l, st := Lookup([]byte("object")).Subcommand([]byte("encoding")).KeyRange(); f != 2 || l != 2 || st != 1 {
+		t.Errorf("object|encoding: %d,%d,%d", f, l, st)
 	}
 }
