@@ -21,7 +21,9 @@ import (
 // Both are written by `go generate ./commands` (internal/gendocs), which
 // starts redis-server 7.0.15 from PATH and refuses any other version. The
 // files are maps in Redis's hash-table order, which differs between
-// recordings; only the set of entries matters.
+// recordings; only the set of entries matters. The same run records
+// Redis's COMMAND INFO (cmdinfo_redis70.resp3, cmdinfo_sentinel70.resp3),
+// which TestCommandInfoRecorded checks the command table against.
 //
 // Commands Redis 7.0 lacks get docs in the same format from Spec.Doc: the
 // Redis 7.2 commands lockkv implements carry 7.2's documentation
