@@ -231,6 +231,9 @@ type setting struct {
 	apply func(c *Config, v string)
 	// read, when set, renders the value from Config fields.
 	read func(c *Config) string
+	// changed, when set, runs after CONFIG SET applied the value: the
+	// setting's effect on the running engine.
+	changed func(e *Engine)
 }
 
 const (
@@ -278,7 +281,7 @@ var maxmemoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-rando
 var settings = []*setting{
 	// Honoured.
 	{name: "databases", kind: kindNum, min: 1, max: intMax, flags: immut, read: func(c *Config) string { return strconv.Itoa(c.Databases) }},
-	{name: "requirepass", kind: kindString, read: func(c *Config) string { return c.RequirePass },
+	{name: "requirepass", kind: kindString, changed: (*Engine).refreshAuth, read: func(c *Config) string { return c.RequirePass },
 		apply: func(c *Config, v string) { c.RequirePass = v }},
 	boundInt("maxclients", "", 1, uintMax, cfgUnsigned, func(c *Config) *int { return &c.MaxClients }),
 	boundInt("tracking-table-max-keys", "", 0, longMax, sizeT, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
@@ -485,7 +488,7 @@ var settings = []*setting{
 			}
 			c.other["repl-backlog-size"] = v
 		}},
-	{name: "maxmemory", kind: kindNum, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
+	{name: "maxmemory", kind: kindNum, changed: (*Engine).maxmemoryChanged, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
 		read:  func(c *Config) string { return strconv.FormatUint(c.Maxmemory, 10) },
 		apply: func(c *Config, v string) { c.Maxmemory, _ = strconv.ParseUint(v, 10, 64) }},
 	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
@@ -1131,11 +1134,8 @@ func configSet(c *Ctx, args [][]byte) {
 		}
 	}
 	for _, ch := range changes {
-		switch ch.s.name {
-		case "requirepass":
-			c.E.refreshAuth()
-		case "maxmemory":
-			c.E.maxmemoryChanged()
+		if ch.s.changed != nil {
+			ch.s.changed(c.E)
 		}
 	}
 	c.W.OK()
