@@ -78,9 +78,9 @@ func (s *Spec) impliedCategories() []string {
 	return out
 }
 
-// movable reports whether spec's keys are found by a function (EVAL,
-// ZUNIONSTORE...), which COMMAND shows as movablekeys with 0 0 0.
-func movable(s *Spec) bool { return s.Keys != nil }
+// movable reports whether COMMAND shows spec as movablekeys: its key specs
+// are not plain ranges (Register checks that exactly these have Keys).
+func movable(s *Spec) bool { return s.movableFromSpecs() }
 
 func commandFlagNames(s *Spec) []string {
 	var out []string

@@ -233,3 +233,17 @@ func (s *Spec) legacyRangeFromSpecs() (first, last, step int) {
 	}
 	return first, int(int32(lastU)), 1
 }
+
+// movableFromSpecs reports whether the command's keys cannot be told from
+// a fixed range (COMMAND's movablekeys, populateCommandMovableKeys): a
+// key spec that does not begin at an index or find a range, or one that
+// may miss keys. Such commands find their keys with Spec.Keys (Redis's
+// getkeys procs).
+func (s *Spec) movableFromSpecs() bool {
+	for _, ks := range s.KeySpecs {
+		if ks.Begin != BeginIndex || ks.Find != FindRange || ks.Flags&KeyIncomplete != 0 {
+			return true
+		}
+	}
+	return false
+}

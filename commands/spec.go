@@ -346,6 +346,9 @@ func (s *Spec) checkOne() error {
 	if keyFlags&KeyVariableFlags != 0 && s.GetKeyFlags == nil {
 		return fmt.Errorf("%s: a key spec with variable_flags needs GetKeyFlags", s.Name)
 	}
+	if movable := s.movableFromSpecs(); movable != (s.Keys != nil) {
+		return fmt.Errorf("%s: Keys is for exactly the commands whose key specs are not plain ranges (movablekeys: %v)", s.Name, movable)
+	}
 	if s.Txn != TxnNone && !s.Unqueued {
 		return fmt.Errorf("%s: a transaction command runs at once inside MULTI (Unqueued)", s.Name)
 	}

@@ -28,6 +28,8 @@ func TestRegisterRefusesInconsistent(t *testing.T) {
 		{&Spec{Name: "x-exec-repl", Arity: 1, Repl: ReplExec, Fn: nop}, "EXEC, and only EXEC"},
 		{&Spec{Name: "x-sort", Arity: 2, Flags: ReadOnly, ScriptSort: SortElements, Fn: nop}, "nondeterministic_output_order"},
 		{&Spec{Name: "x-varflags", Arity: 2, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyVariableFlags)}, Fn: nop}, "needs GetKeyFlags"},
+		{&Spec{Name: "x-movable", Arity: -2, Flags: Write, KeySpecs: []KeySpec{{Flags: KeyRW, Pos: 1, Find: FindKeyNum, FirstKey: 1, KeyStep: 1}}, Fn: nop}, "Keys is for exactly"},
+		{&Spec{Name: "x-notmovable", Arity: 2, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW)}, Keys: func([][]byte) []int { return nil }, Fn: nop}, "Keys is for exactly"},
 		{&Spec{Name: "x-sub", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Script: ScriptEval, Fn: nop}}}, "x-sub|s: Subscribed"},
 		{&Spec{Name: "x-subacl", Arity: -2, Sub: []*Spec{{Name: "s", Arity: 2, Flags: Fast, ACL: []string{"fast"}, Fn: nop}}}, `x-subacl|s: ACL category "fast"`},
 	} {
