@@ -368,15 +368,8 @@ func (e *Engine) execClass(cl *Client) replKind {
 	}
 	writes := false
 	for _, q := range cl.multi.queue {
-		if s := Lookup(q[0]); s != nil {
-			if len(s.Sub) > 0 && len(q) > 1 {
-				if sub := s.Subcommand(q[1]); sub != nil {
-					s = sub
-				}
-			}
-			if replClass(s) == replWrite {
-				writes = true
-			}
+		if s := scriptLookup(q); s != nil && replClass(s) == replWrite {
+			writes = true
 		}
 	}
 	switch {
