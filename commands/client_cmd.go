@@ -109,7 +109,7 @@ func mayWrite(cl *Client, spec *Spec) bool {
 		// The flags of what it queued, subcommands resolved, as Redis
 		// accumulates mstate.cmd_flags.
 		for _, q := range cl.multi.queue {
-			if s := scriptLookup(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+			if s := lookupArgs(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
 				return true
 			}
 		}

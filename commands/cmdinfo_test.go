@@ -71,7 +71,7 @@ func canonicalInfo(t *testing.T, entry []byte) []byte {
 	}
 	var subs [][]byte
 	for _, sub := range rawElems(t, fields[9]) {
-		if s := scriptLookup(bytes.Split([]byte(entryName(t, sub)), []byte("|"))); s == nil || s.Origin == OriginRedis70 {
+		if s := lookupArgs(bytes.Split([]byte(entryName(t, sub)), []byte("|"))); s == nil || s.Origin == OriginRedis70 {
 			subs = append(subs, canonicalInfo(t, sub))
 		}
 	}

@@ -368,7 +368,7 @@ func (e *Engine) execClass(cl *Client) replKind {
 	}
 	writes := false
 	for _, q := range cl.multi.queue {
-		if s := scriptLookup(q); s != nil && replClass(s) == replWrite {
+		if s := lookupArgs(q); s != nil && replClass(s) == replWrite {
 			writes = true
 		}
 	}

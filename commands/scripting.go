@@ -77,7 +77,7 @@ func (e *Engine) scripts() *scriptingState {
 		s.client.W.Proto = 2
 		s.callFunc = func(args [][]byte, proto int) []byte { return e.scriptCall(args, proto) }
 		s.run.Call = s.callFunc
-		s.run.Exists = func(args [][]byte) bool { return scriptLookup(args) != nil }
+		s.run.Exists = func(args [][]byte) bool { return lookupArgs(args) != nil }
 		s.run.WhileBusy = func() {
 			s.busy = true
 			if e.OnBusy != nil {
@@ -132,9 +132,10 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	return s.w.B
 }
 
-// scriptLookup is lookupCommand: a container without a known subcommand
+// lookupArgs is Redis's lookupCommand: the spec of the command args
+// names, its subcommand resolved; a container without a known subcommand
 // is no command.
-func scriptLookup(args [][]byte) *Spec {
+func lookupArgs(args [][]byte) *Spec {
 	spec := Lookup(args[0])
 	if spec != nil && len(spec.Sub) > 0 && len(args) >= 2 {
 		return spec.Subcommand(args[1])

@@ -85,7 +85,7 @@ func TestKeyFlagsCoverKeys(t *testing.T) {
 			for i, a := range f {
 				args[i] = []byte(a)
 			}
-			s := scriptLookup(args)
+			s := lookupArgs(args)
 			if s == nil || !s.CheckArity(len(args)) {
 				continue
 			}
