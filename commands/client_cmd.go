@@ -3,11 +3,13 @@ package commands
 import (
 	"strconv"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
-// CLIENT: the container and the subcommands that live with the connection
-// code. TRACKING, CACHING, TRACKINGINFO and GETREDIR are added by the
-// tracking code through RegisterSub("client", ...).
+// CLIENT: the container and its subcommands; the handlers of TRACKING,
+// CACHING, TRACKINGINFO and GETREDIR live with the tracking code.
 //
 // SETINFO and NO-TOUCH are Redis 7.2's (7.0.15 answers them with the
 // unknown-subcommand error): lock clients send CLIENT SETINFO on every
@@ -16,24 +18,29 @@ import (
 // text.
 
 var clientSubs = []*Spec{
-	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
-	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientSetName},
-	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetName},
-	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientList},
-	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientInfo},
-	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
-	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Fn: clientSetInfo},
-	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientNoTouch},
-	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
-	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
-	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
-	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnpause},
-	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnblock},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientHelp},
+	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientID},
+	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientSetName},
+	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetName},
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
+	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientKill},
+	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
+	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
+	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientNoEvict},
+	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientReply},
+	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientPause},
+	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnpause},
+	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnblock},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: clientHelp},
+	// Tracking (tracking.go).
+	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTracking},
+	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientCaching},
+	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTrackingInfo},
+	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetRedir},
 }
 
 var clientCommands = []*Spec{
-	{Name: "client", Arity: -2, ACL: []string{"slow"}, Sub: clientSubs},
+	{Name: "client", Arity: -2, KeepCaching: true, Sub: clientSubs},
 }
 
 func init() { Register(clientCommands) }
@@ -98,9 +105,11 @@ func mayWrite(cl *Client, spec *Spec) bool {
 	if spec.Flags&(Write|MayReplicate) != 0 {
 		return true
 	}
-	if spec.Name == "exec" && spec.Parent() == nil {
+	if spec.Txn == TxnExec {
+		// The flags of what it queued, subcommands resolved, as Redis
+		// accumulates mstate.cmd_flags.
 		for _, q := range cl.multi.queue {
-			if s := Lookup(q[0]); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+			if s := lookupArgs(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
 				return true
 			}
 		}
@@ -381,17 +390,17 @@ func clientList(c *Ctx, args [][]byte) {
 	var ids map[int64]bool
 	switch {
 	case len(args) == 2:
-	case len(args) == 4 && EqualFold(args[2], "type"):
+	case len(args) == 4 && cstr.EqualFold(args[2], "type"):
 		t, ok := parseClientType(args[3])
 		if !ok {
 			c.Error(ErrUnknownClientType(args[3]))
 			return
 		}
 		typ = t
-	case len(args) > 3 && EqualFold(args[2], "id"):
+	case len(args) > 3 && cstr.EqualFold(args[2], "id"):
 		ids = map[int64]bool{}
 		for _, a := range args[3:] {
-			id, ok := ParseInt(a)
+			id, ok := redisnum.ParseInt(a)
 			if !ok {
 				c.Error(ErrInvalidClientID)
 				return
@@ -475,34 +484,34 @@ func clientKill(c *Ctx, args [][]byte) {
 	for i := 2; i < len(args); i += 2 {
 		opt, val := args[i], args[i+1]
 		switch {
-		case EqualFold(opt, "id"):
-			n, ok := ParseInt(val)
+		case cstr.EqualFold(opt, "id"):
+			n, ok := redisnum.ParseInt(val)
 			if !ok || n <= 0 {
 				c.Error(ErrClientIDPositive)
 				return
 			}
 			id = n
-		case EqualFold(opt, "type"):
+		case cstr.EqualFold(opt, "type"):
 			t, ok := parseClientType(val)
 			if !ok {
 				c.Error(ErrUnknownClientType(val))
 				return
 			}
 			typ = t
-		case EqualFold(opt, "addr"):
+		case cstr.EqualFold(opt, "addr"):
 			addr, haveAddr = string(val), true
-		case EqualFold(opt, "laddr"):
+		case cstr.EqualFold(opt, "laddr"):
 			laddr, haveLaddr = string(val), true
-		case EqualFold(opt, "user"):
+		case cstr.EqualFold(opt, "user"):
 			if string(val) != "default" {
 				c.Error(ErrNoSuchUser(val))
 				return
 			}
-		case EqualFold(opt, "skipme"):
+		case cstr.EqualFold(opt, "skipme"):
 			switch {
-			case EqualFold(val, "yes"):
+			case cstr.EqualFold(val, "yes"):
 				skipMe = true
-			case EqualFold(val, "no"):
+			case cstr.EqualFold(val, "no"):
 				skipMe = false
 			default:
 				c.Error(ErrSyntax)
@@ -556,12 +565,12 @@ func (e *Engine) killClient(c *Ctx, cl *Client) {
 // validates the arguments as C strings, so a NUL byte ends them: what
 // follows one is never shown, and an empty value clears the attribute.
 func clientSetInfo(c *Ctx, args [][]byte) {
-	attr, val := cString(args[2]), cString(args[3])
+	attr, val := cstr.CString(args[2]), cstr.CString(args[3])
 	var dst *string
 	switch {
-	case EqualFold(attr, "lib-name"):
+	case cstr.EqualFold(attr, "lib-name"):
 		dst = &c.C.LibName
-	case EqualFold(attr, "lib-ver"):
+	case cstr.EqualFold(attr, "lib-ver"):
 		dst = &c.C.LibVer
 	default:
 		c.Error(ErrUnrecognizedOption(attr))
@@ -578,12 +587,12 @@ func clientSetInfo(c *Ctx, args [][]byte) {
 }
 
 // clientNoTouch is Redis 7.2's CLIENT NO-TOUCH: while on, the client's
-// commands leave the keys' access time alone, except TOUCH (Ctx.touchKey).
+// commands leave the keys' access time alone, except TOUCH (Ctx.Touch).
 func clientNoTouch(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.NoTouch = true
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.NoTouch = false
 	default:
 		c.Error(ErrSyntax)
@@ -594,9 +603,9 @@ func clientNoTouch(c *Ctx, args [][]byte) {
 
 func clientNoEvict(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.NoEvict = true
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.NoEvict = false
 	default:
 		c.Error(ErrSyntax)
@@ -607,15 +616,15 @@ func clientNoEvict(c *Ctx, args [][]byte) {
 
 func clientReply(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.ReplyMode = ReplyOn
 		c.W = c.E.Writer(c.C)
 		c.W.OK()
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.ReplyMode = ReplyOff
-	case EqualFold(args[2], "skip"):
+	case cstr.EqualFold(args[2], "skip"):
 		if c.C.ReplyMode != ReplyOff {
-			c.C.ReplyMode = ReplySkip
+			c.C.replySkipNext = true
 		}
 	default:
 		c.Error(ErrSyntax)
@@ -623,7 +632,7 @@ func clientReply(c *Ctx, args [][]byte) {
 }
 
 func clientPause(c *Ctx, args [][]byte) {
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -635,9 +644,9 @@ func clientPause(c *Ctx, args [][]byte) {
 	typ := pauseAll
 	if len(args) == 4 {
 		switch {
-		case EqualFold(args[3], "write"):
+		case cstr.EqualFold(args[3], "write"):
 			typ = pauseWrite
-		case EqualFold(args[3], "all"):
+		case cstr.EqualFold(args[3], "all"):
 		default:
 			c.Error(ErrPauseMode)
 			return
@@ -671,7 +680,7 @@ func clientUnpause(c *Ctx, args [][]byte) {
 }
 
 func clientUnblock(c *Ctx, args [][]byte) {
-	id, ok := ParseInt(args[2])
+	id, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -679,8 +688,8 @@ func clientUnblock(c *Ctx, args [][]byte) {
 	withError := false
 	if len(args) == 4 {
 		switch {
-		case EqualFold(args[3], "timeout"):
-		case EqualFold(args[3], "error"):
+		case cstr.EqualFold(args[3], "timeout"):
+		case cstr.EqualFold(args[3], "error"):
 			withError = true
 		default:
 			c.Error(ErrUnblockReason)

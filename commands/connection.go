@@ -1,17 +1,23 @@
 package commands
 
-import "crypto/subtle"
+import (
+	"crypto/subtle"
+
+	"github.com/lockkv/lockkv/internal/buildinfo"
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
+)
 
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
 var connectionCommands = []*Spec{
-	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"fast", "connection"}, Fn: ping},
-	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: echo},
-	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"fast", "connection"}, Fn: quit},
-	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: selectDB},
-	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: hello},
-	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: auth},
-	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: reset},
+	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"connection"}, Subscribed: true, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: ping},
+	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: echo},
+	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: quit},
+	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: selectDB},
+	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactHello, Fn: hello},
+	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactAuth, Fn: auth},
+	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: reset},
 }
 
 func init() { Register(connectionCommands) }
@@ -46,7 +52,7 @@ func quit(c *Ctx, args [][]byte) {
 }
 
 func selectDB(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -129,7 +135,7 @@ func hello(c *Ctx, args [][]byte) {
 	ver := int64(0)
 	next := 1
 	if len(args) >= 2 {
-		v, ok := ParseInt(args[1])
+		v, ok := redisnum.ParseInt(args[1])
 		if !ok {
 			c.Error(ErrHelloProtoNotInt)
 			return
@@ -146,10 +152,10 @@ func hello(c *Ctx, args [][]byte) {
 	for j := next; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
-		case EqualFold(args[j], "auth") && more >= 2:
+		case cstr.EqualFold(args[j], "auth") && more >= 2:
 			user, pass, haveAuth = args[j+1], args[j+2], true
 			j += 2
-		case EqualFold(args[j], "setname") && more >= 1:
+		case cstr.EqualFold(args[j], "setname") && more >= 1:
 			name, haveName = args[j+1], true
 			j++
 		default:
@@ -179,7 +185,7 @@ func hello(c *Ctx, args [][]byte) {
 	c.W.BulkString("server")
 	c.W.BulkString("redis")
 	c.W.BulkString("version")
-	c.W.BulkString(RedisVersion)
+	c.W.BulkString(buildinfo.RedisVersion)
 	c.W.BulkString("proto")
 	c.W.Int(int64(c.C.W.Proto))
 	c.W.BulkString("id")
@@ -222,9 +228,15 @@ func auth(c *Ctx, args [][]byte) {
 // one (clearClientConnectionState), keeping its ID.
 func reset(c *Ctx, args [][]byte) {
 	e, cl := c.E, c.C
+	// RESET turns CLIENT REPLY OFF off before it answers, but a SKIP in
+	// effect still skips its reply (clearClientConnectionState leaves
+	// CLIENT_REPLY_SKIP to resetClient).
+	skip := cl.ReplyMode == ReplySkip
 	e.ResetClient(cl)
 	c.DB = e.DBs[0]
-	c.W = e.Writer(cl) // replies are on again
+	if !skip {
+		c.W = e.Writer(cl)
+	}
 	c.W.Status("RESET")
 }
 
@@ -242,6 +254,7 @@ func (e *Engine) ResetClient(cl *Client) {
 	cl.sub = subClient{}
 	cl.NoTouch = false
 	cl.ReplyMode = ReplyOn
+	cl.replySkipNext = false
 	cl.Readonly = false
 	e.SetAuthenticated(cl, e.Config.RequirePass == "")
 }

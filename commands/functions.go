@@ -3,7 +3,9 @@ package commands
 import (
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -12,16 +14,18 @@ import (
 // FUNCTION DUMP and RESTORE live in functions_dump.go.
 
 var functionCommands = []*Spec{
-	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallCmd},
-	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallROCmd},
-	{Name: "function", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionDelete},
-		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionFlush},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: functionHelp},
-		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionKill},
-		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionList},
-		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionLoad},
-		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionStats},
+	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallCmd},
+	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallROCmd},
+	{Name: "function", Arity: -2, Sub: []*Spec{
+		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionDelete},
+		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"scripting"}, Fn: functionHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Fn: functionKill},
+		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output_order"}, Fn: functionList},
+		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionLoad},
+		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: functionStats},
+		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"scripting"}, Fn: functionDump},
+		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionRestore},
 	}},
 }
 
@@ -81,7 +85,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Error(ErrFunctionNotFound)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrBadNumKeys)
 		return
@@ -112,7 +116,7 @@ func functionLoad(c *Ctx, args [][]byte) {
 	replace := false
 	pos := 2
 	for pos < len(args)-1 {
-		if EqualFold(args[pos], "replace") {
+		if cstr.EqualFold(args[pos], "replace") {
 			replace = true
 			pos++
 			continue
@@ -189,7 +193,7 @@ func functionDelete(c *Ctx, args [][]byte) {
 }
 
 func functionFlush(c *Ctx, args [][]byte) {
-	if len(args) > 3 || (len(args) == 3 && !EqualFold(args[2], "sync") && !EqualFold(args[2], "async")) {
+	if len(args) > 3 || (len(args) == 3 && !cstr.EqualFold(args[2], "sync") && !cstr.EqualFold(args[2], "async")) {
 		c.Error(ErrFunctionFlushArg)
 		return
 	}
@@ -203,11 +207,11 @@ func functionList(c *Ctx, args [][]byte) {
 	var pattern []byte
 	havePattern := false
 	for i := 2; i < len(args); i++ {
-		if !withCode && EqualFold(args[i], "withcode") {
+		if !withCode && cstr.EqualFold(args[i], "withcode") {
 			withCode = true
 			continue
 		}
-		if !havePattern && EqualFold(args[i], "libraryname") {
+		if !havePattern && cstr.EqualFold(args[i], "libraryname") {
 			if i >= len(args)-1 {
 				c.Error(ErrLibraryNameMissing)
 				return

@@ -4,38 +4,41 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/stablehash"
 	"github.com/lockkv/lockkv/store"
 )
 
 // Generic key commands: Redis's db.c and expire.c.
 
 var keyCommands = []*Spec{
-	{Name: "del", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: del},
-	{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: del},
-	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: exists},
-	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: typeCmd},
-	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Fn: keysCmd},
-	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: scan},
-	{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: rename},
-	{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: renamenx},
-	{Name: "move", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: move},
-	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: copyCmd},
-	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace", "read", "fast"}, Fn: dbsize},
-	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushdb},
-	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushall},
-	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Fn: swapdb},
-	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: randomkey},
-	{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expire},
-	{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpire},
-	{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expireat},
-	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpireat},
-	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: ttl},
-	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pttl},
-	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: expiretime},
-	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pexpiretime},
-	{Name: "persist", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: persist},
-	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: touch},
+	{Name: "del", Arity: -2, Flags: Write, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "unlink", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: exists},
+	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"keyspace"}, Fn: typeCmd},
+	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "dangerous"}, ScriptSort: SortElements, Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Fn: keysCmd},
+	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output", "request_policy:special"}, Fn: scan},
+	{Name: "rename", Arity: 3, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: rename},
+	{Name: "renamenx", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: renamenx},
+	{Name: "move", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: move},
+	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: copyCmd},
+	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Fn: dbsize},
+	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushdb},
+	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushall},
+	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "dangerous"}, Fn: swapdb},
+	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Fn: randomkey},
+	{Name: "expire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expire},
+	{Name: "pexpire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpire},
+	{Name: "expireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expireat},
+	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpireat},
+	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: ttl},
+	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: pttl},
+	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: expiretime},
+	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: pexpiretime},
+	{Name: "persist", Arity: 2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: persist},
+	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: touch},
 }
 
 func init() { Register(keyCommands) }
@@ -84,19 +87,10 @@ func (c *Ctx) readyIfBlockable(db int, key string, v store.Value) {
 // write (for the second key of RENAME and MOVE, which Redis counts once).
 func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
 
-// parseInt32 is Redis's getIntFromObject: an integer within C int range.
-func parseInt32(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
-	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return int(n), true
-}
-
 // dbIndex parses a database index as MOVE and COPY do, replying with the
 // error and returning false when it is not an int or out of range.
 func (c *Ctx) dbIndex(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -196,7 +190,7 @@ func scan(c *Ctx, args [][]byte) {
 			if e != nil {
 				typ = e.Value.Type().String()
 			}
-			if !EqualFold(cString(opts.Type), typ) {
+			if !cstr.EqualFold(cstr.CString(opts.Type), typ) {
 				continue
 			}
 		}
@@ -289,9 +283,9 @@ func copyCmd(c *Ctx, args [][]byte) {
 	replace := false
 	for j := 3; j < len(args); j++ {
 		switch {
-		case EqualFold(cString(args[j]), "replace"):
+		case cstr.EqualFold(cstr.CString(args[j]), "replace"):
 			replace = true
-		case EqualFold(cString(args[j]), "db") && j+1 < len(args):
+		case cstr.EqualFold(cstr.CString(args[j]), "db") && j+1 < len(args):
 			id, ok := c.dbIndex(args[j+1])
 			if !ok {
 				return
@@ -342,7 +336,7 @@ func dbsize(c *Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
 
 // flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC.
 func flushArgs(c *Ctx, args [][]byte) bool {
-	if len(args) == 1 || (len(args) == 2 && (EqualFold(cString(args[1]), "sync") || EqualFold(cString(args[1]), "async"))) {
+	if len(args) == 1 || (len(args) == 2 && (cstr.EqualFold(cstr.CString(args[1]), "sync") || cstr.EqualFold(cstr.CString(args[1]), "async"))) {
 		return true
 	}
 	c.Error(ErrSyntax)
@@ -381,12 +375,12 @@ func flushall(c *Ctx, args [][]byte) {
 }
 
 func swapdb(c *Ctx, args [][]byte) {
-	a, ok := parseInt32(args[1])
+	a, ok := redisnum.ParseInt32(args[1])
 	if !ok {
 		c.Error(ErrInvalidDBIndex)
 		return
 	}
-	b, ok := parseInt32(args[2])
+	b, ok := redisnum.ParseInt32(args[2])
 	if !ok {
 		c.Error(ErrInvalidDBIndex2)
 		return
@@ -433,7 +427,7 @@ func randomkey(c *Ctx, args [][]byte) {
 			if e.Expired(c.Now) {
 				return true
 			}
-			h := store.StableHash(seed, []byte(key))
+			h := stablehash.Hash(seed, []byte(key))
 			if !found || h < bestH || (h == bestH && key < best) {
 				best, bestH, found = key, h, true
 			}
@@ -488,15 +482,15 @@ const (
 func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 	var flags int
 	for _, opt := range args[3:] {
-		o := cString(opt)
+		o := cstr.CString(opt)
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= expireNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= expireXX
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= expireGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= expireLT
 		default:
 			c.Error(ErrUnsupportedOption(opt))
@@ -511,7 +505,7 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 		c.Error(ErrInvalidExpireGL)
 		return
 	}
-	when, ok := ParseInt(args[2])
+	when, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -608,7 +602,7 @@ func persist(c *Ctx, args [][]byte) {
 func touch(c *Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.Lookup(key) != nil {
+		if c.Touch(key) != nil {
 			n++
 		}
 	}

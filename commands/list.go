@@ -1,34 +1,36 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
 // List commands, following Redis 7.0's t_list.c.
 
 var listCommands = []*Spec{
-	{Name: "lpush", Arity: -3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "insert"}, ACL: []string{"write", "list", "fast"}, Fn: lpush},
-	{Name: "rpush", Arity: -3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "insert"}, ACL: []string{"write", "list", "fast"}, Fn: rpush},
-	{Name: "lpushx", Arity: -3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "insert"}, ACL: []string{"write", "list", "fast"}, Fn: lpushx},
-	{Name: "rpushx", Arity: -3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "insert"}, ACL: []string{"write", "list", "fast"}, Fn: rpushx},
-	{Name: "lpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "fast"}, Fn: lpop},
-	{Name: "rpop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "fast"}, Fn: rpop},
-	{Name: "llen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RO"}, ACL: []string{"read", "list", "fast"}, Fn: llen},
-	{Name: "lindex", Arity: 3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RO", "access"}, ACL: []string{"read", "list", "slow"}, Fn: lindex},
-	{Name: "lrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RO", "access"}, ACL: []string{"read", "list", "slow"}, Fn: lrange},
-	{Name: "lset", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "list", "slow"}, Fn: lset},
-	{Name: "lrem", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "delete"}, ACL: []string{"write", "list", "slow"}, Fn: lrem},
-	{Name: "ltrim", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "delete"}, ACL: []string{"write", "list", "slow"}, Fn: ltrim},
-	{Name: "linsert", Arity: 5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RW", "insert"}, ACL: []string{"write", "list", "slow"}, Fn: linsert},
-	{Name: "lpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"RO", "access"}, ACL: []string{"read", "list", "slow"}, Fn: lpos},
-	{Name: "lmove", Arity: 5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow"}, Fn: lmove},
-	{Name: "rpoplpush", Arity: 3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow"}, Fn: rpoplpush},
-	{Name: "lmpop", Arity: -4, Flags: Write, Keys: lmpopKeys(1), KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "slow"}, Fn: lmpop},
-	{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "slow", "blocking"}, Fn: blpop},
-	{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "slow", "blocking"}, Fn: brpop},
-	{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Fn: blmove},
-	{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Fn: brpoplpush},
-	{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: lmpopKeys(2), KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"write", "list", "slow", "blocking"}, Fn: blmpop},
+	{Name: "lpush", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: lpush},
+	{Name: "rpush", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: rpush},
+	{Name: "lpushx", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: lpushx},
+	{Name: "rpushx", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: rpushx},
+	{Name: "lpop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"list"}, Fn: lpop},
+	{Name: "rpop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"list"}, Fn: rpop},
+	{Name: "llen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"list"}, Fn: llen},
+	{Name: "lindex", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lindex},
+	{Name: "lrange", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lrange},
+	{Name: "lset", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"list"}, Fn: lset},
+	{Name: "lrem", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"list"}, Fn: lrem},
+	{Name: "ltrim", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"list"}, Fn: ltrim},
+	{Name: "linsert", Arity: 5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: linsert},
+	{Name: "lpos", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lpos},
+	{Name: "lmove", Arity: 5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmove},
+	{Name: "rpoplpush", Arity: 3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: rpoplpush},
+	{Name: "lmpop", Arity: -4, Flags: Write, Keys: lmpopKeys(1), KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmpop},
+	{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blpop},
+	{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpop},
+	{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmove},
+	{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpoplpush},
+	{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: lmpopKeys(2), KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmpop},
 }
 
 func init() { Register(listCommands) }
@@ -45,7 +47,7 @@ func lmpopKeys(numkeysIdx int) func(args [][]byte) []int {
 		if numkeysIdx >= len(args) {
 			return nil
 		}
-		n, ok := ParseInt(args[numkeysIdx])
+		n, ok := redisnum.ParseInt(args[numkeysIdx])
 		if !ok || n <= 0 || n > int64(len(args)-numkeysIdx-1) {
 			return nil
 		}
@@ -169,9 +171,9 @@ func listPopRangeAndReplyWithKey(c *Ctx, l *store.List, key []byte, head bool, c
 // listWhere parses LEFT/RIGHT (getListPositionFromObjectOrReply).
 func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 	switch {
-	case EqualFold(b, "left"):
+	case cstr.EqualFold(b, "left"):
 		return true, true
-	case EqualFold(b, "right"):
+	case cstr.EqualFold(b, "right"):
 		return false, true
 	}
 	c.Error(ErrSyntax)
@@ -180,7 +182,7 @@ func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 
 // listIndex parses an integer argument.
 func (c *Ctx) listInt(b []byte) (int64, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 	}
@@ -229,7 +231,7 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	var count int64
 	if hasCount {
 		// getPositiveLongFromObjectOrReply: one message for both failures.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -428,9 +430,9 @@ func ltrim(c *Ctx, args [][]byte) {
 func linsert(c *Ctx, args [][]byte) {
 	var after bool
 	switch {
-	case EqualFold(args[2], "after"):
+	case cstr.EqualFold(args[2], "after"):
 		after = true
-	case EqualFold(args[2], "before"):
+	case cstr.EqualFold(args[2], "before"):
 	default:
 		c.Error(ErrSyntax)
 		return
@@ -465,7 +467,7 @@ func lpos(c *Ctx, args [][]byte) {
 		opt := args[j]
 		more := j+1 < len(args)
 		switch {
-		case more && EqualFold(opt, "rank"):
+		case more && cstr.EqualFold(opt, "rank"):
 			j++
 			n, ok := c.listInt(args[j])
 			if !ok {
@@ -476,17 +478,17 @@ func lpos(c *Ctx, args [][]byte) {
 				return
 			}
 			rank = n
-		case more && EqualFold(opt, "count"):
+		case more && cstr.EqualFold(opt, "count"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposCountNeg)
 				return
 			}
 			count = n
-		case more && EqualFold(opt, "maxlen"):
+		case more && cstr.EqualFold(opt, "maxlen"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposMaxlenNeg)
 				return
@@ -604,7 +606,7 @@ func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
 
 // lmpopArgs parses [B]LMPOP's numkeys, direction and COUNT.
 func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool, count int64, ok bool) {
-	n, ok := ParseInt(args[numkeysIdx])
+	n, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok || n <= 0 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -620,9 +622,9 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 	}
 	count = -1
 	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if count == -1 && EqualFold(args[j], "count") && j+1 < len(args) {
+		if count == -1 && cstr.EqualFold(args[j], "count") && j+1 < len(args) {
 			j++
-			v, ok := ParseInt(args[j])
+			v, ok := redisnum.ParseInt(args[j])
 			if !ok || v <= 0 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false

@@ -3,6 +3,8 @@ package commands
 import (
 	"net"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // ClusterAdmin changes the cluster's membership; the replication layer
@@ -19,11 +21,11 @@ type ClusterAdmin interface {
 // with the unknown-command error and leaves it out of COMMAND, as it does
 // SENTINEL, so its command table stays Redis's.
 var raftCommands = []*Spec{
-	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: []*Spec{
-		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeAdd},
-		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, ACL: []string{"admin", "fast", "dangerous"}, Fn: raftNodeAck},
-		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeRemove},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: raftNodeHelp},
+	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "dangerous"}, Origin: OriginLockkv, Doc: docRaftNode, Sub: []*Spec{
+		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeAdd, Fn: raftNodeAdd},
+		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, Origin: OriginLockkv, Doc: docRaftNodeAck, Fn: raftNodeAck},
+		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeRemove, Fn: raftNodeRemove},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Origin: OriginLockkv, Doc: docRaftNodeHelp, Fn: raftNodeHelp},
 	}},
 }
 
@@ -70,7 +72,7 @@ func validHostPort(a string) bool {
 	if err != nil || host == "" || strings.ContainsAny(host, " \t\r\n") {
 		return false
 	}
-	p, ok := ParseInt([]byte(port))
+	p, ok := redisnum.ParseInt([]byte(port))
 	return ok && p >= 1 && p <= 65535
 }
 
@@ -180,8 +182,8 @@ func raftNodeAck(c *Ctx, args [][]byte) {
 		c.Error(ErrClusterDisabled)
 		return
 	}
-	match, ok1 := ParseInt(args[3])
-	applied, ok2 := ParseInt(args[4])
+	match, ok1 := redisnum.ParseInt(args[3])
+	applied, ok2 := redisnum.ParseInt(args[4])
 	if !ok1 || !ok2 || match < 0 || applied < 0 {
 		c.Error(ErrNotInt)
 		return

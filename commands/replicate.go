@@ -281,23 +281,8 @@ const (
 	replExec                  // EXEC: depends on the queue
 )
 
-func replClass(spec *Spec) replKind {
-	switch spec.FullName() {
-	case "exec":
-		return replExec
-	case "script|load", "script|flush":
-		return replWrite
-	case "watch", "unwatch", "multi", "discard", "wait", "waitaof":
-		return replLocal
-	}
-	switch {
-	case spec.Flags&(Write|MayReplicate) != 0:
-		return replWrite
-	case spec.Flags&ReadOnly != 0:
-		return replRead
-	}
-	return replLocal
-}
+// replClass is spec's class for the replication gate (Spec.Repl).
+func replClass(spec *Spec) replKind { return spec.repl }
 
 // replGate runs on the leader (and followers) for every client command
 // that passed the other gates, just before it would execute. It reports
@@ -383,15 +368,8 @@ func (e *Engine) execClass(cl *Client) replKind {
 	}
 	writes := false
 	for _, q := range cl.multi.queue {
-		if s := Lookup(q[0]); s != nil {
-			if len(s.Sub) > 0 && len(q) > 1 {
-				if sub := s.Subcommand(q[1]); sub != nil {
-					s = sub
-				}
-			}
-			if replClass(s) == replWrite {
-				writes = true
-			}
+		if s := lookupArgs(q); s != nil && replClass(s) == replWrite {
+			writes = true
 		}
 	}
 	switch {
@@ -820,13 +798,11 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		cmds = append(cmds, cl.multi.queue...)
 		cmds = append(cmds, [][]byte{[]byte("EXEC")})
 	case kind == replLocal:
-		switch spec.FullName() {
-		case "watch", "unwatch", "wait", "waitaof":
-			// The leader's connection watches, and counts the
-			// replicas holding the client's last write.
-		default:
+		if spec.Repl != ReplLeader {
 			return false
 		}
+		// WATCH, WAIT...: the leader's connection watches, and counts
+		// the replicas holding the client's last write.
 		cmds = [][][]byte{copyArgs(args)}
 	case kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly):
 		return false
@@ -877,9 +853,9 @@ func (e *Engine) flushProposals() {
 // what such a reply lists first then writes the same on every node.
 func sortForScript(spec *Spec, reply []byte) []byte {
 	group := 1
-	switch spec.FullName() {
-	case "smembers", "sinter", "sunion", "sdiff", "keys", "hkeys", "hvals":
-	case "hgetall":
+	switch spec.ScriptSort {
+	case SortElements:
+	case SortPairs:
 		group = 2
 	default:
 		return reply

@@ -3,6 +3,8 @@ package commands
 import (
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -11,17 +13,17 @@ import (
 // Scripting commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT.
 
 var scriptingCommands = []*Spec{
-	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalCmd},
-	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaCmd},
-	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalROCmd},
-	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaROCmd},
-	{Name: "script", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "debug", Arity: 3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptDebug},
-		{Name: "exists", Arity: -3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptExists},
-		{Name: "flush", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptFlush},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptHelp},
-		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: scriptKill},
-		{Name: "load", Arity: 3, Flags: NoScript | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptLoad},
+	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEval, Fn: evalCmd},
+	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEvalSHA, Fn: evalshaCmd},
+	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEval, Fn: evalROCmd},
+	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEvalSHA, Fn: evalshaROCmd},
+	{Name: "script", Arity: -2, Sub: []*Spec{
+		{Name: "debug", Arity: 3, Flags: NoScript, ACL: []string{"scripting"}, Fn: scriptDebug},
+		{Name: "exists", Arity: -3, Flags: NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_logical_and"}, Fn: scriptExists},
+		{Name: "flush", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Repl: ReplWrite, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: scriptFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"scripting"}, Fn: scriptHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Fn: scriptKill},
+		{Name: "load", Arity: 3, Flags: NoScript | Stale, ACL: []string{"scripting"}, Repl: ReplWrite, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: scriptLoad},
 	}},
 }
 
@@ -75,7 +77,7 @@ func (e *Engine) scripts() *scriptingState {
 		s.client.W.Proto = 2
 		s.callFunc = func(args [][]byte, proto int) []byte { return e.scriptCall(args, proto) }
 		s.run.Call = s.callFunc
-		s.run.Exists = func(args [][]byte) bool { return scriptLookup(args) != nil }
+		s.run.Exists = func(args [][]byte) bool { return lookupArgs(args) != nil }
 		s.run.WhileBusy = func() {
 			s.busy = true
 			if e.OnBusy != nil {
@@ -130,9 +132,10 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	return s.w.B
 }
 
-// scriptLookup is lookupCommand: a container without a known subcommand
+// lookupArgs is Redis's lookupCommand: the spec of the command args
+// names, its subcommand resolved; a container without a known subcommand
 // is no command.
-func scriptLookup(args [][]byte) *Spec {
+func lookupArgs(args [][]byte) *Spec {
 	spec := Lookup(args[0])
 	if spec != nil && len(spec.Sub) > 0 && len(args) >= 2 {
 		return spec.Subcommand(args[1])
@@ -144,7 +147,7 @@ func evalKeys(args [][]byte) []int {
 	if len(args) < 3 {
 		return nil
 	}
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 || n > int64(len(args)-3) {
 		return nil
 	}
@@ -196,7 +199,7 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 		c.Error(ErrNoScript)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -366,9 +369,9 @@ func (s *scriptingState) kill(c *Ctx, eval bool) {
 
 func scriptDebug(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "no"):
+	case cstr.EqualFold(args[2], "no"):
 		c.W.OK()
-	case EqualFold(args[2], "yes"), EqualFold(args[2], "sync"):
+	case cstr.EqualFold(args[2], "yes"), cstr.EqualFold(args[2], "sync"):
 		c.Error(ErrScriptDebugUnsupported)
 	default:
 		c.Error(ErrScriptDebugArg)
@@ -388,7 +391,7 @@ func scriptExists(c *Ctx, args [][]byte) {
 }
 
 func scriptFlush(c *Ctx, args [][]byte) {
-	if len(args) > 3 || (len(args) == 3 && !EqualFold(args[2], "sync") && !EqualFold(args[2], "async")) {
+	if len(args) > 3 || (len(args) == 3 && !cstr.EqualFold(args[2], "sync") && !cstr.EqualFold(args[2], "async")) {
 		c.Error(ErrScriptFlushArg)
 		return
 	}

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"strconv"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // SENTINEL: in cluster mode every node also answers as a Redis Sentinel
@@ -28,13 +30,12 @@ import (
 // On a standalone server SENTINEL is an unknown command, as on Redis.
 
 var sentinelCommands = []*Spec{
-	{Name: "sentinel", Arity: -2, Flags: Admin | Sentinel, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: sentinelSubs()},
+	{Name: "sentinel", Arity: -2, Flags: Admin | Sentinel, ClusterOnly: true, Sub: sentinelSubs()},
 }
 
 func init() { Register(sentinelCommands) }
 
 func sentinelSubs() []*Spec {
-	acl := []string{"admin", "slow", "dangerous"}
 	subs := []struct {
 		name  string
 		arity int
@@ -56,9 +57,9 @@ func sentinelSubs() []*Spec {
 		if fn == nil {
 			fn = sentinelUnsupported
 		}
-		out = append(out, &Spec{Name: s.name, Arity: s.arity, Flags: Admin | Sentinel, ACL: acl, Fn: fn})
+		out = append(out, &Spec{Name: s.name, Arity: s.arity, Flags: Admin | Sentinel, Fn: fn})
 	}
-	out = append(out, &Spec{Name: "help", Arity: 2, Flags: Loading | Stale | Sentinel, ACL: []string{"slow"}, Fn: sentinelHelp})
+	out = append(out, &Spec{Name: "help", Arity: 2, Flags: Loading | Stale | Sentinel, Fn: sentinelHelp})
 	return out
 }
 
@@ -355,11 +356,11 @@ func sentinelHelp(c *Ctx, args [][]byte) { writeHelpReply(c.W, "SENTINEL", senti
 // sentinelIsMasterDown is IS-MASTER-DOWN-BY-ADDR <ip> <port> <epoch>
 // <runid>: lockkv's Sentinels never vote, and a leader Raft knows is up.
 func sentinelIsMasterDown(c *Ctx, args [][]byte) {
-	if _, ok := ParseInt(args[3]); !ok {
+	if _, ok := redisnum.ParseInt(args[3]); !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	if _, ok := ParseInt(args[4]); !ok {
+	if _, ok := redisnum.ParseInt(args[4]); !ok {
 		c.Error(ErrNotInt)
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -15,27 +17,27 @@ import (
 // DEBUG.
 
 var serverCommands = []*Spec{
-	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: role},
-	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast"}, Fn: timeCmd},
-	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: lastsave},
-	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
-	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
-	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitaofCmd}, // 7.2
-	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
-	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
-		{Name: "doctor", Arity: 2, ACL: []string{"slow"}, Fn: memoryDoctor},
-		{Name: "stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryStats},
-		{Name: "malloc-stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryMallocStats},
-		{Name: "purge", Arity: 2, ACL: []string{"slow"}, Fn: memoryPurge},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: memoryHelp},
+	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Fn: role},
+	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Tips: []string{"nondeterministic_output"}, Fn: timeCmd},
+	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Tips: []string{"nondeterministic_output"}, Fn: lastsave},
+	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Fn: shutdown},
+	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Fn: waitCmd},
+	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, Fn: waitaofCmd}, // 7.2
+	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, Fn: debug},
+	{Name: "memory", Arity: -2, Sub: []*Spec{
+		{Name: "usage", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
+		{Name: "doctor", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryDoctor},
+		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryStats},
+		{Name: "malloc-stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryMallocStats},
+		{Name: "purge", Arity: 2, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: memoryPurge},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: memoryHelp},
 	}},
-	{Name: "object", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "encoding", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectEncoding},
-		{Name: "freq", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectFreq},
-		{Name: "idletime", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectIdletime},
-		{Name: "refcount", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectRefcount},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace", "slow"}, Fn: objectHelp},
+	{Name: "object", Arity: -2, Sub: []*Spec{
+		{Name: "encoding", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
+		{Name: "freq", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
+		{Name: "idletime", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
+		{Name: "refcount", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
 	}},
 }
 
@@ -71,15 +73,15 @@ func shutdown(c *Ctx, args [][]byte) {
 	flags, abort := 0, false
 	for _, a := range args[1:] {
 		switch {
-		case EqualFold(a, "nosave"):
+		case cstr.EqualFold(a, "nosave"):
 			flags |= nosave
-		case EqualFold(a, "save"):
+		case cstr.EqualFold(a, "save"):
 			flags |= save
-		case EqualFold(a, "now"):
+		case cstr.EqualFold(a, "now"):
 			flags |= now
-		case EqualFold(a, "force"):
+		case cstr.EqualFold(a, "force"):
 			flags |= force
-		case EqualFold(a, "abort"):
+		case cstr.EqualFold(a, "abort"):
 			abort = true
 		default:
 			c.Error(ErrSyntax)
@@ -107,12 +109,12 @@ func waitCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitReplica) // before the arguments, as Redis
 		return
 	}
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -141,7 +143,7 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFReplica)
 		return
 	}
-	local, ok := ParseInt(args[1])
+	local, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -150,12 +152,12 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFLocalRange)
 		return
 	}
-	n, ok := ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
+	n, ok := redisnum.ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
 	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
 	}
-	ms, ok := ParseInt(args[3])
+	ms, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -356,13 +358,13 @@ func (e *Engine) waitDeadline() int64 {
 // debug implements the cheap DEBUG subcommands.
 func debug(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[1], "sleep") && len(args) == 3:
-		f, _ := ParseFloat(args[2]) // atof: garbage sleeps 0
+	case cstr.EqualFold(args[1], "sleep") && len(args) == 3:
+		f, _, _ := redisnum.Strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}
 		c.W.OK()
-	case EqualFold(args[1], "object") && len(args) == 3:
+	case cstr.EqualFold(args[1], "object") && len(args) == 3:
 		e := c.DB.Lookup(string(args[2]), c.Now)
 		if e == nil {
 			c.Error(ErrNoSuchKey)
@@ -383,11 +385,11 @@ func debug(c *Ctx, args [][]byte) {
 // allocator and differs; only the reply's shape is comparable.
 func memoryUsage(c *Ctx, args [][]byte) {
 	for i := 3; i < len(args); i += 2 {
-		if !EqualFold(args[i], "samples") || i+1 >= len(args) {
+		if !cstr.EqualFold(args[i], "samples") || i+1 >= len(args) {
 			c.Error(ErrSyntax)
 			return
 		}
-		n, ok := ParseInt(args[i+1])
+		n, ok := redisnum.ParseInt(args[i+1])
 		if !ok {
 			c.Error(ErrNotInt)
 			return

@@ -3,29 +3,31 @@ package commands
 import (
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
 // Set commands, as Redis 7.0's t_set.c.
 
 var setCommands = []*Spec{
-	{Name: "sadd", Arity: -3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: sadd},
-	{Name: "srem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: srem},
-	{Name: "sismember", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Fn: sismember},
-	{Name: "smismember", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Fn: smismember},
-	{Name: "smembers", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: smembers},
-	{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Fn: scard},
-	{Name: "spop", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: spop},
-	{Name: "srandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: srandmember},
-	{Name: "smove", Arity: 4, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "set", "fast"}, Fn: smove},
-	{Name: "sinter", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sinter},
-	{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: sintercardKeys, ACL: []string{"read", "set", "slow"}, Fn: sintercard},
-	{Name: "sinterstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sinterstore},
-	{Name: "sunion", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sunion},
-	{Name: "sunionstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sunionstore},
-	{Name: "sdiff", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sdiff},
-	{Name: "sdiffstore", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Fn: sdiffstore},
-	{Name: "sscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Fn: sscan},
+	{Name: "sadd", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"set"}, Fn: sadd},
+	{Name: "srem", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"set"}, Fn: srem},
+	{Name: "sismember", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"set"}, Fn: sismember},
+	{Name: "smismember", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Fn: smismember},
+	{Name: "smembers", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: smembers},
+	{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"set"}, Fn: scard},
+	{Name: "spop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: spop},
+	{Name: "srandmember", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: srandmember},
+	{Name: "smove", Arity: 4, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"set"}, Fn: smove},
+	{Name: "sinter", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sinter},
+	{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: sintercardKeys, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sintercard},
+	{Name: "sinterstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sinterstore},
+	{Name: "sunion", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sunion},
+	{Name: "sunionstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sunionstore},
+	{Name: "sdiff", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sdiff},
+	{Name: "sdiffstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sdiffstore},
+	{Name: "sscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: sscan},
 }
 
 func init() { Register(setCommands) }
@@ -182,7 +184,7 @@ func spop(c *Ctx, args [][]byte) {
 
 func spopCount(c *Ctx, args [][]byte) {
 	// getPositiveLongFromObjectOrReply: one message for both errors.
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
@@ -499,7 +501,7 @@ func sinterstore(c *Ctx, args [][]byte) { setInter(c, args[2:], args[1], false, 
 func sintercardKeys(args [][]byte) []int { return numkeysPositions(args, 1) }
 
 func sintercard(c *Ctx, args [][]byte) {
-	numkeys, ok := ParseInt(args[1])
+	numkeys, ok := redisnum.ParseInt(args[1])
 	if !ok || numkeys < 1 {
 		c.Error(ErrNumKeysZero)
 		return
@@ -510,9 +512,9 @@ func sintercard(c *Ctx, args [][]byte) {
 	}
 	limit := int64(0)
 	for j := 2 + int(numkeys); j < len(args); j++ {
-		if EqualFold(args[j], "limit") && j+1 < len(args) {
+		if cstr.EqualFold(args[j], "limit") && j+1 < len(args) {
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
 				return

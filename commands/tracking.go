@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -22,15 +24,6 @@ import (
 // An invalidation for the client whose command caused it is held until
 // that command's reply is written (Redis 7.0's tracking_pending_keys), so
 // a RESP3 push never lands inside a reply.
-
-var trackingSubcommands = []*Spec{
-	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTracking},
-	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientCaching},
-	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTrackingInfo},
-	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetRedir},
-}
-
-func init() { RegisterSub("client", trackingSubcommands) }
 
 // tracking helpers
 
@@ -192,8 +185,7 @@ func (c *Ctx) trackingRememberKeys(spec *Spec, args [][]byte) {
 	if !t.on || t.bcast || (t.optin && !t.caching) || (t.optout && t.caching) {
 		return
 	}
-	switch spec.Name {
-	case "eval_ro", "evalsha_ro", "fcall_ro":
+	if spec.Script != ScriptNone {
 		return // only the commands the script runs count
 	}
 	table := c.E.tracking.table
@@ -300,8 +292,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 		e.sendPendingInvalidations(cl)
 	}
 	if cl.track.caching && !cl.multi.active && !cl.postponed {
-		if spec == nil || (spec.Parent() == nil && spec.Name != "client") ||
-			(spec.Parent() != nil && spec.Parent().Name != "client") {
+		if spec == nil || !spec.keepsCaching() {
 			cl.track.caching = false
 		}
 	}
@@ -490,13 +481,13 @@ func clientTracking(c *Ctx, args [][]byte) {
 		more := len(args) - 1 - j
 		a := args[j]
 		switch {
-		case EqualFold(a, "redirect") && more > 0:
+		case cstr.EqualFold(a, "redirect") && more > 0:
 			j++
 			if redirect != 0 {
 				c.Error(ErrTrackingRedirectTwice)
 				return
 			}
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok {
 				c.Error(ErrNotInt)
 				return
@@ -506,15 +497,15 @@ func clientTracking(c *Ctx, args [][]byte) {
 				return
 			}
 			redirect = n
-		case EqualFold(a, "bcast"):
+		case cstr.EqualFold(a, "bcast"):
 			bcast = true
-		case EqualFold(a, "optin"):
+		case cstr.EqualFold(a, "optin"):
 			optin = true
-		case EqualFold(a, "optout"):
+		case cstr.EqualFold(a, "optout"):
 			optout = true
-		case EqualFold(a, "noloop"):
+		case cstr.EqualFold(a, "noloop"):
 			noloop = true
-		case EqualFold(a, "prefix") && more > 0:
+		case cstr.EqualFold(a, "prefix") && more > 0:
 			j++
 			prefixes = append(prefixes, args[j])
 		default:
@@ -524,7 +515,7 @@ func clientTracking(c *Ctx, args [][]byte) {
 	}
 	t := &c.C.track
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		if !bcast && len(prefixes) > 0 {
 			c.Error(ErrTrackingPrefixNoBcast)
 			return
@@ -549,7 +540,7 @@ func clientTracking(c *Ctx, args [][]byte) {
 			return
 		}
 		c.E.enableTracking(c.C, redirect, bcast, optin, optout, noloop, prefixes)
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.E.DisableTracking(c.C)
 	default:
 		c.Error(ErrSyntax)
@@ -593,12 +584,12 @@ func clientCaching(c *Ctx, args [][]byte) {
 		return
 	}
 	switch {
-	case EqualFold(args[2], "yes"):
+	case cstr.EqualFold(args[2], "yes"):
 		if !t.optin {
 			c.Error(ErrCachingYesNotOptin)
 			return
 		}
-	case EqualFold(args[2], "no"):
+	case cstr.EqualFold(args[2], "no"):
 		if !t.optout {
 			c.Error(ErrCachingNoNotOptout)
 			return

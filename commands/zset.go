@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -12,41 +14,41 @@ import (
 // Sorted-set commands (Redis 7.0 t_zset.c).
 
 var zsetCommands = []*Spec{
-	{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zadd},
-	{Name: "zincrby", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zincrby},
-	{Name: "zrem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zrem},
-	{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zscore},
-	{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zmscore},
-	{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zcard},
-	{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zcount},
-	{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zlexcount},
-	{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zrank},
-	{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Fn: zrevrank},
-	{Name: "zrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrange},
-	{Name: "zrevrange", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrange},
-	{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrangebyscore},
-	{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrangebyscore},
-	{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrangebylex},
-	{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrevrangebylex},
-	{Name: "zremrangebyscore", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebyscore},
-	{Name: "zremrangebyrank", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebyrank},
-	{Name: "zremrangebylex", Arity: 4, Flags: Write, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zremrangebylex},
-	{Name: "zpopmin", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmin},
-	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Fn: zpopmax},
-	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, ACL: []string{"write", "sortedset", "slow"}, Fn: zmpop},
-	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Fn: zrangestore},
-	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zrandmember},
-	{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zunion},
-	{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zinter},
-	{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zdiff},
-	{Name: "zintercard", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), ACL: []string{"read", "sortedset", "slow"}, Fn: zintercard},
-	{Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zunionstore},
-	{Name: "zinterstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zinterstore},
-	{Name: "zdiffstore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: zsetopKeys(2, true), ACL: []string{"write", "sortedset", "slow"}, Fn: zdiffstore},
-	{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmin},
-	{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Fn: bzpopmax},
-	{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: bzmpopKeys, ACL: []string{"write", "sortedset", "slow", "blocking"}, Fn: bzmpop},
-	{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Fn: zscan},
+	{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zadd},
+	{Name: "zincrby", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zincrby},
+	{Name: "zrem", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zrem},
+	{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zscore},
+	{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zmscore},
+	{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"sortedset"}, Fn: zcard},
+	{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zcount},
+	{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zlexcount},
+	{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrank},
+	{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrank},
+	{Name: "zrange", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrange},
+	{Name: "zrevrange", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrange},
+	{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebyscore},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebyscore},
+	{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebylex},
+	{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebylex},
+	{Name: "zremrangebyscore", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyscore},
+	{Name: "zremrangebyrank", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyrank},
+	{Name: "zremrangebylex", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebylex},
+	{Name: "zpopmin", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmin},
+	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmax},
+	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zmpop},
+	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zrangestore},
+	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zrandmember},
+	{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunion},
+	{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinter},
+	{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiff},
+	{Name: "zintercard", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zintercard},
+	{Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunionstore},
+	{Name: "zinterstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinterstore},
+	{Name: "zdiffstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiffstore},
+	{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmin},
+	{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmax},
+	{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: bzmpopKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzmpop},
+	{Name: "zscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zscan},
 }
 
 func init() { Register(zsetCommands) }
@@ -74,10 +76,10 @@ func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
 func parseScoreRange(min, max []byte) (store.ScoreRange, bool) {
 	var r store.ScoreRange
 	var ok bool
-	if r.Min, r.MinEx, ok = parseRangeScore(min); !ok {
+	if r.Min, r.MinEx, ok = redisnum.ParseRangeScore(min); !ok {
 		return r, false
 	}
-	if r.Max, r.MaxEx, ok = parseRangeScore(max); !ok {
+	if r.Max, r.MaxEx, ok = redisnum.ParseRangeScore(max); !ok {
 		return r, false
 	}
 	return r, true
@@ -181,19 +183,19 @@ func zaddGeneric(c *Ctx, args [][]byte, flags int) {
 	scoreidx := 2
 options:
 	for ; scoreidx < len(args); scoreidx++ {
-		o := cString(args[scoreidx]) // strcasecmp stops at NUL
+		o := cstr.CString(args[scoreidx]) // strcasecmp stops at NUL
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= store.ZAddNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= store.ZAddXX
-		case EqualFold(o, "ch"):
+		case cstr.EqualFold(o, "ch"):
 			ch = true
-		case EqualFold(o, "incr"):
+		case cstr.EqualFold(o, "incr"):
 			flags |= store.ZAddIncr
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= store.ZAddGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= store.ZAddLT
 		default:
 			break options
@@ -231,7 +233,7 @@ options:
 		scores = make([]float64, 0, elements)
 	}
 	for j := 0; j < elements; j++ {
-		f, ok := parseScore(args[scoreidx+j*2])
+		f, ok := redisnum.ParseFloat(args[scoreidx+j*2])
 		if !ok {
 			c.Error(ErrNotFloat)
 			return
@@ -487,26 +489,26 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	offset, limit := int64(0), int64(-1)
 	for j := argStart + 3; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case !isStore && EqualFold(a, "withscores"):
+		case !isStore && cstr.EqualFold(a, "withscores"):
 			withscores = true
-		case left >= 2 && EqualFold(a, "limit"):
+		case left >= 2 && cstr.EqualFold(a, "limit"):
 			var ok bool
-			if offset, ok = ParseInt(args[j+1]); !ok {
+			if offset, ok = redisnum.ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
-			if limit, ok = ParseInt(args[j+2]); !ok {
+			if limit, ok = redisnum.ParseInt(args[j+2]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
 			j += 2
-		case dir == zrangeDirAuto && EqualFold(a, "rev"):
+		case dir == zrangeDirAuto && cstr.EqualFold(a, "rev"):
 			dir = zrangeReverse
-		case rt == zrangeAuto && EqualFold(a, "bylex"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "bylex"):
 			rt = zrangeLex
-		case rt == zrangeAuto && EqualFold(a, "byscore"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "byscore"):
 			rt = zrangeScore
 		default:
 			c.Error(ErrSyntax)
@@ -538,11 +540,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	switch rt {
 	case zrangeRank:
 		var ok bool
-		if start, ok = ParseInt(args[minidx]); !ok {
+		if start, ok = redisnum.ParseInt(args[minidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[maxidx]); !ok {
+		if end, ok = redisnum.ParseInt(args[maxidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -705,11 +707,11 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	case zrangeRank:
 		event = "zremrangebyrank"
 		var ok bool
-		if start, ok = ParseInt(args[2]); !ok {
+		if start, ok = redisnum.ParseInt(args[2]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[3]); !ok {
+		if end, ok = redisnum.ParseInt(args[3]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -864,7 +866,7 @@ func zpopMinMax(c *Ctx, args [][]byte, max bool) {
 	count := int64(-1)
 	if len(args) == 3 {
 		// getPositiveLongFromObjectOrReply: one message for both errors.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -883,7 +885,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 	if idx >= len(args) {
 		return nil
 	}
-	n, ok := ParseInt(args[idx])
+	n, ok := redisnum.ParseInt(args[idx])
 	if !ok || n <= 0 || n > int64(len(args)-idx-1) {
 		return nil
 	}
@@ -897,7 +899,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 // zmpopArgs parses ZMPOP/BZMPOP's "numkeys key... MIN|MAX [COUNT n]" with
 // numkeys at args[idx]; it writes the error and returns ok == false.
 func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
-	numkeys, okn := ParseInt(args[idx])
+	numkeys, okn := redisnum.ParseInt(args[idx])
 	if !okn || numkeys < 1 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -912,8 +914,8 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 		return nil, false, 0, false
 	}
 	switch {
-	case EqualFold(cString(args[whereIdx]), "min"):
-	case EqualFold(cString(args[whereIdx]), "max"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "min"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
@@ -922,9 +924,9 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
 		more := len(args) - 1 - j
-		if count == -1 && more > 0 && EqualFold(cString(args[j]), "count") {
+		if count == -1 && more > 0 && cstr.EqualFold(cstr.CString(args[j]), "count") {
 			j++
-			n, okc := ParseInt(args[j])
+			n, okc := redisnum.ParseInt(args[j])
 			if !okc || n < 1 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false
@@ -1007,7 +1009,7 @@ func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, 
 
 func zrandmember(c *Ctx, args [][]byte) {
 	if len(args) >= 3 {
-		l, ok := ParseInt(args[2])
+		l, ok := redisnum.ParseInt(args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -1017,7 +1019,7 @@ func zrandmember(c *Ctx, args [][]byte) {
 			return
 		}
 		withscores := false
-		if len(args) > 4 || (len(args) == 4 && !EqualFold(cString(args[3]), "withscores")) {
+		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(cstr.CString(args[3]), "withscores")) {
 			c.Error(ErrSyntax)
 			return
 		} else if len(args) == 4 {
@@ -1193,7 +1195,7 @@ func zdiffstore(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, args[1], 2, zse
 
 // zsetopGeneric is Redis's zunionInterDiffGenericCommand.
 func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
-	setnum, ok := ParseInt(args[numkeysIdx])
+	setnum, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -1228,12 +1230,12 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 	withscores := false
 	limit := int64(0)
 	for remaining := len(args) - j; remaining > 0; remaining = len(args) - j {
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && EqualFold(a, "weights"):
+		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && cstr.EqualFold(a, "weights"):
 			j++
 			for i := range src {
-				w, ok := parseScore(args[j])
+				w, ok := redisnum.ParseFloat(args[j])
 				if !ok {
 					c.Error(ErrZWeightNotFloat)
 					return
@@ -1241,24 +1243,24 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 				src[i].weight = w
 				j++
 			}
-		case op != zsetopDiff && !cardOnly && remaining >= 2 && EqualFold(a, "aggregate"):
-			switch v := cString(args[j+1]); {
-			case EqualFold(v, "sum"):
+		case op != zsetopDiff && !cardOnly && remaining >= 2 && cstr.EqualFold(a, "aggregate"):
+			switch v := cstr.CString(args[j+1]); {
+			case cstr.EqualFold(v, "sum"):
 				aggr = aggrSum
-			case EqualFold(v, "min"):
+			case cstr.EqualFold(v, "min"):
 				aggr = aggrMin
-			case EqualFold(v, "max"):
+			case cstr.EqualFold(v, "max"):
 				aggr = aggrMax
 			default:
 				c.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && EqualFold(a, "withscores"):
+		case dst == nil && !cardOnly && cstr.EqualFold(a, "withscores"):
 			withscores = true
 			j++
-		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
-			n, ok := ParseInt(args[j+1])
+		case cardOnly && remaining >= 2 && cstr.EqualFold(a, "limit"):
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
 				return
