@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +98,13 @@ type Config struct {
 	// --addr ""); a cluster node then dials the other members' client
 	// ports with TLS too.
 	TLSOnly bool
+
+	// LoadRDB is an RDB file (a redis-server dump.rdb, or lockkv's SAVE)
+	// a standalone server loads as it starts, before it serves: its keys
+	// not yet expired and its function libraries. A bad file fails
+	// Start. Cluster nodes load through the log instead (cmd/lockkv
+	// --load-rdb, "Backup and restore" in the README).
+	LoadRDB string
 
 	// Settings are CONFIG settings applied as the server starts, in
 	// order, as a config file's lines are (maxmemory, timeout, hz, ...):
@@ -317,6 +325,17 @@ func (s *Server) Start() error {
 		if tlsServer, tlsPeer, err = s.cfg.loadTLS(); err != nil {
 			return err
 		}
+	}
+	if s.cfg.LoadRDB != "" && s.cfg.Cluster == nil {
+		data, err := os.ReadFile(s.cfg.LoadRDB)
+		if err != nil {
+			return err
+		}
+		loaded, expired, err := s.eng.LoadRDB(data, s.clock.Now().UnixMilli())
+		if err != nil {
+			return fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err)
+		}
+		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
 	}
 	if s.cfg.Cluster != nil {
 		rc := *s.cfg.Cluster

@@ -65,6 +65,8 @@ var (
 var settingSupport = map[string]support{
 	// Honoured.
 	"databases":                 isHonoured, // immutable besides
+	"dir":                       isHonoured, // protected besides; where SAVE writes
+	"dbfilename":                isHonoured, // protected besides
 	"requirepass":               isHonoured,
 	"maxclients":                isHonoured,
 	"tracking-table-max-keys":   isHonoured,
@@ -127,8 +129,6 @@ var settingSupport = map[string]support{
 	"oom-score-adj":            sup(fixed, "adjusting its OOM score"),
 	"proc-title-template":      sup(fixed, "setting its process title"),
 	"bind-source-addr":         sup(fixed, "choosing the source address of its connections"),
-	"dir":                      sup(fixed, "changing its working directory"), // protected besides
-	"dbfilename":               sup(fixed, "RDB files"),                      // protected besides
 	// Redis as packaged refuses yes itself (activedefrag's check).
 	"activedefrag":        isInert,
 	"shutdown-on-sigint":  {class: inert, refuse: refuseShutdownSave},

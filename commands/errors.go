@@ -210,6 +210,7 @@ const (
 	ErrFunctionNotFound       = "ERR Function not found"
 	ErrDumpPayload            = "ERR DUMP payload version or checksum are wrong"
 	ErrBadDataFormat          = "ERR Bad data format"
+	ErrBgsaveInProgress       = "ERR Background save already in progress"
 	ErrBusyKey                = "BUSYKEY Target key name already exists."
 	ErrRestoreTTL             = "ERR Invalid TTL value, must be >= 0"
 	ErrRestoreIdle            = "ERR Invalid IDLETIME value, must be >= 0"

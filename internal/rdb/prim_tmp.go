@@ -59,8 +59,8 @@ func lzfCompress(in []byte, outLen int) []byte {
 	if len(in) < 2 || outLen <= 0 {
 		return nil
 	}
-	htab := make([]int32, hsize) // positions + 1; 0 = empty
-	out := make([]byte, outLen)
+	htab := make([]int32, hsize)  // positions + 1; 0 = empty
+	out := make([]byte, outLen+1) // Redis allocates one byte more: a run may start there
 	inEnd := len(in)
 	ip, op := 0, 0
 	idx := func(h uint32) uint32 { return ((h >> (3*8 - hlog)) - h*5) & (hsize - 1) }
