@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // The lock scripts as clients run them: redis.Script tries EVALSHA and

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -36,7 +38,7 @@ func (c *Ctx) bitOffsetHash(b []byte, bits int) (uint64, bool) {
 	if hash {
 		b = b[1:]
 	}
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if hash {
 		n *= int64(bits) // wraps like Redis's long long multiply
 	}
@@ -152,7 +154,7 @@ func setbit(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	on, ok := ParseInt(args[3])
+	on, ok := redisnum.ParseInt(args[3])
 	if !ok || on&^1 != 0 {
 		c.Error(ErrBitValue)
 		return
@@ -217,23 +219,23 @@ func bitcount(c *Ctx, args [][]byte) {
 	case 2:
 		lo, hi = 0, strlen<<3-1
 	case 4, 5:
-		start, ok := ParseInt(args[2])
+		start, ok := redisnum.ParseInt(args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		end, ok := ParseInt(args[3])
+		end, ok := redisnum.ParseInt(args[3])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
 		}
 		isBit := false
 		if len(args) == 5 {
-			u := cString(args[4])
+			u := cstr.CString(args[4])
 			switch {
-			case EqualFold(u, "bit"):
+			case cstr.EqualFold(u, "bit"):
 				isBit = true
-			case EqualFold(u, "byte"):
+			case cstr.EqualFold(u, "byte"):
 			default:
 				c.Error(ErrSyntax)
 				return
@@ -256,7 +258,7 @@ func bitcount(c *Ctx, args [][]byte) {
 }
 
 func bitpos(c *Ctx, args [][]byte) {
-	b, ok := ParseInt(args[2])
+	b, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -285,18 +287,18 @@ func bitpos(c *Ctx, args [][]byte) {
 	case 3:
 		lo, hi = 0, strlen<<3-1
 	case 4, 5, 6:
-		start, ok := ParseInt(args[3])
+		start, ok := redisnum.ParseInt(args[3])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
 		}
 		isBit := false
 		if len(args) == 6 {
-			u := cString(args[5])
+			u := cstr.CString(args[5])
 			switch {
-			case EqualFold(u, "bit"):
+			case cstr.EqualFold(u, "bit"):
 				isBit = true
-			case EqualFold(u, "byte"):
+			case cstr.EqualFold(u, "byte"):
 			default:
 				c.Error(ErrSyntax)
 				return
@@ -304,7 +306,7 @@ func bitpos(c *Ctx, args [][]byte) {
 		}
 		var end int64
 		if len(args) >= 5 {
-			if end, ok = ParseInt(args[4]); !ok {
+			if end, ok = redisnum.ParseInt(args[4]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -332,7 +334,7 @@ func bitpos(c *Ctx, args [][]byte) {
 }
 
 func bitop(c *Ctx, args [][]byte) {
-	op := cString(args[1])
+	op := cstr.CString(args[1])
 	const (
 		opAnd = iota
 		opOr
@@ -341,13 +343,13 @@ func bitop(c *Ctx, args [][]byte) {
 	)
 	var kind int
 	switch {
-	case EqualFold(op, "and"):
+	case cstr.EqualFold(op, "and"):
 		kind = opAnd
-	case EqualFold(op, "or"):
+	case cstr.EqualFold(op, "or"):
 		kind = opOr
-	case EqualFold(op, "xor"):
+	case cstr.EqualFold(op, "xor"):
 		kind = opXor
-	case EqualFold(op, "not"):
+	case cstr.EqualFold(op, "not"):
 		kind = opNot
 	default:
 		c.Error(ErrSyntax)
@@ -434,13 +436,13 @@ type bitfieldOp struct {
 
 // bitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63).
 func (c *Ctx) bitfieldType(b []byte) (signed bool, bits int, ok bool) {
-	b = cString(b)
+	b = cstr.CString(b)
 	if len(b) == 0 || (b[0] != 'i' && b[0] != 'u') {
 		c.Error(ErrBitfieldType)
 		return false, 0, false
 	}
 	signed = b[0] == 'i'
-	n, ok := ParseInt(b[1:])
+	n, ok := redisnum.ParseInt(b[1:])
 	if !ok || n < 1 || (signed && n > 64) || (!signed && n > 63) {
 		c.Error(ErrBitfieldType)
 		return false, 0, false
@@ -553,24 +555,24 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 	var highest uint64
 	for j := 2; j < len(args); j++ {
 		rem := len(args) - j - 1
-		sub := cString(args[j])
+		sub := cstr.CString(args[j])
 		var opcode int
 		switch {
-		case EqualFold(sub, "get") && rem >= 2:
+		case cstr.EqualFold(sub, "get") && rem >= 2:
 			opcode = bfGet
-		case EqualFold(sub, "set") && rem >= 3:
+		case cstr.EqualFold(sub, "set") && rem >= 3:
 			opcode = bfSet
-		case EqualFold(sub, "incrby") && rem >= 3:
+		case cstr.EqualFold(sub, "incrby") && rem >= 3:
 			opcode = bfIncrBy
-		case EqualFold(sub, "overflow") && rem >= 1:
-			t := cString(args[j+1])
+		case cstr.EqualFold(sub, "overflow") && rem >= 1:
+			t := cstr.CString(args[j+1])
 			j++
 			switch {
-			case EqualFold(t, "wrap"):
+			case cstr.EqualFold(t, "wrap"):
 				ow = bfWrap
-			case EqualFold(t, "sat"):
+			case cstr.EqualFold(t, "sat"):
 				ow = bfSat
-			case EqualFold(t, "fail"):
+			case cstr.EqualFold(t, "fail"):
 				ow = bfFail
 			default:
 				c.Error(ErrBitfieldOverflow)
@@ -595,7 +597,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			if hi := off + uint64(bits) - 1; hi > highest {
 				highest = hi
 			}
-			if i64, ok = ParseInt(args[j+3]); !ok {
+			if i64, ok = redisnum.ParseInt(args[j+3]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/lockkv/lockkv/internal/longdouble"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -190,10 +191,10 @@ func (c *Ctx) ParseTimeout(b []byte) (int64, bool) {
 // LLONG_MIN and so read as negative. ok is false when strtold refuses the
 // text (string2ld).
 func parseTimeoutMs(b []byte) (int64, bool) {
-	if n, ok := ParseInt(b); ok && n > -1e15 && n < 1e15 {
+	if n, ok := redisnum.ParseInt(b); ok && n > -1e15 && n < 1e15 {
 		return n * 1000, true // the common case, exact either way
 	}
-	if len(b) == 0 || isSpaceByte(b[0]) {
+	if len(b) == 0 || redisnum.IsSpace(b[0]) {
 		return 0, false
 	}
 	x, ok := longdouble.Parse(b)

@@ -3,6 +3,9 @@ package commands
 import (
 	"strconv"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // CLIENT: the container and the subcommands that live with the connection
@@ -381,17 +384,17 @@ func clientList(c *Ctx, args [][]byte) {
 	var ids map[int64]bool
 	switch {
 	case len(args) == 2:
-	case len(args) == 4 && EqualFold(args[2], "type"):
+	case len(args) == 4 && cstr.EqualFold(args[2], "type"):
 		t, ok := parseClientType(args[3])
 		if !ok {
 			c.Error(ErrUnknownClientType(args[3]))
 			return
 		}
 		typ = t
-	case len(args) > 3 && EqualFold(args[2], "id"):
+	case len(args) > 3 && cstr.EqualFold(args[2], "id"):
 		ids = map[int64]bool{}
 		for _, a := range args[3:] {
-			id, ok := ParseInt(a)
+			id, ok := redisnum.ParseInt(a)
 			if !ok {
 				c.Error(ErrInvalidClientID)
 				return
@@ -475,34 +478,34 @@ func clientKill(c *Ctx, args [][]byte) {
 	for i := 2; i < len(args); i += 2 {
 		opt, val := args[i], args[i+1]
 		switch {
-		case EqualFold(opt, "id"):
-			n, ok := ParseInt(val)
+		case cstr.EqualFold(opt, "id"):
+			n, ok := redisnum.ParseInt(val)
 			if !ok || n <= 0 {
 				c.Error(ErrClientIDPositive)
 				return
 			}
 			id = n
-		case EqualFold(opt, "type"):
+		case cstr.EqualFold(opt, "type"):
 			t, ok := parseClientType(val)
 			if !ok {
 				c.Error(ErrUnknownClientType(val))
 				return
 			}
 			typ = t
-		case EqualFold(opt, "addr"):
+		case cstr.EqualFold(opt, "addr"):
 			addr, haveAddr = string(val), true
-		case EqualFold(opt, "laddr"):
+		case cstr.EqualFold(opt, "laddr"):
 			laddr, haveLaddr = string(val), true
-		case EqualFold(opt, "user"):
+		case cstr.EqualFold(opt, "user"):
 			if string(val) != "default" {
 				c.Error(ErrNoSuchUser(val))
 				return
 			}
-		case EqualFold(opt, "skipme"):
+		case cstr.EqualFold(opt, "skipme"):
 			switch {
-			case EqualFold(val, "yes"):
+			case cstr.EqualFold(val, "yes"):
 				skipMe = true
-			case EqualFold(val, "no"):
+			case cstr.EqualFold(val, "no"):
 				skipMe = false
 			default:
 				c.Error(ErrSyntax)
@@ -556,12 +559,12 @@ func (e *Engine) killClient(c *Ctx, cl *Client) {
 // validates the arguments as C strings, so a NUL byte ends them: what
 // follows one is never shown, and an empty value clears the attribute.
 func clientSetInfo(c *Ctx, args [][]byte) {
-	attr, val := cString(args[2]), cString(args[3])
+	attr, val := cstr.CString(args[2]), cstr.CString(args[3])
 	var dst *string
 	switch {
-	case EqualFold(attr, "lib-name"):
+	case cstr.EqualFold(attr, "lib-name"):
 		dst = &c.C.LibName
-	case EqualFold(attr, "lib-ver"):
+	case cstr.EqualFold(attr, "lib-ver"):
 		dst = &c.C.LibVer
 	default:
 		c.Error(ErrUnrecognizedOption(attr))
@@ -581,9 +584,9 @@ func clientSetInfo(c *Ctx, args [][]byte) {
 // commands leave the keys' access time alone, except TOUCH (Ctx.touchKey).
 func clientNoTouch(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.NoTouch = true
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.NoTouch = false
 	default:
 		c.Error(ErrSyntax)
@@ -594,9 +597,9 @@ func clientNoTouch(c *Ctx, args [][]byte) {
 
 func clientNoEvict(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.NoEvict = true
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.NoEvict = false
 	default:
 		c.Error(ErrSyntax)
@@ -607,13 +610,13 @@ func clientNoEvict(c *Ctx, args [][]byte) {
 
 func clientReply(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		c.C.ReplyMode = ReplyOn
 		c.W = c.E.Writer(c.C)
 		c.W.OK()
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.C.ReplyMode = ReplyOff
-	case EqualFold(args[2], "skip"):
+	case cstr.EqualFold(args[2], "skip"):
 		if c.C.ReplyMode != ReplyOff {
 			c.C.ReplyMode = ReplySkip
 		}
@@ -623,7 +626,7 @@ func clientReply(c *Ctx, args [][]byte) {
 }
 
 func clientPause(c *Ctx, args [][]byte) {
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -635,9 +638,9 @@ func clientPause(c *Ctx, args [][]byte) {
 	typ := pauseAll
 	if len(args) == 4 {
 		switch {
-		case EqualFold(args[3], "write"):
+		case cstr.EqualFold(args[3], "write"):
 			typ = pauseWrite
-		case EqualFold(args[3], "all"):
+		case cstr.EqualFold(args[3], "all"):
 		default:
 			c.Error(ErrPauseMode)
 			return
@@ -671,7 +674,7 @@ func clientUnpause(c *Ctx, args [][]byte) {
 }
 
 func clientUnblock(c *Ctx, args [][]byte) {
-	id, ok := ParseInt(args[2])
+	id, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -679,8 +682,8 @@ func clientUnblock(c *Ctx, args [][]byte) {
 	withError := false
 	if len(args) == 4 {
 		switch {
-		case EqualFold(args[3], "timeout"):
-		case EqualFold(args[3], "error"):
+		case cstr.EqualFold(args[3], "timeout"):
+		case cstr.EqualFold(args[3], "error"):
 			withError = true
 		default:
 			c.Error(ErrUnblockReason)

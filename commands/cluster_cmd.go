@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -224,7 +225,7 @@ func askingCmd(c *Ctx, args [][]byte) {
 // CLUSTER subcommands, in Redis's help order
 
 func clusterCountKeysInSlot(c *Ctx, args [][]byte) {
-	slot, ok := ParseInt(args[2])
+	slot, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -244,12 +245,12 @@ func clusterCountKeysInSlot(c *Ctx, args [][]byte) {
 }
 
 func clusterGetKeysInSlot(c *Ctx, args [][]byte) {
-	slot, ok := ParseInt(args[2])
+	slot, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	max, ok := ParseInt(args[3])
+	max, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 )
 
@@ -316,12 +317,12 @@ func commandList(c *Ctx, args [][]byte) {
 	switch {
 	case len(args) == 2:
 		match = func(*Spec) bool { return true }
-	case len(args) == 5 && EqualFold(args[2], "filterby"):
+	case len(args) == 5 && cstr.EqualFold(args[2], "filterby"):
 		val := string(args[4])
 		switch {
-		case EqualFold(args[3], "module"):
+		case cstr.EqualFold(args[3], "module"):
 			match = func(*Spec) bool { return false }
-		case EqualFold(args[3], "aclcat"):
+		case cstr.EqualFold(args[3], "aclcat"):
 			cat := strings.ToLower(val)
 			match = func(s *Spec) bool {
 				for _, x := range categories(s) {
@@ -331,7 +332,7 @@ func commandList(c *Ctx, args [][]byte) {
 				}
 				return false
 			}
-		case EqualFold(args[3], "pattern"):
+		case cstr.EqualFold(args[3], "pattern"):
 			match = func(s *Spec) bool { return glob.Match(val, s.FullName(), true) }
 		default:
 			c.Error(ErrSyntax)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // cmdstatUsec returns the usec and usec_per_call INFO commandstats shows
@@ -16,6 +17,24 @@ func cmdstatUsec(t *testing.T, info, name string) (int64, string) {
 	}
 	usec, _ := strconv.ParseInt(m[2], 10, 64)
 	return usec, m[3]
+}
+
+// TestDebugSleepStrtod: DEBUG SLEEP reads its time as Redis does, with
+// strtod and no check of what follows: "0.03x" and " 0x.08" (hex) sleep.
+func TestDebugSleepStrtod(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.Config.EnableDebugCommand = ProtectedYes
+	cl, conn := te.client()
+	for _, tc := range []struct {
+		arg   string
+		least time.Duration
+	}{{"0.03x", 30 * time.Millisecond}, {" 0x.08", 31 * time.Millisecond}} {
+		start := time.Now()
+		te.expect(cl, conn, "+OK\r\n", "DEBUG", "SLEEP", tc.arg)
+		if d := time.Since(start); d < tc.least {
+			t.Errorf("DEBUG SLEEP %q slept %v, want at least %v", tc.arg, d, tc.least)
+		}
+	}
 }
 
 // TestCommandStatsTime: INFO commandstats reports the time commands took,

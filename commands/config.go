@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisconf"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Config holds the settings lockkv honours or reports. CONFIG GET/SET read
@@ -608,7 +609,7 @@ func (s *setting) parseNum(v string) (int64, string) {
 		}
 	}
 	if s.flags&cfgPercent != 0 && len(v) > 1 && v[len(v)-1] == '%' {
-		if n, ok := ParseInt([]byte(v[:len(v)-1])); ok && n >= 0 {
+		if n, ok := redisnum.ParseInt([]byte(v[:len(v)-1])); ok && n >= 0 {
 			return -n, ""
 		}
 	}
@@ -618,7 +619,7 @@ func (s *setting) parseNum(v string) (int64, string) {
 	case s.flags&cfgMemory != 0:
 		return 0, "argument must be a memory value"
 	}
-	n, ok := ParseInt([]byte(v))
+	n, ok := redisnum.ParseInt([]byte(v))
 	if !ok {
 		return 0, "argument couldn't be parsed into an integer"
 	}
@@ -716,7 +717,7 @@ func splitArgs(v string) []string {
 // of s when there are no digits).
 func strtoll(s string) (int64, string) {
 	i := 0
-	for i < len(s) && isSpaceByte(s[i]) {
+	for i < len(s) && redisnum.IsSpace(s[i]) {
 		i++
 	}
 	neg := false
@@ -880,7 +881,7 @@ func setLatencyPercentiles(c *Config, v string) (string, string) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		f, ok := ParseFloat([]byte(a))
+		f, ok := redisnum.ParseFloat([]byte(a)) // string2d
 		if !ok {
 			return "", "Invalid latency-tracking-info-percentiles parameters"
 		}

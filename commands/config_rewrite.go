@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisconf"
 )
 
@@ -199,4 +200,4 @@ func formatMemory(bytes int64) string {
 	return strconv.FormatInt(bytes, 10)
 }
 
-func repr(s string) string { return string(appendRepr(nil, []byte(s))) }
+func repr(s string) string { return string(cstr.AppendRepr(nil, []byte(s))) }

@@ -1,6 +1,12 @@
 package commands
 
-import "crypto/subtle"
+import (
+	"crypto/subtle"
+
+	"github.com/lockkv/lockkv/internal/buildinfo"
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
+)
 
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
@@ -46,7 +52,7 @@ func quit(c *Ctx, args [][]byte) {
 }
 
 func selectDB(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -129,7 +135,7 @@ func hello(c *Ctx, args [][]byte) {
 	ver := int64(0)
 	next := 1
 	if len(args) >= 2 {
-		v, ok := ParseInt(args[1])
+		v, ok := redisnum.ParseInt(args[1])
 		if !ok {
 			c.Error(ErrHelloProtoNotInt)
 			return
@@ -146,10 +152,10 @@ func hello(c *Ctx, args [][]byte) {
 	for j := next; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
-		case EqualFold(args[j], "auth") && more >= 2:
+		case cstr.EqualFold(args[j], "auth") && more >= 2:
 			user, pass, haveAuth = args[j+1], args[j+2], true
 			j += 2
-		case EqualFold(args[j], "setname") && more >= 1:
+		case cstr.EqualFold(args[j], "setname") && more >= 1:
 			name, haveName = args[j+1], true
 			j++
 		default:
@@ -179,7 +185,7 @@ func hello(c *Ctx, args [][]byte) {
 	c.W.BulkString("server")
 	c.W.BulkString("redis")
 	c.W.BulkString("version")
-	c.W.BulkString(RedisVersion)
+	c.W.BulkString(buildinfo.RedisVersion)
 	c.W.BulkString("proto")
 	c.W.Int(int64(c.C.W.Proto))
 	c.W.BulkString("id")

@@ -3,6 +3,8 @@ package commands
 import (
 	"strconv"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/cstr"
 )
 
 // Error texts, byte for byte as Redis 7.0 sends them (without the leading
@@ -171,24 +173,13 @@ func ErrInternal(name string) string {
 // ErrUnsupportedOption is EXPIRE's error for an unknown option; opt is cut
 // at its first NUL byte, as Redis prints it with %s.
 func ErrUnsupportedOption(opt []byte) string {
-	return "ERR Unsupported option " + string(cString(opt))
+	return "ERR Unsupported option " + string(cstr.CString(opt))
 }
 
 // ErrInvalidExpireTime is the invalid expire time error of command name
 // ("set", "expire", "getex", ...).
 func ErrInvalidExpireTime(name string) string {
 	return "ERR invalid expire time in '" + name + "' command"
-}
-
-// cString returns b up to its first NUL byte: what C code sees of an
-// argument when it treats it as a C string (strcasecmp, %s).
-func cString(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
 }
 
 // Hash and set family (hash.go, set.go).
@@ -272,13 +263,13 @@ const (
 // ErrUnrecognizedOption is CLIENT SETINFO's error for an attribute other
 // than LIB-NAME and LIB-VER, printed as C prints it (up to a NUL byte).
 func ErrUnrecognizedOption(opt []byte) string {
-	return "ERR Unrecognized option '" + string(cString(opt)) + "'"
+	return "ERR Unrecognized option '" + string(cstr.CString(opt)) + "'"
 }
 
 // ErrClientAttr is CLIENT SETINFO's error for a value with a byte outside
 // '!'..'~'; the attribute is named as the client spelt it.
 func ErrClientAttr(attr []byte) string {
-	return "ERR " + string(cString(attr)) + " cannot contain spaces, newlines or special characters."
+	return "ERR " + string(cstr.CString(attr)) + " cannot contain spaces, newlines or special characters."
 }
 
 // ErrHelloOption is HELLO's error for an unknown or incomplete option.
@@ -332,11 +323,11 @@ const (
 // TRACKING's prefix collision errors (tracking.c); prefixes print as C
 // strings.
 func errPrefixOverlapExisting(p, existing string) string {
-	return "ERR Prefix '" + string(cString([]byte(p))) + "' overlaps with an existing prefix '" + string(cString([]byte(existing))) + "'. Prefixes for a single client must not overlap."
+	return "ERR Prefix '" + string(cstr.CString([]byte(p))) + "' overlaps with an existing prefix '" + string(cstr.CString([]byte(existing))) + "'. Prefixes for a single client must not overlap."
 }
 
 func errPrefixOverlapProvided(p, other string) string {
-	return "ERR Prefix '" + string(cString([]byte(p))) + "' overlaps with another provided prefix '" + string(cString([]byte(other))) + "'. Prefixes for a single client must not overlap."
+	return "ERR Prefix '" + string(cstr.CString([]byte(p))) + "' overlaps with another provided prefix '" + string(cstr.CString([]byte(other))) + "'. Prefixes for a single client must not overlap."
 }
 
 // Lists and blocking commands.
@@ -351,10 +342,12 @@ const (
 
 // Function family errors that carry arguments (functions.go).
 func ErrFunctionUnknownOption(opt []byte) string {
-	return "ERR Unknown option given: " + string(cString(opt))
+	return "ERR Unknown option given: " + string(cstr.CString(opt))
 }
 
-func ErrFunctionUnknownArg(arg []byte) string { return "ERR Unknown argument " + string(cString(arg)) }
+func ErrFunctionUnknownArg(arg []byte) string {
+	return "ERR Unknown argument " + string(cstr.CString(arg))
+}
 
 func ErrEngineNotFound(engine string) string { return "ERR Engine '" + engine + "' not found" }
 

@@ -3,7 +3,9 @@ package commands
 import (
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -81,7 +83,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Error(ErrFunctionNotFound)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrBadNumKeys)
 		return
@@ -112,7 +114,7 @@ func functionLoad(c *Ctx, args [][]byte) {
 	replace := false
 	pos := 2
 	for pos < len(args)-1 {
-		if EqualFold(args[pos], "replace") {
+		if cstr.EqualFold(args[pos], "replace") {
 			replace = true
 			pos++
 			continue
@@ -189,7 +191,7 @@ func functionDelete(c *Ctx, args [][]byte) {
 }
 
 func functionFlush(c *Ctx, args [][]byte) {
-	if len(args) > 3 || (len(args) == 3 && !EqualFold(args[2], "sync") && !EqualFold(args[2], "async")) {
+	if len(args) > 3 || (len(args) == 3 && !cstr.EqualFold(args[2], "sync") && !cstr.EqualFold(args[2], "async")) {
 		c.Error(ErrFunctionFlushArg)
 		return
 	}
@@ -203,11 +205,11 @@ func functionList(c *Ctx, args [][]byte) {
 	var pattern []byte
 	havePattern := false
 	for i := 2; i < len(args); i++ {
-		if !withCode && EqualFold(args[i], "withcode") {
+		if !withCode && cstr.EqualFold(args[i], "withcode") {
 			withCode = true
 			continue
 		}
-		if !havePattern && EqualFold(args[i], "libraryname") {
+		if !havePattern && cstr.EqualFold(args[i], "libraryname") {
 			if i >= len(args)-1 {
 				c.Error(ErrLibraryNameMissing)
 				return

@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/lockkv/lockkv/internal/rdb"
 )
 
 // restorePayload wraps body in FUNCTION DUMP's trailer.
 func restorePayload(body []byte) []byte {
-	p := append(append([]byte(nil), body...), rdbVersion, 0)
-	return binary.LittleEndian.AppendUint64(p, crc64(0, p))
+	p := append(append([]byte(nil), body...), rdb.Version, 0)
+	return binary.LittleEndian.AppendUint64(p, rdb.CRC64(0, p))
 }
 
 // TestFunctionRestoreHostileLengths: lengths a payload cannot back are

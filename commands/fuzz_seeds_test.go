@@ -3,6 +3,8 @@ package commands
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/rdb"
 )
 
 // fuzzSeeds are FuzzExec's and FuzzApply's seed sessions: real commands of
@@ -83,9 +85,9 @@ func fuzzEscape(b []byte) string {
 func init() {
 	rdbStr := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
 	code := "redis.register_function('f', function() return 1 end)"
-	lib := rdbAppendString([]byte{rdbOpcodeFunction2}, []byte("#!lua name=r\n"+code))
-	preGA := append(append(append(append([]byte{rdbOpcodeFunctionPreGA}, rdbStr("p")...), rdbStr("LUA")...), 0), rdbStr(code)...)
-	huge := append([]byte{rdbOpcodeFunction2, 0xC3, 2, 0x81}, 0, 0, 1, 0, 0, 0, 0, 0, 0, 'a')
+	lib := rdb.AppendString([]byte{rdb.OpcodeFunction2}, []byte("#!lua name=r\n"+code))
+	preGA := append(append(append(append([]byte{rdb.OpcodeFunctionPreGA}, rdbStr("p")...), rdbStr("LUA")...), 0), rdbStr(code)...)
+	huge := append([]byte{rdb.OpcodeFunction2, 0xC3, 2, 0x81}, 0, 0, 1, 0, 0, 0, 0, 0, 0, 'a')
 	fuzzSeeds = append(fuzzSeeds,
 		"FUNCTION RESTORE !"+fuzzEscape(lib)+"\nFCALL f 0\nFUNCTION DUMP\nFUNCTION RESTORE !"+fuzzEscape(preGA)+" REPLACE\nFUNCTION RESTORE !"+fuzzEscape(huge)+" FLUSH",
 		"SET %00%ff%0d%0a v\nGET %00%ff%0d%0a\nEVAL 0 1 k%20 SET k%20 %0a",

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/rdb"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/scriptcache"
 )
 
@@ -166,8 +168,8 @@ func fuzzTame(args [][]byte) [][]byte {
 		// A payload starting with '!' gets the trailer of a valid one
 		// (RDB version, checksum), so the records behind it are read.
 		if len(args) > 2 && len(args[2]) > 0 && args[2][0] == '!' {
-			p := append(args[2][1:len(args[2]):len(args[2])], rdbVersion, 0)
-			args[2] = binary.LittleEndian.AppendUint64(p, crc64(0, p))
+			p := append(args[2][1:len(args[2]):len(args[2])], rdb.Version, 0)
+			args[2] = binary.LittleEndian.AppendUint64(p, rdb.CRC64(0, p))
 		}
 	case name == "debug" && sub == "sleep":
 		if len(args) > 2 {
@@ -178,7 +180,7 @@ func fuzzTame(args [][]byte) [][]byte {
 		// billion elements, from Redis too. The extremes stay (range
 		// checks).
 		if len(args) > 2 {
-			if n, ok := ParseInt(args[2]); ok && (n > 1000 || n < -1000) && n != math.MinInt64 && n != math.MaxInt64 {
+			if n, ok := redisnum.ParseInt(args[2]); ok && (n > 1000 || n < -1000) && n != math.MinInt64 && n != math.MaxInt64 {
 				args[2] = []byte(strconv.FormatInt(max(min(n, 1000), -1000), 10))
 			}
 		}

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -141,7 +143,7 @@ func hmget(c *Ctx, args [][]byte) {
 }
 
 func hincrby(c *Ctx, args [][]byte) {
-	incr, ok := ParseInt(args[3])
+	incr, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -152,7 +154,7 @@ func hincrby(c *Ctx, args [][]byte) {
 	}
 	var value int64
 	if v, found := h.Get(args[2]); found {
-		if value, ok = ParseInt(v); !ok {
+		if value, ok = redisnum.ParseInt(v); !ok {
 			c.Error(ErrHashNotInt)
 			return
 		}
@@ -318,7 +320,7 @@ func hgetall(c *Ctx, args [][]byte) { hgetallGeneric(c, args[1], hgetKeys|hgetVa
 // parseRandCount parses the count of HRANDFIELD/SRANDMEMBER as Redis's
 // getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
 func parseRandCount(c *Ctx, b []byte) (int64, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -337,7 +339,7 @@ func hrandfield(c *Ctx, args [][]byte) {
 			return
 		}
 		withValues := false
-		if len(args) > 4 || (len(args) == 4 && !EqualFold(args[3], "withvalues")) {
+		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(args[3], "withvalues")) {
 			c.Error(ErrSyntax)
 			return
 		} else if len(args) == 4 {

@@ -15,10 +15,6 @@ import (
 // counterpart for (fork, AOF, replication backlog) report what an idle
 // Redis without persistence or replicas reports.
 
-// RedisVersion is the Redis version lockkv reports (INFO, HELLO): clients
-// that check versions treat lockkv as this Redis.
-const RedisVersion = "7.0.15"
-
 var infoCommands = []*Spec{
 	{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "dangerous"}, Fn: info},
 }
@@ -81,7 +77,7 @@ func humanBytes(n int64) string {
 }
 
 func infoServer(e *Engine, b []byte, now int64) []byte {
-	b = kv(b, "redis_version", RedisVersion)
+	b = kv(b, "redis_version", buildinfo.RedisVersion)
 	b = kv(b, "redis_git_sha1", "00000000")
 	b = kv(b, "redis_git_dirty", "0")
 	b = kv(b, "redis_build_id", "0")

@@ -4,7 +4,10 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/stablehash"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -84,19 +87,10 @@ func (c *Ctx) readyIfBlockable(db int, key string, v store.Value) {
 // write (for the second key of RENAME and MOVE, which Redis counts once).
 func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
 
-// parseInt32 is Redis's getIntFromObject: an integer within C int range.
-func parseInt32(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
-	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return int(n), true
-}
-
 // dbIndex parses a database index as MOVE and COPY do, replying with the
 // error and returning false when it is not an int or out of range.
 func (c *Ctx) dbIndex(b []byte) (int, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -196,7 +190,7 @@ func scan(c *Ctx, args [][]byte) {
 			if e != nil {
 				typ = e.Value.Type().String()
 			}
-			if !EqualFold(cString(opts.Type), typ) {
+			if !cstr.EqualFold(cstr.CString(opts.Type), typ) {
 				continue
 			}
 		}
@@ -289,9 +283,9 @@ func copyCmd(c *Ctx, args [][]byte) {
 	replace := false
 	for j := 3; j < len(args); j++ {
 		switch {
-		case EqualFold(cString(args[j]), "replace"):
+		case cstr.EqualFold(cstr.CString(args[j]), "replace"):
 			replace = true
-		case EqualFold(cString(args[j]), "db") && j+1 < len(args):
+		case cstr.EqualFold(cstr.CString(args[j]), "db") && j+1 < len(args):
 			id, ok := c.dbIndex(args[j+1])
 			if !ok {
 				return
@@ -342,7 +336,7 @@ func dbsize(c *Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
 
 // flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC.
 func flushArgs(c *Ctx, args [][]byte) bool {
-	if len(args) == 1 || (len(args) == 2 && (EqualFold(cString(args[1]), "sync") || EqualFold(cString(args[1]), "async"))) {
+	if len(args) == 1 || (len(args) == 2 && (cstr.EqualFold(cstr.CString(args[1]), "sync") || cstr.EqualFold(cstr.CString(args[1]), "async"))) {
 		return true
 	}
 	c.Error(ErrSyntax)
@@ -381,12 +375,12 @@ func flushall(c *Ctx, args [][]byte) {
 }
 
 func swapdb(c *Ctx, args [][]byte) {
-	a, ok := parseInt32(args[1])
+	a, ok := redisnum.ParseInt32(args[1])
 	if !ok {
 		c.Error(ErrInvalidDBIndex)
 		return
 	}
-	b, ok := parseInt32(args[2])
+	b, ok := redisnum.ParseInt32(args[2])
 	if !ok {
 		c.Error(ErrInvalidDBIndex2)
 		return
@@ -433,7 +427,7 @@ func randomkey(c *Ctx, args [][]byte) {
 			if e.Expired(c.Now) {
 				return true
 			}
-			h := store.StableHash(seed, []byte(key))
+			h := stablehash.Hash(seed, []byte(key))
 			if !found || h < bestH || (h == bestH && key < best) {
 				best, bestH, found = key, h, true
 			}
@@ -488,15 +482,15 @@ const (
 func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 	var flags int
 	for _, opt := range args[3:] {
-		o := cString(opt)
+		o := cstr.CString(opt)
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= expireNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= expireXX
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= expireGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= expireLT
 		default:
 			c.Error(ErrUnsupportedOption(opt))
@@ -511,7 +505,7 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 		c.Error(ErrInvalidExpireGL)
 		return
 	}
-	when, ok := ParseInt(args[2])
+	when, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -45,7 +47,7 @@ func lmpopKeys(numkeysIdx int) func(args [][]byte) []int {
 		if numkeysIdx >= len(args) {
 			return nil
 		}
-		n, ok := ParseInt(args[numkeysIdx])
+		n, ok := redisnum.ParseInt(args[numkeysIdx])
 		if !ok || n <= 0 || n > int64(len(args)-numkeysIdx-1) {
 			return nil
 		}
@@ -169,9 +171,9 @@ func listPopRangeAndReplyWithKey(c *Ctx, l *store.List, key []byte, head bool, c
 // listWhere parses LEFT/RIGHT (getListPositionFromObjectOrReply).
 func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 	switch {
-	case EqualFold(b, "left"):
+	case cstr.EqualFold(b, "left"):
 		return true, true
-	case EqualFold(b, "right"):
+	case cstr.EqualFold(b, "right"):
 		return false, true
 	}
 	c.Error(ErrSyntax)
@@ -180,7 +182,7 @@ func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
 
 // listIndex parses an integer argument.
 func (c *Ctx) listInt(b []byte) (int64, bool) {
-	n, ok := ParseInt(b)
+	n, ok := redisnum.ParseInt(b)
 	if !ok {
 		c.Error(ErrNotInt)
 	}
@@ -229,7 +231,7 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	var count int64
 	if hasCount {
 		// getPositiveLongFromObjectOrReply: one message for both failures.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -428,9 +430,9 @@ func ltrim(c *Ctx, args [][]byte) {
 func linsert(c *Ctx, args [][]byte) {
 	var after bool
 	switch {
-	case EqualFold(args[2], "after"):
+	case cstr.EqualFold(args[2], "after"):
 		after = true
-	case EqualFold(args[2], "before"):
+	case cstr.EqualFold(args[2], "before"):
 	default:
 		c.Error(ErrSyntax)
 		return
@@ -465,7 +467,7 @@ func lpos(c *Ctx, args [][]byte) {
 		opt := args[j]
 		more := j+1 < len(args)
 		switch {
-		case more && EqualFold(opt, "rank"):
+		case more && cstr.EqualFold(opt, "rank"):
 			j++
 			n, ok := c.listInt(args[j])
 			if !ok {
@@ -476,17 +478,17 @@ func lpos(c *Ctx, args [][]byte) {
 				return
 			}
 			rank = n
-		case more && EqualFold(opt, "count"):
+		case more && cstr.EqualFold(opt, "count"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposCountNeg)
 				return
 			}
 			count = n
-		case more && EqualFold(opt, "maxlen"):
+		case more && cstr.EqualFold(opt, "maxlen"):
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLposMaxlenNeg)
 				return
@@ -604,7 +606,7 @@ func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
 
 // lmpopArgs parses [B]LMPOP's numkeys, direction and COUNT.
 func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool, count int64, ok bool) {
-	n, ok := ParseInt(args[numkeysIdx])
+	n, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok || n <= 0 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -620,9 +622,9 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 	}
 	count = -1
 	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if count == -1 && EqualFold(args[j], "count") && j+1 < len(args) {
+		if count == -1 && cstr.EqualFold(args[j], "count") && j+1 < len(args) {
 			j++
-			v, ok := ParseInt(args[j])
+			v, ok := redisnum.ParseInt(args[j])
 			if !ok || v <= 0 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false

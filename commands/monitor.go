@@ -2,6 +2,8 @@ package commands
 
 import (
 	"strconv"
+
+	"github.com/lockkv/lockkv/internal/cstr"
 )
 
 // MONITOR: every command a client runs is streamed to the monitors, in
@@ -62,17 +64,17 @@ func redactedArg(s *Spec, args [][]byte, i int) bool {
 		return i >= 1
 	case "hello":
 		for j := 2; j < len(args); j++ {
-			if EqualFold(args[j], "auth") && j+2 < len(args) {
+			if cstr.EqualFold(args[j], "auth") && j+2 < len(args) {
 				if i == j+1 || i == j+2 {
 					return true
 				}
 				j += 2
-			} else if EqualFold(args[j], "setname") {
+			} else if cstr.EqualFold(args[j], "setname") {
 				j++
 			}
 		}
 	case "migrate":
-		return i > 0 && (EqualFold(args[i-1], "auth") || EqualFold(args[i-1], "auth2"))
+		return i > 0 && (cstr.EqualFold(args[i-1], "auth") || cstr.EqualFold(args[i-1], "auth2"))
 	}
 	return false
 }
@@ -112,7 +114,7 @@ func (e *Engine) feedMonitors(c *Ctx, spec *Spec, args [][]byte) {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}
-		b = appendRepr(b, a)
+		b = cstr.AppendRepr(b, a)
 	}
 	b = append(b, '\r', '\n')
 	e.monitors.line = b
@@ -123,33 +125,4 @@ func (e *Engine) feedMonitors(c *Ctx, spec *Spec, args [][]byte) {
 		w := e.Writer(m)
 		w.Raw(b)
 	}
-}
-
-// appendRepr quotes s as Redis's sdscatrepr does.
-func appendRepr(b []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, ch := range s {
-		switch ch {
-		case '\\', '"':
-			b = append(b, '\\', ch)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if ch >= 0x20 && ch < 0x7f {
-				b = append(b, ch)
-			} else {
-				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
-			}
-		}
-	}
-	return append(b, '"')
 }

@@ -3,6 +3,8 @@ package commands
 import (
 	"log/slog"
 	"strconv"
+
+	"github.com/lockkv/lockkv/internal/cstr"
 )
 
 // Client output buffer limits and the query buffer limit, as Redis 7.0's
@@ -193,7 +195,7 @@ func (e *Engine) CloseQueryBufferLimit(cl *Client, head []byte) {
 	}
 	info := e.appendClientInfo(nil, cl, e.NowMs(), 0)
 	msg := "Closing client that reached max query buffer length: " + string(info) +
-		" (qbuf initial bytes: " + string(appendRepr(nil, head)) + ")"
+		" (qbuf initial bytes: " + string(cstr.AppendRepr(nil, head)) + ")"
 	qbuf, _ := cl.Conn.QueryBuffer()
 	e.logger().Warn(msg, "id", cl.ID, "addr", cl.Conn.RemoteAddr(), "qbuf", qbuf)
 	e.closeAsync(cl)

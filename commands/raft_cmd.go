@@ -3,6 +3,8 @@ package commands
 import (
 	"net"
 	"strings"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // ClusterAdmin changes the cluster's membership; the replication layer
@@ -70,7 +72,7 @@ func validHostPort(a string) bool {
 	if err != nil || host == "" || strings.ContainsAny(host, " \t\r\n") {
 		return false
 	}
-	p, ok := ParseInt([]byte(port))
+	p, ok := redisnum.ParseInt([]byte(port))
 	return ok && p >= 1 && p <= 65535
 }
 
@@ -180,8 +182,8 @@ func raftNodeAck(c *Ctx, args [][]byte) {
 		c.Error(ErrClusterDisabled)
 		return
 	}
-	match, ok1 := ParseInt(args[3])
-	applied, ok2 := ParseInt(args[4])
+	match, ok1 := redisnum.ParseInt(args[3])
+	applied, ok2 := redisnum.ParseInt(args[4])
 	if !ok1 || !ok2 || match < 0 || applied < 0 {
 		c.Error(ErrNotInt)
 		return

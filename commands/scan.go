@@ -7,8 +7,11 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/internal/stablehash"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -115,8 +118,8 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 		name := opts[i]
 		hasValue := i+1 < len(opts)
 		switch {
-		case hasValue && EqualFold(name, "count"):
-			n, ok := ParseInt(opts[i+1])
+		case hasValue && cstr.EqualFold(name, "count"):
+			n, ok := redisnum.ParseInt(opts[i+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return o, false
@@ -126,12 +129,12 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 				return o, false
 			}
 			o.Count = n
-		case hasValue && EqualFold(name, "match"):
+		case hasValue && cstr.EqualFold(name, "match"):
 			o.Match = opts[i+1]
 			if glob.MatchAll(o.Match) {
 				o.Match = nil
 			}
-		case hasValue && allowType && EqualFold(name, "type"):
+		case hasValue && allowType && cstr.EqualFold(name, "type"):
 			o.Type = opts[i+1]
 		default:
 			c.Error(ErrSyntax)
@@ -162,7 +165,7 @@ func ScanLoop(cursor uint64, count int64, collected func() int, step func(cursor
 // stableScan is a dict-encoded SCAN-family iteration inside a replicated
 // op (a script, a transaction): every node must reply the same, and their
 // hash tables differ in layout. items is the whole iteration; it is visited
-// in the order of each item's store.StableHash under a fixed key (ties by
+// in the order of each item's stablehash.Hash under a fixed key (ties by
 // bytes), and the cursor is where in that order to go on (the next item's
 // hash halved, plus one, so that no cursor but the last is 0). Any node
 // continues another's cursor, and an element present from the first call
@@ -179,7 +182,7 @@ func stableScan[T any](cursor uint64, count int64, items []T, key func(T) []byte
 	}
 	rs := make([]ranked, 0, len(items))
 	for _, it := range items {
-		if pos := store.StableHash(0, key(it)) >> 1; pos >= from {
+		if pos := stablehash.Hash(0, key(it)) >> 1; pos >= from {
 			rs = append(rs, ranked{pos, it})
 		}
 	}

@@ -3,6 +3,8 @@ package commands
 import (
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -144,7 +146,7 @@ func evalKeys(args [][]byte) []int {
 	if len(args) < 3 {
 		return nil
 	}
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 || n > int64(len(args)-3) {
 		return nil
 	}
@@ -196,7 +198,7 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 		c.Error(ErrNoScript)
 		return
 	}
-	numkeys, ok := ParseInt(args[2])
+	numkeys, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -366,9 +368,9 @@ func (s *scriptingState) kill(c *Ctx, eval bool) {
 
 func scriptDebug(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[2], "no"):
+	case cstr.EqualFold(args[2], "no"):
 		c.W.OK()
-	case EqualFold(args[2], "yes"), EqualFold(args[2], "sync"):
+	case cstr.EqualFold(args[2], "yes"), cstr.EqualFold(args[2], "sync"):
 		c.Error(ErrScriptDebugUnsupported)
 	default:
 		c.Error(ErrScriptDebugArg)
@@ -388,7 +390,7 @@ func scriptExists(c *Ctx, args [][]byte) {
 }
 
 func scriptFlush(c *Ctx, args [][]byte) {
-	if len(args) > 3 || (len(args) == 3 && !EqualFold(args[2], "sync") && !EqualFold(args[2], "async")) {
+	if len(args) > 3 || (len(args) == 3 && !cstr.EqualFold(args[2], "sync") && !cstr.EqualFold(args[2], "async")) {
 		c.Error(ErrScriptFlushArg)
 		return
 	}

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"strconv"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // SENTINEL: in cluster mode every node also answers as a Redis Sentinel
@@ -355,11 +357,11 @@ func sentinelHelp(c *Ctx, args [][]byte) { writeHelpReply(c.W, "SENTINEL", senti
 // sentinelIsMasterDown is IS-MASTER-DOWN-BY-ADDR <ip> <port> <epoch>
 // <runid>: lockkv's Sentinels never vote, and a leader Raft knows is up.
 func sentinelIsMasterDown(c *Ctx, args [][]byte) {
-	if _, ok := ParseInt(args[3]); !ok {
+	if _, ok := redisnum.ParseInt(args[3]); !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	if _, ok := ParseInt(args[4]); !ok {
+	if _, ok := redisnum.ParseInt(args[4]); !ok {
 		c.Error(ErrNotInt)
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -71,15 +73,15 @@ func shutdown(c *Ctx, args [][]byte) {
 	flags, abort := 0, false
 	for _, a := range args[1:] {
 		switch {
-		case EqualFold(a, "nosave"):
+		case cstr.EqualFold(a, "nosave"):
 			flags |= nosave
-		case EqualFold(a, "save"):
+		case cstr.EqualFold(a, "save"):
 			flags |= save
-		case EqualFold(a, "now"):
+		case cstr.EqualFold(a, "now"):
 			flags |= now
-		case EqualFold(a, "force"):
+		case cstr.EqualFold(a, "force"):
 			flags |= force
-		case EqualFold(a, "abort"):
+		case cstr.EqualFold(a, "abort"):
 			abort = true
 		default:
 			c.Error(ErrSyntax)
@@ -107,12 +109,12 @@ func waitCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitReplica) // before the arguments, as Redis
 		return
 	}
-	n, ok := ParseInt(args[1])
+	n, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	ms, ok := ParseInt(args[2])
+	ms, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -141,7 +143,7 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFReplica)
 		return
 	}
-	local, ok := ParseInt(args[1])
+	local, ok := redisnum.ParseInt(args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -150,12 +152,12 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrWaitAOFLocalRange)
 		return
 	}
-	n, ok := ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
+	n, ok := redisnum.ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
 	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
 	}
-	ms, ok := ParseInt(args[3])
+	ms, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrTimeoutNotInt)
 		return
@@ -356,13 +358,13 @@ func (e *Engine) waitDeadline() int64 {
 // debug implements the cheap DEBUG subcommands.
 func debug(c *Ctx, args [][]byte) {
 	switch {
-	case EqualFold(args[1], "sleep") && len(args) == 3:
-		f, _ := ParseFloat(args[2]) // atof: garbage sleeps 0
+	case cstr.EqualFold(args[1], "sleep") && len(args) == 3:
+		f, _, _ := redisnum.Strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
 		if f > 0 {
 			time.Sleep(time.Duration(f * float64(time.Second)))
 		}
 		c.W.OK()
-	case EqualFold(args[1], "object") && len(args) == 3:
+	case cstr.EqualFold(args[1], "object") && len(args) == 3:
 		e := c.DB.Lookup(string(args[2]), c.Now)
 		if e == nil {
 			c.Error(ErrNoSuchKey)
@@ -383,11 +385,11 @@ func debug(c *Ctx, args [][]byte) {
 // allocator and differs; only the reply's shape is comparable.
 func memoryUsage(c *Ctx, args [][]byte) {
 	for i := 3; i < len(args); i += 2 {
-		if !EqualFold(args[i], "samples") || i+1 >= len(args) {
+		if !cstr.EqualFold(args[i], "samples") || i+1 >= len(args) {
 			c.Error(ErrSyntax)
 			return
 		}
-		n, ok := ParseInt(args[i+1])
+		n, ok := redisnum.ParseInt(args[i+1])
 		if !ok {
 			c.Error(ErrNotInt)
 			return

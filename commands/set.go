@@ -3,6 +3,8 @@ package commands
 import (
 	"sort"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -182,7 +184,7 @@ func spop(c *Ctx, args [][]byte) {
 
 func spopCount(c *Ctx, args [][]byte) {
 	// getPositiveLongFromObjectOrReply: one message for both errors.
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 {
 		c.Error(ErrCountPositive)
 		return
@@ -499,7 +501,7 @@ func sinterstore(c *Ctx, args [][]byte) { setInter(c, args[2:], args[1], false, 
 func sintercardKeys(args [][]byte) []int { return numkeysPositions(args, 1) }
 
 func sintercard(c *Ctx, args [][]byte) {
-	numkeys, ok := ParseInt(args[1])
+	numkeys, ok := redisnum.ParseInt(args[1])
 	if !ok || numkeys < 1 {
 		c.Error(ErrNumKeysZero)
 		return
@@ -510,9 +512,9 @@ func sintercard(c *Ctx, args [][]byte) {
 	}
 	limit := int64(0)
 	for j := 2 + int(numkeys); j < len(args); j++ {
-		if EqualFold(args[j], "limit") && j+1 < len(args) {
+		if cstr.EqualFold(args[j], "limit") && j+1 < len(args) {
 			j++
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
 				return

@@ -2,11 +2,10 @@ package commands
 
 import (
 	"bytes"
-	"math"
 	"sort"
-	"strconv"
-	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -23,16 +22,16 @@ func init() { Register(sortCommands) }
 // (Redis's sortGetKeys).
 func sortKeys(args [][]byte) []int {
 	keys := []int{1}
-	if len(args) < 2 || EqualFold(args[0], "sort_ro") {
+	if len(args) < 2 || cstr.EqualFold(args[0], "sort_ro") {
 		return keys
 	}
 	for i := 2; i < len(args); i++ {
 		switch {
-		case EqualFold(args[i], "limit"):
+		case cstr.EqualFold(args[i], "limit"):
 			i += 2
-		case EqualFold(args[i], "get"), EqualFold(args[i], "by"):
+		case cstr.EqualFold(args[i], "get"), cstr.EqualFold(args[i], "by"):
 			i++
-		case EqualFold(args[i], "store") && i+1 < len(args):
+		case cstr.EqualFold(args[i], "store") && i+1 < len(args):
 			keys = append(keys[:1], i+1) // the last STORE wins; no skip, as Redis
 		}
 	}
@@ -49,7 +48,7 @@ type sortItem struct {
 // otherwise the first '*' is replaced by the element, and "->field" after
 // it reads a hash field. It returns nil when there is nothing there.
 func (c *Ctx) sortLookup(pattern, subst []byte) []byte {
-	pattern = cString(pattern)
+	pattern = cstr.CString(pattern)
 	if len(pattern) == 1 && pattern[0] == '#' {
 		return subst
 	}
@@ -93,44 +92,9 @@ func (c *Ctx) sortLookup(pattern, subst []byte) []byte {
 // spaces allowed, the whole string consumed, no NaN, and no ERANGE
 // (overflow, or underflow to zero or a subnormal); the empty string is 0.
 func sortStrtod(b []byte) (float64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	s := strings.TrimLeft(string(b), " \t\n\v\f\r")
-	body := s
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		body = body[1:]
-	}
-	if low := strings.ToLower(body); low == "inf" || low == "infinity" {
-		if s[0] == '-' {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
-	}
-	if body == "" || strings.ContainsAny(body, "_nNiI") || body[0] == '+' || body[0] == '-' {
+	f, n, erange := redisnum.Strtod(b)
+	if n != len(b) || erange || f != f {
 		return 0, false
-	}
-	hex := strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X")
-	mant := body
-	if hex {
-		if i := strings.IndexAny(body, "pP"); i >= 0 {
-			mant = body[:i]
-		} else {
-			s += "p0"
-		}
-		mant = mant[2:]
-	} else if i := strings.IndexAny(body, "eE"); i >= 0 {
-		mant = body[:i]
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) {
-		return 0, false
-	}
-	if f == 0 && strings.Trim(mant, "0.") != "" {
-		return 0, false // underflow
-	}
-	if f != 0 && math.Abs(f) < 0x1p-1022 {
-		return 0, false // subnormal: ERANGE
 	}
 	return f, true
 }
@@ -148,35 +112,35 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 	)
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case EqualFold(a, "asc"):
+		case cstr.EqualFold(a, "asc"):
 			desc = false
-		case EqualFold(a, "desc"):
+		case cstr.EqualFold(a, "desc"):
 			desc = true
-		case EqualFold(a, "alpha"):
+		case cstr.EqualFold(a, "alpha"):
 			alpha = true
-		case EqualFold(a, "limit") && left >= 2:
+		case cstr.EqualFold(a, "limit") && left >= 2:
 			var ok bool
-			if limitStart, ok = ParseInt(args[j+1]); !ok {
+			if limitStart, ok = redisnum.ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
-			if limitCount, ok = ParseInt(args[j+2]); !ok {
+			if limitCount, ok = redisnum.ParseInt(args[j+2]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
 			j += 2
-		case !readonly && EqualFold(a, "store") && left >= 1:
+		case !readonly && cstr.EqualFold(a, "store") && left >= 1:
 			storekey = args[j+1]
 			j++
-		case EqualFold(a, "by") && left >= 1:
+		case cstr.EqualFold(a, "by") && left >= 1:
 			sortby = args[j+1]
-			if bytes.IndexByte(cString(sortby), '*') < 0 {
+			if bytes.IndexByte(cstr.CString(sortby), '*') < 0 {
 				dontsort = true
 			}
 			j++
-		case EqualFold(a, "get") && left >= 1:
+		case cstr.EqualFold(a, "get") && left >= 1:
 			gets = append(gets, args[j+1])
 			j++
 		default:
@@ -308,13 +272,13 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 				case storekey != nil:
 					r = bytes.Compare(a.cmp, b.cmp)
 				default:
-					r = bytes.Compare(cString(a.cmp), cString(b.cmp))
+					r = bytes.Compare(cstr.CString(a.cmp), cstr.CString(b.cmp))
 				}
 			default:
 				if storekey != nil {
 					r = bytes.Compare(a.obj, b.obj)
 				} else {
-					r = bytes.Compare(cString(a.obj), cString(b.obj))
+					r = bytes.Compare(cstr.CString(a.obj), cstr.CString(b.obj))
 				}
 			}
 			if desc {

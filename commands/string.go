@@ -4,7 +4,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -68,32 +70,32 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 	flags := 0
 	var expire []byte
 	for j := 0; j < len(opts); j++ {
-		o := cString(opts[j])
+		o := cstr.CString(opts[j])
 		hasNext := j+1 < len(opts)
 		switch {
-		case isSet && EqualFold(o, "nx") && flags&setXX == 0:
+		case isSet && cstr.EqualFold(o, "nx") && flags&setXX == 0:
 			flags |= setNX
-		case isSet && EqualFold(o, "xx") && flags&setNX == 0:
+		case isSet && cstr.EqualFold(o, "xx") && flags&setNX == 0:
 			flags |= setXX
-		case isSet && EqualFold(o, "get"):
+		case isSet && cstr.EqualFold(o, "get"):
 			flags |= setGet
-		case isSet && EqualFold(o, "keepttl") && flags&(setPersist|setAnyExpire) == 0:
+		case isSet && cstr.EqualFold(o, "keepttl") && flags&(setPersist|setAnyExpire) == 0:
 			flags |= setKeepTTL
-		case !isSet && EqualFold(o, "persist") && flags&(setAnyExpire|setKeepTTL) == 0:
+		case !isSet && cstr.EqualFold(o, "persist") && flags&(setAnyExpire|setKeepTTL) == 0:
 			flags |= setPersist
-		case EqualFold(o, "ex") && hasNext && flags&(setKeepTTL|setPersist|setEXAT|setPX|setPXAT) == 0:
+		case cstr.EqualFold(o, "ex") && hasNext && flags&(setKeepTTL|setPersist|setEXAT|setPX|setPXAT) == 0:
 			flags |= setEX
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "px") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPXAT) == 0:
+		case cstr.EqualFold(o, "px") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPXAT) == 0:
 			flags |= setPX
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "exat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setPX|setPXAT) == 0:
+		case cstr.EqualFold(o, "exat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setPX|setPXAT) == 0:
 			flags |= setEXAT
 			expire = opts[j+1]
 			j++
-		case EqualFold(o, "pxat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPX) == 0:
+		case cstr.EqualFold(o, "pxat") && hasNext && flags&(setKeepTTL|setPersist|setEX|setEXAT|setPX) == 0:
 			flags |= setPXAT
 			expire = opts[j+1]
 			j++
@@ -108,7 +110,7 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 // expireMillis is Redis's getExpireMillisecondsOrReply: the absolute
 // deadline for an EX/PX/EXAT/PXAT argument.
 func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
-	ms, ok := ParseInt(arg)
+	ms, ok := redisnum.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -209,7 +211,7 @@ func stringInt(s *store.String) (int64, bool) {
 	if s == nil {
 		return 0, true
 	}
-	return ParseInt(s.B)
+	return redisnum.ParseInt(s.B)
 }
 
 // ---- handlers, in Redis doc order ----
@@ -398,7 +400,7 @@ func incr(c *Ctx, args [][]byte) { incrDecr(c, args[1], 1) }
 func decr(c *Ctx, args [][]byte) { incrDecr(c, args[1], -1) }
 
 func incrby(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -407,7 +409,7 @@ func incrby(c *Ctx, args [][]byte) {
 }
 
 func decrby(c *Ctx, args [][]byte) {
-	n, ok := ParseInt(args[2])
+	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -508,12 +510,12 @@ func strlen(c *Ctx, args [][]byte) {
 }
 
 func getrange(c *Ctx, args [][]byte) {
-	start, ok := ParseInt(args[2])
+	start, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
 	}
-	end, ok := ParseInt(args[3])
+	end, ok := redisnum.ParseInt(args[3])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -555,7 +557,7 @@ func getrange(c *Ctx, args [][]byte) {
 
 func setrange(c *Ctx, args [][]byte) {
 	key, val := args[1], args[3]
-	offset, ok := ParseInt(args[2])
+	offset, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -634,16 +636,16 @@ func lcs(c *Ctx, args [][]byte) {
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64
 	for j := 3; j < len(args); j++ {
-		opt := cString(args[j])
+		opt := cstr.CString(args[j])
 		switch {
-		case EqualFold(opt, "idx"):
+		case cstr.EqualFold(opt, "idx"):
 			getIdx = true
-		case EqualFold(opt, "len"):
+		case cstr.EqualFold(opt, "len"):
 			getLen = true
-		case EqualFold(opt, "withmatchlen"):
+		case cstr.EqualFold(opt, "withmatchlen"):
 			withMatchLen = true
-		case EqualFold(opt, "minmatchlen") && j+1 < len(args):
-			n, ok := ParseInt(args[j+1])
+		case cstr.EqualFold(opt, "minmatchlen") && j+1 < len(args):
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -490,13 +492,13 @@ func clientTracking(c *Ctx, args [][]byte) {
 		more := len(args) - 1 - j
 		a := args[j]
 		switch {
-		case EqualFold(a, "redirect") && more > 0:
+		case cstr.EqualFold(a, "redirect") && more > 0:
 			j++
 			if redirect != 0 {
 				c.Error(ErrTrackingRedirectTwice)
 				return
 			}
-			n, ok := ParseInt(args[j])
+			n, ok := redisnum.ParseInt(args[j])
 			if !ok {
 				c.Error(ErrNotInt)
 				return
@@ -506,15 +508,15 @@ func clientTracking(c *Ctx, args [][]byte) {
 				return
 			}
 			redirect = n
-		case EqualFold(a, "bcast"):
+		case cstr.EqualFold(a, "bcast"):
 			bcast = true
-		case EqualFold(a, "optin"):
+		case cstr.EqualFold(a, "optin"):
 			optin = true
-		case EqualFold(a, "optout"):
+		case cstr.EqualFold(a, "optout"):
 			optout = true
-		case EqualFold(a, "noloop"):
+		case cstr.EqualFold(a, "noloop"):
 			noloop = true
-		case EqualFold(a, "prefix") && more > 0:
+		case cstr.EqualFold(a, "prefix") && more > 0:
 			j++
 			prefixes = append(prefixes, args[j])
 		default:
@@ -524,7 +526,7 @@ func clientTracking(c *Ctx, args [][]byte) {
 	}
 	t := &c.C.track
 	switch {
-	case EqualFold(args[2], "on"):
+	case cstr.EqualFold(args[2], "on"):
 		if !bcast && len(prefixes) > 0 {
 			c.Error(ErrTrackingPrefixNoBcast)
 			return
@@ -549,7 +551,7 @@ func clientTracking(c *Ctx, args [][]byte) {
 			return
 		}
 		c.E.enableTracking(c.C, redirect, bcast, optin, optout, noloop, prefixes)
-	case EqualFold(args[2], "off"):
+	case cstr.EqualFold(args[2], "off"):
 		c.E.DisableTracking(c.C)
 	default:
 		c.Error(ErrSyntax)
@@ -593,12 +595,12 @@ func clientCaching(c *Ctx, args [][]byte) {
 		return
 	}
 	switch {
-	case EqualFold(args[2], "yes"):
+	case cstr.EqualFold(args[2], "yes"):
 		if !t.optin {
 			c.Error(ErrCachingYesNotOptin)
 			return
 		}
-	case EqualFold(args[2], "no"):
+	case cstr.EqualFold(args[2], "no"):
 		if !t.optout {
 			c.Error(ErrCachingNoNotOptout)
 			return

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -74,10 +76,10 @@ func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
 func parseScoreRange(min, max []byte) (store.ScoreRange, bool) {
 	var r store.ScoreRange
 	var ok bool
-	if r.Min, r.MinEx, ok = parseRangeScore(min); !ok {
+	if r.Min, r.MinEx, ok = redisnum.ParseRangeScore(min); !ok {
 		return r, false
 	}
-	if r.Max, r.MaxEx, ok = parseRangeScore(max); !ok {
+	if r.Max, r.MaxEx, ok = redisnum.ParseRangeScore(max); !ok {
 		return r, false
 	}
 	return r, true
@@ -181,19 +183,19 @@ func zaddGeneric(c *Ctx, args [][]byte, flags int) {
 	scoreidx := 2
 options:
 	for ; scoreidx < len(args); scoreidx++ {
-		o := cString(args[scoreidx]) // strcasecmp stops at NUL
+		o := cstr.CString(args[scoreidx]) // strcasecmp stops at NUL
 		switch {
-		case EqualFold(o, "nx"):
+		case cstr.EqualFold(o, "nx"):
 			flags |= store.ZAddNX
-		case EqualFold(o, "xx"):
+		case cstr.EqualFold(o, "xx"):
 			flags |= store.ZAddXX
-		case EqualFold(o, "ch"):
+		case cstr.EqualFold(o, "ch"):
 			ch = true
-		case EqualFold(o, "incr"):
+		case cstr.EqualFold(o, "incr"):
 			flags |= store.ZAddIncr
-		case EqualFold(o, "gt"):
+		case cstr.EqualFold(o, "gt"):
 			flags |= store.ZAddGT
-		case EqualFold(o, "lt"):
+		case cstr.EqualFold(o, "lt"):
 			flags |= store.ZAddLT
 		default:
 			break options
@@ -231,7 +233,7 @@ options:
 		scores = make([]float64, 0, elements)
 	}
 	for j := 0; j < elements; j++ {
-		f, ok := parseScore(args[scoreidx+j*2])
+		f, ok := redisnum.ParseFloat(args[scoreidx+j*2])
 		if !ok {
 			c.Error(ErrNotFloat)
 			return
@@ -487,26 +489,26 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	offset, limit := int64(0), int64(-1)
 	for j := argStart + 3; j < len(args); j++ {
 		left := len(args) - j - 1
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case !isStore && EqualFold(a, "withscores"):
+		case !isStore && cstr.EqualFold(a, "withscores"):
 			withscores = true
-		case left >= 2 && EqualFold(a, "limit"):
+		case left >= 2 && cstr.EqualFold(a, "limit"):
 			var ok bool
-			if offset, ok = ParseInt(args[j+1]); !ok {
+			if offset, ok = redisnum.ParseInt(args[j+1]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
-			if limit, ok = ParseInt(args[j+2]); !ok {
+			if limit, ok = redisnum.ParseInt(args[j+2]); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
 			j += 2
-		case dir == zrangeDirAuto && EqualFold(a, "rev"):
+		case dir == zrangeDirAuto && cstr.EqualFold(a, "rev"):
 			dir = zrangeReverse
-		case rt == zrangeAuto && EqualFold(a, "bylex"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "bylex"):
 			rt = zrangeLex
-		case rt == zrangeAuto && EqualFold(a, "byscore"):
+		case rt == zrangeAuto && cstr.EqualFold(a, "byscore"):
 			rt = zrangeScore
 		default:
 			c.Error(ErrSyntax)
@@ -538,11 +540,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	switch rt {
 	case zrangeRank:
 		var ok bool
-		if start, ok = ParseInt(args[minidx]); !ok {
+		if start, ok = redisnum.ParseInt(args[minidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[maxidx]); !ok {
+		if end, ok = redisnum.ParseInt(args[maxidx]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -705,11 +707,11 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	case zrangeRank:
 		event = "zremrangebyrank"
 		var ok bool
-		if start, ok = ParseInt(args[2]); !ok {
+		if start, ok = redisnum.ParseInt(args[2]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
-		if end, ok = ParseInt(args[3]); !ok {
+		if end, ok = redisnum.ParseInt(args[3]); !ok {
 			c.Error(ErrNotInt)
 			return
 		}
@@ -864,7 +866,7 @@ func zpopMinMax(c *Ctx, args [][]byte, max bool) {
 	count := int64(-1)
 	if len(args) == 3 {
 		// getPositiveLongFromObjectOrReply: one message for both errors.
-		n, ok := ParseInt(args[2])
+		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.Error(ErrCountPositive)
 			return
@@ -883,7 +885,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 	if idx >= len(args) {
 		return nil
 	}
-	n, ok := ParseInt(args[idx])
+	n, ok := redisnum.ParseInt(args[idx])
 	if !ok || n <= 0 || n > int64(len(args)-idx-1) {
 		return nil
 	}
@@ -897,7 +899,7 @@ func numkeysPositions(args [][]byte, idx int) []int {
 // zmpopArgs parses ZMPOP/BZMPOP's "numkeys key... MIN|MAX [COUNT n]" with
 // numkeys at args[idx]; it writes the error and returns ok == false.
 func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
-	numkeys, okn := ParseInt(args[idx])
+	numkeys, okn := redisnum.ParseInt(args[idx])
 	if !okn || numkeys < 1 {
 		c.Error(ErrNumKeysZero)
 		return nil, false, 0, false
@@ -912,8 +914,8 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 		return nil, false, 0, false
 	}
 	switch {
-	case EqualFold(cString(args[whereIdx]), "min"):
-	case EqualFold(cString(args[whereIdx]), "max"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "min"):
+	case cstr.EqualFold(cstr.CString(args[whereIdx]), "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
@@ -922,9 +924,9 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
 		more := len(args) - 1 - j
-		if count == -1 && more > 0 && EqualFold(cString(args[j]), "count") {
+		if count == -1 && more > 0 && cstr.EqualFold(cstr.CString(args[j]), "count") {
 			j++
-			n, okc := ParseInt(args[j])
+			n, okc := redisnum.ParseInt(args[j])
 			if !okc || n < 1 {
 				c.Error(ErrCountNegative)
 				return nil, false, 0, false
@@ -1007,7 +1009,7 @@ func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, 
 
 func zrandmember(c *Ctx, args [][]byte) {
 	if len(args) >= 3 {
-		l, ok := ParseInt(args[2])
+		l, ok := redisnum.ParseInt(args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -1017,7 +1019,7 @@ func zrandmember(c *Ctx, args [][]byte) {
 			return
 		}
 		withscores := false
-		if len(args) > 4 || (len(args) == 4 && !EqualFold(cString(args[3]), "withscores")) {
+		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(cstr.CString(args[3]), "withscores")) {
 			c.Error(ErrSyntax)
 			return
 		} else if len(args) == 4 {
@@ -1193,7 +1195,7 @@ func zdiffstore(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, args[1], 2, zse
 
 // zsetopGeneric is Redis's zunionInterDiffGenericCommand.
 func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
-	setnum, ok := ParseInt(args[numkeysIdx])
+	setnum, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -1228,12 +1230,12 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 	withscores := false
 	limit := int64(0)
 	for remaining := len(args) - j; remaining > 0; remaining = len(args) - j {
-		a := cString(args[j])
+		a := cstr.CString(args[j])
 		switch {
-		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && EqualFold(a, "weights"):
+		case op != zsetopDiff && !cardOnly && remaining >= int(setnum)+1 && cstr.EqualFold(a, "weights"):
 			j++
 			for i := range src {
-				w, ok := parseScore(args[j])
+				w, ok := redisnum.ParseFloat(args[j])
 				if !ok {
 					c.Error(ErrZWeightNotFloat)
 					return
@@ -1241,24 +1243,24 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 				src[i].weight = w
 				j++
 			}
-		case op != zsetopDiff && !cardOnly && remaining >= 2 && EqualFold(a, "aggregate"):
-			switch v := cString(args[j+1]); {
-			case EqualFold(v, "sum"):
+		case op != zsetopDiff && !cardOnly && remaining >= 2 && cstr.EqualFold(a, "aggregate"):
+			switch v := cstr.CString(args[j+1]); {
+			case cstr.EqualFold(v, "sum"):
 				aggr = aggrSum
-			case EqualFold(v, "min"):
+			case cstr.EqualFold(v, "min"):
 				aggr = aggrMin
-			case EqualFold(v, "max"):
+			case cstr.EqualFold(v, "max"):
 				aggr = aggrMax
 			default:
 				c.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && EqualFold(a, "withscores"):
+		case dst == nil && !cardOnly && cstr.EqualFold(a, "withscores"):
 			withscores = true
 			j++
-		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
-			n, ok := ParseInt(args[j+1])
+		case cardOnly && remaining >= 2 && cstr.EqualFold(a, "limit"):
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok || n < 0 {
 				c.Error(ErrLimitNegative)
 				return

@@ -1,84 +1,10 @@
 package commands
 
 import (
-	"math"
 	"strconv"
 	"testing"
 	"time"
 )
-
-func TestParseScore(t *testing.T) {
-	negz := math.Copysign(0, -1)
-	cases := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"1", 1, true}, {"-1", -1, true}, {"1.5", 1.5, true}, {".5", .5, true}, {"5.", 5, true},
-		{"+.5e1", 5, true}, {"1e3", 1000, true}, {"1E-3", 0.001, true}, {"007", 7, true},
-		{"0x10", 16, true}, {"0X1p3", 8, true}, {"-0x1.8p1", -3, true}, {"0x.8", 0.5, true},
-		{"inf", math.Inf(1), true}, {"+inf", math.Inf(1), true}, {"-inf", math.Inf(-1), true},
-		{"Infinity", math.Inf(1), true}, {"-INFINITY", math.Inf(-1), true}, {"-0", negz, true},
-		{"1e-310", 1e-310, true}, {"1.7976931348623157e308", math.MaxFloat64, true},
-		{"", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"nan", 0, false}, {"-nan", 0, false},
-		{"nan(123)", 0, false}, {"1e400", 0, false}, {"-1e400", 0, false}, {"1e-400", 0, false},
-		{"0x", 0, false}, {"1_0", 0, false}, {"1e", 0, false}, {"1e+", 0, false}, {"infx", 0, false},
-		{"inity", 0, false}, {"1\x00", 0, false}, {"+", 0, false}, {"-", 0, false}, {".", 0, false},
-		{"0x1p", 0, false}, {"abc", 0, false}, {"1.2.3", 0, false},
-	}
-	for _, c := range cases {
-		got, ok := parseScore([]byte(c.in))
-		if ok != c.ok || (ok && (got != c.want || math.Signbit(got) != math.Signbit(c.want))) {
-			t.Errorf("parseScore(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestParseRangeScore(t *testing.T) {
-	cases := []struct {
-		in     string
-		want   float64
-		ex, ok bool
-	}{
-		{"1", 1, false, true}, {"(1", 1, true, true}, {"", 0, false, true}, {"(", 0, true, true},
-		{" 1", 1, false, true}, {"( 2", 2, true, true}, {"1e400", math.Inf(1), false, true},
-		{"1\x00junk", 1, false, true}, {"1 ", 0, false, false}, {"((1", 0, false, false},
-		{"nan", 0, false, false}, {"x", 0, false, false}, {" ", 0, false, false},
-	}
-	for _, c := range cases {
-		got, ex, ok := parseRangeScore([]byte(c.in))
-		if ok != c.ok || (ok && (got != c.want || ex != c.ex)) {
-			t.Errorf("parseRangeScore(%q) = %v, %v, %v; want %v, %v, %v", c.in, got, ex, ok, c.want, c.ex, c.ok)
-		}
-	}
-}
-
-// FuzzParseScore checks that every decimal string strconv accepts in C
-// syntax gives the same value, and that parsing never panics.
-func FuzzParseScore(f *testing.F) {
-	for _, s := range []string{"1", "-1.5e10", "0x1p3", "inf", ".5", "1e-400", "nan"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseScore([]byte(s))
-		if !ok {
-			return
-		}
-		if got != got {
-			t.Fatalf("parseScore(%q) accepted NaN", s)
-		}
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if !(isDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-				return // hex, inf: checked by the table
-			}
-		}
-		want, err := strconv.ParseFloat(s, 64)
-		if err == nil && want != got {
-			t.Fatalf("parseScore(%q) = %v, strconv says %v", s, got, want)
-		}
-	})
-}
 
 type benchClock struct{}
 

@@ -173,7 +173,8 @@ func TestConfigSetTypes(t *testing.T) {
 	set("client-output-buffer-limit", "", "PUBSUB 1kb 2K 3", "replica 1gb 2gb 3 master 1 2 3", "pubsub 1 2 -3", "pubsub 1 2 99999999999",
 		"pubsub 1 2 4294967295", "pubsub 1 2", "pubsub x 2 3", "nosuch 1 2 3", "slave 268435456 67108864 60 pubsub 33554432 8388608 60")
 	set("oom-score-adj-values", "0 200 5000", "0 200", "1 2 3", "-2000 0 2000", "1 2 x", "", "0 200 800")
-	set("latency-tracking-info-percentiles", "50.0 99 99.90 0.001", "", "1e1 x", "101", "-1", "nan", "0.0000001 100", "50 99 99.9")
+	set("latency-tracking-info-percentiles", "50.0 99 99.90 0.001", "", "1e1 x", "101", "-1", "nan", "0.0000001 100",
+		"0x10", "0x1.8 0X1P3", "1e-400", "4.9e-324", "1e", "50 99 99.9")
 	set("notify-keyspace-events", "KEA", "a b", "")
 	set("bind", strings.Repeat("127.0.0.1 ", 16)+"127.0.0.1")
 	// Immutable and protected ones, by name and alias.

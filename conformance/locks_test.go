@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // Lock-family scenarios. The scripts are lockkv's own, written after the

@@ -3,7 +3,7 @@ package conformance
 import (
 	"testing"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/scriptcache"
 )
 

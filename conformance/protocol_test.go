@@ -17,12 +17,22 @@ func TestProtocolLengthRules(t *testing.T) {
 		"*99999999999999999999\r\n",
 		"*1\r\n$99999999999999999999\r\n",
 		"*1\r\n$+4\r\nPING\r\n",
+		"*-9223372036854775809\r\n",
+		"*1\r\n$-1234567890123456789\r\n",
 	} {
 		p := Connect(t)
 		p.SendRaw([]byte(raw))
 		p.Receive()
 		p.Closed(2 * time.Second)
 	}
+}
+
+// TestProtocolNegativeCount: a negative multibulk count that string2ll
+// reads, however long, is an empty request and the connection goes on.
+func TestProtocolNegativeCount(t *testing.T) {
+	p := NewPair(t)
+	p.SendRaw([]byte("*-1234567890123456789\r\n*-9223372036854775808\r\n*1\r\n$4\r\nPING\r\n"))
+	p.Receive()
 }
 
 // TestProtocolSplitAndPipelined sends requests cut at every byte boundary

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // BenchmarkEvalshaLockPair measures the reentrant lock's acquire+release

@@ -7,12 +7,8 @@ import (
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
-)
 
-// Version reported by redis.REDIS_VERSION / REDIS_VERSION_NUM.
-const (
-	RedisVersion    = "7.0.15"
-	RedisVersionNum = 7<<16 | 0<<8 | 15
+	"github.com/lockkv/lockkv/internal/buildinfo"
 )
 
 // Log levels (redis.LOG_*), replication flags (redis.REPL_*).
@@ -46,12 +42,12 @@ func (e *Engine) redisTable() *lua.LTable {
 	nums := map[string]float64{
 		"LOG_DEBUG": LogDebug, "LOG_VERBOSE": LogVerbose, "LOG_NOTICE": LogNotice, "LOG_WARNING": LogWarning,
 		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3,
-		"REDIS_VERSION_NUM": RedisVersionNum,
+		"REDIS_VERSION_NUM": buildinfo.RedisVersionNum,
 	}
 	for name, v := range nums {
 		t.RawSetString(name, lua.LNumber(v))
 	}
-	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
+	t.RawSetString("REDIS_VERSION", lua.LString(buildinfo.RedisVersion))
 	return t
 }
 

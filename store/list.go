@@ -1,6 +1,6 @@
 package store
 
-import "strconv"
+import "github.com/lockkv/lockkv/internal/redisnum"
 
 // List is a list value: a deque of byte strings in a ring buffer, so
 // pushes and pops at both ends are O(1) amortised and indexing is O(1).
@@ -307,7 +307,7 @@ func (l *List) MemoryUsage() int64 {
 // back-length.
 func listpackEntrySize(b []byte) int64 {
 	var enc int64
-	if v, ok := listpackInt(b); ok {
+	if v, ok := redisnum.ParseInt(b); ok { // lpStringToInt64
 		switch {
 		case v >= 0 && v <= 127:
 			enc = 1
@@ -344,14 +344,4 @@ func listpackEntrySize(b []byte) int64 {
 		return enc + 4
 	}
 	return enc + 5
-}
-
-// listpackInt reports whether listpack would store b as an integer (a
-// canonical int64 of at most 20 bytes).
-func listpackInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 || !isCanonicalInt(b) {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	return v, err == nil
 }

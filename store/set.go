@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/lockkv/lockkv/internal/dict"
+	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/stablehash"
 )
 
 // Set is a set value. Like Redis 7.0 it has two encodings (7.0 has no
@@ -54,48 +56,6 @@ func (s *Set) Len() int {
 	return len(s.is)
 }
 
-// parseInt64 parses b as Redis's string2ll: canonical decimal only (no '+',
-// no leading zeros, no spaces, "-0" refused), within int64.
-func parseInt64(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	p := b
-	neg := p[0] == '-'
-	if neg {
-		p = p[1:]
-		if len(p) == 0 {
-			return 0, false
-		}
-	}
-	if p[0] < '1' || p[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 func (s *Set) search(n int64) (int, bool) {
 	i := sort.Search(len(s.is), func(i int) bool { return s.is[i] >= n })
 	return i, i < len(s.is) && s.is[i] == n
@@ -105,7 +65,7 @@ func (s *Set) search(n int64) (int, bool) {
 // set-max-intset-entries.
 func (s *Set) Add(member []byte, maxIntset int) bool {
 	if s.ht == nil {
-		if n, ok := parseInt64(member); ok {
+		if n, ok := redisnum.ParseInt(member); ok {
 			i, found := s.search(n)
 			if found {
 				return false
@@ -142,7 +102,7 @@ func (s *Set) Has(member []byte) bool {
 	if s.ht != nil {
 		return s.ht.Get(b2s(member)) != nil
 	}
-	n, ok := parseInt64(member)
+	n, ok := redisnum.ParseInt(member)
 	if !ok {
 		return false
 	}
@@ -155,7 +115,7 @@ func (s *Set) Remove(member []byte) bool {
 	if s.ht != nil {
 		return s.ht.Delete(b2s(member))
 	}
-	n, ok := parseInt64(member)
+	n, ok := redisnum.ParseInt(member)
 	if !ok {
 		return false
 	}
@@ -249,7 +209,7 @@ func (s *Set) RandomStable(key uint64) []byte {
 		buf   []byte
 	)
 	consider := func(m []byte) {
-		if v := StableHash(key, m); first || v < bestH || (v == bestH && string(m) < string(best)) {
+		if v := stablehash.Hash(key, m); first || v < bestH || (v == bestH && string(m) < string(best)) {
 			best, bestH, first = append(best[:0], m...), v, false
 		}
 	}
@@ -265,27 +225,6 @@ func (s *Set) RandomStable(key uint64) []byte {
 		return true
 	})
 	return best
-}
-
-// StableHash is the FNV-1a hash of key and m: replicated servers choose
-// "random" elements as the one with the smallest StableHash under a seed
-// the log entry carries, which depends on the elements alone, never on a
-// table's layout.
-func StableHash(key uint64, m []byte) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	for i := 0; i < 8; i++ {
-		h ^= uint64(byte(key >> (8 * i)))
-		h *= prime
-	}
-	for _, b := range m {
-		h ^= uint64(b)
-		h *= prime
-	}
-	return h
 }
 
 // PopStable removes and returns the member RandomStable chooses.

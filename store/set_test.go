@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 func setModelCheck(t *testing.T, s *Set, model map[string]bool) {
@@ -59,7 +61,7 @@ func TestSetModel(t *testing.T) {
 					t.Fatalf("Add(%q) result wrong", m)
 				}
 				model[m] = true
-				_, isInt := parseInt64([]byte(m))
+				_, isInt := redisnum.ParseInt([]byte(m))
 				if wasIntset && (!isInt || len(model) > maxIntset) && s.Encoding() != "hashtable" {
 					t.Fatalf("not converted after %q (len %d max %d)", m, len(model), maxIntset)
 				}
@@ -94,16 +96,6 @@ func TestSetModel(t *testing.T) {
 		c.Add([]byte("clone-only"), maxIntset)
 		if s.Has([]byte("clone-only")) {
 			t.Fatal("clone shares storage")
-		}
-	}
-}
-
-func TestParseInt64(t *testing.T) {
-	for in, ok := range map[string]bool{"0": true, "-1": true, "01": false, "-0": false, "+1": false, "": false,
-		"9223372036854775807": true, "9223372036854775808": false, "-9223372036854775808": true,
-		"-9223372036854775809": false, " 1": false, "1a": false} {
-		if _, got := parseInt64([]byte(in)); got != ok {
-			t.Errorf("parseInt64(%q) ok=%v want %v", in, got, ok)
 		}
 	}
 }

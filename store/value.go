@@ -6,8 +6,9 @@
 package store
 
 import (
-	"strconv"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Clock is the one source of time for a server. Everything that reads time
@@ -109,7 +110,7 @@ func (s *String) Clone() Value {
 // Encoding implements Value: int, embstr or raw, as Redis decides.
 func (s *String) Encoding() string {
 	if len(s.B) <= 20 && !s.Raw && !s.NotInt {
-		if _, err := strconv.ParseInt(string(s.B), 10, 64); err == nil && isCanonicalInt(s.B) {
+		if _, ok := redisnum.ParseInt(s.B); ok { // string2l
 			return "int"
 		}
 	}
@@ -117,17 +118,4 @@ func (s *String) Encoding() string {
 		return "embstr"
 	}
 	return "raw"
-}
-
-func isCanonicalInt(b []byte) bool {
-	if len(b) == 0 || b[0] == '+' { // string2l refuses a '+' sign
-		return false
-	}
-	if b[0] == '-' {
-		b = b[1:]
-		if len(b) == 0 || b[0] == '0' {
-			return false
-		}
-	}
-	return b[0] != '0' || len(b) == 1
 }

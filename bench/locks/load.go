@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/bench"
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"

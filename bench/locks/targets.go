@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/bench"
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // target is one system under test. start brings it up and fills in where

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/buildinfo"
 )
 
@@ -20,5 +19,5 @@ import (
 func versionLine() string {
 	bi := buildinfo.Get()
 	return fmt.Sprintf("lockkv server v=%s sha=%s:%s go=%s redis=%s bits=%d",
-		bi.Version, bi.ShortRevision(), bi.Dirty(), bi.GoVersion, commands.RedisVersion, strconv.IntSize)
+		bi.Version, bi.ShortRevision(), bi.Dirty(), bi.GoVersion, buildinfo.RedisVersion, strconv.IntSize)
 }

@@ -1,6 +1,6 @@
 // Package buildinfo says which lockkv this is: its version, the git
 // revision it was built from and whether that tree had uncommitted
-// changes (lockkv --version, INFO server).
+// changes (lockkv --version, INFO server), and which Redis it speaks.
 package buildinfo
 
 import (
@@ -21,6 +21,15 @@ import (
 // repository (a Docker build context without .git), a git worktree (go
 // only stamps a .git directory), or -buildvcs=false.
 var version, revision, modified string
+
+// RedisVersion is the Redis version lockkv speaks and reports (INFO,
+// HELLO, redis.REDIS_VERSION in scripts, lockkv --version): clients that
+// check versions treat lockkv as this Redis. RedisVersionNum is the same
+// as Lua's redis.REDIS_VERSION_NUM encodes it (0x00MMmmpp).
+const (
+	RedisVersion    = "7.0.15"
+	RedisVersionNum = 7<<16 | 0<<8 | 15
+)
 
 // Info is what the build says about itself.
 type Info struct {

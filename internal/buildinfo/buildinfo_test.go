@@ -1,6 +1,7 @@
 package buildinfo
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -35,5 +36,16 @@ func TestModuleVersion(t *testing.T) {
 		if got := moduleVersion(bi); got != want {
 			t.Errorf("%s: %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestRedisVersionNum: the number scripts see is the version string's.
+func TestRedisVersionNum(t *testing.T) {
+	var major, minor, patch int
+	if n, err := fmt.Sscanf(RedisVersion, "%d.%d.%d", &major, &minor, &patch); n != 3 || err != nil {
+		t.Fatalf("RedisVersion %q: %v", RedisVersion, err)
+	}
+	if want := major<<16 | minor<<8 | patch; RedisVersionNum != want {
+		t.Fatalf("RedisVersionNum = %#x, want %#x", RedisVersionNum, want)
 	}
 }

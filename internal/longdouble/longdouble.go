@@ -11,6 +11,8 @@ package longdouble
 
 import (
 	"math/big"
+
+	"github.com/lockkv/lockkv/internal/cstr"
 )
 
 const (
@@ -37,7 +39,7 @@ func Parse(b []byte) (*big.Float, bool) {
 		i++
 	}
 	rest := b[i:]
-	if eqFold(rest, "inf") || eqFold(rest, "infinity") {
+	if cstr.EqualFold(rest, "inf") || cstr.EqualFold(rest, "infinity") {
 		return new(big.Float).SetInf(neg), true
 	}
 	var z *big.Float
@@ -64,22 +66,6 @@ func Parse(b []byte) (*big.Float, bool) {
 		z.Neg(z)
 	}
 	return z, true
-}
-
-func eqFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // clamp applies the long double exponent range to a value already rounded

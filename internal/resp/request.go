@@ -3,6 +3,8 @@ package resp
 import (
 	"errors"
 	"unsafe"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Limits Redis applies to requests (networking.c).
@@ -268,30 +270,11 @@ func (p *Parser) incomplete(buf []byte, args [][]byte, pos, scan int, bulk, left
 	return nil, 0, ErrIncomplete
 }
 
-// parseInt parses a length as Redis's string2ll does (optional '-', no '+',
-// no spaces, no leading zeros), without allocating. Numbers of more than 18
-// digits are refused: every one of them is over the limits that apply, and
-// Redis gives the same error for those.
-func parseInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 18 || (b[0] == '0' && (len(b) > 1 || neg)) {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
+// parseInt parses a count or length as Redis's string2ll does. A
+// negative multibulk count of up to 19 digits is a valid int64, and Redis
+// reads it as an empty request, so no digit limit applies beyond
+// string2ll's own.
+func parseInt(b []byte) (int64, bool) { return redisnum.ParseInt(b) }
 
 // parseInline is processInlineBuffer: the line ends at the first '\n'
 // (strchr, which stops at a NUL byte: a request with a NUL before its
@@ -324,10 +307,6 @@ func (p *Parser) parseInline(buf []byte, argv [][]byte) ([][]byte, int, error) {
 	return args, nl + 1, nil
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
-}
-
 func hexVal(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
@@ -347,7 +326,7 @@ func hexVal(c byte) (byte, bool) {
 func SplitArgs(line []byte, out [][]byte) ([][]byte, bool) {
 	p := 0
 	for {
-		for p < len(line) && isSpace(line[p]) {
+		for p < len(line) && redisnum.IsSpace(line[p]) {
 			p++
 		}
 		if p >= len(line) {
@@ -389,7 +368,7 @@ func SplitArgs(line []byte, out [][]byte) ([][]byte, bool) {
 					}
 					cur = append(cur, c)
 				} else if c == '"' {
-					if p+1 < len(line) && !isSpace(line[p+1]) {
+					if p+1 < len(line) && !redisnum.IsSpace(line[p+1]) {
 						return nil, false
 					}
 					done = true
@@ -405,7 +384,7 @@ func SplitArgs(line []byte, out [][]byte) ([][]byte, bool) {
 					p++
 					cur = append(cur, '\'')
 				} else if c == '\'' {
-					if p+1 < len(line) && !isSpace(line[p+1]) {
+					if p+1 < len(line) && !redisnum.IsSpace(line[p+1]) {
 						return nil, false
 					}
 					done = true

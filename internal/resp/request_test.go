@@ -51,6 +51,11 @@ func TestParseRequest(t *testing.T) {
 		{in: "*01\r\n$4\r\nPING\r\n", err: "Protocol error: invalid multibulk length"},
 		{in: "*99999999999999999999\r\n", err: "Protocol error: invalid multibulk length"},
 		{in: "*1\r\n$-0\r\n", err: "Protocol error: invalid bulk length"},
+		{in: "*-1234567890123456789\r\n*-9223372036854775808\r\n*1\r\n$4\r\nPING\r\n", want: "PING"},
+		{in: "*-9223372036854775809\r\n", err: "Protocol error: invalid multibulk length"},
+		{in: "*1234567890123456789\r\n", err: "Protocol error: invalid multibulk length"},
+		{in: "*1\r\n$1234567890123456789\r\n", err: "Protocol error: invalid bulk length"},
+		{in: "*1\r\n$-1234567890123456789\r\n", err: "Protocol error: invalid bulk length"},
 	} {
 		got, err := parseAll(t, tc.in)
 		if tc.err != "" {

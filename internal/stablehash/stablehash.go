@@ -1,0 +1,28 @@
+// Package stablehash is the hash replicated servers order "random"
+// choices by. A node that applies a log entry picks the element with the
+// smallest Hash under a seed the entry carries, so the choice depends on
+// the elements alone, never on a hash table's layout or a set's encoding,
+// and every node picks the same one.
+package stablehash
+
+// Hash is the FNV-1a hash (64 bits) of key's 8 bytes, least significant
+// first, followed by m. Its values are part of what a cluster replicates:
+// changing it changes which element SPOP, SRANDMEMBER, RANDOMKEY and
+// SCAN's order choose on nodes that apply the same log, so it must not
+// change while nodes of two versions can share a log.
+func Hash(key uint64, m []byte) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < 8; i++ {
+		h ^= uint64(byte(key >> (8 * i)))
+		h *= prime
+	}
+	for _, b := range m {
+		h ^= uint64(b)
+		h *= prime
+	}
+	return h
+}
