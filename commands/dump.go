@@ -3,7 +3,9 @@ package commands
 import (
 	"math"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/rdb"
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // DUMP and RESTORE (Redis's cluster.c): a value moves as Redis 7.0's
@@ -53,12 +55,12 @@ func restoreCmd(c *Ctx, args [][]byte) {
 	for j := 4; j < len(args); j++ {
 		more := len(args) - j - 1
 		switch {
-		case EqualFold(args[j], "replace"):
+		case cstr.EqualFold(cstr.CString(args[j]), "replace"):
 			replace = true
-		case EqualFold(args[j], "absttl"):
+		case cstr.EqualFold(cstr.CString(args[j]), "absttl"):
 			absttl = true
-		case EqualFold(args[j], "idletime") && more >= 1 && lfuFreq == -1:
-			n, ok := ParseInt(args[j+1])
+		case cstr.EqualFold(cstr.CString(args[j]), "idletime") && more >= 1 && lfuFreq == -1:
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return
@@ -69,8 +71,8 @@ func restoreCmd(c *Ctx, args [][]byte) {
 			}
 			lruIdle = n
 			j++
-		case EqualFold(args[j], "freq") && more >= 1 && lruIdle == -1:
-			n, ok := ParseInt(args[j+1])
+		case cstr.EqualFold(cstr.CString(args[j]), "freq") && more >= 1 && lruIdle == -1:
+			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok {
 				c.Error(ErrNotInt)
 				return
@@ -90,7 +92,7 @@ func restoreCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrBusyKey)
 		return
 	}
-	ttl, ok := ParseInt(args[2])
+	ttl, ok := redisnum.ParseInt(args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
@@ -168,7 +169,7 @@ func saveCmd(c *Ctx, args [][]byte) {
 }
 
 func bgsaveCmd(c *Ctx, args [][]byte) {
-	if len(args) > 1 && !(len(args) == 2 && EqualFold(args[1], "schedule")) {
+	if len(args) > 1 && !(len(args) == 2 && cstr.EqualFold(cstr.CString(args[1]), "schedule")) {
 		c.Error(ErrSyntax)
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unsafe"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Listpacks and ziplists: the compact encodings Redis stores as one blob
@@ -13,52 +15,6 @@ import (
 // Redis 7.0 checks only a blob's header unless sanitize-dump-payload is
 // set, lockkv always walks every entry (a corrupt blob is "Bad data
 // format", never a crash later).
-
-// parseInt64 is string2ll/lpStringToInt64: canonical decimal only.
-func parseInt64(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := false
-	p := b
-	if p[0] == '-' {
-		neg = true
-		p = p[1:]
-		if len(p) == 0 {
-			return 0, false
-		}
-	}
-	if p[0] < '1' || p[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > 1<<64-1-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return int64(-v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
 
 // lpWriter builds a listpack.
 type lpWriter struct {
@@ -91,7 +47,7 @@ func appendBacklen(b []byte, l int) []byte {
 // entrySize is the size lpAppend gives s (encoding, data and backlen).
 func lpEntrySize(s []byte) int {
 	var l int
-	if v, ok := parseInt64(s); ok {
+	if v, ok := redisnum.ParseInt(s); ok {
 		l = lpIntLen(v)
 	} else {
 		switch n := len(s); {
@@ -164,7 +120,7 @@ func (w *lpWriter) appendInt(v int64) {
 
 // append is lpAppend: integers in canonical form are stored as integers.
 func (w *lpWriter) append(s []byte) {
-	if v, ok := parseInt64(s); ok {
+	if v, ok := redisnum.ParseInt(s); ok {
 		w.appendInt(v)
 		return
 	}

@@ -1,14 +1,3 @@
-// Package rdb reads and writes Redis's RDB format (version 10, Redis 7.0):
-// the DUMP/RESTORE payload of one value and whole RDB files (SAVE, and
-// loading a redis-server dump.rdb at start).
-//
-// Values are written as redis-server 7.0.15 writes them for the same
-// encoding (OBJECT ENCODING), byte for byte where lockkv's value carries
-// what Redis's bytes depend on (see AppendValue); every RDB type Redis 7.0
-// loads is read, streams and module values excepted (lockkv has neither).
-// Reading is total: whatever the input, a value or ErrBadFormat, never a
-// panic, and no allocation larger than a small multiple of the input and
-// Limits.MaxString.
 package rdb
 
 import (
@@ -17,6 +6,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -42,9 +33,6 @@ const (
 	TypeListQuicklist2  = 18
 	TypeStreamListpack2 = 19
 )
-
-// Version is the RDB version lockkv writes and the newest it reads.
-const Version = 10
 
 // ErrBadFormat is any payload or file content that does not decode.
 var ErrBadFormat = errors.New("bad data format")
@@ -80,29 +68,6 @@ func appendEncodedInt(b []byte, v int64) ([]byte, bool) {
 		return binary.LittleEndian.AppendUint32(append(b, 0xC2), uint32(v)), true
 	}
 	return b, false
-}
-
-// AppendString is rdbSaveRawString: an integer form for short canonical
-// integers, LZF when that saves at least 4 bytes (rdbcompression yes),
-// else the length and the bytes.
-func AppendString(b, s []byte) []byte {
-	if len(s) <= 11 {
-		if v, ok := parseInt64(s); ok {
-			if nb, ok := appendEncodedInt(b, v); ok {
-				return nb
-			}
-		}
-	}
-	if len(s) > 20 {
-		if c := lzfCompress(s, len(s)-4); c != nil {
-			b = append(b, 0xC3)
-			b = AppendLen(b, len(c))
-			b = AppendLen(b, len(s))
-			return append(b, c...)
-		}
-	}
-	b = AppendLen(b, len(s))
-	return append(b, s...)
 }
 
 // appendLongLong is rdbSaveLongLongAsStringObject (an int-encoded string).
@@ -161,7 +126,7 @@ func AppendValue(b []byte, v store.Value, cfg DumpConfig) []byte {
 	case *store.String:
 		b = append(b, TypeString)
 		if x.Encoding() == "int" {
-			n, _ := parseInt64(x.B)
+			n, _ := redisnum.ParseInt(x.B)
 			return appendLongLong(b, n)
 		}
 		return AppendString(b, x.B)
@@ -228,7 +193,7 @@ func intsetBlob(s *store.Set) []byte {
 	enc := 2
 	var ints []int64
 	s.Range(func(m []byte) bool {
-		n, _ := parseInt64(m)
+		n, _ := redisnum.ParseInt(m)
 		ints = append(ints, n)
 		switch {
 		case n < math.MinInt32 || n > math.MaxInt32:
@@ -306,7 +271,7 @@ func appendQuicklist(b []byte, l *store.List, cfg DumpConfig) []byte {
 	for i, node := range nodes {
 		b = AppendLen(b, 2) // QUICKLIST_NODE_CONTAINER_PACKED
 		if depth > 0 && i >= depth && i < len(nodes)-depth && len(node) >= minCompressBytes {
-			if c := lzfCompress(node, len(node)); c != nil && len(c)+minCompressImprove < len(node) {
+			if c := LZFCompress(node, len(node)); c != nil && len(c)+minCompressImprove < len(node) {
 				b = append(b, 0xC3)
 				b = AppendLen(b, len(c))
 				b = AppendLen(b, len(node))
@@ -361,7 +326,7 @@ type decoder struct {
 }
 
 func (d *decoder) len() (int, error) {
-	n, enc, rest, ok := readLen(d.b)
+	n, enc, rest, ok := ReadLen(d.b)
 	if !ok || enc {
 		return 0, ErrBadFormat
 	}
@@ -383,7 +348,7 @@ func (d *decoder) count(min int) (int, error) {
 
 // string reads an RDB string. The result may alias the input.
 func (d *decoder) string() ([]byte, error) {
-	n, enc, rest, ok := readLen(d.b)
+	n, enc, rest, ok := ReadLen(d.b)
 	if !ok {
 		return nil, ErrBadFormat
 	}
@@ -413,15 +378,15 @@ func (d *decoder) string() ([]byte, error) {
 		}
 		v, d.b = int64(int32(binary.LittleEndian.Uint32(b))), b[4:]
 	case 3:
-		clen, enc1, b2, ok := readLen(b)
+		clen, enc1, b2, ok := ReadLen(b)
 		if !ok || enc1 {
 			return nil, ErrBadFormat
 		}
-		ulen, enc2, b3, ok := readLen(b2)
+		ulen, enc2, b3, ok := ReadLen(b2)
 		if !ok || enc2 || len(b3) < clen || ulen > d.lim.MaxString || ulen > d.budget {
 			return nil, ErrBadFormat
 		}
-		s := lzfDecompress(b3[:clen], ulen)
+		s := LZFDecompress(b3[:clen], ulen)
 		if s == nil {
 			return nil, ErrBadFormat
 		}
@@ -434,7 +399,8 @@ func (d *decoder) string() ([]byte, error) {
 	return strconv.AppendInt(nil, v, 10), nil
 }
 
-// doubleString is rdbLoadDoubleValue (RDB_TYPE_ZSET's text scores).
+// doubleString is rdbLoadDoubleValue (RDB_TYPE_ZSET's text scores):
+// sscanf("%lg") of the text, which reads a prefix.
 func (d *decoder) doubleString() (float64, error) {
 	if len(d.b) < 1 {
 		return 0, ErrBadFormat
@@ -452,19 +418,12 @@ func (d *decoder) doubleString() (float64, error) {
 	if len(d.b) < n {
 		return 0, ErrBadFormat
 	}
-	s := string(d.b[:n])
+	f, used, _ := redisnum.Strtod(cstr.CString(d.b[:n]))
 	d.b = d.b[n:]
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !isRangeErr(err) {
-		// sscanf("%lg") reads a prefix; Redis never writes anything else.
+	if used == 0 {
 		return 0, ErrBadFormat
 	}
 	return f, nil
-}
-
-func isRangeErr(err error) bool {
-	var ne *strconv.NumError
-	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
 
 func (d *decoder) binaryDouble() (float64, error) {
@@ -709,17 +668,12 @@ func (d *decoder) value(typ byte) (store.Value, error) {
 	return nil, ErrBadFormat
 }
 
-// parseListpackScore is zzlGetScore: an integer element, or the text of
-// a double (strtod of at most 127 bytes).
+// parseListpackScore is zzlGetScore: an integer element, or strtod of
+// the text (at most 127 bytes, a prefix: what does not parse is 0, as in
+// Redis). A NaN is refused: no sorted set holds one.
 func parseListpackScore(e []byte) (float64, bool) {
-	if len(e) == 0 || len(e) > 127 {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(e), 64)
-	if (err != nil && !isRangeErr(err)) || f != f {
-		return 0, false
-	}
-	return f, true
+	f, _, _ := redisnum.Strtod(cstr.CString(e[:min(len(e), 127)]))
+	return f, f == f
 }
 
 // buildZSet makes a set of members and scores; a duplicate member is an
