@@ -122,7 +122,7 @@ var settingSupport = map[string]support{
 	"tls-ciphers":              tlsFixed,
 	"tls-ciphersuites":         tlsFixed,
 	"tls-auth-clients":         tlsFixed,
-	"save":                     sup(fixed, "RDB snapshots"), // save points; SAVE and BGSAVE work
+	"save":                     sup(fixed, "automatic RDB snapshots (SAVE and BGSAVE work)"),
 	"appendonly":               sup(fixed, "the append-only file (a cluster node with --data-dir logs every write through Raft)"),
 	"rdbcompression":           sup(fixed, "uncompressed RDB payloads (DUMP, FUNCTION DUMP, SAVE and BGSAVE always compress)"),
 	"min-replicas-to-write":    sup(fixed, "refusing writes for want of replicas"),
