@@ -95,6 +95,7 @@ var commandTips = map[string][]string{
 	"client|list": {"nondeterministic_output"}, "client|info": {"nondeterministic_output"},
 	"info": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 	"time": {"nondeterministic_output"}, "lastsave": {"nondeterministic_output"},
+	"dump": {"nondeterministic_output"}, "migrate": {"nondeterministic_output"},
 	"command": {"nondeterministic_output_order"}, "command|info": {"nondeterministic_output_order"},
 	"command|docs": {"nondeterministic_output_order"}, "command|list": {"nondeterministic_output_order"},
 	"config|set":    {"request_policy:all_nodes", "response_policy:all_succeeded"},

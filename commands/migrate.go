@@ -24,7 +24,7 @@ import (
 // node would apply, and every node would then connect to the target.
 
 var migrateCommands = []*Spec{
-	{Name: "migrate", Arity: -6, Flags: Write, Keys: migrateKeys, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: migrateCmd},
+	{Name: "migrate", Arity: -6, Flags: Write, FirstKey: 3, LastKey: 3, Step: 1, Keys: migrateKeys, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: migrateCmd},
 }
 
 func init() { Register(migrateCommands) }

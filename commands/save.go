@@ -33,7 +33,7 @@ import (
 
 var saveCommands = []*Spec{
 	{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: saveCmd},
-	{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: bgsaveCmd},
+	{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, ACL: []string{"admin", "slow", "dangerous"}, Fn: bgsaveCmd},
 }
 
 func init() { Register(saveCommands) }

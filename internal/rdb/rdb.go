@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
@@ -91,6 +92,15 @@ func AppendString(b, s []byte) []byte {
 	return append(b, s...)
 }
 
+// lzfTable is LZFCompress's hash table: positions stamped with the
+// generation of the call that stored them.
+type lzfTable struct {
+	gen   uint32
+	slots [1 << 16]uint64
+}
+
+var lzfTables = sync.Pool{New: func() any { return new(lzfTable) }}
+
 // LZFCompress is liblzf's lzf_compress as Redis builds it (HLOG 16,
 // VERY_FAST): nil when the result would not fit in outLen bytes.
 // Redis compresses strings of more than 20 bytes into len-4 bytes.
@@ -105,7 +115,17 @@ func LZFCompress(in []byte, outLen int) []byte {
 	if len(in) < 2 || outLen <= 0 {
 		return nil
 	}
-	htab := make([]int32, hsize)  // positions + 1; 0 = empty
+	// The hash table is reused: a slot is valid only when it carries
+	// this call's generation (Redis's is an uninitialised stack array).
+	t := lzfTables.Get().(*lzfTable)
+	defer lzfTables.Put(t)
+	t.gen++
+	if t.gen == 0 {
+		clear(t.slots[:])
+		t.gen = 1
+	}
+	gen := uint64(t.gen) << 32
+	htab := &t.slots
 	out := make([]byte, outLen+1) // Redis allocates one byte more: a run may start there
 	inEnd := len(in)
 	ip, op := 0, 0
@@ -116,8 +136,11 @@ func LZFCompress(in []byte, outLen int) []byte {
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
 		slot := idx(hval)
-		ref := int(htab[slot]) - 1
-		htab[slot] = int32(ip + 1)
+		ref := -1
+		if v := htab[slot]; v&^0xffffffff == gen {
+			ref = int(uint32(v))
+		}
+		htab[slot] = gen | uint64(ip)
 		off := ip - ref - 1
 		if ref >= 0 && ref < ip && off < maxOff && ref > 0 &&
 			in[ref] == in[ip] && in[ref+1] == in[ip+1] && in[ref+2] == in[ip+2] {
@@ -172,10 +195,10 @@ func LZFCompress(in []byte, outLen int) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			htab[idx(hval)] = gen | uint64(ip)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			htab[idx(hval)] = gen | uint64(ip)
 			ip++
 			continue
 		}
