@@ -2,12 +2,15 @@ package lockkv
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/rdb"
@@ -69,10 +72,38 @@ func TestClusterBackupRestore(t *testing.T) {
 	if err := lc.Do(ctx, "RESTORE", "gone", "1", payload, "ABSTTL").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := lc.Do(ctx, "MIGRATE", "127.0.0.1", "1", "k", "0", "100").Err(); err == nil || !strings.Contains(err.Error(), "not supported on a lockkv cluster node") {
+	// MIGRATE: the leader sends the key, every node deletes it.
+	target := RunT(t)
+	_, port, _ := net.SplitHostPort(target.Addr())
+	lc.Set(ctx, "moving", "m", time.Hour)
+	if err := lc.Do(ctx, "MIGRATE", "127.0.0.1", port, "moving", "0", "5000").Err(); err != nil {
 		t.Fatalf("MIGRATE on a cluster: %v", err)
 	}
+	tcl := redis.NewClient(&redis.Options{Addr: target.Addr()})
+	defer tcl.Close()
+	if v, _ := tcl.Get(ctx, "moving").Result(); v != "m" {
+		t.Fatalf("migrated key on the target: %q", v)
+	}
+	if d, _ := tcl.PTTL(ctx, "moving").Result(); d < 59*time.Minute {
+		t.Fatalf("migrated key's TTL on the target: %v", d)
+	}
+	if err := lc.Do(ctx, "MIGRATE", "127.0.0.1", port, "k", "0", "5000", "COPY").Err(); err != nil {
+		t.Fatalf("MIGRATE COPY on a cluster: %v", err)
+	}
+	if err := lc.Do(ctx, "MIGRATE", "127.0.0.1", port, "k", "0", "5000").Err(); err == nil || !strings.Contains(err.Error(), "BUSYKEY") {
+		t.Fatalf("MIGRATE onto a key the target has: %v", err)
+	}
+	txn := lc.TxPipeline()
+	txn.Do(ctx, "MIGRATE", "127.0.0.1", port, "k", "0", "5000", "REPLACE")
+	if _, err := txn.Exec(ctx); err == nil || !strings.Contains(err.Error(), "inside MULTI or a script") {
+		t.Fatalf("MIGRATE in MULTI on a cluster: %v", err)
+	}
 	waitFor(t, "every node to apply the same state", func() bool { return allSame(digests(tc)) })
+	for i := range tc.srvs {
+		if tc.has(i, "moving") || !tc.has(i, "k") {
+			t.Fatalf("node %d after MIGRATE: moving %v, k %v", i, tc.has(i, "moving"), tc.has(i, "k"))
+		}
+	}
 	var deadlines []int64
 	for _, s := range tc.srvs {
 		s.Do(func(e *commands.Engine) { deadlines = append(deadlines, e.DBs[0].Peek("lock2").Expire) })

@@ -206,7 +206,7 @@ const (
 	ErrMigrateConnect         = "IOERR error or timeout connecting to the client"
 	ErrMigrateWriting         = "IOERR error or timeout writing to target instance"
 	ErrMigrateReading         = "IOERR error or timeout reading to target instance"
-	ErrMigrateCluster         = "ERR MIGRATE is not supported on a lockkv cluster node: every member would apply it (move keys with DUMP and RESTORE)"
+	ErrMigrateCluster         = "ERR MIGRATE inside MULTI or a script is not supported on a lockkv cluster node: every member would run it"
 	ErrBusyKey                = "BUSYKEY Target key name already exists."
 	ErrRestoreTTL             = "ERR Invalid TTL value, must be >= 0"
 	ErrRestoreIdle            = "ERR Invalid IDLETIME value, must be >= 0"

@@ -20,8 +20,18 @@ import (
 // the target accepted unless COPY. As in Redis the command goroutine
 // waits for the target (at most the timeout per read or write); unlike
 // Redis, no connection is cached between calls, so every call sends
-// SELECT. On a cluster node MIGRATE is refused: it is a write that every
-// node would apply, and every node would then connect to the target.
+// SELECT.
+//
+// On a cluster only the leader talks to the target, and only the
+// deletions go through the log: at the replication gate
+// (migrateOnLeader) the leader waits until none of its ops is in flight
+// (a write in flight to a migrated key would be lost under the deletion)
+// and, for linearizable reads, for a confirmed leadership round; it then
+// runs the transfer on the command goroutine and proposes the keys the
+// target took as an internal MIGRATE (migratedMarker) that every node
+// applies as their deletion, answering the transfer's reply. A MIGRATE
+// inside MULTI or a script on a cluster node is refused: it runs where
+// the transaction is applied, on every node.
 
 var migrateCommands = []*Spec{
 	{Name: "migrate", Arity: -6, Flags: Write, FirstKey: 3, LastKey: 3, Step: 1, Keys: migrateKeys, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: migrateCmd},
@@ -49,64 +59,138 @@ func migrateKeys(args [][]byte) []int {
 	return []int{3}
 }
 
-func migrateCmd(c *Ctx, args [][]byte) {
-	var (
-		copyKeys, replace  bool
-		username, password []byte
-		hasPassword        bool
-		firstKey, numKeys  = 3, 1
-	)
+// migrateOpts are MIGRATE's parsed arguments.
+type migrateOpts struct {
+	copyKeys, replace  bool
+	username, password []byte
+	hasPassword        bool
+	firstKey, numKeys  int
+	timeout, dbid      int64
+}
+
+// parseMigrate parses MIGRATE's arguments, replying on error.
+func parseMigrate(c *Ctx, args [][]byte) (migrateOpts, bool) {
+	m := migrateOpts{firstKey: 3, numKeys: 1}
 	for j := 6; j < len(args); j++ {
 		more := len(args) - 1 - j
 		opt := cstr.CString(args[j])
 		switch {
 		case cstr.EqualFold(opt, "copy"):
-			copyKeys = true
+			m.copyKeys = true
 		case cstr.EqualFold(opt, "replace"):
-			replace = true
+			m.replace = true
 		case cstr.EqualFold(opt, "auth"):
 			if more < 1 {
 				c.Error(ErrSyntax)
-				return
+				return m, false
 			}
 			j++
-			password, hasPassword = args[j], true
+			m.password, m.hasPassword = args[j], true
 		case cstr.EqualFold(opt, "auth2"):
 			if more < 2 {
 				c.Error(ErrSyntax)
-				return
+				return m, false
 			}
-			username, password, hasPassword = args[j+1], args[j+2], true
+			m.username, m.password, m.hasPassword = args[j+1], args[j+2], true
 			j += 2
 		case cstr.EqualFold(opt, "keys"):
 			if len(args[3]) != 0 {
 				c.Error(ErrMigrateKeysArg)
-				return
+				return m, false
 			}
-			firstKey, numKeys = j+1, len(args)-j-1
+			m.firstKey, m.numKeys = j+1, len(args)-j-1
 			j = len(args)
 		default:
 			c.Error(ErrSyntax)
-			return
+			return m, false
 		}
 	}
-	timeout, ok := redisnum.ParseInt(args[5])
-	if !ok {
+	var ok bool
+	if m.timeout, ok = redisnum.ParseInt(args[5]); !ok {
 		c.Error(ErrNotInt)
+		return m, false
+	}
+	if m.dbid, ok = redisnum.ParseInt(args[4]); !ok {
+		c.Error(ErrNotInt)
+		return m, false
+	}
+	if m.timeout <= 0 {
+		m.timeout = 1000
+	}
+	return m, true
+}
+
+// migratedMarker, in the host position, marks the internal MIGRATE a
+// cluster's leader proposes: MIGRATE marker "" "" 0 0 reply key...
+// deletes the keys and answers reply.
+const migratedMarker = "\x00lockkv-migrated"
+
+func migrateCmd(c *Ctx, args [][]byte) {
+	if c.Applying && len(args) >= 7 && string(args[1]) == migratedMarker {
+		for _, k := range args[7:] {
+			if c.DB.Delete(string(k)) {
+				c.Modified(k)
+			}
+		}
+		c.W.Raw(args[6])
 		return
 	}
-	dbid, ok := redisnum.ParseInt(args[4])
+	m, ok := parseMigrate(c, args)
 	if !ok {
-		c.Error(ErrNotInt)
 		return
-	}
-	if timeout <= 0 {
-		timeout = 1000
 	}
 	if c.E.Replicated() {
+		// Applied from the log (in MULTI or a script): every node
+		// would connect to the target.
 		c.Error(ErrMigrateCluster)
 		return
 	}
+	taken, reply := migrateTransfer(c, args, m)
+	if !m.copyKeys {
+		for _, k := range taken {
+			if c.DB.Delete(string(k)) {
+				c.Modified(k)
+			}
+		}
+	}
+	c.W.Raw(reply)
+}
+
+// migrateOnLeader is MIGRATE at a cluster leader's replication gate; it
+// reports whether it took the command over (it always does).
+func (c *Ctx) migrateOnLeader(args [][]byte) bool {
+	e, rs, cl := c.E, c.E.repl, c.C
+	if rs.inflight > 0 {
+		cl.repl.rerun = true
+		rs.execWaiters = append(rs.execWaiters, cl)
+		return true
+	}
+	if e.Config.ReadMode == ReadLinearizable && cl.repl.readNeed > rs.readConfirmed {
+		cl.repl.rerun = true
+		rs.readWaiters = append(rs.readWaiters, cl)
+		if rs.readStarted < cl.repl.readNeed {
+			rs.readStarted = cl.repl.readNeed
+			rs.r.ConfirmLeadership(cl.repl.readNeed)
+		}
+		return true
+	}
+	m, ok := parseMigrate(c, args)
+	if !ok {
+		return true
+	}
+	taken, reply := migrateTransfer(c, args, m)
+	if len(taken) == 0 || m.copyKeys {
+		c.W.Raw(reply)
+		return true
+	}
+	op := [][]byte{[]byte("MIGRATE"), []byte(migratedMarker), nil, nil, []byte("0"), []byte("0"), reply}
+	e.propose(cl, OpCommand, [][][]byte{copyArgs(append(op, taken...))})
+	return true
+}
+
+// migrateTransfer DUMPs the keys, sends them to the target and returns
+// the keys it took and MIGRATE's reply; it deletes nothing.
+func migrateTransfer(c *Ctx, args [][]byte, m migrateOpts) (taken [][]byte, reply []byte) {
 	type kv struct {
 		key     []byte
 		payload []byte
@@ -114,8 +198,8 @@ func migrateCmd(c *Ctx, args [][]byte) {
 	}
 	var keys []kv
 	cfg := c.E.dumpConfig()
-	for j := 0; j < numKeys; j++ {
-		k := args[firstKey+j]
+	for j := 0; j < m.numKeys; j++ {
+		k := args[m.firstKey+j]
 		e := c.Lookup(k)
 		if e == nil {
 			continue
@@ -127,26 +211,25 @@ func migrateCmd(c *Ctx, args [][]byte) {
 		keys = append(keys, kv{key: k, payload: rdb.Payload(e.Value, cfg), ttl: ttl})
 	}
 	if len(keys) == 0 {
-		c.W.Status("NOKEY")
-		return
+		return nil, []byte("+NOKEY\r\n")
 	}
 	var w resp.Writer
-	if hasPassword {
-		if username != nil {
+	if m.hasPassword {
+		if m.username != nil {
 			w.Array(3)
 			w.BulkString("AUTH")
-			w.Bulk(username)
+			w.Bulk(m.username)
 		} else {
 			w.Array(2)
 			w.BulkString("AUTH")
 		}
-		w.Bulk(password)
+		w.Bulk(m.password)
 	}
 	w.Array(2)
 	w.BulkString("SELECT")
-	w.BulkString(strconv.FormatInt(dbid, 10))
+	w.BulkString(strconv.FormatInt(m.dbid, 10))
 	for _, k := range keys {
-		if replace {
+		if m.replace {
 			w.Array(5)
 		} else {
 			w.Array(4)
@@ -155,12 +238,13 @@ func migrateCmd(c *Ctx, args [][]byte) {
 		w.Bulk(k.key)
 		w.BulkString(strconv.FormatInt(k.ttl, 10))
 		w.Bulk(k.payload)
-		if replace {
+		if m.replace {
 			w.BulkString("REPLACE")
 		}
 	}
-	d := time.Duration(timeout) * time.Millisecond
+	d := time.Duration(m.timeout) * time.Millisecond
 	addr := net.JoinHostPort(string(args[1]), string(args[2]))
+	pre := 1 + int(b2i(m.hasPassword)) // AUTH's and SELECT's replies come first
 	var replies [][]byte
 	var werr, rerr error
 	for try := 0; try < 2; try++ {
@@ -173,21 +257,18 @@ func migrateCmd(c *Ctx, args [][]byte) {
 			continue
 		}
 		if err != nil {
-			c.Error(ErrMigrateConnect)
-			return
+			return nil, errorReply(ErrMigrateConnect)
 		}
-		replies, werr, rerr = migrateExchange(nc, w.B, 1+b2i(hasPassword)+int64(len(keys)), d)
+		replies, werr, rerr = migrateExchange(nc, w.B, int64(pre+len(keys)), d)
 		nc.Close()
 		// Redis tries again once, unless it timed out or a reply came.
 		if (werr == nil && rerr == nil) || len(replies) > 0 || isTimeout(werr) || isTimeout(rerr) {
 			break
 		}
 	}
-	// The replies: AUTH's, SELECT's, then one per key. A failed AUTH or
-	// SELECT fails every key; a failed RESTORE only its own, and is the
-	// error reported if it is the first.
+	// A failed AUTH or SELECT fails every key; a failed RESTORE only its
+	// own, and is the error reported if it is the first.
 	var targetErr []byte
-	pre := 1 + int(b2i(hasPassword))
 	preFailed := false
 	for i := 0; i < len(replies) && i < pre; i++ {
 		if replies[i][0] == '-' {
@@ -198,31 +279,27 @@ func migrateCmd(c *Ctx, args [][]byte) {
 		}
 	}
 	for i := pre; i < len(replies); i++ {
-		r := replies[i]
-		if r[0] == '-' || preFailed {
+		if replies[i][0] == '-' || preFailed {
 			if targetErr == nil {
-				targetErr = r
+				targetErr = replies[i]
 			}
 			continue
 		}
-		if !copyKeys {
-			k := keys[i-pre].key
-			if c.DB.Delete(string(k)) {
-				c.Modified(k)
-			}
-		}
+		taken = append(taken, keys[i-pre].key)
 	}
 	switch {
 	case targetErr != nil:
-		c.Error("ERR Target instance replied with error: " + firstLine(targetErr[1:]))
+		return taken, errorReply("ERR Target instance replied with error: " + firstLine(targetErr[1:]))
 	case werr != nil:
-		c.Error(ErrMigrateWriting)
+		return taken, errorReply(ErrMigrateWriting)
 	case rerr != nil || len(replies) < pre+len(keys):
-		c.Error(ErrMigrateReading)
-	default:
-		c.W.OK()
+		return taken, errorReply(ErrMigrateReading)
 	}
+	return taken, []byte("+OK\r\n")
 }
+
+// errorReply is msg as an error reply.
+func errorReply(msg string) []byte { return []byte("-" + msg + "\r\n") }
 
 // migrateExchange writes the request and reads up to n replies.
 func migrateExchange(nc net.Conn, req []byte, n int64, d time.Duration) (replies [][]byte, werr, rerr error) {

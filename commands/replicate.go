@@ -359,6 +359,9 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		c.rejectFor(spec, c.notLeaderError(spec, args))
 		return true
 	}
+	if spec.Name == "migrate" && kind == replWrite {
+		return c.migrateOnLeader(args)
+	}
 	switch kind {
 	case replRead:
 		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
