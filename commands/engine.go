@@ -117,6 +117,7 @@ func NewEngine(cfg *Config, clock store.Clock) *Engine {
 		e.DBs[i] = store.NewDB()
 	}
 	e.saves.lastSave.Store(clock.Now().Unix())
+	e.saves.savedDirty.Store(-1)
 	e.initFeatures()
 	return e
 }

@@ -200,6 +200,7 @@ func infoPersistence(e *Engine, b []byte, now int64) []byte {
 	b = kv(b, "current_fork_perc", "0.00")
 	b = kvi(b, "current_save_keys_processed", 0)
 	b = kvi(b, "current_save_keys_total", 0)
+	e.settleSaves()
 	b = kvi(b, "rdb_changes_since_last_save", e.Stats.Dirty)
 	b = kvi(b, "rdb_bgsave_in_progress", b2i(e.saves.inProgress.Load()))
 	b = kvi(b, "rdb_last_save_time", e.saves.lastSave.Load())
@@ -208,8 +209,8 @@ func infoPersistence(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "rdb_current_bgsave_time_sec", e.saves.currentSec())
 	b = kvi(b, "rdb_saves", e.saves.count.Load())
 	b = kvi(b, "rdb_last_cow_size", 0)
-	b = kvi(b, "rdb_last_load_keys_expired", 0)
-	b = kvi(b, "rdb_last_load_keys_loaded", 0)
+	b = kvi(b, "rdb_last_load_keys_expired", e.saves.expired)
+	b = kvi(b, "rdb_last_load_keys_loaded", e.saves.loaded)
 	aof := int64(0)
 	if settingString(e, "appendonly") == "yes" {
 		aof = 1

@@ -47,6 +47,20 @@ type saveState struct {
 	count         atomic.Int64
 	startedAt     atomic.Int64 // Unix seconds the current BGSAVE began
 	lastBgsaveSec atomic.Int64
+	// savedDirty is, after a BGSAVE succeeded, the changes it saved
+	// (Stats.Dirty when it began), for the command goroutine to take off
+	// rdb_changes_since_last_save as Redis does; -1 when none is due.
+	savedDirty atomic.Int64
+	// loaded and expired are what LoadRDB read (rdb_last_load_keys_*).
+	loaded, expired int64
+}
+
+// settleSaves takes the changes a finished BGSAVE saved off Stats.Dirty
+// (on the command goroutine).
+func (e *Engine) settleSaves() {
+	if d := e.saves.savedDirty.Swap(-1); d > 0 {
+		e.Stats.Dirty = max(e.Stats.Dirty-d, 0)
+	}
 }
 
 func (s *saveState) status() string {
@@ -180,6 +194,7 @@ func bgsaveCmd(c *Ctx, args [][]byte) {
 	}
 	s.count.Add(1)
 	s.startedAt.Store(c.Now / 1000)
+	dirty := c.E.Stats.Dirty
 	data := c.E.EncodeRDB(c.Now)
 	path := c.E.RDBPath()
 	log := c.E.logger()
@@ -192,6 +207,7 @@ func bgsaveCmd(c *Ctx, args [][]byte) {
 			log.Warn("background save failed", "path", path, "err", err)
 		} else {
 			s.lastSave.Store(time.Now().Unix())
+			s.savedDirty.Store(dirty)
 			log.Info("background saving terminated with success", "path", path)
 		}
 		s.inProgress.Store(false)
@@ -260,5 +276,6 @@ func (e *Engine) LoadRDB(b []byte, now int64) (loaded, expired int, err error) {
 			return true
 		})
 	}
+	e.saves.loaded, e.saves.expired = int64(loaded), int64(expired)
 	return loaded, expired, nil
 }

@@ -129,8 +129,8 @@ func TestSaveLoadsInRedis(t *testing.T) {
 		v := src.mustDo(t, "INFO", "persistence")
 		return infoField(v.Str, "rdb_bgsave_in_progress") == "0"
 	})
-	if v := src.mustDo(t, "INFO", "persistence"); infoField(v.Str, "rdb_last_bgsave_status") != "ok" {
-		t.Fatalf("BGSAVE failed: %s", v.Str)
+	if v := src.mustDo(t, "INFO", "persistence"); infoField(v.Str, "rdb_last_bgsave_status") != "ok" || infoField(v.Str, "rdb_changes_since_last_save") != "0" {
+		t.Fatalf("BGSAVE failed, or left changes unsaved: %s", v.Str)
 	}
 	dir2 := t.TempDir()
 	data, err := os.ReadFile(filepath.Join(dir, "bg.rdb"))
@@ -154,6 +154,12 @@ func TestLoadRedisDump(t *testing.T) {
 	}
 	l := startOwnLockkv(t, lockkv.Config{LoadRDB: filepath.Join(dir, "dump.rdb")})
 	r := startRedisT(t, dir)
+	for _, f := range []string{"rdb_last_load_keys_loaded", "rdb_last_load_keys_expired"} {
+		lv, rv := infoField(l.mustDo(t, "INFO", "persistence").Str, f), infoField(r.mustDo(t, "INFO", "persistence").Str, f)
+		if lv != rv {
+			t.Errorf("%s: lockkv %s, redis %s", f, lv, rv)
+		}
+	}
 	compareSaved(&Pair{t: t, L: l, R: r}, keys)
 	sameValues(&Pair{t: t, L: l, R: src}, keys)
 }
