@@ -12,13 +12,13 @@ import (
 // Bitmap commands on strings: Redis's bitops.c.
 
 var bitCommands = []*Spec{
-	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "fast"}, Fn: getbit},
-	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: setbit},
-	{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitcount},
-	{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "slow"}, Fn: bitpos},
-	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitop},
-	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "bitmap", "slow"}, Fn: bitfield},
-	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "bitmap", "fast"}, Fn: bitfieldRO},
+	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: getbit},
+	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"bitmap"}, Fn: setbit},
+	{Name: "bitcount", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitcount},
+	{Name: "bitpos", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitpos},
+	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}, {Flags: KeyRO | KeyAccess, Pos: 3, LastKey: -1, KeyStep: 1}}, ACL: []string{"bitmap"}, Fn: bitop},
+	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Notes: "This command allows both access and modification of the key", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"bitmap"}, GetKeyFlags: bitfieldKeyFlags, Fn: bitfield},
+	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitfieldRO},
 }
 
 func init() { Register(bitCommands) }
@@ -718,4 +718,24 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Modified(key)
 		c.Notify(NotifyString, "setbit", key)
 	}
+}
+
+// bitfieldKeyFlags is Redis's bitfieldGetKeys: read-only when every
+// operation is a GET (OVERFLOW aside); a syntax error counts as a write.
+func bitfieldKeyFlags(args [][]byte, pos int) KeyFlag {
+	for i := 2; i < len(args); i++ {
+		rem := len(args) - i - 1
+		a := cstr.CString(args[i])
+		switch {
+		case cstr.EqualFold(a, "get") && rem >= 2:
+			i += 2
+		case (cstr.EqualFold(a, "set") || cstr.EqualFold(a, "incrby")) && rem >= 3:
+			return KeyRW | KeyAccess | KeyUpdate
+		case cstr.EqualFold(a, "overflow") && rem >= 1:
+			i++
+		default:
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyRO | KeyAccess
 }

@@ -31,6 +31,9 @@ type Client struct {
 	NoTouch         bool
 	// Reply mode set by CLIENT REPLY: ReplyOn, ReplyOff, ReplySkip.
 	ReplyMode int
+	// replySkipNext is set by CLIENT REPLY SKIP: the command after it
+	// gets no reply (Redis's CLIENT_REPLY_SKIP_NEXT).
+	replySkipNext bool
 	// Flags for CLIENT LIST ("N" when none).
 	Readonly bool
 

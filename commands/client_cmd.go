@@ -8,9 +8,8 @@ import (
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
-// CLIENT: the container and the subcommands that live with the connection
-// code. TRACKING, CACHING, TRACKINGINFO and GETREDIR are added by the
-// tracking code through RegisterSub("client", ...).
+// CLIENT: the container and its subcommands; the handlers of TRACKING,
+// CACHING, TRACKINGINFO and GETREDIR live with the tracking code.
 //
 // SETINFO and NO-TOUCH are Redis 7.2's (7.0.15 answers them with the
 // unknown-subcommand error): lock clients send CLIENT SETINFO on every
@@ -19,24 +18,29 @@ import (
 // text.
 
 var clientSubs = []*Spec{
-	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientID},
-	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientSetName},
-	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetName},
-	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientList},
-	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientInfo},
-	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientKill},
-	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"slow", "connection"}, Fn: clientSetInfo},
-	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientNoTouch},
-	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientNoEvict},
-	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientReply},
-	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientPause},
-	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnpause},
-	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous", "connection"}, Fn: clientUnblock},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientHelp},
+	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientID},
+	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientSetName},
+	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetName},
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
+	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientKill},
+	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
+	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
+	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientNoEvict},
+	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientReply},
+	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientPause},
+	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnpause},
+	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnblock},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: clientHelp},
+	// Tracking (tracking.go).
+	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTracking},
+	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientCaching},
+	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTrackingInfo},
+	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetRedir},
 }
 
 var clientCommands = []*Spec{
-	{Name: "client", Arity: -2, ACL: []string{"slow"}, Sub: clientSubs},
+	{Name: "client", Arity: -2, KeepCaching: true, Sub: clientSubs},
 }
 
 func init() { Register(clientCommands) }
@@ -101,9 +105,11 @@ func mayWrite(cl *Client, spec *Spec) bool {
 	if spec.Flags&(Write|MayReplicate) != 0 {
 		return true
 	}
-	if spec.Name == "exec" && spec.Parent() == nil {
+	if spec.Txn == TxnExec {
+		// The flags of what it queued, subcommands resolved, as Redis
+		// accumulates mstate.cmd_flags.
 		for _, q := range cl.multi.queue {
-			if s := Lookup(q[0]); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+			if s := scriptLookup(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
 				return true
 			}
 		}
@@ -581,7 +587,7 @@ func clientSetInfo(c *Ctx, args [][]byte) {
 }
 
 // clientNoTouch is Redis 7.2's CLIENT NO-TOUCH: while on, the client's
-// commands leave the keys' access time alone, except TOUCH (Ctx.touchKey).
+// commands leave the keys' access time alone, except TOUCH (Ctx.Touch).
 func clientNoTouch(c *Ctx, args [][]byte) {
 	switch {
 	case cstr.EqualFold(args[2], "on"):
@@ -618,7 +624,7 @@ func clientReply(c *Ctx, args [][]byte) {
 		c.C.ReplyMode = ReplyOff
 	case cstr.EqualFold(args[2], "skip"):
 		if c.C.ReplyMode != ReplyOff {
-			c.C.ReplyMode = ReplySkip
+			c.C.replySkipNext = true
 		}
 	default:
 		c.Error(ErrSyntax)

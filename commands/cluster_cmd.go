@@ -43,10 +43,10 @@ import (
 // only; GETKEYSINSLOT's order is the keyspace's, not Redis's.
 
 var clusterCommands = []*Spec{
-	{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: readonlyCmd},
-	{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: readwriteCmd},
-	{Name: "asking", Arity: 1, Flags: Fast, ACL: []string{"fast", "connection"}, Fn: askingCmd},
-	{Name: "cluster", Arity: -2, ACL: []string{"slow"}, Sub: clusterSubs()},
+	{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: readonlyCmd},
+	{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: readwriteCmd},
+	{Name: "asking", Arity: 1, Flags: Fast, ACL: []string{"connection"}, Fn: askingCmd},
+	{Name: "cluster", Arity: -2, Sub: clusterSubs()},
 }
 
 func init() { Register(clusterCommands) }
@@ -66,28 +66,27 @@ func NodeID(id string) string {
 // server does.
 func clusterSubs() []*Spec {
 	admin := Admin | Stale | NoAsyncLoading
-	adminACL := []string{"admin", "slow", "dangerous"}
-	ro := []string{"slow"}
+	nd := []string{"nondeterministic_output"}
 	subs := []struct {
 		name  string
 		arity int
 		flags Flag
-		acl   []string
+		tips  []string
 		fn    Handler
 	}{
-		{"addslots", -3, admin, adminACL, nil}, {"addslotsrange", -4, admin, adminACL, nil},
-		{"bumpepoch", 2, admin, adminACL, nil}, {"count-failure-reports", 3, Admin | Stale, adminACL, nil},
-		{"countkeysinslot", 3, Stale, ro, clusterCountKeysInSlot}, {"delslots", -3, admin, adminACL, nil},
-		{"delslotsrange", -4, admin, adminACL, nil}, {"failover", -2, admin, adminACL, nil},
-		{"flushslots", 2, admin, adminACL, nil}, {"forget", 3, admin, adminACL, nil},
-		{"getkeysinslot", 4, Stale, ro, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, ro, clusterHelp},
-		{"info", 2, Stale, ro, clusterInfo}, {"keyslot", 3, Stale, ro, clusterKeySlot}, {"links", 2, Stale, ro, nil},
-		{"meet", -4, admin, adminACL, nil}, {"myid", 2, Stale, ro, clusterMyID}, {"nodes", 2, Stale, ro, clusterNodes},
-		{"replicas", 3, Admin | Stale, adminACL, clusterReplicas}, {"replicate", 3, admin, adminACL, nil},
-		{"reset", -2, Admin | NoScript | Stale, adminACL, nil}, {"saveconfig", 2, admin, adminACL, nil},
-		{"set-config-epoch", 3, admin, adminACL, nil}, {"setslot", -4, admin, adminACL, nil},
-		{"shards", 2, Stale, ro, clusterShards}, {"slaves", 3, Admin | Stale, adminACL, clusterReplicas},
-		{"slots", 2, Stale, ro, clusterSlots},
+		{"addslots", -3, admin, nil, nil}, {"addslotsrange", -4, admin, nil, nil},
+		{"bumpepoch", 2, admin, nd, nil}, {"count-failure-reports", 3, Admin | Stale, nd, nil},
+		{"countkeysinslot", 3, Stale, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, nil},
+		{"delslotsrange", -4, admin, nil, nil}, {"failover", -2, admin, nil, nil},
+		{"flushslots", 2, admin, nil, nil}, {"forget", 3, admin, nil, nil},
+		{"getkeysinslot", 4, Stale, nd, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, nil, clusterHelp},
+		{"info", 2, Stale, nd, clusterInfo}, {"keyslot", 3, Stale, nil, clusterKeySlot}, {"links", 2, Stale, nd, nil},
+		{"meet", -4, admin, nil, nil}, {"myid", 2, Stale, nil, clusterMyID}, {"nodes", 2, Stale, nd, clusterNodes},
+		{"replicas", 3, Admin | Stale, nd, clusterReplicas}, {"replicate", 3, admin, nil, nil},
+		{"reset", -2, Admin | NoScript | Stale, nil, nil}, {"saveconfig", 2, admin, nil, nil},
+		{"set-config-epoch", 3, admin, nil, nil}, {"setslot", -4, admin, nil, nil},
+		{"shards", 2, Stale, nd, clusterShards}, {"slaves", 3, Admin | Stale, nd, clusterReplicas},
+		{"slots", 2, Stale, nd, clusterSlots},
 	}
 	out := make([]*Spec, len(subs))
 	for i, s := range subs {
@@ -97,7 +96,7 @@ func clusterSubs() []*Spec {
 		} else {
 			fn = clusterOnly(fn)
 		}
-		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, ACL: s.acl, Fn: fn}
+		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, Tips: s.tips, Fn: fn}
 	}
 	return out
 }

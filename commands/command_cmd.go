@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/lockkv/lockkv/internal/cstr"
@@ -12,17 +13,17 @@ import (
 // step, ACL categories, tips, key specs, subcommands).
 
 var commandSubs = []*Spec{
-	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandCount},
-	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandInfo},
-	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandDocs},
-	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandList},
-	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeys},
-	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandGetKeysAndFlags},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Fn: commandHelp},
+	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandCount},
+	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
+	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
+	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
+	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeys},
+	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeysAndFlags},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandHelp},
 }
 
 var commandCommands = []*Spec{
-	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "connection"}, Sub: commandSubs, Fn: commandAll},
+	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
 }
 
 func init() { Register(commandCommands) }
@@ -34,47 +35,52 @@ var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "l
 	"string", "bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
 	"blocking", "dangerous", "connection", "transaction", "scripting"}
 
-// categories returns spec's ACL categories with the implicit ones Redis
-// adds from the flags (setImplicitACLCategories), in Redis's order.
-func categories(s *Spec) []string {
-	has := map[string]bool{}
-	for _, c := range s.ACL {
-		has[strings.TrimPrefix(c, "@")] = true
-	}
-	f := s.Flags
-	if f&Write != 0 {
-		has["write"] = true
-	}
-	if f&ReadOnly != 0 && !has["scripting"] {
-		has["read"] = true
-	}
-	if f&Admin != 0 {
-		has["admin"], has["dangerous"] = true, true
-	}
-	if f&PubSub != 0 {
-		has["pubsub"] = true
-	}
-	if f&Fast != 0 {
-		has["fast"] = true
-	}
-	if f&Blocking != 0 {
-		has["blocking"] = true
-	}
-	if !has["fast"] {
-		has["slow"] = true
-	}
-	out := make([]string, 0, len(has))
+// Categories returns the command's ACL categories as COMMAND INFO lists
+// them: its own and those Redis adds from the flags
+// (setImplicitACLCategories), in Redis's order.
+func (s *Spec) Categories() []string {
+	implied := s.impliedCategories()
+	out := make([]string, 0, len(s.ACL)+len(implied))
 	for _, c := range aclCategories {
-		if has[c] {
+		if slices.Contains(s.ACL, c) || slices.Contains(implied, c) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// movable reports whether spec's keys are found by a function (EVAL,
-// ZUNIONSTORE...), which COMMAND shows as movablekeys with 0 0 0.
-func movable(s *Spec) bool { return s.Keys != nil }
+// impliedCategories are the ACL categories Redis's
+// setImplicitACLCategories adds from the flags.
+func (s *Spec) impliedCategories() []string {
+	var out []string
+	f := s.Flags
+	if f&Write != 0 {
+		out = append(out, "write")
+	}
+	if f&ReadOnly != 0 && !slices.Contains(s.ACL, "scripting") {
+		out = append(out, "read")
+	}
+	if f&Admin != 0 {
+		out = append(out, "admin", "dangerous")
+	}
+	if f&PubSub != 0 {
+		out = append(out, "pubsub")
+	}
+	if f&Fast != 0 {
+		out = append(out, "fast")
+	}
+	if f&Blocking != 0 {
+		out = append(out, "blocking")
+	}
+	if f&Fast == 0 && !slices.Contains(s.ACL, "fast") {
+		out = append(out, "slow")
+	}
+	return out
+}
+
+// movable reports whether COMMAND shows spec as movablekeys: its key specs
+// are not plain ranges (Register checks that exactly these have Keys).
+func movable(s *Spec) bool { return s.movableFromSpecs() }
 
 func commandFlagNames(s *Spec) []string {
 	var out []string
@@ -89,102 +95,90 @@ func commandFlagNames(s *Spec) []string {
 	return out
 }
 
-// commandTips are the tips COMMAND INFO reports, for the commands that
-// have them.
-var commandTips = map[string][]string{
-	"client|list": {"nondeterministic_output"}, "client|info": {"nondeterministic_output"},
-	"info": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"time": {"nondeterministic_output"}, "lastsave": {"nondeterministic_output"},
-	"dump": {"nondeterministic_output"}, "migrate": {"nondeterministic_output"},
-	"command": {"nondeterministic_output_order"}, "command|info": {"nondeterministic_output_order"},
-	"command|docs": {"nondeterministic_output_order"}, "command|list": {"nondeterministic_output_order"},
-	"config|set":    {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"wait":          {"request_policy:all_shards", "response_policy:agg_min"},
-	"waitaof":       {"request_policy:all_shards", "response_policy:agg_min"}, // 7.2
-	"memory|doctor": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"memory|stats":  {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"object|freq":   {"nondeterministic_output"}, "object|idletime": {"nondeterministic_output"},
-	"object|encoding": {"nondeterministic_output"}, "object|refcount": {"nondeterministic_output"},
-	"randomkey": {"nondeterministic_output"}, "keys": {"request_policy:all_shards", "nondeterministic_output_order"},
-	"scan": {"nondeterministic_output", "request_policy:special"}, "dbsize": {"request_policy:all_shards", "response_policy:agg_sum"},
-	"flushall": {"request_policy:all_shards", "response_policy:all_succeeded"},
-	"flushdb":  {"request_policy:all_shards", "response_policy:all_succeeded"},
-	"smembers": {"nondeterministic_output_order"}, "hgetall": {"nondeterministic_output_order"},
-	"hkeys": {"nondeterministic_output_order"}, "hvals": {"nondeterministic_output_order"},
-	"spop": {"nondeterministic_output"}, "srandmember": {"nondeterministic_output"},
-	"hrandfield": {"nondeterministic_output"}, "zrandmember": {"nondeterministic_output"},
-	"sscan": {"nondeterministic_output"}, "hscan": {"nondeterministic_output"}, "zscan": {"nondeterministic_output"},
-	"script|exists": {"request_policy:all_shards", "response_policy:agg_logical_and"},
-	"script|flush":  {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"script|load":   {"request_policy:all_nodes", "response_policy:all_succeeded"},
-	"script|kill":   {"request_policy:all_shards", "response_policy:one_succeeded"},
-	"cluster|info":  {"nondeterministic_output"}, "cluster|slots": {"nondeterministic_output"},
-	"cluster|nodes": {"nondeterministic_output"}, "cluster|shards": {"nondeterministic_output"},
-	"cluster|links": {"nondeterministic_output"}, "cluster|getkeysinslot": {"nondeterministic_output"},
-	"cluster|bumpepoch": {"nondeterministic_output"}, "cluster|count-failure-reports": {"nondeterministic_output"},
-	"cluster|replicas": {"nondeterministic_output"}, "cluster|slaves": {"nondeterministic_output"},
-	"memory|malloc-stats": {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-	"memory|purge":        {"request_policy:all_shards", "response_policy:all_succeeded"},
-}
-
 // legacyRange is the (first, last, step) COMMAND reports.
 func legacyRange(s *Spec) (int64, int64, int64) {
-	if s.FirstKey <= 0 {
-		return 0, 0, 0
-	}
-	return int64(s.FirstKey), int64(s.LastKey), int64(s.Step)
+	return int64(s.first), int64(s.last), int64(s.step)
 }
 
-// writeKeySpecs approximates Redis's key specs from the key range: the
-// begin_search index and find_keys range are exact, the flags are RO
-// ACCESS or RW UPDATE.
+// writeKeySpecs writes s's key specs as Redis's addReplyCommandKeySpecs.
 func writeKeySpecs(c *Ctx, s *Spec) {
-	first, last, step := legacyRange(s)
-	if first == 0 {
-		c.W.Set(0)
-		return
-	}
-	c.W.Set(1)
-	c.W.Map(3)
-	c.W.BulkString("flags")
-	if len(s.KeyFlags) > 0 {
-		c.W.Set(len(s.KeyFlags))
-		for _, f := range s.KeyFlags {
-			c.W.Status(f)
+	c.W.Set(len(s.KeySpecs))
+	for i := range s.KeySpecs {
+		ks := &s.KeySpecs[i]
+		n := 3
+		if ks.Notes != "" {
+			n++
 		}
-	} else if s.Flags&Write != 0 {
-		c.W.Set(2)
-		c.W.Status("RW")
-		c.W.Status("update")
-	} else {
-		c.W.Set(2)
-		c.W.Status("RO")
-		c.W.Status("access")
+		c.W.Map(n)
+		if ks.Notes != "" {
+			c.W.BulkString("notes")
+			c.W.BulkString(ks.Notes)
+		}
+		c.W.BulkString("flags")
+		writeKeyFlags(c, ks.Flags)
+		c.W.BulkString("begin_search")
+		c.W.Map(2)
+		c.W.BulkString("type")
+		switch ks.Begin {
+		case BeginIndex:
+			c.W.BulkString("index")
+			c.W.BulkString("spec")
+			c.W.Map(1)
+			c.W.BulkString("index")
+			c.W.Int(int64(ks.Pos))
+		case BeginKeyword:
+			c.W.BulkString("keyword")
+			c.W.BulkString("spec")
+			c.W.Map(2)
+			c.W.BulkString("keyword")
+			c.W.BulkString(ks.Keyword)
+			c.W.BulkString("startfrom")
+			c.W.Int(int64(ks.StartFrom))
+		default:
+			c.W.BulkString("unknown")
+			c.W.BulkString("spec")
+			c.W.Map(0)
+		}
+		c.W.BulkString("find_keys")
+		c.W.Map(2)
+		c.W.BulkString("type")
+		switch ks.Find {
+		case FindRange:
+			c.W.BulkString("range")
+			c.W.BulkString("spec")
+			c.W.Map(3)
+			c.W.BulkString("lastkey")
+			c.W.Int(int64(ks.LastKey))
+			c.W.BulkString("keystep")
+			c.W.Int(int64(ks.KeyStep))
+			c.W.BulkString("limit")
+			c.W.Int(int64(ks.Limit))
+		case FindKeyNum:
+			c.W.BulkString("keynum")
+			c.W.BulkString("spec")
+			c.W.Map(3)
+			c.W.BulkString("keynumidx")
+			c.W.Int(int64(ks.KeyNumIdx))
+			c.W.BulkString("firstkey")
+			c.W.Int(int64(ks.FirstKey))
+			c.W.BulkString("keystep")
+			c.W.Int(int64(ks.KeyStep))
+		default:
+			c.W.BulkString("unknown")
+			c.W.BulkString("spec")
+			c.W.Map(0)
+		}
 	}
-	c.W.BulkString("begin_search")
-	c.W.Map(2)
-	c.W.BulkString("type")
-	c.W.BulkString("index")
-	c.W.BulkString("spec")
-	c.W.Map(1)
-	c.W.BulkString("index")
-	c.W.Int(first)
-	c.W.BulkString("find_keys")
-	c.W.Map(2)
-	c.W.BulkString("type")
-	c.W.BulkString("range")
-	c.W.BulkString("spec")
-	c.W.Map(3)
-	c.W.BulkString("lastkey")
-	if last >= 0 {
-		c.W.Int(last - first)
-	} else {
-		c.W.Int(last)
+}
+
+// writeKeyFlags writes key-spec flags as a set of status strings
+// (addReplyFlagsForKeyArgs).
+func writeKeyFlags(c *Ctx, f KeyFlag) {
+	names := f.Names()
+	c.W.Set(len(names))
+	for _, n := range names {
+		c.W.Status(n)
 	}
-	c.W.BulkString("keystep")
-	c.W.Int(step)
-	c.W.BulkString("limit")
-	c.W.Int(0)
 }
 
 func writeCommandInfo(c *Ctx, s *Spec) {
@@ -200,18 +194,22 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 	c.W.Int(first)
 	c.W.Int(last)
 	c.W.Int(step)
-	cats := categories(s)
+	cats := s.Categories()
 	c.W.Set(len(cats))
 	for _, cat := range cats {
 		c.W.Status("@" + cat)
 	}
-	tips := commandTips[s.FullName()]
+	tips := s.Tips
 	c.W.Set(len(tips))
 	for _, t := range tips {
 		c.W.BulkString(t)
 	}
 	writeKeySpecs(c, s)
-	c.W.Set(len(s.Sub))
+	if len(s.Sub) == 0 {
+		c.W.Set(0) // addReplyCommandSubCommands: an empty set, else an array
+		return
+	}
+	c.W.Array(len(s.Sub))
 	for _, sub := range s.Sub {
 		writeCommandInfo(c, sub)
 	}
@@ -279,7 +277,7 @@ func commandInfo(c *Ctx, args [][]byte) {
 
 // commandGroup guesses the documentation group from the ACL categories.
 func commandGroup(s *Spec) string {
-	for _, c := range categories(s) {
+	for _, c := range s.Categories() {
 		switch c {
 		case "string", "list", "set", "hash", "stream", "geo", "hyperloglog", "bitmap", "pubsub", "transaction", "scripting", "connection":
 			return c
@@ -287,7 +285,7 @@ func commandGroup(s *Spec) string {
 			return "sorted-set"
 		}
 	}
-	if s.FirstKey > 0 {
+	if s.first > 0 {
 		return "generic"
 	}
 	return "server"
@@ -326,7 +324,7 @@ func commandList(c *Ctx, args [][]byte) {
 		case cstr.EqualFold(args[3], "aclcat"):
 			cat := strings.ToLower(val)
 			match = func(s *Spec) bool {
-				for _, x := range categories(s) {
+				for _, x := range s.Categories() {
 					if x == cat {
 						return true
 					}
@@ -376,12 +374,12 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		return nil, nil, nil, false
 	}
 	pos := s.KeyPositions(cmd)
-	notKey := len(s.KeyFlags) == 1 && s.KeyFlags[0] == "not_key"
+	notKey := s.onlyNotKeys()
 	if notKey {
 		pos = nil
 	}
 	if len(pos) == 0 {
-		if (s.FirstKey > 0 || s.Keys != nil) && !notKey {
+		if (s.first > 0 || s.Keys != nil) && !notKey {
 			// A command with keys whose arguments name none (LMPOP 0 ...):
 			// getKeysFromCommandWithSpecs found nothing.
 			c.Error(ErrInvalidArgsSpecified)
@@ -409,25 +407,12 @@ func commandGetKeysAndFlags(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	flags := s.keyFlags(cmd, pos)
 	c.W.Array(len(pos))
-	for _, p := range pos {
+	for i, p := range pos {
 		c.W.Array(2)
 		c.W.Bulk(cmd[p])
-		if len(s.KeyFlags) > 0 {
-			c.W.Set(len(s.KeyFlags))
-			for _, f := range s.KeyFlags {
-				c.W.Status(f)
-			}
-			continue
-		}
-		c.W.Set(2)
-		if s.Flags&Write != 0 {
-			c.W.Status("RW")
-			c.W.Status("update")
-		} else {
-			c.W.Status("RO")
-			c.W.Status("access")
-		}
+		writeKeyFlags(c, flags[i])
 	}
 }
 

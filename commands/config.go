@@ -232,6 +232,9 @@ type setting struct {
 	apply func(c *Config, v string)
 	// read, when set, renders the value from Config fields.
 	read func(c *Config) string
+	// changed, when set, runs after CONFIG SET applied the value: the
+	// setting's effect on the running engine.
+	changed func(e *Engine)
 }
 
 const (
@@ -279,7 +282,7 @@ var maxmemoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-rando
 var settings = []*setting{
 	// Honoured.
 	{name: "databases", kind: kindNum, min: 1, max: intMax, flags: immut, read: func(c *Config) string { return strconv.Itoa(c.Databases) }},
-	{name: "requirepass", kind: kindString, read: func(c *Config) string { return c.RequirePass },
+	{name: "requirepass", kind: kindString, changed: (*Engine).refreshAuth, read: func(c *Config) string { return c.RequirePass },
 		apply: func(c *Config, v string) { c.RequirePass = v }},
 	boundInt("maxclients", "", 1, uintMax, cfgUnsigned, func(c *Config) *int { return &c.MaxClients }),
 	boundInt("tracking-table-max-keys", "", 0, longMax, sizeT, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
@@ -486,7 +489,7 @@ var settings = []*setting{
 			}
 			c.other["repl-backlog-size"] = v
 		}},
-	{name: "maxmemory", kind: kindNum, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
+	{name: "maxmemory", kind: kindNum, changed: (*Engine).maxmemoryChanged, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
 		read:  func(c *Config) string { return strconv.FormatUint(c.Maxmemory, 10) },
 		apply: func(c *Config, v string) { c.Maxmemory, _ = strconv.ParseUint(v, 10, 64) }},
 	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
@@ -1032,15 +1035,15 @@ func settingString(e *Engine, name string) string {
 // CONFIG
 
 var configSubs = []*Spec{
-	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configGet},
-	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configSet},
-	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configResetStat},
-	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: configRewrite},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: configHelp},
+	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, Fn: configGet},
+	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
+	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configResetStat},
+	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configRewrite},
+	{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: configHelp},
 }
 
 var configCommands = []*Spec{
-	{Name: "config", Arity: -2, ACL: []string{"slow"}, Sub: configSubs},
+	{Name: "config", Arity: -2, Sub: configSubs},
 }
 
 func init() { Register(configCommands) }
@@ -1160,11 +1163,8 @@ func configSet(c *Ctx, args [][]byte) {
 		}
 	}
 	for _, ch := range changes {
-		switch ch.s.name {
-		case "requirepass":
-			c.E.refreshAuth()
-		case "maxmemory":
-			c.E.maxmemoryChanged()
+		if ch.s.changed != nil {
+			ch.s.changed(c.E)
 		}
 	}
 	c.W.OK()

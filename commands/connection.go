@@ -11,13 +11,13 @@ import (
 // Connection commands: PING ECHO QUIT SELECT HELLO AUTH RESET.
 
 var connectionCommands = []*Spec{
-	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"fast", "connection"}, Fn: ping},
-	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: echo},
-	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"fast", "connection"}, Fn: quit},
-	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"fast", "connection"}, Fn: selectDB},
-	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: hello},
-	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: auth},
-	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"fast", "connection"}, Fn: reset},
+	{Name: "ping", Arity: -1, Flags: Fast | Sentinel, ACL: []string{"connection"}, Subscribed: true, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: ping},
+	{Name: "echo", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: echo},
+	{Name: "quit", Arity: -1, Flags: AllowBusy | NoAuth | Fast | NoScript | Loading | Stale, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: quit},
+	{Name: "select", Arity: 2, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: selectDB},
+	{Name: "hello", Arity: -1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactHello, Fn: hello},
+	{Name: "auth", Arity: -2, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Redact: redactAuth, Fn: auth},
+	{Name: "reset", Arity: 1, Flags: NoScript | Loading | Stale | Fast | NoAuth | AllowBusy, ACL: []string{"connection"}, Subscribed: true, Unqueued: true, OOMInMulti: true, Fn: reset},
 }
 
 func init() { Register(connectionCommands) }
@@ -228,9 +228,15 @@ func auth(c *Ctx, args [][]byte) {
 // one (clearClientConnectionState), keeping its ID.
 func reset(c *Ctx, args [][]byte) {
 	e, cl := c.E, c.C
+	// RESET turns CLIENT REPLY OFF off before it answers, but a SKIP in
+	// effect still skips its reply (clearClientConnectionState leaves
+	// CLIENT_REPLY_SKIP to resetClient).
+	skip := cl.ReplyMode == ReplySkip
 	e.ResetClient(cl)
 	c.DB = e.DBs[0]
-	c.W = e.Writer(cl) // replies are on again
+	if !skip {
+		c.W = e.Writer(cl)
+	}
 	c.W.Status("RESET")
 }
 
@@ -248,6 +254,7 @@ func (e *Engine) ResetClient(cl *Client) {
 	cl.sub = subClient{}
 	cl.NoTouch = false
 	cl.ReplyMode = ReplyOn
+	cl.replySkipNext = false
 	cl.Readonly = false
 	e.SetAuthenticated(cl, e.Config.RequirePass == "")
 }

@@ -49,29 +49,37 @@ func (c *Ctx) DBIndex() int { return c.C.DB }
 func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 
 // Lookup returns a live key's entry for reading, or nil.
-func (c *Ctx) Lookup(key []byte) *store.Entry {
+func (c *Ctx) Lookup(key []byte) *store.Entry { return c.lookupRead(key, false) }
+
+// Touch is Lookup for the TOUCH command, which Redis 7.2's CLIENT
+// NO-TOUCH does not stop from updating the key's access time.
+func (c *Ctx) Touch(key []byte) *store.Entry { return c.lookupRead(key, true) }
+
+func (c *Ctx) lookupRead(key []byte, touchCmd bool) *store.Entry {
 	e := c.DB.Lookup(string(key), c.Now)
 	if e == nil {
 		c.readMiss(key)
 		return nil
 	}
 	c.E.Stats.KeyspaceHits++
-	c.touchKey(e)
+	c.access(e, touchCmd)
 	return e
 }
 
 // touchKey records an access to e (the LRU clock or LFU counter lookupKey
-// updates, see lfu.go). Under
-// Redis 7.2's CLIENT NO-TOUCH only TOUCH updates it. Inside a script the
-// calling client's mode applies and its command is the script, so there
-// even redis.call('TOUCH') leaves the clock alone, as in Redis, where the
-// check reads server.current_client.
-func (c *Ctx) touchKey(e *store.Entry) {
+// updates, see lfu.go), unless Redis 7.2's CLIENT NO-TOUCH is on.
+func (c *Ctx) touchKey(e *store.Entry) { c.access(e, false) }
+
+// access is touchKey; touchCmd says the command is TOUCH, which NO-TOUCH
+// does not stop. Inside a script the calling client's mode applies and
+// its command is the script, so there even redis.call('TOUCH') leaves the
+// clock alone, as in Redis, where the check reads server.current_client.
+func (c *Ctx) access(e *store.Entry, touchCmd bool) {
 	if c.InScript {
 		if caller := c.E.ScriptCaller(); caller != nil && caller.NoTouch {
 			return
 		}
-	} else if c.C.NoTouch && (c.Spec == nil || c.Spec.Name != "touch") {
+	} else if c.C.NoTouch && !touchCmd {
 		return
 	}
 	if n, ok := sharedInt(e.Value); ok {

@@ -21,9 +21,11 @@ import (
 // Both are written by `go generate ./commands` (internal/gendocs), which
 // starts redis-server 7.0.15 from PATH and refuses any other version. The
 // files are maps in Redis's hash-table order, which differs between
-// recordings; only the set of entries matters.
+// recordings; only the set of entries matters. The same run records
+// Redis's COMMAND INFO (cmdinfo_redis70.resp3, cmdinfo_sentinel70.resp3),
+// which TestCommandInfoRecorded checks the command table against.
 //
-// Commands Redis 7.0 lacks get docs in the same format from ownDocs: the
+// Commands Redis 7.0 lacks get docs in the same format from Spec.Doc: the
 // Redis 7.2 commands lockkv implements carry 7.2's documentation
 // (src/commands/*.json), RAFT.NODE lockkv's. A container's entry is its
 // recorded header (summary, since, group, complexity) with the
@@ -43,8 +45,18 @@ var (
 	docsIndex map[string][]byte // full name ("client|list") -> RESP3 doc
 )
 
-// commandDoc returns the RESP3 doc of a command or subcommand, or nil.
-func commandDoc(fullName string) []byte {
+// commandDoc returns the RESP3 doc of a command or subcommand (its
+// Spec.Doc, else the recording's), or nil.
+func commandDoc(s *Spec) []byte {
+	if s.Doc != nil {
+		return s.Doc.resp3()
+	}
+	return recordedDoc(s.FullName())
+}
+
+// recordedDoc returns Redis's recorded doc of a command or subcommand, or
+// nil.
+func recordedDoc(fullName string) []byte {
 	docsOnce.Do(indexDocs)
 	return docsIndex[fullName]
 }
@@ -63,9 +75,6 @@ func indexDocs() {
 				}
 			}
 		}
-	}
-	for name, d := range ownDocs {
-		docsIndex[name] = d.resp3()
 	}
 }
 
@@ -103,11 +112,11 @@ func bulkText(b []byte) string {
 }
 
 // writeCommandDoc writes s's COMMAND DOCS entry: its doc as recorded (or
-// from ownDocs); for a container, the doc's header with a "subcommands"
+// from Spec.Doc); for a container, the doc's header with a "subcommands"
 // map built from the command table. A command without any doc gets only
 // its group, as Redis answers for a command that has no documentation.
 func writeCommandDoc(c *Ctx, s *Spec) {
-	doc := commandDoc(s.FullName())
+	doc := commandDoc(s)
 	if doc == nil {
 		n := 1
 		if len(s.Sub) > 0 {
@@ -200,10 +209,11 @@ type docArg struct {
 	args             []docArg // for oneof and block
 }
 
-var ownDocs = map[string]*cmdDoc{
+// Docs of the commands Redis 7.0 lacks (Spec.Doc).
+var (
 	// Redis 7.2 (src/commands/waitaof.json, client-setinfo.json,
 	// client-no-touch.json).
-	"waitaof": {
+	docWaitaof = &cmdDoc{
 		summary:    "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.",
 		since:      "7.2.0",
 		group:      "generic",
@@ -213,8 +223,8 @@ var ownDocs = map[string]*cmdDoc{
 			{name: "numreplicas", typ: "integer"},
 			{name: "timeout", typ: "integer"},
 		},
-	},
-	"client|setinfo": {
+	}
+	docClientSetInfo = &cmdDoc{
 		summary:    "Sets information specific to the client or connection.",
 		since:      "7.2.0",
 		group:      "connection",
@@ -223,8 +233,8 @@ var ownDocs = map[string]*cmdDoc{
 			{name: "libname", typ: "string", token: "LIB-NAME"},
 			{name: "libver", typ: "string", token: "LIB-VER"},
 		}}},
-	},
-	"client|no-touch": {
+	}
+	docClientNoTouch = &cmdDoc{
 		summary:    "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
 		since:      "7.2.0",
 		group:      "connection",
@@ -233,17 +243,17 @@ var ownDocs = map[string]*cmdDoc{
 			{name: "on", typ: "pure-token", token: "ON"},
 			{name: "off", typ: "pure-token", token: "OFF"},
 		}}},
-	},
+	}
 
 	// lockkv's own (cluster mode).
-	"raft.node": {
+	docRaftNode = &cmdDoc{
 		summary:    "A container for Raft membership commands.",
 		since:      "1.0.0",
 		group:      "cluster",
 		complexity: "Depends on subcommand.",
 		container:  true,
-	},
-	"raft.node|add": {
+	}
+	docRaftNodeAdd = &cmdDoc{
 		summary:    "Adds a node to the Raft cluster, as a voter (the default) or a non-voter. The leader checks the node through the Raft handshake, adds it as a non-voter, and promotes it once it has caught up; replies when that is done.",
 		since:      "1.0.0",
 		group:      "cluster",
@@ -257,8 +267,8 @@ var ownDocs = map[string]*cmdDoc{
 				{name: "nonvoter", typ: "pure-token", token: "NONVOTER"},
 			}},
 		},
-	},
-	"raft.node|ack": {
+	}
+	docRaftNodeAck = &cmdDoc{
 		summary:    "Reports a follower's replication progress (matched and applied log indexes) to the leader.",
 		since:      "1.0.0",
 		group:      "cluster",
@@ -268,21 +278,21 @@ var ownDocs = map[string]*cmdDoc{
 			{name: "match-index", typ: "integer"},
 			{name: "applied-index", typ: "integer"},
 		},
-	},
-	"raft.node|remove": {
+	}
+	docRaftNodeRemove = &cmdDoc{
 		summary:    "Removes a node from the Raft cluster. Replies once the membership change is committed; the removed node stops.",
 		since:      "1.0.0",
 		group:      "cluster",
 		complexity: "O(N) where N is the number of nodes in the cluster.",
 		args:       []docArg{{name: "node-id", typ: "string"}},
-	},
-	"raft.node|help": {
+	}
+	docRaftNodeHelp = &cmdDoc{
 		summary:    "Show helpful text about the different subcommands",
 		since:      "1.0.0",
 		group:      "cluster",
 		complexity: "O(1)",
-	},
-}
+	}
+)
 
 // resp3 encodes d as Redis's addReplyCommandDocs does.
 func (d *cmdDoc) resp3() []byte {

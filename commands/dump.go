@@ -13,8 +13,8 @@ import (
 // both ways.
 
 var dumpCommands = []*Spec{
-	{Name: "dump", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: dumpCmd},
-	{Name: "restore", Arity: -4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: restoreCmd},
+	{Name: "dump", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: dumpCmd},
+	{Name: "restore", Arity: -4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate)}, ACL: []string{"keyspace", "dangerous"}, Fn: restoreCmd},
 }
 
 func init() { Register(dumpCommands) }

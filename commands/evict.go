@@ -136,21 +136,11 @@ func (c *Ctx) oomGate(spec *Spec, args [][]byte) bool {
 		return false // isInsideYieldingLongCommand: the state is kept
 	}
 	oom := e.usedMemory() > e.Config.Maxmemory
-	if oom && ((c.C.multi.active && !oomExemptInMulti(spec)) || e.denyOOM(spec, args, c.C)) {
+	if oom && ((c.C.multi.active && !spec.OOMInMulti) || e.denyOOM(spec, args, c.C)) {
 		c.rejectFor(spec, ErrOOM)
 		return true
 	}
 	e.mem.oomAtStart = oom
-	return false
-}
-
-// oomExemptInMulti: inside MULTI everything but these is refused under
-// OOM (queueing takes memory); EXEC only for what it holds.
-func oomExemptInMulti(s *Spec) bool {
-	switch s.Name {
-	case "exec", "discard", "quit", "reset":
-		return s.Parent() == nil
-	}
 	return false
 }
 
@@ -166,19 +156,17 @@ func (e *Engine) preCommandOOM() bool {
 // denyOOM is getCommandFlags(c) & CMD_DENYOOM: a script's declared flags
 // replace EVAL's and FCALL's, and EXEC takes those of what it queued.
 func (e *Engine) denyOOM(spec *Spec, args [][]byte, cl *Client) bool {
-	if spec.Parent() == nil {
-		switch spec.Name {
-		case "eval", "evalsha", "eval_ro", "evalsha_ro":
-			return e.evalDenyOOM(spec, args)
-		case "fcall", "fcall_ro":
-			if fn := e.scripts().fns().funcs[strings.ToLower(string(args[1]))]; fn != nil {
-				return scriptDenyOOM(fn.Flags)
-			}
-		case "exec":
-			for _, q := range cl.multi.queue {
-				if s := scriptLookup(q); s != nil && s.CheckArity(len(q)) && e.denyOOM(s, q, cl) {
-					return true
-				}
+	switch {
+	case spec.Script == ScriptEval || spec.Script == ScriptEvalSHA:
+		return e.evalDenyOOM(spec, args)
+	case spec.Script == ScriptFcall:
+		if fn := e.scripts().fns().funcs[strings.ToLower(string(args[1]))]; fn != nil {
+			return scriptDenyOOM(fn.Flags)
+		}
+	case spec.Txn == TxnExec:
+		for _, q := range cl.multi.queue {
+			if s := scriptLookup(q); s != nil && s.CheckArity(len(q)) && e.denyOOM(s, q, cl) {
+				return true
 			}
 		}
 	}
@@ -189,7 +177,7 @@ func (e *Engine) denyOOM(spec *Spec, args [][]byte, cl *Client) bool {
 // under the SHA (EVALSHA) or of the body's shebang (EVAL); a script
 // without a shebang keeps EVAL's flags, which do not deny.
 func (e *Engine) evalDenyOOM(spec *Spec, args [][]byte) bool {
-	bySHA := strings.HasPrefix(spec.Name, "evalsha")
+	bySHA := spec.Script == ScriptEvalSHA
 	if bySHA && len(args[1]) != 40 {
 		return false
 	}

@@ -69,7 +69,7 @@ func Exec(c *Ctx, args [][]byte) {
 		if c.E.Config.Maxmemory != 0 && c.oomGate(spec, args) {
 			return
 		}
-		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !allowedWhileSubscribed(spec) {
+		if c.C.sub.count() > 0 && c.C.W.Proto == 2 && !spec.Subscribed {
 			c.rejectFor(spec, sprintf(ErrPubSubContext, spec.FullName()))
 			return
 		}
@@ -81,7 +81,7 @@ func Exec(c *Ctx, args [][]byte) {
 			c.C.postponed = true
 			return
 		}
-		if c.C.multi.active && !isMultiControl(spec) {
+		if c.C.multi.active && !spec.Unqueued {
 			c.queueMulti(args)
 			c.E.feedMonitors(c, spec, args)
 			return
@@ -100,7 +100,7 @@ func Exec(c *Ctx, args [][]byte) {
 			c.E.feedMonitors(c, spec, args)
 			return
 		}
-		if isScriptRun(spec) {
+		if spec.Script != ScriptNone {
 			// Shown before the commands the script runs, as Redis does.
 			c.E.feedMonitors(c, spec, args)
 		}
@@ -130,29 +130,12 @@ func (c *Ctx) reject(msg string) {
 // transaction and says why, as Redis's rejectCommand/execCommandAbort
 // ("EXECABORT Transaction discarded because of: <error without ERR>").
 func (c *Ctx) rejectFor(spec *Spec, msg string) {
-	if spec.Name == "exec" && spec.Parent() == nil && !c.InScript && !c.InExec {
+	if spec.Txn == TxnExec && !c.InScript && !c.InExec {
 		c.E.DiscardTransaction(c.C)
 		c.W.Error(ErrExecAbortBecause + strings.TrimPrefix(msg, "ERR "))
 		return
 	}
 	c.reject(msg)
-}
-
-func allowedWhileSubscribed(s *Spec) bool {
-	switch s.FullName() {
-	case "subscribe", "unsubscribe", "psubscribe", "punsubscribe",
-		"ssubscribe", "sunsubscribe", "ping", "quit", "reset":
-		return true
-	}
-	return false
-}
-
-func isMultiControl(s *Spec) bool {
-	switch s.Name {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
-		return s.Parent() == nil
-	}
-	return false
 }
 
 // scriptGate applies the rules for commands called from a script.
@@ -280,8 +263,14 @@ func (e *Engine) endCall(ctx *Ctx) (end int64) {
 		e.Stats.Commands++
 	}
 	cl.lastCmd = ctx.looked
-	if f.mode == ReplySkip && cl.ReplyMode == ReplySkip && ctx.Spec != nil && ctx.Spec.FullName() != "client|reply" {
+	// resetClient: CLIENT REPLY SKIP's effect ends with the command
+	// after it, whether that ran or was refused.
+	if cl.ReplyMode == ReplySkip {
 		cl.ReplyMode = ReplyOn
+	}
+	if cl.replySkipNext {
+		cl.replySkipNext = false
+		cl.ReplyMode = ReplySkip
 	}
 	seq := f.seq
 	e.putCtx(ctx)
@@ -340,7 +329,7 @@ func (e *Engine) Prefetch(cl *Client, cmds [][][]byte) {
 		if len(args) < 2 {
 			continue
 		}
-		if s := Lookup(args[0]); s != nil && s.FirstKey == 1 {
+		if s := Lookup(args[0]); s != nil && s.first == 1 {
 			e.prefetchKeys = append(e.prefetchKeys, unsafe.String(unsafe.SliceData(args[1]), len(args[1])))
 		}
 	}

@@ -14,16 +14,18 @@ import (
 // FUNCTION DUMP and RESTORE live in functions_dump.go.
 
 var functionCommands = []*Spec{
-	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallCmd},
-	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: fcallROCmd},
-	{Name: "function", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionDelete},
-		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionFlush},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: functionHelp},
-		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionKill},
-		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionList},
-		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionLoad},
-		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: functionStats},
+	{Name: "fcall", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallCmd},
+	{Name: "fcall_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptFcall, Fn: fcallROCmd},
+	{Name: "function", Arity: -2, Sub: []*Spec{
+		{Name: "delete", Arity: 3, Flags: Write | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionDelete},
+		{Name: "flush", Arity: -2, Flags: Write | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"scripting"}, Fn: functionHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Fn: functionKill},
+		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output_order"}, Fn: functionList},
+		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionLoad},
+		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: functionStats},
+		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"scripting"}, Fn: functionDump},
+		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionRestore},
 	}},
 }
 

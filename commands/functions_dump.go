@@ -16,13 +16,6 @@ import (
 // the RDB version (10) and a CRC64 (Jones) of everything before, both
 // little-endian.
 
-func init() {
-	RegisterSub("function", []*Spec{
-		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: functionDump},
-		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"write", "slow", "scripting"}, Fn: functionRestore},
-	})
-}
-
 func functionDump(c *Ctx, args [][]byte) {
 	fs := c.E.scripts().fns()
 	var b []byte

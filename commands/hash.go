@@ -17,22 +17,22 @@ import (
 // beyond the stored strings (see store.Hash).
 
 var hashCommands = []*Spec{
-	{Name: "hset", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hset},
-	{Name: "hsetnx", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hsetnx},
-	{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hget},
-	{Name: "hmset", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hset},
-	{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hmget},
-	{Name: "hincrby", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hincrby},
-	{Name: "hincrbyfloat", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hincrbyfloat},
-	{Name: "hdel", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Fn: hdel},
-	{Name: "hlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hlen},
-	{Name: "hstrlen", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hstrlen},
-	{Name: "hkeys", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hkeys},
-	{Name: "hvals", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hvals},
-	{Name: "hgetall", Arity: 2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hgetall},
-	{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Fn: hexists},
-	{Name: "hscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hscan},
-	{Name: "hrandfield", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Fn: hrandfield},
+	{Name: "hset", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"hash"}, Fn: hset},
+	{Name: "hsetnx", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"hash"}, Fn: hsetnx},
+	{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Fn: hget},
+	{Name: "hmset", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"hash"}, Fn: hmset},
+	{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Fn: hmget},
+	{Name: "hincrby", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrby},
+	{Name: "hincrbyfloat", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrbyfloat},
+	{Name: "hdel", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"hash"}, Fn: hdel},
+	{Name: "hlen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hlen},
+	{Name: "hstrlen", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hstrlen},
+	{Name: "hkeys", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hkeys},
+	{Name: "hvals", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hvals},
+	{Name: "hgetall", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortPairs, Tips: []string{"nondeterministic_output_order"}, Fn: hgetall},
+	{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hexists},
+	{Name: "hscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hscan},
+	{Name: "hrandfield", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hrandfield},
 }
 
 func init() { Register(hashCommands) }
@@ -72,7 +72,15 @@ func (c *Ctx) rnd() func(n uint64) uint64 { return c.E.Rand.Uint64N }
 // ---- hash commands ----
 
 // hset is HSET and HMSET (which replies +OK).
-func hset(c *Ctx, args [][]byte) {
+// hset answers the number of fields created.
+func hset(c *Ctx, args [][]byte) { hsetGeneric(c, args, false) }
+
+// hmset is HSET answering +OK.
+func hmset(c *Ctx, args [][]byte) { hsetGeneric(c, args, true) }
+
+// hsetGeneric is hsetCommand: it sets the field/value pairs, answers, then
+// signals the change, as Redis does.
+func hsetGeneric(c *Ctx, args [][]byte, replyOK bool) {
 	if len(args)%2 == 1 {
 		c.Error(ErrWrongArgs(c.Spec.Name))
 		return
@@ -87,10 +95,10 @@ func hset(c *Ctx, args [][]byte) {
 			created++
 		}
 	}
-	if c.Spec.Name == "hset" {
-		c.W.Int(int64(created))
-	} else {
+	if replyOK {
 		c.W.OK()
+	} else {
+		c.W.Int(int64(created))
 	}
 	c.Modified(args[1])
 	c.Notify(NotifyHash, "hset", args[1])

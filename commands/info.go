@@ -16,7 +16,7 @@ import (
 // Redis without persistence or replicas reports.
 
 var infoCommands = []*Spec{
-	{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"slow", "dangerous"}, Fn: info},
+	{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"dangerous"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: info},
 }
 
 func init() { Register(infoCommands) }

@@ -14,31 +14,31 @@ import (
 // Generic key commands: Redis's db.c and expire.c.
 
 var keyCommands = []*Spec{
-	{Name: "del", Arity: -2, Flags: Write, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: del},
-	{Name: "unlink", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: del},
-	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: exists},
-	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: typeCmd},
-	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Fn: keysCmd},
-	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: scan},
-	{Name: "rename", Arity: 3, Flags: Write, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: rename},
-	{Name: "renamenx", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: renamenx},
-	{Name: "move", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: move},
-	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Fn: copyCmd},
-	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace", "read", "fast"}, Fn: dbsize},
-	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushdb},
-	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: flushall},
-	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Fn: swapdb},
-	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace", "read", "slow"}, Fn: randomkey},
-	{Name: "expire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expire},
-	{Name: "pexpire", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpire},
-	{Name: "expireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: expireat},
-	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: pexpireat},
-	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: ttl},
-	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pttl},
-	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: expiretime},
-	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: pexpiretime},
-	{Name: "persist", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Fn: persist},
-	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Fn: touch},
+	{Name: "del", Arity: -2, Flags: Write, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "unlink", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: exists},
+	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"keyspace"}, Fn: typeCmd},
+	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "dangerous"}, ScriptSort: SortElements, Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Fn: keysCmd},
+	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output", "request_policy:special"}, Fn: scan},
+	{Name: "rename", Arity: 3, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: rename},
+	{Name: "renamenx", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: renamenx},
+	{Name: "move", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: move},
+	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: copyCmd},
+	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Fn: dbsize},
+	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushdb},
+	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushall},
+	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "dangerous"}, Fn: swapdb},
+	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Fn: randomkey},
+	{Name: "expire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expire},
+	{Name: "pexpire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpire},
+	{Name: "expireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expireat},
+	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpireat},
+	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: ttl},
+	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: pttl},
+	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: expiretime},
+	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: pexpiretime},
+	{Name: "persist", Arity: 2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: persist},
+	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: touch},
 }
 
 func init() { Register(keyCommands) }
@@ -602,7 +602,7 @@ func persist(c *Ctx, args [][]byte) {
 func touch(c *Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.Lookup(key) != nil {
+		if c.Touch(key) != nil {
 			n++
 		}
 	}

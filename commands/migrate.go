@@ -34,7 +34,10 @@ import (
 // the transaction is applied, on every node.
 
 var migrateCommands = []*Spec{
-	{Name: "migrate", Arity: -6, Flags: Write, FirstKey: 3, LastKey: 3, Step: 1, Keys: migrateKeys, KeyFlags: []string{"RW", "access", "delete"}, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Fn: migrateCmd},
+	{Name: "migrate", Arity: -6, Flags: Write, Keys: migrateKeys, KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 3, KeyStep: 1},
+		{Flags: KeyRW | KeyAccess | KeyDelete | KeyIncomplete, Begin: BeginKeyword, Keyword: "KEYS", StartFrom: -2, LastKey: -1, KeyStep: 1},
+	}, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"nondeterministic_output"}, LeaderGate: (*Ctx).migrateOnLeader, Fn: migrateCmd},
 }
 
 func init() { Register(migrateCommands) }

@@ -10,7 +10,7 @@ import (
 // Redis's format: +1690000000.123456 [0 127.0.0.1:1234] "cmd" "arg".
 
 var monitorCommands = []*Spec{
-	{Name: "monitor", Arity: 1, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"admin", "slow", "dangerous"}, Fn: monitor},
+	{Name: "monitor", Arity: 1, Flags: Admin | NoScript | Loading | Stale, Fn: monitor},
 }
 
 func init() { Register(monitorCommands) }
@@ -46,35 +46,22 @@ func monitor(c *Ctx, args [][]byte) {
 	c.W.OK()
 }
 
-// isScriptRun reports whether spec runs a script: MONITOR shows those even
-// though they are skip_monitor, before the commands the script calls.
-func isScriptRun(s *Spec) bool {
-	switch s.Name {
-	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
-		return s.Parent() == nil
-	}
-	return false
-}
+// redactAuth is AUTH's Spec.Redact: the password (and user name), as
+// Redis's redactClientCommandArgument.
+func redactAuth(args [][]byte, i int) bool { return i >= 1 }
 
-// redactedArg reports whether MONITOR hides argument i of a command
-// (passwords), as Redis's redactClientCommandArgument.
-func redactedArg(s *Spec, args [][]byte, i int) bool {
-	switch s.FullName() {
-	case "auth":
-		return i >= 1
-	case "hello":
-		for j := 2; j < len(args); j++ {
-			if cstr.EqualFold(args[j], "auth") && j+2 < len(args) {
-				if i == j+1 || i == j+2 {
-					return true
-				}
-				j += 2
-			} else if cstr.EqualFold(args[j], "setname") {
-				j++
+// redactHello is HELLO's Spec.Redact: the user name and password after
+// AUTH.
+func redactHello(args [][]byte, i int) bool {
+	for j := 2; j < len(args); j++ {
+		if cstr.EqualFold(args[j], "auth") && j+2 < len(args) {
+			if i == j+1 || i == j+2 {
+				return true
 			}
+			j += 2
+		} else if cstr.EqualFold(args[j], "setname") {
+			j++
 		}
-	case "migrate":
-		return i > 0 && (cstr.EqualFold(args[i-1], "auth") || cstr.EqualFold(args[i-1], "auth2"))
 	}
 	return false
 }
@@ -110,7 +97,7 @@ func (e *Engine) feedMonitors(c *Ctx, spec *Spec, args [][]byte) {
 	b = append(b, ']')
 	for i, a := range args {
 		b = append(b, ' ')
-		if redactedArg(spec, args, i) {
+		if spec.Redact != nil && spec.Redact(args, i) {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}

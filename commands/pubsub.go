@@ -22,21 +22,21 @@ import (
 // CHANNELS lists in map order.
 
 var pubsubCommands = []*Spec{
-	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, ACL: []string{"pubsub", "fast"}, Fn: publishCommand},
-	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: subscribeCommand},
-	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: unsubscribeCommand},
-	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: psubscribeCommand},
-	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: punsubscribeCommand},
-	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, FirstKey: 1, LastKey: 1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "fast"}, Fn: spublishCommand},
-	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: ssubscribeCommand},
-	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, FirstKey: 1, LastKey: -1, Step: 1, KeyFlags: []string{"not_key"}, ACL: []string{"pubsub", "slow"}, Fn: sunsubscribeCommand},
-	{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubChannels},
-		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubNumpat},
-		{Name: "numsub", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubNumsub},
-		{Name: "shardchannels", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubShardChannels},
-		{Name: "shardnumsub", Arity: -2, Flags: PubSub | Loading | Stale, ACL: []string{"pubsub", "slow"}, Fn: pubsubShardNumsub},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: pubsubHelp},
+	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, Fn: publishCommand},
+	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: subscribeCommand},
+	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: unsubscribeCommand},
+	{Name: "psubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: psubscribeCommand},
+	{Name: "punsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: punsubscribeCommand},
+	{Name: "spublish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, KeySpecs: []KeySpec{Key1(KeyNotKey)}, Fn: spublishCommand},
+	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: ssubscribeCommand},
+	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: sunsubscribeCommand},
+	{Name: "pubsub", Arity: -2, Sub: []*Spec{
+		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubChannels},
+		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, Fn: pubsubNumpat},
+		{Name: "numsub", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubNumsub},
+		{Name: "shardchannels", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubShardChannels},
+		{Name: "shardnumsub", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubShardNumsub},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: pubsubHelp},
 	}},
 }
 

@@ -21,11 +21,11 @@ type ClusterAdmin interface {
 // with the unknown-command error and leaves it out of COMMAND, as it does
 // SENTINEL, so its command table stays Redis's.
 var raftCommands = []*Spec{
-	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: []*Spec{
-		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeAdd},
-		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, ACL: []string{"admin", "fast", "dangerous"}, Fn: raftNodeAck},
-		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: raftNodeRemove},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: raftNodeHelp},
+	{Name: "raft.node", Arity: -2, ClusterOnly: true, ACL: []string{"admin", "dangerous"}, Origin: OriginLockkv, Doc: docRaftNode, Sub: []*Spec{
+		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeAdd, Fn: raftNodeAdd},
+		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, Origin: OriginLockkv, Doc: docRaftNodeAck, Fn: raftNodeAck},
+		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeRemove, Fn: raftNodeRemove},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Origin: OriginLockkv, Doc: docRaftNodeHelp, Fn: raftNodeHelp},
 	}},
 }
 

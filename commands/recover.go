@@ -169,7 +169,7 @@ func (e *Engine) resetAfterPanic(c *Ctx) {
 		e.dropWait(cl)
 	}
 	if cl.multi.active {
-		if c.looked != nil && c.looked.Parent() == nil && (c.looked.Name == "exec" || c.looked.Name == "discard" || c.looked.Name == "multi") {
+		if c.looked != nil && c.looked.Txn != TxnNone {
 			e.DiscardTransaction(cl)
 		} else {
 			cl.multi.failed = true

@@ -300,23 +300,8 @@ const (
 	replExec                  // EXEC: depends on the queue
 )
 
-func replClass(spec *Spec) replKind {
-	switch spec.FullName() {
-	case "exec":
-		return replExec
-	case "script|load", "script|flush":
-		return replWrite
-	case "watch", "unwatch", "multi", "discard", "wait", "waitaof":
-		return replLocal
-	}
-	switch {
-	case spec.Flags&(Write|MayReplicate) != 0:
-		return replWrite
-	case spec.Flags&ReadOnly != 0:
-		return replRead
-	}
-	return replLocal
-}
+// replClass is spec's class for the replication gate (Spec.Repl).
+func replClass(spec *Spec) replKind { return spec.repl }
 
 // replGate runs on the leader (and followers) for every client command
 // that passed the other gates, just before it would execute. It reports
@@ -359,8 +344,8 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		c.rejectFor(spec, c.notLeaderError(spec, args))
 		return true
 	}
-	if spec.Name == "migrate" && kind == replWrite {
-		return c.migrateOnLeader(args)
+	if spec.LeaderGate != nil && kind == replWrite {
+		return spec.LeaderGate(c, args)
 	}
 	switch kind {
 	case replRead:
@@ -843,13 +828,11 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		cmds = append(cmds, cl.multi.queue...)
 		cmds = append(cmds, [][]byte{[]byte("EXEC")})
 	case kind == replLocal:
-		switch spec.FullName() {
-		case "watch", "unwatch", "wait", "waitaof":
-			// The leader's connection watches, and counts the
-			// replicas holding the client's last write.
-		default:
+		if spec.Repl != ReplLeader {
 			return false
 		}
+		// WATCH, WAIT...: the leader's connection watches, and counts
+		// the replicas holding the client's last write.
 		cmds = [][][]byte{copyArgs(args)}
 	case kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly):
 		return false
@@ -900,9 +883,9 @@ func (e *Engine) flushProposals() {
 // what such a reply lists first then writes the same on every node.
 func sortForScript(spec *Spec, reply []byte) []byte {
 	group := 1
-	switch spec.FullName() {
-	case "smembers", "sinter", "sunion", "sdiff", "keys", "hkeys", "hvals":
-	case "hgetall":
+	switch spec.ScriptSort {
+	case SortElements:
+	case SortPairs:
 		group = 2
 	default:
 		return reply

@@ -32,8 +32,8 @@ import (
 // encoded: Redis forks instead) and writes it from a goroutine of its own.
 
 var saveCommands = []*Spec{
-	{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, ACL: []string{"admin", "slow", "dangerous"}, Fn: saveCmd},
-	{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, ACL: []string{"admin", "slow", "dangerous"}, Fn: bgsaveCmd},
+	{Name: "save", Arity: 1, Flags: Admin | NoScript | NoAsyncLoading | NoMulti, Fn: saveCmd},
+	{Name: "bgsave", Arity: -1, Flags: Admin | NoScript | NoAsyncLoading, Fn: bgsaveCmd},
 }
 
 func init() { Register(saveCommands) }

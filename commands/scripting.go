@@ -13,17 +13,17 @@ import (
 // Scripting commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT.
 
 var scriptingCommands = []*Spec{
-	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalCmd},
-	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaCmd},
-	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalROCmd},
-	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, ACL: []string{"slow", "scripting"}, Fn: evalshaROCmd},
-	{Name: "script", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "debug", Arity: 3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptDebug},
-		{Name: "exists", Arity: -3, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptExists},
-		{Name: "flush", Arity: -2, Flags: NoScript, ACL: []string{"slow", "scripting"}, Fn: scriptFlush},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptHelp},
-		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"slow", "scripting"}, Fn: scriptKill},
-		{Name: "load", Arity: 3, Flags: NoScript | Stale, ACL: []string{"slow", "scripting"}, Fn: scriptLoad},
+	{Name: "eval", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEval, Fn: evalCmd},
+	{Name: "evalsha", Arity: -3, Flags: NoScript | Stale | SkipMonitor | MayReplicate | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEvalSHA, Fn: evalshaCmd},
+	{Name: "eval_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEval, Fn: evalROCmd},
+	{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | NoScript | Stale | SkipMonitor | NoMandatoryKeys, Keys: evalKeys, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"scripting"}, Script: ScriptEvalSHA, Fn: evalshaROCmd},
+	{Name: "script", Arity: -2, Sub: []*Spec{
+		{Name: "debug", Arity: 3, Flags: NoScript, ACL: []string{"scripting"}, Fn: scriptDebug},
+		{Name: "exists", Arity: -3, Flags: NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_logical_and"}, Fn: scriptExists},
+		{Name: "flush", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Repl: ReplWrite, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: scriptFlush},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"scripting"}, Fn: scriptHelp},
+		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Fn: scriptKill},
+		{Name: "load", Arity: 3, Flags: NoScript | Stale, ACL: []string{"scripting"}, Repl: ReplWrite, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: scriptLoad},
 	}},
 }
 

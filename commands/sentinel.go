@@ -30,13 +30,12 @@ import (
 // On a standalone server SENTINEL is an unknown command, as on Redis.
 
 var sentinelCommands = []*Spec{
-	{Name: "sentinel", Arity: -2, Flags: Admin | Sentinel, ClusterOnly: true, ACL: []string{"admin", "slow", "dangerous"}, Sub: sentinelSubs()},
+	{Name: "sentinel", Arity: -2, Flags: Admin | Sentinel, ClusterOnly: true, Sub: sentinelSubs()},
 }
 
 func init() { Register(sentinelCommands) }
 
 func sentinelSubs() []*Spec {
-	acl := []string{"admin", "slow", "dangerous"}
 	subs := []struct {
 		name  string
 		arity int
@@ -58,9 +57,9 @@ func sentinelSubs() []*Spec {
 		if fn == nil {
 			fn = sentinelUnsupported
 		}
-		out = append(out, &Spec{Name: s.name, Arity: s.arity, Flags: Admin | Sentinel, ACL: acl, Fn: fn})
+		out = append(out, &Spec{Name: s.name, Arity: s.arity, Flags: Admin | Sentinel, Fn: fn})
 	}
-	out = append(out, &Spec{Name: "help", Arity: 2, Flags: Loading | Stale | Sentinel, ACL: []string{"slow"}, Fn: sentinelHelp})
+	out = append(out, &Spec{Name: "help", Arity: 2, Flags: Loading | Stale | Sentinel, Fn: sentinelHelp})
 	return out
 }
 

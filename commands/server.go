@@ -17,27 +17,27 @@ import (
 // DEBUG.
 
 var serverCommands = []*Spec{
-	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: role},
-	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"fast"}, Fn: timeCmd},
-	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "fast", "dangerous"}, Fn: lastsave},
-	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Fn: shutdown},
-	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitCmd},
-	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"slow", "connection"}, Fn: waitaofCmd}, // 7.2
-	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, ACL: []string{"admin", "slow", "dangerous"}, Fn: debug},
-	{Name: "memory", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "usage", Arity: -3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"read", "slow"}, Fn: memoryUsage},
-		{Name: "doctor", Arity: 2, ACL: []string{"slow"}, Fn: memoryDoctor},
-		{Name: "stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryStats},
-		{Name: "malloc-stats", Arity: 2, ACL: []string{"slow"}, Fn: memoryMallocStats},
-		{Name: "purge", Arity: 2, ACL: []string{"slow"}, Fn: memoryPurge},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"slow"}, Fn: memoryHelp},
+	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Fn: role},
+	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Tips: []string{"nondeterministic_output"}, Fn: timeCmd},
+	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Tips: []string{"nondeterministic_output"}, Fn: lastsave},
+	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Fn: shutdown},
+	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Fn: waitCmd},
+	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, Fn: waitaofCmd}, // 7.2
+	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, Fn: debug},
+	{Name: "memory", Arity: -2, Sub: []*Spec{
+		{Name: "usage", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
+		{Name: "doctor", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryDoctor},
+		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryStats},
+		{Name: "malloc-stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryMallocStats},
+		{Name: "purge", Arity: 2, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: memoryPurge},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: memoryHelp},
 	}},
-	{Name: "object", Arity: -2, ACL: []string{"slow"}, Sub: []*Spec{
-		{Name: "encoding", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectEncoding},
-		{Name: "freq", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectFreq},
-		{Name: "idletime", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectIdletime},
-		{Name: "refcount", Arity: 3, Flags: ReadOnly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"keyspace", "read", "slow"}, Fn: objectRefcount},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace", "slow"}, Fn: objectHelp},
+	{Name: "object", Arity: -2, Sub: []*Spec{
+		{Name: "encoding", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
+		{Name: "freq", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
+		{Name: "idletime", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
+		{Name: "refcount", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
 	}},
 }
 

@@ -12,17 +12,17 @@ import (
 // SORT and SORT_RO: Redis 7.0's sort.c.
 
 var sortCommands = []*Spec{
-	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortCmd},
-	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Keys: sortKeys, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Fn: sortRO},
+	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, Keys: sortKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}, {Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: KeyOW | KeyUpdate, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, GetKeyFlags: sortKeyFlags, Fn: sortCmd},
+	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, Keys: sortROKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
 }
 
 func init() { Register(sortCommands) }
 
-// sortKeys returns the sorted key and, for SORT, the STORE destination
-// (Redis's sortGetKeys).
+// sortKeys returns SORT's sorted key and its STORE destination (Redis's
+// sortGetKeys).
 func sortKeys(args [][]byte) []int {
 	keys := []int{1}
-	if len(args) < 2 || cstr.EqualFold(args[0], "sort_ro") {
+	if len(args) < 2 {
 		return keys
 	}
 	for i := 2; i < len(args); i++ {
@@ -37,6 +37,9 @@ func sortKeys(args [][]byte) []int {
 	}
 	return keys
 }
+
+// sortROKeys returns SORT_RO's one key: it has no STORE.
+func sortROKeys(args [][]byte) []int { return []int{1} }
 
 type sortItem struct {
 	obj   []byte
@@ -332,4 +335,13 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 		c.Notify(NotifyGeneric, "del", storekey)
 	}
 	c.W.Int(outputlen)
+}
+
+// sortKeyFlags is Redis's sortGetKeys: the sorted key is read, the STORE
+// destination overwritten.
+func sortKeyFlags(args [][]byte, pos int) KeyFlag {
+	if pos == 1 {
+		return KeyRO | KeyAccess
+	}
+	return KeyOW | KeyUpdate
 }

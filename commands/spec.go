@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,30 +64,73 @@ func (f Flag) Names() []string {
 type Handler func(c *Ctx, args [][]byte)
 
 // Spec declares one command: the command table is the one place a command
-// exists. Arity follows Redis: N means exactly N arguments including the
-// name, -N means at least N.
+// exists, and every fact about a command is a field of its entry (no code
+// elsewhere chooses behaviour by comparing a command's name). Arity follows
+// Redis: N means exactly N arguments including the name, -N means at least
+// N.
 type Spec struct {
-	Name     string // lower case; "config|get" style for subcommands is derived
-	Arity    int
-	Flags    Flag
-	FirstKey int // position of the first key, 0 for none
-	LastKey  int // position of the last key; negative counts from the end
-	Step     int
-	Fn       Handler
+	Name  string // lower case; "config|get" style for subcommands is derived
+	Arity int
+	Flags Flag
+	Fn    Handler
 	// Keys, when set, returns the key positions for commands whose keys are
-	// not described by FirstKey/LastKey/Step (EVAL, ZUNIONSTORE, ...).
+	// not one range (EVAL, ZUNIONSTORE, ...): Redis's movablekeys.
 	Keys func(args [][]byte) []int
-	// ACL categories without the '@' (e.g. "keyspace", "write", "fast"),
-	// reported by COMMAND INFO.
+	// ACL categories without the '@' that Redis lists for the command
+	// ("keyspace", "string", "dangerous", ...), never those the flags
+	// imply (write, read, admin, pubsub, fast, slow, blocking: see
+	// Categories).
 	ACL []string
-	// KeyFlags, when set, are the key-spec flags COMMAND INFO reports
-	// instead of the default (RW update for writes, RO access otherwise).
-	// "not_key" marks arguments that are not keys (shard channels):
-	// COMMAND GETKEYS leaves them out.
-	KeyFlags []string
+	// KeySpecs are Redis 7's key specs for the command, in Redis's order
+	// (COMMAND INFO, COMMAND GETKEYSANDFLAGS). The legacy key range
+	// (COMMAND's first/last/step, and the key positions of a command
+	// without Keys) is derived from them as Redis derives it.
+	KeySpecs []KeySpec
+	// GetKeyFlags, when set, gives the flags of the key at argument pos
+	// for a command whose flags depend on its arguments (Redis's
+	// getkeys_proc: SET with GET, BITFIELD with only GETs, SORT's STORE).
+	GetKeyFlags func(args [][]byte, pos int) KeyFlag
+	// Tips are the command tips COMMAND INFO reports, in Redis's order.
+	Tips []string
+	// Doc is the COMMAND DOCS reply of a command Redis 7.0 lacks (Origin
+	// other than OriginRedis70); Redis's own are recorded (docs.go).
+	Doc *cmdDoc
+	// Origin says where the command comes from: Redis 7.0 (the zero
+	// value), a later Redis, or lockkv.
+	Origin Origin
 	// ClusterOnly marks a command that exists only in cluster mode
 	// (SENTINEL): a standalone server treats it as unknown, as Redis does.
 	ClusterOnly bool
+	// Repl is how the replication gate treats the command; ReplAuto (the
+	// zero value) derives it from Flags (see Register).
+	Repl ReplClass
+	// LeaderGate, when set, runs a ReplWrite command on a cluster's
+	// leader instead of proposing it, and reports whether it took the
+	// command over (MIGRATE: the transfer runs on the leader alone and
+	// only its deletions are proposed).
+	LeaderGate func(c *Ctx, args [][]byte) bool
+	// ScriptSort sorts the reply for scripts applied from the log (Redis's
+	// CMD_SORT_FOR_SCRIPT): its order follows a hash table's layout.
+	ScriptSort SortMode
+	// Subscribed: the command may run in a RESP2 subscribed context.
+	Subscribed bool
+	// Unqueued: inside MULTI the command runs at once instead of being
+	// queued.
+	Unqueued bool
+	// OOMInMulti: inside MULTI the command is not refused when over
+	// maxmemory (everything else is: queueing takes memory).
+	OOMInMulti bool
+	// Txn is the command's part in MULTI/EXEC.
+	Txn TxnRole
+	// Script says the command runs a script, and how it names it.
+	Script ScriptKind
+	// Redact reports whether MONITOR shows argument i as "(redacted)"
+	// (Redis's redactClientCommandArgument: passwords).
+	Redact func(args [][]byte, i int) bool
+	// KeepCaching: CLIENT CACHING YES/NO lasts past this command (a
+	// container: its subcommands), as Redis's resetClient spares the
+	// CLIENT command.
+	KeepCaching bool
 	// Sub holds the subcommands of a container command (CONFIG, CLIENT, ...);
 	// the container's Fn is not called when Sub is set.
 	Sub []*Spec
@@ -96,7 +140,67 @@ type Spec struct {
 	// idx numbers every spec, subcommands included, for per-engine
 	// statistics (INFO commandstats).
 	idx int
+	// repl is Repl resolved (ReplAuto derived from Flags).
+	repl replKind
+	// first, last and step are the legacy key range derived from
+	// KeySpecs (populateCommandLegacyRangeSpec): first 0 for none, last
+	// negative counting from the end.
+	first, last, step int
 }
+
+// KeyRange returns the legacy key range COMMAND reports (first key, last
+// key, step), derived from the key specs; 0, 0, 0 for none.
+func (s *Spec) KeyRange() (first, last, step int) { return s.first, s.last, s.step }
+
+// Origin is where a command comes from.
+type Origin uint8
+
+const (
+	OriginRedis70 Origin = iota // Redis 7.0.15 has it
+	OriginRedis72               // Redis 7.2's, answered as 7.2 does
+	OriginLockkv                // lockkv's own (RAFT.NODE)
+)
+
+// ReplClass is how the replication gate treats a command.
+type ReplClass uint8
+
+const (
+	ReplAuto   ReplClass = iota // Write or MayReplicate: ReplWrite; ReadOnly: ReplRead; else ReplLocal
+	ReplLocal                   // runs here, reads nothing replicated
+	ReplRead                    // reads the keyspace: needs a live leader
+	ReplWrite                   // becomes an op
+	ReplExec                    // EXEC: classified by its queue
+	ReplLeader                  // local, but a forwarding follower sends it to the leader
+)
+
+// SortMode is how a reply is sorted for scripts applied from the log.
+type SortMode uint8
+
+const (
+	SortNone     SortMode = iota
+	SortElements          // each element (SMEMBERS, KEYS, ...)
+	SortPairs             // field/value pairs by field (HGETALL)
+)
+
+// TxnRole is a command's part in MULTI/EXEC.
+type TxnRole uint8
+
+const (
+	TxnNone TxnRole = iota
+	TxnMulti
+	TxnExec
+	TxnDiscard
+)
+
+// ScriptKind says whether and how a command runs a script.
+type ScriptKind uint8
+
+const (
+	ScriptNone    ScriptKind = iota
+	ScriptEval               // EVAL, EVAL_RO: the body is an argument
+	ScriptEvalSHA            // EVALSHA, EVALSHA_RO: named by its SHA1
+	ScriptFcall              // FCALL, FCALL_RO: a library function
+)
 
 // FullName is the name Redis uses in errors and COMMAND: "get", "config|get".
 func (s *Spec) FullName() string {
@@ -104,6 +208,15 @@ func (s *Spec) FullName() string {
 		return s.parent.Name + "|" + s.Name
 	}
 	return s.Name
+}
+
+// keepsCaching reports whether CLIENT CACHING survives s (KeepCaching on
+// s or its container).
+func (s *Spec) keepsCaching() bool {
+	if s.parent != nil {
+		return s.parent.KeepCaching
+	}
+	return s.KeepCaching
 }
 
 // Parent returns the container of a subcommand, or nil.
@@ -130,60 +243,33 @@ func (s *Spec) KeyPositions(args [][]byte) []int {
 	if s.Keys != nil {
 		return s.Keys(args)
 	}
-	if s.FirstKey <= 0 || s.FirstKey >= len(args) {
+	if s.first <= 0 || s.first >= len(args) {
 		return nil
 	}
-	last := s.LastKey
+	last := s.last
 	if last < 0 {
 		last = len(args) + last
 	}
 	if last >= len(args) {
 		last = len(args) - 1
 	}
-	step := s.Step
+	step := s.step
 	if step <= 0 {
 		step = 1
 	}
 	var out []int
-	for i := s.FirstKey; i <= last; i += step {
+	for i := s.first; i <= last; i += step {
 		out = append(out, i)
 	}
 	return out
 }
 
-var (
-	table       = map[string]*Spec{}
-	pendingSubs = map[string][]*Spec{}
-)
-
-// RegisterSub adds subcommands to a container command declared elsewhere
-// (CLIENT TRACKING lives with the tracking code, CLIENT LIST with the
-// server code). Order of registration does not matter.
-func RegisterSub(parent string, subs []*Spec) {
-	pendingSubs[parent] = append(pendingSubs[parent], subs...)
-	if p, ok := table[parent]; ok {
-		attachSubs(p)
-	}
-}
-
-func attachSubs(s *Spec) {
-	for _, sub := range pendingSubs[s.Name] {
-		if s.subs == nil {
-			s.subs = map[string]*Spec{}
-		}
-		if _, dup := s.subs[sub.Name]; dup {
-			panic(fmt.Sprintf("commands: %s|%s registered twice", s.Name, sub.Name))
-		}
-		sub.parent = s
-		sub.idx = nextSpecIdx()
-		s.subs[sub.Name] = sub
-		s.Sub = append(s.Sub, sub)
-	}
-	delete(pendingSubs, s.Name)
-}
+var table = map[string]*Spec{}
 
 // Register adds command specs to the table. It panics on a duplicate name,
-// so two families can never declare the same command.
+// so two families can never declare the same command, and on an entry
+// whose facts disagree with each other (see check), so a fact cannot
+// drift from the facts it depends on.
 func Register(specs []*Spec) {
 	for _, s := range specs {
 		if s.Name != strings.ToLower(s.Name) {
@@ -191,6 +277,9 @@ func Register(specs []*Spec) {
 		}
 		if _, dup := table[s.Name]; dup {
 			panic(fmt.Sprintf("commands: %q registered twice", s.Name))
+		}
+		if err := s.check(); err != nil {
+			panic("commands: " + err.Error())
 		}
 		if len(s.Sub) > 0 {
 			s.subs = map[string]*Spec{}
@@ -200,12 +289,101 @@ func Register(specs []*Spec) {
 				}
 				sub.parent = s
 				sub.idx = nextSpecIdx()
+				derive(sub)
 				s.subs[sub.Name] = sub
 			}
 		}
 		s.idx = nextSpecIdx()
+		derive(s)
 		table[s.Name] = s
-		attachSubs(s)
+	}
+}
+
+// check reports what is inconsistent in a top-level entry and its
+// subcommands.
+func (s *Spec) check() error {
+	if err := s.checkOne(); err != nil {
+		return err
+	}
+	for _, sub := range s.Sub {
+		if len(sub.Sub) > 0 {
+			return fmt.Errorf("%s|%s: subcommands have no subcommands", s.Name, sub.Name)
+		}
+		if sub.Subscribed || sub.Unqueued || sub.OOMInMulti || sub.Txn != TxnNone || sub.Script != ScriptNone || sub.KeepCaching {
+			return fmt.Errorf("%s|%s: Subscribed, Unqueued, OOMInMulti, Txn, Script and KeepCaching are facts of a top-level command", s.Name, sub.Name)
+		}
+		if err := sub.checkOne(); err != nil {
+			return fmt.Errorf("%s|%w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkOne is check for one entry, its subcommands aside.
+func (s *Spec) checkOne() error {
+	implied := s.impliedCategories()
+	for _, c := range s.ACL {
+		if !slices.Contains(aclCategories, c) {
+			return fmt.Errorf("%s: unknown ACL category %q", s.Name, c)
+		}
+		if slices.Contains(implied, c) {
+			return fmt.Errorf("%s: ACL category %q is implied by the flags (Redis's setImplicitACLCategories); leave it out", s.Name, c)
+		}
+	}
+	if (s.Doc != nil) != (s.Origin != OriginRedis70) {
+		return fmt.Errorf("%s: Doc is for exactly the commands Redis 7.0 lacks (Origin), whose docs are not recorded", s.Name)
+	}
+	if s.Repl != ReplAuto {
+		probe := Spec{Flags: s.Flags}
+		derive(&probe)
+		derive(s)
+		if s.Repl != ReplLeader && s.repl == probe.repl {
+			return fmt.Errorf("%s: Repl is what the flags give; leave it ReplAuto", s.Name)
+		}
+	}
+	if s.ScriptSort != SortNone && !slices.Contains(s.Tips, "nondeterministic_output_order") {
+		return fmt.Errorf("%s: a reply sorted for scripts has the nondeterministic_output_order tip", s.Name)
+	}
+	var keyFlags KeyFlag
+	for _, ks := range s.KeySpecs {
+		keyFlags |= ks.Flags
+	}
+	if keyFlags&KeyVariableFlags != 0 && s.GetKeyFlags == nil {
+		return fmt.Errorf("%s: a key spec with variable_flags needs GetKeyFlags", s.Name)
+	}
+	if movable := s.movableFromSpecs(); movable != (s.Keys != nil) {
+		return fmt.Errorf("%s: Keys is for exactly the commands whose key specs are not plain ranges (movablekeys: %v)", s.Name, movable)
+	}
+	if s.Txn != TxnNone && !s.Unqueued {
+		return fmt.Errorf("%s: a transaction command runs at once inside MULTI (Unqueued)", s.Name)
+	}
+	if (s.Txn == TxnExec) != (s.Repl == ReplExec) {
+		return fmt.Errorf("%s: EXEC, and only EXEC, is classified by its queue (Txn TxnExec, Repl ReplExec)", s.Name)
+	}
+	return nil
+}
+
+// derive sets what Register derives from a spec's written fields.
+func derive(s *Spec) {
+	s.first, s.last, s.step = s.legacyRangeFromSpecs()
+	switch s.Repl {
+	case ReplAuto:
+		switch {
+		case s.Flags&(Write|MayReplicate) != 0:
+			s.repl = replWrite
+		case s.Flags&ReadOnly != 0:
+			s.repl = replRead
+		default:
+			s.repl = replLocal
+		}
+	case ReplLocal, ReplLeader:
+		s.repl = replLocal
+	case ReplRead:
+		s.repl = replRead
+	case ReplWrite:
+		s.repl = replWrite
+	case ReplExec:
+		s.repl = replExec
 	}
 }
 

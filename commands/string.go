@@ -13,28 +13,28 @@ import (
 // String commands: Redis's t_string.c.
 
 var stringCommands = []*Spec{
-	{Name: "get", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: get},
-	{Name: "set", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: set},
-	{Name: "setnx", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: setnx},
-	{Name: "setex", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: setex},
-	{Name: "psetex", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: psetex},
-	{Name: "getset", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getset},
-	{Name: "getdel", Arity: 2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getdel},
-	{Name: "getex", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: getex},
-	{Name: "mget", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: mget},
-	{Name: "mset", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Fn: mset},
-	{Name: "msetnx", Arity: -3, Flags: Write | DenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Fn: msetnx},
-	{Name: "incr", Arity: 2, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incr},
-	{Name: "decr", Arity: 2, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: decr},
-	{Name: "incrby", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incrby},
-	{Name: "decrby", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: decrby},
-	{Name: "incrbyfloat", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: incrbyfloat},
-	{Name: "append", Arity: 3, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Fn: appendCmd},
-	{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Fn: strlen},
-	{Name: "getrange", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
-	{Name: "substr", Arity: 4, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: getrange},
-	{Name: "lcs", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"read", "string", "slow"}, Fn: lcs},
-	{Name: "setrange", Arity: 4, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Fn: setrange},
+	{Name: "get", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: get},
+	{Name: "set", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Notes: "RW and ACCESS due to the optional `GET` argument", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, GetKeyFlags: setKeyFlags, Fn: set},
+	{Name: "setnx", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyOW | KeyInsert)}, ACL: []string{"string"}, Fn: setnx},
+	{Name: "setex", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate)}, ACL: []string{"string"}, Fn: setex},
+	{Name: "psetex", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate)}, ACL: []string{"string"}, Fn: psetex},
+	{Name: "getset", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: getset},
+	{Name: "getdel", Arity: 2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"string"}, Fn: getdel},
+	{Name: "getex", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{{Notes: "RW and UPDATE because it changes the TTL", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: getex},
+	{Name: "mget", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard"}, Fn: mget},
+	{Name: "mset", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Fn: mset},
+	{Name: "msetnx", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyInsert, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Fn: msetnx},
+	{Name: "incr", Arity: 2, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incr},
+	{Name: "decr", Arity: 2, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: decr},
+	{Name: "incrby", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incrby},
+	{Name: "decrby", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: decrby},
+	{Name: "incrbyfloat", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incrbyfloat},
+	{Name: "append", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"string"}, Fn: appendCmd},
+	{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"string"}, Fn: strlen},
+	{Name: "getrange", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
+	{Name: "substr", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
+	{Name: "lcs", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: lcs},
+	{Name: "setrange", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"string"}, Fn: setrange},
 }
 
 func init() { Register(stringCommands) }
@@ -758,4 +758,14 @@ func lcs(c *Ctx, args [][]byte) {
 	}
 	c.W.BulkString("len")
 	c.W.Int(int64(total))
+}
+
+// setKeyFlags is Redis's setGetKeys: with GET the key is read too.
+func setKeyFlags(args [][]byte, pos int) KeyFlag {
+	for _, a := range args[min(3, len(args)):] {
+		if cstr.EqualFold(cstr.CString(a), "get") {
+			return KeyRW | KeyAccess | KeyUpdate
+		}
+	}
+	return KeyOW | KeyUpdate
 }

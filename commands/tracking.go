@@ -25,15 +25,6 @@ import (
 // that command's reply is written (Redis 7.0's tracking_pending_keys), so
 // a RESP3 push never lands inside a reply.
 
-var trackingSubcommands = []*Spec{
-	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTracking},
-	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientCaching},
-	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientTrackingInfo},
-	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"slow", "connection"}, Fn: clientGetRedir},
-}
-
-func init() { RegisterSub("client", trackingSubcommands) }
-
 // tracking helpers
 
 // trackingState holds client-side caching state.
@@ -194,8 +185,7 @@ func (c *Ctx) trackingRememberKeys(spec *Spec, args [][]byte) {
 	if !t.on || t.bcast || (t.optin && !t.caching) || (t.optout && t.caching) {
 		return
 	}
-	switch spec.Name {
-	case "eval_ro", "evalsha_ro", "fcall_ro":
+	if spec.Script != ScriptNone {
 		return // only the commands the script runs count
 	}
 	table := c.E.tracking.table
@@ -302,8 +292,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 		e.sendPendingInvalidations(cl)
 	}
 	if cl.track.caching && !cl.multi.active && !cl.postponed {
-		if spec == nil || (spec.Parent() == nil && spec.Name != "client") ||
-			(spec.Parent() != nil && spec.Parent().Name != "client") {
+		if spec == nil || !spec.keepsCaching() {
 			cl.track.caching = false
 		}
 	}

@@ -168,6 +168,28 @@ func TestClientREPLY(t *testing.T) {
 	p.Send("PING")
 	p.Do("CLIENT", "REPLY", "ON")
 	p.Do("SET", "replykey", "x")
+	// A refused command (wrong arity, unknown, queued in MULTI) is the
+	// one SKIP skips, as resetClient runs after it too.
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("GET")
+	p.Do("ECHO", "after-refused")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("NOSUCHCMD")
+	p.Do("ECHO", "after-unknown")
+	p.Do("MULTI")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("ECHO", "queued")
+	p.Do("ECHO", "queued-after-skip")
+	p.Do("EXEC")
+	p.Send("RESET")
+	p.Receive()
+	p.Do("ECHO", "after-reset")
+	p.Send("CLIENT", "REPLY", "SKIP")
+	p.Send("RESET")
+	p.Do("ECHO", "after-skipped-reset")
+	p.Send("CLIENT", "REPLY", "OFF")
+	p.Do("RESET")
+	p.Do("ECHO", "after-reset-of-off")
 }
 
 // TestClientPAUSE: paused commands wait and then run, in order.
@@ -221,6 +243,22 @@ func TestClientPAUSE(t *testing.T) {
 		t.Errorf("UNPAUSE did not release the write: %v", d)
 	}
 	p.Do("GET", "pausekey")
+}
+
+// TestClientPAUSEWriteQueuedSubcommand: under CLIENT PAUSE WRITE an EXEC
+// waits when what it queued may write, a write subcommand (FUNCTION
+// DELETE) included, as Redis judges by the queued commands' flags.
+func TestClientPAUSEWriteQueuedSubcommand(t *testing.T) {
+	p := Connect(t)
+	q := Connect(t)
+	t.Cleanup(func() { Connect(t).Do("CLIENT", "UNPAUSE") })
+	q.Do("MULTI")
+	q.Do("FUNCTION", "DELETE", "nosuchlib")
+	p.Do("CLIENT", "PAUSE", "20000", "WRITE")
+	q.Send("EXEC")
+	q.NoReply(100 * time.Millisecond)
+	p.Do("CLIENT", "UNPAUSE")
+	q.Receive()
 }
 
 func TestClientFlags(t *testing.T) {

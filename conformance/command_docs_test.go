@@ -18,7 +18,7 @@ func TestCommandDOCS(t *testing.T) {
 	p := NewPair(t)
 	var names, containers []string
 	for _, s := range commands.All() {
-		if s.ClusterOnly || newerThan70[s.Name] {
+		if s.ClusterOnly || newerThan70(s.Name) {
 			continue
 		}
 		if len(s.Sub) == 0 {
@@ -27,7 +27,7 @@ func TestCommandDOCS(t *testing.T) {
 			containers = append(containers, s.Name)
 		}
 		for _, sub := range s.Sub {
-			if !newerThan70[sub.FullName()] {
+			if !newerThan70(sub.FullName()) {
 				names = append(names, sub.FullName())
 			}
 		}
@@ -63,7 +63,7 @@ func (p *Pair) doDocs(args ...string) {
 			inTable[sub.FullName()] = true
 		}
 	}
-	ln := normDocs(lv, func(name string) bool { return !newerThan70[name] })
+	ln := normDocs(lv, func(name string) bool { return !newerThan70(name) })
 	rn := normDocs(rv, func(name string) bool { return inTable[name] })
 	comparisons.Add(1)
 	if Equal(ln, rn) {

@@ -1128,11 +1128,12 @@ func TestZsetCommandTable(t *testing.T) {
 			racl = append(racl, a.Str)
 		}
 		var lacl []string
-		for _, a := range spec.ACL {
+		for _, a := range spec.Categories() {
 			lacl = append(lacl, "@"+a)
 		}
+		first, last, step := spec.KeyRange()
 		got := fmt.Sprintf("arity=%d flags=%v movable=%v keys=%d,%d,%d acl=%v", spec.Arity, spec.Flags.Names(),
-			spec.Keys != nil, spec.FirstKey, spec.LastKey, spec.Step, lacl)
+			spec.Keys != nil, first, last, step, lacl)
 		want := fmt.Sprintf("arity=%s flags=%v movable=%v keys=%s,%s,%s acl=%v", info[1].Str, rflags, movable,
 			info[3].Str, info[4].Str, info[5].Str, racl)
 		p.check([]string{"COMMAND INFO", name}, Value{Kind: '+', Str: got}, Value{Kind: '+', Str: want}, got == want)

@@ -1,10 +1,14 @@
-// Command gendocs records the Redis documentation COMMAND DOCS serves
-// (commands/docs.go): it starts redis-server 7.0.15 (found on PATH) once
-// as a server and once as a Sentinel, each on a free port in a scratch
+// Command gendocs records what Redis 7.0.15 says about its commands: the
+// documentation COMMAND DOCS serves (commands/docs.go) and the COMMAND
+// INFO replies the command table is checked against
+// (commands/cmdinfo_test.go). It starts redis-server 7.0.15 (found on
+// PATH) as a server and as a Sentinel, each on a free port in a scratch
 // directory, and writes their RESP3 replies byte for byte:
 //
-//	docs_redis70.resp3     HELLO 3, COMMAND DOCS (every command)
-//	docs_sentinel70.resp3  HELLO 3, COMMAND DOCS sentinel (Sentinel mode)
+//	docs_redis70.resp3        HELLO 3, COMMAND DOCS (every command)
+//	docs_sentinel70.resp3     HELLO 3, COMMAND DOCS sentinel (Sentinel mode)
+//	cmdinfo_redis70.resp3     HELLO 3, COMMAND INFO (every command)
+//	cmdinfo_sentinel70.resp3  HELLO 3, COMMAND INFO sentinel (Sentinel mode)
 //
 // Run it from commands/ with `go generate` (docs.go holds the directive).
 // It refuses any other Redis version, so the files stay 7.0.15's.
@@ -53,10 +57,21 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile("docs_redis70.resp3", docs, 0o644); err != nil {
+	info, err := record(bin, dir, false, "COMMAND", "INFO")
+	if err != nil {
 		return err
 	}
-	return os.WriteFile("docs_sentinel70.resp3", sentinel, 0o644)
+	sentinelInfo, err := record(bin, dir, true, "COMMAND", "INFO", "sentinel")
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"docs_redis70.resp3": docs, "docs_sentinel70.resp3": sentinel,
+		"cmdinfo_redis70.resp3": info, "cmdinfo_sentinel70.resp3": sentinelInfo} {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // record starts a redis-server (a Sentinel when sentinel is set), checks
