@@ -127,6 +127,9 @@ type replState struct {
 	apply *Client
 	clock *replClock
 	pcg   *rand.PCG
+	// appliedIndex is the log index of the last entry applied (or of
+	// the snapshot restored): the state SAVE writes.
+	appliedIndex uint64
 	// lastTime is the newest entry time applied; a new leader's clock
 	// starts there, so time never runs backwards across a failover.
 	lastTime int64
@@ -207,6 +210,22 @@ func (e *Engine) LastEntryTime() int64 {
 		return 0
 	}
 	return e.repl.lastTime
+}
+
+// AppliedIndex is the log index of the last entry applied to the
+// keyspace, or of the snapshot it was restored from.
+func (e *Engine) AppliedIndex() uint64 {
+	if e.repl == nil {
+		return 0
+	}
+	return e.repl.appliedIndex
+}
+
+// SetAppliedIndex records the index of a restored snapshot.
+func (e *Engine) SetAppliedIndex(i uint64) {
+	if e.repl != nil {
+		e.repl.appliedIndex = i
+	}
 }
 
 // SetLastEntryTime restores the newest entry time (from a snapshot).
@@ -324,6 +343,9 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		}
 		c.rejectFor(spec, c.notLeaderError(spec, args))
 		return true
+	}
+	if spec.LeaderGate != nil && kind == replWrite {
+		return spec.LeaderGate(c, args)
 	}
 	switch kind {
 	case replRead:
@@ -494,6 +516,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 		now = rs.lastTime // never backwards, whatever the leader's clock
 	}
 	rs.lastTime = now
+	rs.appliedIndex = index
 	rs.clock.floor = now
 	rs.clock.fixed = now
 	rs.applying = true

@@ -50,6 +50,8 @@ func main() {
 			return
 		case "ping":
 			os.Exit(pingMain(args[1:]))
+		case "restore-rdb":
+			os.Exit(restoreMain(args[1:]))
 		}
 	}
 	var o options
@@ -140,6 +142,8 @@ func main() {
 		TLSCACertFile:  o.tlsCA,
 		TLSAuthClients: o.tlsAuthClients,
 		TLSOnly:        o.addr == "",
+
+		LoadRDB: o.loadRDB,
 
 		Settings:         settings,
 		ConfigFile:       confPath,
