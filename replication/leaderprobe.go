@@ -2,7 +2,6 @@ package replication
 
 import (
 	"errors"
-	"net"
 	"syscall"
 	"time"
 
@@ -25,10 +24,11 @@ import (
 // heard from no quorum for that long has stepped down already), which
 // makes Raft check at once and start an election when the leader has been
 // silent for that long. The configured timeouts come back as soon as a
-// leader is known again (or this node leads). A leader whose host is down
-// or cut off refuses nothing (the dial times out) and is detected by the
-// timeouts as before; a live leader that is merely slow accepts the
-// connection, which the probe closes.
+// leader is known again (or this node leads), or after two heartbeat
+// timeouts without one. A leader whose host is down or cut off refuses
+// nothing (the dial times out) and is detected by the timeouts as before;
+// a live leader that is merely slow accepts the connection (the probe runs
+// the peer handshake, so the leader logs nothing), which the probe closes.
 
 // probeEvery is how often the probe looks at the leader's silence, as a
 // fraction of the leader lease.
@@ -40,8 +40,9 @@ func (n *Node) leaderProbe() {
 	tick := time.NewTicker(max(lease/probeEvery, 5*time.Millisecond))
 	defer tick.Stop()
 	var (
-		lowered bool      // Raft's timeouts are the lease's
-		probed  time.Time // the leader's last contact when it was last probed
+		lowered   bool      // Raft's timeouts are the lease's
+		loweredAt time.Time // since when
+		probed    time.Time // the leader's last contact when it was last probed
 	)
 	for {
 		select {
@@ -53,10 +54,13 @@ func (n *Node) leaderProbe() {
 		addr, id := r.LeaderWithID()
 		state := r.State()
 		if lowered {
-			if addr != "" || state == raft.Leader {
+			// Back to the configured timeouts once a leader is known, or
+			// when none was elected within two heartbeat timeouts (no
+			// quorum: elections go on at the configured pace).
+			if addr != "" || state == raft.Leader || time.Since(loweredAt) > 2*n.cfg.HeartbeatTimeout {
 				if n.setRaftTimeouts(n.cfg.HeartbeatTimeout, n.cfg.ElectionTimeout) {
 					lowered = false
-					n.log.Info("leader known again: Raft timeouts back to the configured ones", "node", n.cfg.NodeID, "leader", string(id))
+					n.log.Info("Raft timeouts back to the configured ones", "node", n.cfg.NodeID, "leader", string(id))
 				}
 			}
 			continue
@@ -69,19 +73,22 @@ func (n *Node) leaderProbe() {
 			continue
 		}
 		probed = last
-		if !dialRefused(string(addr), lease) {
+		if !n.leaderGone(string(addr), lease) {
 			continue
 		}
 		n.log.Warn("the leader's Raft address refuses connections: electing a new leader without waiting for the heartbeat timeout",
 			"node", n.cfg.NodeID, "leader", string(id), "raft", string(addr), "silent", time.Since(last).Round(time.Millisecond))
-		lowered = n.setRaftTimeouts(lease, lease)
+		lowered, loweredAt = n.setRaftTimeouts(lease, lease), time.Now()
 	}
 }
 
-// dialRefused reports whether a TCP connection to addr is refused (no process
-// listens there) within timeout. A connection that opens is closed.
-func dialRefused(addr string, timeout time.Duration) bool {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+// leaderGone dials the leader's Raft address as a peer does (TLS and the
+// handshake, so a live leader logs nothing for it) and reports whether
+// the connection was refused: no process listens there. A connection that
+// opens is closed; any other failure (a timeout, a refused handshake) says
+// nothing either way.
+func (n *Node) leaderGone(addr string, timeout time.Duration) bool {
+	c, _, err := dialRaft(addr, timeout, n.sec, &handshakeAuth{key: n.sec.key, local: n.hello})
 	if err == nil {
 		c.Close()
 		return false

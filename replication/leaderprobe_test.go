@@ -63,19 +63,30 @@ func TestLeaderProbe(t *testing.T) {
 	c.set("k", "w")
 }
 
-// TestDialRefused: an address where something listens is not refused; one
-// where nothing does is.
-func TestDialRefused(t *testing.T) {
+// TestLeaderProbeLiveLeader: a live leader's address is not taken for
+// gone, and the probe's connection leaves no record on the leader.
+func TestLeaderProbeLiveLeader(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	l := c.nodes[c.leader()]
+	f := c.nodes[(c.leader()+1)%3]
+	if f.node.leaderGone(l.cfg.RaftAddr, time.Second) {
+		t.Fatalf("%s's live leader %s taken for gone", f.cfg.NodeID, l.cfg.NodeID)
+	}
+	// A connection closed before the handshake would be logged by the
+	// leader's handshake goroutine within moments: none may appear.
+	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if n := l.logs.count("refused"); n != 0 {
+			t.Fatalf("the leader logged %d refusals:\n%s", n, l.logs)
+		}
+	}
+	// Where nothing listens, the address is gone.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	if dialRefused(addr, time.Second) {
-		t.Errorf("%s refused while listening", addr)
-	}
 	ln.Close()
-	if !dialRefused(addr, time.Second) {
-		t.Errorf("%s not refused after its listener closed", addr)
+	if !f.node.leaderGone(addr, time.Second) {
+		t.Errorf("%s not taken for gone after its listener closed", addr)
 	}
 }
