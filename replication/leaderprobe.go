@@ -42,7 +42,7 @@ func (n *Node) leaderProbe() {
 	var (
 		lowered   bool      // Raft's timeouts are the lease's
 		loweredAt time.Time // since when
-		probed    time.Time // the leader's last contact when it was last probed
+		probedAt  time.Time // when the leader was last probed
 	)
 	for {
 		select {
@@ -69,10 +69,10 @@ func (n *Node) leaderProbe() {
 			continue
 		}
 		last := r.LastContact()
-		if time.Since(last) <= lease || last.Equal(probed) {
-			continue
+		if time.Since(last) <= lease || time.Since(probedAt) < lease {
+			continue // heard from lately, or probed lately (a live but silent leader)
 		}
-		probed = last
+		probedAt = time.Now()
 		if !n.leaderGone(string(addr), lease) {
 			continue
 		}
