@@ -729,6 +729,9 @@ func (e *Engine) applyExpire(op *Op, now int64) {
 		delete(e.repl.expiring, blockKey{db: op.DB, key: key})
 		if db.DeleteIfExpired(key, now) {
 			e.keyExpired(op.DB, key)
+		} else {
+			// Renewed since TakeDue took its heap item: file it again.
+			db.Refile(key)
 		}
 	}
 }

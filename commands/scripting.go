@@ -111,13 +111,16 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	s.w.Reset()
 	s.w.Proto = proto
 	cl := s.client
-	ctx := Ctx{E: e, C: cl, W: &s.w, DB: e.DBs[cl.DB], Now: s.now, InScript: true, ScriptRO: s.ro}
+	// From callAt's free list: a Ctx literal here escapes (handlers take
+	// it through a function value), a heap allocation per redis.call.
+	ctx := e.getCtx()
+	ctx.E, ctx.C, ctx.W, ctx.DB, ctx.Now, ctx.InScript, ctx.ScriptRO = e, cl, &s.w, e.DBs[cl.DB], s.now, true, s.ro
 	// A call() of its own in Redis (scriptCall): counted in INFO
 	// commandstats, its error reply counted here (the script passing it
 	// on does not count it again), a refused command a rejected call.
 	start := monoNanos()
 	e.callStart()
-	e.execGuarded(&ctx, args, 0)
+	e.execGuarded(ctx, args, 0)
 	ctx.countReplyError(&s.w, 0)
 	e.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 	if ctx.Spec != nil {
@@ -129,6 +132,7 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 			s.w.B = sortForScript(ctx.Spec, s.w.B)
 		}
 	}
+	e.putCtx(ctx)
 	return s.w.B
 }
 
