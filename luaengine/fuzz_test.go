@@ -376,7 +376,7 @@ func FuzzScript(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		proto, flags, err := Compile([]byte(src))
 		lib := &Library{Name: "fuzz"}
-		_ = fn.LoadLibrary(lib, []byte(src))
+		_ = fn.LoadLibrary(lib, []byte(src), 0)
 		if err != nil {
 			return
 		}
