@@ -104,6 +104,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
 	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
+	defer c.keepLuaState(fs.lua)()
 	s.args = args
 	fs.lua.Call(fn, &s.run)
 }
@@ -141,7 +142,7 @@ func functionLoad(c *Ctx, args [][]byte) {
 		return
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:]); err != nil {
+	if err := fs.lua.LoadLibrary(lib, code[off:], c.stepBudget()); err != nil {
 		c.Error(err.Error())
 		return
 	}
@@ -158,8 +159,9 @@ func functionLoad(c *Ctx, args [][]byte) {
 	c.W.BulkString(name)
 }
 
-// loadLibraryCode parses a library's metadata and runs its code.
-func loadLibraryCode(fs *functionState, code []byte) (*luaengine.Library, string) {
+// loadLibraryCode parses a library's metadata and runs its code, with a
+// step budget of maxSteps (LoadLibrary).
+func loadLibraryCode(fs *functionState, code []byte, maxSteps uint64) (*luaengine.Library, string) {
 	engine, name, off, errMsg := luaengine.ParseLibraryMeta(code)
 	if errMsg != "" {
 		return nil, errMsg
@@ -171,7 +173,7 @@ func loadLibraryCode(fs *functionState, code []byte) (*luaengine.Library, string
 		return nil, ErrFunctionName
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:]); err != nil {
+	if err := fs.lua.LoadLibrary(lib, code[off:], maxSteps); err != nil {
 		return nil, err.Error()
 	}
 	return lib, ""

@@ -443,7 +443,7 @@ func functionRestore(c *Ctx, args [][]byte) {
 			c.Error(errMsg)
 			return
 		}
-		lib, errMsg := loadLibraryCode(fs, code)
+		lib, errMsg := loadLibraryCode(fs, code, c.stepBudget())
 		if errMsg != "" {
 			c.Error(errMsg)
 			return
