@@ -220,3 +220,38 @@ func TestSnapshotInterpreterStateBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyFollowsLeaderSettings: the settings that shape what apply does
+// (proto-max-bulk-len, the encoding thresholds, LFU's) are each node's
+// own CONFIG, but every node applies an op with its leader's, so a node
+// configured otherwise holds the same keyspace; its own settings are left
+// as they were.
+func TestApplyFollowsLeaderSettings(t *testing.T) {
+	ec := newEngineCluster(t, 1)
+	for _, kv := range [][2]string{
+		{"hash-max-listpack-entries", "2"}, {"set-max-intset-entries", "1"}, {"zset-max-listpack-entries", "1"},
+		{"proto-max-bulk-len", "1mb"}, {"maxmemory-policy", "allkeys-lfu"},
+	} {
+		if got := ec.do("CONFIG", "SET", kv[0], kv[1]); got != "+OK\r\n" {
+			t.Fatalf("CONFIG SET %s: %q", kv[0], got)
+		}
+	}
+	ec.do("HSET", "h", "a", "1", "b", "2", "c", "3")
+	ec.do("SADD", "s", "1", "2", "3", "4", "5", "6", "7", "8")
+	ec.do("ZADD", "z", "1", "a", "2", "b")
+	if got := ec.do("SETRANGE", "big", "2000000", "x"); got != "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n" {
+		t.Fatalf("SETRANGE past the leader's proto-max-bulk-len: %q", got)
+	}
+	ec.do("SET", "x", "1")
+	ec.do("MULTI")
+	for i := 0; i < 50; i++ {
+		ec.do("GET", "x")
+	}
+	ec.do("SPOP", "s")
+	ec.do("EXEC")
+	ec.same("with the leader configured otherwise")
+	f := ec.followers[0]
+	if f.Config.HashMaxListpackEntries != 512 || f.Config.ProtoMaxBulkLen != 512<<20 || f.Config.LFU {
+		t.Fatal("applying changed the follower's own settings")
+	}
+}
