@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -185,6 +186,48 @@ func TestLockScriptsFarBelowBudget(t *testing.T) {
 			if e.steps > limit {
 				t.Errorf("%s with %d waiters took %d steps", name, waiters, e.steps)
 			}
+		}
+	}
+}
+
+// BenchmarkRunLockAcquireBudget is BenchmarkRunLockAcquire as a cluster
+// applies it: under the step budget.
+func BenchmarkRunLockAcquireBudget(b *testing.B) {
+	e := New()
+	sc := mustCompile(b, lockscripts.Acquire)
+	w := &resp.Writer{Proto: 2}
+	r := &Run{Call: func(args [][]byte, proto int) []byte { return []byte(":0\r\n") }, Name: "x", Eval: true, Out: w,
+		Keys: [][]byte{[]byte("lock")}, Args: [][]byte{[]byte("30000"), []byte("uuid:1")}, MaxSteps: ReplicatedMaxSteps}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		w.Reset()
+		e.Run(sc, r)
+	}
+}
+
+// BenchmarkRunLoops: scripts that loop, where the check points are: a
+// counting loop, a loop that builds a table, a fair-lock style queue walk.
+func BenchmarkRunLoops(b *testing.B) {
+	for name, body := range map[string]string{
+		"count":  "local x = 0 for i = 1, 10000 do x = x + i end return x",
+		"table":  "local t = {} for i = 1, 10000 do t[#t + 1] = i end return #t",
+		"string": "local s = {} for i = 1, 1000 do s[i] = 'k' .. i end return #table.concat(s, ',')",
+		"calls":  "for i = 1, 1000 do redis.call('get', 'k') end return 1",
+	} {
+		for _, budget := range []uint64{0, ReplicatedMaxSteps} {
+			b.Run(fmt.Sprintf("%s/budget=%d", name, budget), func(b *testing.B) {
+				e := New()
+				sc := mustCompile(b, body)
+				w := &resp.Writer{Proto: 2}
+				r := &Run{Call: func(args [][]byte, proto int) []byte { return []byte("$1\r\nv\r\n") }, Name: "x", Eval: true, Out: w, MaxSteps: budget}
+				for i := 0; i < b.N; i++ {
+					w.Reset()
+					e.Run(sc, r)
+				}
+				if w.B[0] == '-' {
+					b.Fatalf("%q", w.B)
+				}
+			})
 		}
 	}
 }
