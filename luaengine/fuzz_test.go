@@ -376,7 +376,7 @@ func FuzzScript(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		proto, flags, err := Compile([]byte(src))
 		lib := &Library{Name: "fuzz"}
-		_ = fn.LoadLibrary(lib, []byte(src), 0)
+		_ = fn.LoadLibrary(lib, []byte(src), fuzzSteps)
 		if err != nil {
 			return
 		}
@@ -394,5 +394,21 @@ func FuzzScript(f *testing.F) {
 		if _, rest, ok := readRESP(fe.w.B); !ok || len(rest) != 0 {
 			t.Fatalf("malformed reply %.200q", fe.w.B)
 		}
+		// Under a step budget instead (a cluster's apply), with no clock:
+		// every script ends.
+		fe.w.Reset()
+		r = &Run{Name: "fuzz", Eval: true, Out: &fe.w, Call: r.Call, Log: r.Log, MaxSteps: fuzzSteps}
+		watchdog = time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("script still running under its budget after 10 s: %.300q", src)) })
+		fe.e.Run(&Script{SHA: "fuzz", Proto: proto, Flags: flags}, r)
+		watchdog.Stop()
+		if len(fe.panics) > 0 {
+			t.Fatalf("recovered: %q", fe.panics)
+		}
+		if _, rest, ok := readRESP(fe.w.B); !ok || len(rest) != 0 {
+			t.Fatalf("malformed reply %.200q", fe.w.B)
+		}
 	})
 }
+
+// fuzzSteps is the step budget of fuzzed scripts: a tenth of a cluster's.
+const fuzzSteps = ReplicatedMaxSteps / 10
