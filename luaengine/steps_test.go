@@ -190,18 +190,23 @@ func TestLockScriptsFarBelowBudget(t *testing.T) {
 	}
 }
 
-// BenchmarkRunLockAcquireBudget is BenchmarkRunLockAcquire as a cluster
-// applies it: under the step budget.
+// BenchmarkRunLockAcquireBudget runs the reentrant lock's acquire as a
+// single server runs it (no budget) and as a cluster applies it (under
+// the step budget).
 func BenchmarkRunLockAcquireBudget(b *testing.B) {
-	e := New()
-	sc := mustCompile(b, lockscripts.Acquire)
-	w := &resp.Writer{Proto: 2}
-	r := &Run{Call: func(args [][]byte, proto int) []byte { return []byte(":0\r\n") }, Name: "x", Eval: true, Out: w,
-		Keys: [][]byte{[]byte("lock")}, Args: [][]byte{[]byte("30000"), []byte("uuid:1")}, MaxSteps: ReplicatedMaxSteps}
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		w.Reset()
-		e.Run(sc, r)
+	for _, budget := range []uint64{0, ReplicatedMaxSteps} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			e := New()
+			sc := mustCompile(b, lockscripts.Acquire)
+			w := &resp.Writer{Proto: 2}
+			r := &Run{Call: func(args [][]byte, proto int) []byte { return []byte(":0\r\n") }, Name: "x", Eval: true, Out: w,
+				Keys: [][]byte{[]byte("lock")}, Args: [][]byte{[]byte("30000"), []byte("uuid:1")}, MaxSteps: budget}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				e.Run(sc, r)
+			}
+		})
 	}
 }
 
