@@ -118,9 +118,11 @@ func (c *Config) setApplySettings(s *ApplySettings) {
 	c.LFU, c.LFULogFactor, c.LFUDecayTime = s.LFU, s.LFULogFactor, s.LFUDecayTime
 }
 
-// valid reports whether s is within the bounds CONFIG SET keeps.
+// valid reports whether s is within bounds every command handles
+// (CONFIG SET keeps tighter ones: proto-max-bulk-len is 1mb at least; an
+// engine embedded in tests may set less).
 func (s *ApplySettings) valid() bool {
-	return s.ProtoMaxBulkLen >= mb && s.HashMaxListpackEntries >= 0 && s.HashMaxListpackValue >= 0 &&
+	return s.ProtoMaxBulkLen >= 1 && s.HashMaxListpackEntries >= 0 && s.HashMaxListpackValue >= 0 &&
 		s.SetMaxIntsetEntries >= 0 && s.ZSetMaxListpackEntries >= 0 && s.ZSetMaxListpackValue >= 0 &&
 		s.LFULogFactor >= 0 && s.LFULogFactor <= intMax && s.LFUDecayTime >= 0 && s.LFUDecayTime <= intMax
 }
