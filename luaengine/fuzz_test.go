@@ -34,12 +34,13 @@ func newFuzzEngine() *fuzzEngine {
 func (fe *fuzzEngine) run(t *testing.T, sc *Script, args ...string) value {
 	t.Helper()
 	fe.w.Reset()
-	// Scripts that run long (a backtracking pattern) are killed after a
-	// few check points.
+	// Scripts that run long (a backtracking pattern) are killed after
+	// some 250000 steps (64 busy checks, one every busyPeriod steps):
+	// far more than any round trip of a few KB takes.
 	checks := 0
 	r := &Run{Name: "fuzz", Eval: true, Out: &fe.w, Call: func([][]byte, int) []byte { return []byte("+OK\r\n") },
 		Log:           func(level int, msg string) { fe.panics = append(fe.panics, msg) },
-		BusyThreshold: 1, WhileBusy: func() { checks++ }, Killed: func() bool { return checks > 1 }}
+		BusyThreshold: 1, WhileBusy: func() { checks++ }, Killed: func() bool { return checks > 64 }}
 	for _, a := range args {
 		r.Args = append(r.Args, []byte(a))
 	}
