@@ -255,3 +255,30 @@ func TestApplyFollowsLeaderSettings(t *testing.T) {
 		t.Fatal("applying changed the follower's own settings")
 	}
 }
+
+// TestReplicatedTransactionSharesBudget: the scripts of one transaction
+// share one budget, so a transaction of runaways costs a node one budget,
+// not one per script.
+func TestReplicatedTransactionSharesBudget(t *testing.T) {
+	ec := newEngineCluster(t, 1)
+	runaway := func(key string) string { return "for i = 1, 1e12 do redis.call('incr', '" + key + "') end" }
+	ec.do("MULTI")
+	ec.do("EVAL", runaway("n"), "0")
+	ec.do("EVAL", runaway("m"), "0")
+	got := ec.do("EXEC")
+	budget := "ERR " + luaengine.StepBudgetError(luaengine.ReplicatedMaxSteps)
+	if strings.Count(got, budget) != 2 {
+		t.Fatalf("EXEC: %q", got)
+	}
+	if n := ec.do("GET", "n"); len(n) < len("$4\r\n1000\r\n") {
+		t.Fatalf("the first script ran %q increments", n)
+	}
+	if m := ec.do("GET", "m"); m != "$-1\r\n" && m != "$1\r\n1\r\n" {
+		t.Fatalf("the second script ran %q increments: the budget was not shared", m)
+	}
+	// The next op has a budget of its own.
+	if got := ec.do("EVAL", "for i = 1, 1000 do redis.call('incr', 'k') end return 1", "0"); got != ":1\r\n" {
+		t.Fatalf("the next op: %q", got)
+	}
+	ec.same("after the transaction")
+}

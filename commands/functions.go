@@ -107,6 +107,7 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	defer c.keepLuaState(fs.lua)()
 	s.args = args
 	fs.lua.Call(fn, &s.run)
+	c.spendSteps(fs.lua)
 }
 
 func functionLoad(c *Ctx, args [][]byte) {
@@ -142,7 +143,10 @@ func functionLoad(c *Ctx, args [][]byte) {
 		return
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:], c.stepBudget()); err != nil {
+	left, budget := c.stepBudget()
+	err := fs.lua.LoadLibrary(lib, code[off:], left, budget)
+	c.spendSteps(fs.lua)
+	if err != nil {
 		c.Error(err.Error())
 		return
 	}
@@ -159,9 +163,9 @@ func functionLoad(c *Ctx, args [][]byte) {
 	c.W.BulkString(name)
 }
 
-// loadLibraryCode parses a library's metadata and runs its code, with a
-// step budget of maxSteps (LoadLibrary).
-func loadLibraryCode(fs *functionState, code []byte, maxSteps uint64) (*luaengine.Library, string) {
+// loadLibraryCode parses a library's metadata and runs its code, with
+// maxSteps left of a step budget (LoadLibrary).
+func loadLibraryCode(fs *functionState, code []byte, maxSteps, budget uint64) (*luaengine.Library, string) {
 	engine, name, off, errMsg := luaengine.ParseLibraryMeta(code)
 	if errMsg != "" {
 		return nil, errMsg
@@ -173,7 +177,7 @@ func loadLibraryCode(fs *functionState, code []byte, maxSteps uint64) (*luaengin
 		return nil, ErrFunctionName
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:], maxSteps); err != nil {
+	if err := fs.lua.LoadLibrary(lib, code[off:], maxSteps, budget); err != nil {
 		return nil, err.Error()
 	}
 	return lib, ""

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -198,6 +199,9 @@ type replState struct {
 	execWaiters []*Client
 	// expiring holds keys proposed for expiry and not applied yet.
 	expiring map[blockKey]struct{}
+	// stepsLeft is what the op being applied has left of its scripts'
+	// step budget (Ctx.stepBudget).
+	stepsLeft uint64
 }
 
 // replClient is a client's replication state.
@@ -595,6 +599,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 		} else {
 			e.Config.setApplySettings(&DefaultApplySettings)
 		}
+		rs.stepsLeft = luaengine.ReplicatedMaxSteps
 		e.applyOp(index, now, &ops[i])
 	}
 	e.Config.setApplySettings(&own)

@@ -393,7 +393,7 @@ func (e *Engine) decodeSnapshot(r io.Reader) (*restoredState, error) {
 		fs := st.functions
 		// Loaded once already, under the budget: no budget or clock
 		// here, so a slow restore cannot fail it.
-		lib, msg := loadLibraryCode(fs, code, luaengine.NoLimit)
+		lib, msg := loadLibraryCode(fs, code, luaengine.NoLimit, 0)
 		if msg != "" {
 			return nil, snapshotError("function library: %s", msg)
 		}

@@ -80,10 +80,12 @@ type Run struct {
 	// point with Redis's SCRIPT KILL error.
 	Killed func() bool
 	// MaxSteps, when not 0, is the run's step budget (see steps.go): the
-	// script fails with ErrStepBudget's text once it has taken more. A
+	// script fails with StepBudgetError's text once it has taken more. A
 	// count, not a time, so that it stops at the same point wherever it
-	// runs (a script applied from a cluster's log).
-	MaxSteps uint64
+	// runs (a script applied from a cluster's log). Budget, when not 0,
+	// is the budget the error names, of which MaxSteps is what is left
+	// (the scripts of one transaction share one).
+	MaxSteps, Budget uint64
 }
 
 // Engine is a Lua interpreter set up as Redis sets up its scripting
@@ -123,6 +125,7 @@ type Engine struct {
 	steps     uint64
 	nextCheck uint64
 	stepLimit uint64
+	budget    uint64 // the budget the error names
 	nextBusy  uint64
 	// checkTaint makes every call verify that the shared proxies are
 	// still empty (tests).
@@ -213,7 +216,7 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.run = run
 	// The clock is read at the first check point, so a script that never
 	// loops never reads it.
-	e.startSteps(run.BusyThreshold > 0, run.MaxSteps)
+	e.startSteps(run.BusyThreshold > 0, run.MaxSteps, run.Budget)
 	e.beginRun()
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)

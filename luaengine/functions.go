@@ -127,10 +127,11 @@ func ValidName(s string) bool {
 // LoadLibrary compiles a library's code (what follows the shebang) and
 // runs it so that it registers its functions. The error is the reply
 // text Redis sends. With maxSteps 0 the code may run LoadTimeout, as in
-// Redis; otherwise it may take maxSteps steps and the clock is never
+// Redis; otherwise it may take maxSteps steps (of budget, as Run's) and
+// the clock is never
 // read, so that it loads or fails alike wherever it runs (a library
 // loaded from a cluster's log).
-func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps uint64) error {
+func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64) error {
 	m, src := syntaxCheck(string(code), FunctionSourceName, true, 0)
 	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
@@ -154,7 +155,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps uint64) error {
 	if maxSteps != 0 {
 		e.run.BusyThreshold = 0
 	}
-	e.startSteps(e.run.BusyThreshold > 0, maxSteps)
+	e.startSteps(e.run.BusyThreshold > 0, maxSteps, budget)
 	e.beginRun()
 	L.Push(fn)
 	// The error passes unchanged (Redis runs the code without a

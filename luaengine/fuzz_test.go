@@ -377,7 +377,7 @@ func FuzzScript(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		proto, flags, err := Compile([]byte(src))
 		lib := &Library{Name: "fuzz"}
-		_ = fn.LoadLibrary(lib, []byte(src), fuzzSteps)
+		_ = fn.LoadLibrary(lib, []byte(src), fuzzSteps, 0)
 		if err != nil {
 			return
 		}

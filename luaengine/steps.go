@@ -97,13 +97,17 @@ func StepBudgetError(limit uint64) string {
 }
 
 // startSteps resets the counts for a run with busy-reply-threshold checks
-// (busy) and a budget of maxSteps (0: none).
-func (e *Engine) startSteps(busy bool, maxSteps uint64) {
+// (busy) and maxSteps left (0: none) of budget.
+func (e *Engine) startSteps(busy bool, maxSteps, budget uint64) {
 	e.checking = busy
 	e.killing = false
 	e.start = time.Time{}
 	e.steps = 0
 	e.stepLimit = maxSteps
+	e.budget = budget
+	if budget == 0 {
+		e.budget = maxSteps
+	}
 	if maxSteps == 0 {
 		e.stepLimit = ^uint64(0)
 	}
@@ -158,7 +162,7 @@ func (e *Engine) chargeBytes(L *lua.LState, n int) {
 // at every later check point and charge (the steps stay over the limit),
 // so pcall cannot keep the script going.
 func (e *Engine) overBudget(L *lua.LState) {
-	raise(L, StepBudgetError(e.stepLimit))
+	raise(L, StepBudgetError(e.budget))
 }
 
 // slowCheck is the check point's slow path.
@@ -210,6 +214,10 @@ func (e *Engine) busyCheck(L *lua.LState) {
 		raise(L, errKilled)
 	}
 }
+
+// Steps returns how many steps the last run took (past its budget, when
+// it ran out).
+func (e *Engine) Steps() uint64 { return e.steps }
 
 // chargeValues wraps a library function that pushes values a script
 // chooses the number of (unpack, string.byte): a step for each.
