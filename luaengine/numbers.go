@@ -683,7 +683,7 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 			e = pos // grow the array if necessary
 		}
 		if e > pos {
-			eng.charge(L, e-pos) // elements moved
+			eng.charge(L, (e-pos)*stepsPerMove)
 		}
 		for i := e; i > pos; i-- { // move up elements
 			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
@@ -704,7 +704,7 @@ func (eng *Engine) tableRemove(L *lua.LState) int {
 	if !(1 <= pos && pos <= e) { // position is outside bounds
 		return 0
 	}
-	eng.charge(L, e-pos+1)
+	eng.charge(L, (e-pos+1)*stepsPerMove)
 	L.Push(t.RawGetInt(pos))
 	for ; pos < e; pos++ {
 		rawSetLogged(L, t, lua.LNumber(pos), t.RawGetInt(pos+1))

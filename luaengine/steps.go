@@ -43,14 +43,28 @@ import (
 // stepBytes is how many bytes of allocation one step pays for.
 const stepBytes = 4
 
-// Steps charged for work that allocates little but takes longer than a
-// step of the interpreter (about 60 ns here): a call of the pattern
-// matcher's recursion, a byte compiled by loadstring, a key placed in a
-// table's layout (order.go).
+// Steps charged for work that takes longer than a step of the
+// interpreter (about 60 ns here) or allocates more than its steps pay
+// for: a check point's own call, a call of the pattern matcher's
+// recursion, a redis.call, an element moved in a table, a byte compiled
+// by loadstring (the syntax pass, the rewrite
+// and gopher-lua's compiler: about 1 µs and 30 bytes a byte), a key
+// placed in a table's layout (order.go: some 60 bytes a key).
 const (
-	stepsPerMatch    = 3
-	stepsPerByteLoad = 2
-	stepsPerKeyOrder = 4
+	// stepsPerCheck is the check point's own call: `while true do end`
+	// is nothing but check points.
+	stepsPerCheck = 2
+	stepsPerMatch = 5
+	// stepsPerCall is a redis.call's own work in luaengine (its
+	// arguments, the reply's conversion), besides the reply's bytes; the
+	// command's own work is more (a lock script's few calls stay some
+	// hundred steps).
+	stepsPerCall = 20
+	// stepsPerMove is an element table.insert or table.remove moves (a
+	// logged store).
+	stepsPerMove     = 2
+	stepsPerByteLoad = 10
+	stepsPerKeyOrder = 16
 )
 
 // chargeStride is how many bytes a function building a string piece by
@@ -128,7 +142,7 @@ func (e *Engine) tick(L *lua.LState) int {
 	if n, ok := L.Get(1).(lua.LNumber); ok && n > 1 {
 		w = uint64(n)
 	}
-	e.checkpoint(L, w)
+	e.checkpoint(L, w+stepsPerCheck)
 	return 0
 }
 
