@@ -512,11 +512,9 @@ func FuzzApply(f *testing.F) {
 				now, seed := leader.NowMs(), index*0x9e3779b97f4a7c15
 				for _, e := range []*Engine{a, b, c} {
 					if e != nil {
-						// CONFIG SET is a node's own; a cluster's nodes
-						// are configured alike (encoding thresholds,
-						// proto-max-bulk-len and the LFU settings shape
-						// what apply does).
-						*e.Config = *leader.Config
+						// CONFIG SET is a node's own: the leader's
+						// settings that shape what apply does travel
+						// in its ops (ApplySettings).
 						e.ApplyEntry(index, now, seed, cloneOps(ops))
 						fuzzLimits(e)
 					}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -66,6 +67,65 @@ type Op struct {
 	// maxmemory it has set): the scripts the op runs are judged by it on
 	// every node (see evict.go).
 	OOM bool
+	// Settings are the proposing leader's settings that shape what the
+	// op does; nil for Redis's defaults (ApplySettings).
+	Settings *ApplySettings
+}
+
+// ApplySettings are the CONFIG settings that change what applying an op
+// does: the largest string a command may build (proto-max-bulk-len), the
+// encoding thresholds (which encoding a value takes is replicated state,
+// and OBJECT ENCODING shows it) and LFU's (with an LFU maxmemory-policy
+// every key access draws from the entry's random numbers, which later
+// choices in the entry draw from too). CONFIG SET changes one node's
+// settings, and nodes may start with different ones, so the leader puts
+// its own into every op it proposes (only when they are not the
+// defaults) and every node applies the op with them: the cluster follows
+// its leader's settings, the same on every node and at every replay.
+type ApplySettings struct {
+	ProtoMaxBulkLen        int64
+	HashMaxListpackEntries int
+	HashMaxListpackValue   int
+	SetMaxIntsetEntries    int
+	ZSetMaxListpackEntries int
+	ZSetMaxListpackValue   int
+	LFU                    bool
+	LFULogFactor           int
+	LFUDecayTime           int
+}
+
+// DefaultApplySettings are Redis 7.0's defaults.
+var DefaultApplySettings = NewConfig().applySettings()
+
+func (c *Config) applySettings() ApplySettings {
+	return ApplySettings{
+		ProtoMaxBulkLen:        c.ProtoMaxBulkLen,
+		HashMaxListpackEntries: c.HashMaxListpackEntries,
+		HashMaxListpackValue:   c.HashMaxListpackValue,
+		SetMaxIntsetEntries:    c.SetMaxIntsetEntries,
+		ZSetMaxListpackEntries: c.ZSetMaxListpackEntries,
+		ZSetMaxListpackValue:   c.ZSetMaxListpackValue,
+		LFU:                    c.LFU,
+		LFULogFactor:           c.LFULogFactor,
+		LFUDecayTime:           c.LFUDecayTime,
+	}
+}
+
+func (c *Config) setApplySettings(s *ApplySettings) {
+	c.ProtoMaxBulkLen = s.ProtoMaxBulkLen
+	c.HashMaxListpackEntries, c.HashMaxListpackValue = s.HashMaxListpackEntries, s.HashMaxListpackValue
+	c.SetMaxIntsetEntries = s.SetMaxIntsetEntries
+	c.ZSetMaxListpackEntries, c.ZSetMaxListpackValue = s.ZSetMaxListpackEntries, s.ZSetMaxListpackValue
+	c.LFU, c.LFULogFactor, c.LFUDecayTime = s.LFU, s.LFULogFactor, s.LFUDecayTime
+}
+
+// valid reports whether s is within bounds every command handles
+// (CONFIG SET keeps tighter ones: proto-max-bulk-len is 1mb at least; an
+// engine embedded in tests may set less).
+func (s *ApplySettings) valid() bool {
+	return s.ProtoMaxBulkLen >= 1 && s.HashMaxListpackEntries >= 0 && s.HashMaxListpackValue >= 0 &&
+		s.SetMaxIntsetEntries >= 0 && s.ZSetMaxListpackEntries >= 0 && s.ZSetMaxListpackValue >= 0 &&
+		s.LFULogFactor >= 0 && s.LFULogFactor <= intMax && s.LFUDecayTime >= 0 && s.LFUDecayTime <= intMax
 }
 
 // Replicator is the replication layer as the engine sees it. Its methods
@@ -142,6 +202,9 @@ type replState struct {
 	execWaiters []*Client
 	// expiring holds keys proposed for expiry and not applied yet.
 	expiring map[blockKey]struct{}
+	// stepsLeft is what the op being applied has left of its scripts'
+	// step budget (Ctx.stepBudget).
+	stepsLeft uint64
 }
 
 // replClient is a client's replication state.
@@ -425,7 +488,11 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.pending[rs.seq] = cl
 	rs.inflight++
 	cl.repl.parked = true
-	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()})
+	op := Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()}
+	if st := e.Config.applySettings(); st != DefaultApplySettings {
+		op.Settings = &st
+	}
+	rs.propose(op)
 }
 
 // notLeaderError is the reply of a node that cannot run a command now:
@@ -524,9 +591,19 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
 	e.Rand = rand.New(rs.pcg)
+	// Each op applies with the settings its leader gave it, this node's
+	// own are put back after.
+	own := e.Config.applySettings()
 	for i := range ops {
+		if st := ops[i].Settings; st != nil {
+			e.Config.setApplySettings(st)
+		} else {
+			e.Config.setApplySettings(&DefaultApplySettings)
+		}
+		rs.stepsLeft = luaengine.ReplicatedMaxSteps
 		e.applyOp(index, now, &ops[i])
 	}
+	e.Config.setApplySettings(&own)
 	e.Rand = saved
 	rs.applying = false
 	rs.inApply.Store(false)
@@ -670,6 +747,9 @@ func (e *Engine) badOp(op *Op) string {
 	}
 	if op.Proto != 2 && op.Proto != 3 {
 		return "unknown protocol"
+	}
+	if op.Settings != nil && !op.Settings.valid() {
+		return "settings out of bounds"
 	}
 	return ""
 }

@@ -268,9 +268,24 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
 	s.prepare(c, name, keys, argv, ro, sc.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
+	defer c.keepLuaState(s.lua)()
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
+	c.spendSteps(s.lua)
+}
+
+// keepLuaState, on a cluster node running a script that is not applied
+// from the log (EVAL_RO and FCALL_RO on the node that serves them), saves
+// the interpreter's state (math.random's generator, cjson's settings) and
+// returns what puts it back: every node must hold the same state at the
+// same point of the log, and only this node ran this script.
+func (c *Ctx) keepLuaState(lua *luaengine.Engine) func() {
+	if c.E.repl == nil || c.replicated() {
+		return func() {}
+	}
+	st := lua.State()
+	return func() { lua.SetState(st) }
 }
 
 // scriptVerbosity is the redis.log level loglevel lets through.
@@ -302,7 +317,31 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 	run.Out = c.W
 	run.Resp = 2
 	run.BusyThreshold = time.Duration(c.E.Config.LuaTimeLimit) * time.Millisecond
+	run.MaxSteps, run.Budget = c.stepBudget()
 	s.busy, s.killed, s.eval, s.args, s.started = false, false, false, nil, c.Now
+}
+
+// stepBudget is the step budget of the Lua code c runs (what is left of
+// it, and the whole): on a cluster node applying its log, what the op
+// has left of luaengine.ReplicatedMaxSteps (the scripts of a transaction
+// share it), so that a script that would run forever fails at the same
+// point on every node (and at every replay of the log) instead of
+// wedging them all; elsewhere none, and a script is stopped as Redis
+// stops it (busy-reply-threshold, SCRIPT KILL).
+func (c *Ctx) stepBudget() (left, budget uint64) {
+	if !c.replicated() {
+		return 0, 0
+	}
+	// 1 rather than none once the op spent its budget: a later script
+	// fails at its first charge.
+	return max(c.E.repl.stepsLeft, 1), luaengine.ReplicatedMaxSteps
+}
+
+// spendSteps takes what lua's last run took from the op's budget.
+func (c *Ctx) spendSteps(lua *luaengine.Engine) {
+	if rs := c.E.repl; rs != nil && rs.applying {
+		rs.stepsLeft -= min(lua.Steps(), rs.stepsLeft)
+	}
 }
 
 // finish is scriptResetRun.
