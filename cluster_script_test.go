@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/replication"
 )

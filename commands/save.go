@@ -232,7 +232,7 @@ func (e *Engine) LoadRDB(b []byte, now int64) (loaded, expired int, err error) {
 	scratch := &functionState{lua: fs.lua, libs: map[string]*luaengine.Library{}, funcs: map[string]*luaengine.Function{}}
 	err = rdb.ReadFile(b, lim, rdb.FileHandler{
 		Function: func(code []byte) error {
-			lib, msg := loadLibraryCode(fs, code)
+			lib, msg := loadLibraryCode(fs, code, luaengine.NoLimit, 0) // the operator's file, as a snapshot
 			if msg != "" {
 				return errors.New(msg)
 			}

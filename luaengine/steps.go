@@ -101,7 +101,7 @@ const errKilled = "Script killed by user with SCRIPT KILL..."
 // the others do not (see DESIGN.md, "Scripts in the log"). At about 50 to
 // 150 ns a step it bounds a runaway to a second or two of every node's
 // time and to some tens of MB of allocation; the lock scripts of
-// Redisson, redsync and conformance/lockscripts take under a thousand.
+// Redisson, redsync and lockscripts/ take under a thousand.
 const ReplicatedMaxSteps = 10_000_000
 
 // StepBudgetError is the error (without "ERR ") of a run that took more

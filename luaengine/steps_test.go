@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/conformance/lockscripts"
+	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -104,7 +104,7 @@ func BenchmarkRunaways(b *testing.B) {
 	}
 }
 
-// lockScripts are the lock families' scripts (conformance/lockscripts)
+// lockScripts are the lock families' scripts (lockscripts/)
 // and the ones redsync and Redisson send, by name.
 var lockScripts = map[string]string{
 	"Acquire": lockscripts.Acquire, "Release": lockscripts.Release, "Renew": lockscripts.Renew,
