@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // runaways are scripts that never end by themselves: each must end with
