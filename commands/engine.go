@@ -55,6 +55,7 @@ type Engine struct {
 	blocking blockState
 	tracking trackingState
 	monitors monitorState
+	slow     slowlogState
 
 	scripting *scriptingState
 	// OnBusy, set by the server, is called from inside a script that runs
