@@ -56,6 +56,7 @@ type Engine struct {
 	tracking trackingState
 	monitors monitorState
 	slow     slowlogState
+	locks    lockSampler
 
 	scripting *scriptingState
 	// OnBusy, set by the server, is called from inside a script that runs
@@ -269,6 +270,7 @@ func (e *Engine) Cron() {
 		e.activeExpire(now)
 	}
 	e.blockTimeouts(now)
+	e.sampleLocks(now)
 }
 
 // NextWakeup returns the earliest time (Unix ms) the engine wants Cron to

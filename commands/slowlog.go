@@ -571,3 +571,9 @@ func (e *Engine) CommandStats(out []CommandStat) []CommandStat {
 	walk(All())
 	return out
 }
+
+// UsedMemory is INFO's used_memory (command goroutine).
+func (e *Engine) UsedMemory() uint64 { return e.usedMemory() }
+
+// SlowlogLen is SLOWLOG LEN (command goroutine).
+func (e *Engine) SlowlogLen() int { return len(e.slow.entries) }

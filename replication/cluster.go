@@ -53,6 +53,8 @@ func (n *Node) Nodes() []commands.Node {
 	conf := n.raft.GetConfiguration().Configuration()
 	_, leader := n.raft.LeaderWithID()
 	self := n.raft.State()
+	now := n.cfg.Clock.Now().UnixMilli()
+	commit := n.raft.CommitIndex()
 	out := make([]commands.Node, 0, len(conf.Servers))
 	for _, s := range conf.Servers {
 		m := commands.Node{
@@ -63,16 +65,17 @@ func (n *Node) Nodes() []commands.Node {
 			Leader:     s.ID == leader,
 			Self:       string(s.ID) == n.cfg.NodeID,
 			LagMs:      -1,
+			ReplLagMs:  -1,
 		}
 		if a, ok := n.acks[m.ID]; ok && !m.Self && self == raft.Leader {
 			m.MatchIndex, m.AppliedIndex = a.match, a.applied
-			m.LagMs = time.Since(a.at).Milliseconds()
+			m.LagMs = contactMs(a.at)
+			m.ReplLagMs = n.lagMs(a.applied, commit, now)
+			m.Progress = true
 		}
 		if m.Leader && !m.Self {
 			// A follower hears from the leader, not from its peers.
-			if at := n.raft.LastContact(); !at.IsZero() {
-				m.LagMs = time.Since(at).Milliseconds()
-			}
+			m.LagMs = contactMs(n.raft.LastContact())
 		}
 		if m.Self {
 			if m.ClientAddr == "" {
@@ -81,6 +84,8 @@ func (n *Node) Nodes() []commands.Node {
 			m.MatchIndex = n.raft.LastIndex()
 			m.AppliedIndex = n.raft.AppliedIndex()
 			m.LagMs = 0
+			m.ReplLagMs = n.lagMs(m.AppliedIndex, commit, now)
+			m.Progress = true
 		}
 		out = append(out, m)
 	}

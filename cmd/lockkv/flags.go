@@ -35,6 +35,8 @@ type options struct {
 	raftTLSCert, raftTLSKey      string
 	raftTLSCA                    string
 	pprofAddr                    string
+	metricsAddr                  string
+	readyMaxLag                  time.Duration
 	version                      bool
 }
 
@@ -83,6 +85,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.raftTLSKey, "raft-tls-key", "", "PEM private key of --raft-tls-cert")
 	fs.StringVar(&o.raftTLSCA, "raft-tls-ca", "", "PEM CA certificate: Raft peers must present a certificate it signed")
 
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics (/metrics), /health, /ready and a read-only status page (/) on this HTTP address")
+	fs.DurationVar(&o.readyMaxLag, "ready-max-lag", 5*time.Second, "replication lag past which /ready says a cluster member is not ready")
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit (also -v, or lockkv version)")
 	fs.BoolVar(&o.version, "v", false, "print the version and exit")
@@ -101,7 +105,7 @@ type flagGroup struct {
 var flagGroups = []flagGroup{
 	{"Server", "Where lockkv listens and what Redis behaviour its clients see.",
 		"lockkv --addr 0.0.0.0:6379 --requirepass secret",
-		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "pprof-addr", "version", "v"}},
+		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "metrics-addr", "ready-max-lag", "pprof-addr", "version", "v"}},
 	{"Limits", "Bounds on clients; the other Redis limits (maxmemory, client-output-buffer-limit, timeout, ...) go in a config file or CONFIG SET.",
 		"lockkv --maxclients 50000",
 		[]string{"maxclients"}},

@@ -141,6 +141,9 @@ func main() {
 		TLSAuthClients: o.tlsAuthClients,
 		TLSOnly:        o.addr == "",
 
+		MetricsAddr: o.metricsAddr,
+		ReadyMaxLag: o.readyMaxLag,
+
 		Settings:         settings,
 		ConfigFile:       confPath,
 		ConfigDirectives: configDirectives(fs),
