@@ -123,6 +123,8 @@ var flagGroups = []flagGroup{
 const usageHead = `Usage:
   lockkv [config-file] [flags]       run a server (flags override the file)
   lockkv ping [flags]                check that a server answers PING (exit 0) or not (exit 1)
+  lockkv locks [--addr host:port] [--match pattern]
+                                     list the locks a server holds (LOCKKV.LOCKS)
   lockkv version                     print the version (also --version, -v)
 
 lockkv is a lock server that speaks Redis 7.0.15's protocol and replicates

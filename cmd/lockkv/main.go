@@ -50,6 +50,8 @@ func main() {
 			return
 		case "ping":
 			os.Exit(pingMain(args[1:]))
+		case "locks":
+			os.Exit(locksMain(args[1:], os.Stdout))
 		}
 	}
 	var o options

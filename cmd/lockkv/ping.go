@@ -20,13 +20,7 @@ import (
 // container health check (Dockerfile), which needs no redis-cli.
 func pingMain(args []string) int {
 	fs := flag.NewFlagSet("lockkv ping", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:6379", "address of the server")
-	pass := fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)")
-	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	useTLS := fs.Bool("tls", false, "connect with TLS")
-	caFile := fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)")
-	certFile := fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one")
-	keyFile := fs.String("tls-key-file", "", "client private key (PEM)")
+	cf := addClientFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -37,51 +31,80 @@ func pingMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "lockkv ping: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	var tc *tls.Config
-	if *useTLS {
-		tc = &tls.Config{MinVersion: tls.VersionTLS12}
-		if *caFile != "" {
-			pem, err := os.ReadFile(*caFile)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
-				return 2
-			}
-			tc.RootCAs = x509.NewCertPool()
-			if !tc.RootCAs.AppendCertsFromPEM(pem) {
-				fmt.Fprintf(os.Stderr, "lockkv ping: no PEM certificate in %s\n", *caFile)
-				return 2
-			}
-		}
-		if *certFile != "" || *keyFile != "" {
-			cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
-				return 2
-			}
-			tc.Certificates = []tls.Certificate{cert}
-		}
-		if host, _, err := net.SplitHostPort(*addr); err == nil {
-			tc.ServerName = host
-		}
+	tc, err := cf.tlsConfig()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
+		return 2
 	}
-	if err := ping(*addr, *pass, tc, *timeout); err != nil {
-		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *addr, err)
+	if err := ping(*cf.addr, *cf.pass, tc, *cf.timeout); err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *cf.addr, err)
 		return 1
 	}
 	fmt.Println("PONG")
 	return 0
 }
 
+// clientFlags are the flags of the subcommands that talk to a server
+// (ping, locks).
+type clientFlags struct {
+	addr, pass, caFile, certFile, keyFile *string
+	timeout                               *time.Duration
+	useTLS                                *bool
+}
+
+func addClientFlags(fs *flag.FlagSet) clientFlags {
+	return clientFlags{
+		addr:     fs.String("addr", "127.0.0.1:6379", "address of the server"),
+		pass:     fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)"),
+		timeout:  fs.Duration("timeout", 3*time.Second, "how long to wait for each answer"),
+		useTLS:   fs.Bool("tls", false, "connect with TLS"),
+		caFile:   fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)"),
+		certFile: fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one"),
+		keyFile:  fs.String("tls-key-file", "", "client private key (PEM)"),
+	}
+}
+
+// tlsConfig is the TLS configuration the flags ask for, nil without --tls.
+func (cf clientFlags) tlsConfig() (*tls.Config, error) {
+	if !*cf.useTLS {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if *cf.caFile != "" {
+		pem, err := os.ReadFile(*cf.caFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("no PEM certificate in %s", *cf.caFile)
+		}
+	}
+	if *cf.certFile != "" || *cf.keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(*cf.certFile, *cf.keyFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	if host, _, err := net.SplitHostPort(*cf.addr); err == nil {
+		tc.ServerName = host
+	}
+	return tc, nil
+}
+
+// dialServer connects to addr (with TLS when tc is set).
+func dialServer(addr string, tc *tls.Config, timeout time.Duration) (net.Conn, error) {
+	d := &net.Dialer{Timeout: timeout}
+	if tc != nil {
+		return tls.DialWithDialer(d, "tcp", addr, tc)
+	}
+	return d.Dial("tcp", addr)
+}
+
 // ping sends AUTH (with a password) and PING, and wants +PONG.
 func ping(addr, pass string, tc *tls.Config, timeout time.Duration) error {
-	d := &net.Dialer{Timeout: timeout}
-	var nc net.Conn
-	var err error
-	if tc != nil {
-		nc, err = tls.DialWithDialer(d, "tcp", addr, tc)
-	} else {
-		nc, err = d.Dial("tcp", addr)
-	}
+	nc, err := dialServer(addr, tc, timeout)
 	if err != nil {
 		return err
 	}
