@@ -77,7 +77,7 @@ func clusterSubs() []*Spec {
 		{"addslots", -3, admin, adminACL, nil}, {"addslotsrange", -4, admin, adminACL, nil},
 		{"bumpepoch", 2, admin, adminACL, nil}, {"count-failure-reports", 3, Admin | Stale, adminACL, nil},
 		{"countkeysinslot", 3, Stale, ro, clusterCountKeysInSlot}, {"delslots", -3, admin, adminACL, nil},
-		{"delslotsrange", -4, admin, adminACL, nil}, {"failover", -2, admin, adminACL, nil},
+		{"delslotsrange", -4, admin, adminACL, nil}, {"failover", -2, admin, adminACL, clusterFailover},
 		{"flushslots", 2, admin, adminACL, nil}, {"forget", 3, admin, adminACL, nil},
 		{"getkeysinslot", 4, Stale, ro, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, ro, clusterHelp},
 		{"info", 2, Stale, ro, clusterInfo}, {"keyslot", 3, Stale, ro, clusterKeySlot}, {"links", 2, Stale, ro, nil},

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
@@ -262,6 +263,9 @@ func main() {
 		select {
 		case s := <-sig:
 			log.Info("shutting down", "signal", s.String())
+			if n := srv.Node(); n != nil && n.HandOver(handOverTimeout) {
+				log.Info("handed leadership over before stopping")
+			}
 		case <-srv.Done():
 			log.Info("shut down by SHUTDOWN")
 		case <-removed:
@@ -278,6 +282,11 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// handOverTimeout bounds how long a leader stopping on SIGTERM or SIGINT
+// waits for another node to lead (Raft gives up on a transfer after an
+// election timeout; this is Redis's shutdown-timeout default).
+const handOverTimeout = 10 * time.Second
 
 // badUsage reports a mistake in the command line (msg, unless flag
 // already did) with the usage's head, and exits with status 2.
