@@ -34,6 +34,10 @@ import (
 // state and lockkv_engine_responsive 0, and /ready says not ready.
 const observeTimeout = 2 * time.Second
 
+// peerDownMs is how long a member may go unheard before
+// lockkv_raft_peer_reachable says 0 (INFO's link-down bound).
+const peerDownMs = 5000
+
 // defaultReadyMaxLag is ReadyMaxLag's default.
 const defaultReadyMaxLag = 5 * time.Second
 
@@ -271,6 +275,7 @@ var (
 	descPeerMatch    = desc("lockkv_raft_peer_match_index", "Last log index a member holds, as it last reported (all members on the leader, itself on a follower).", "peer")
 	descPeerApplied  = desc("lockkv_raft_peer_applied_index", "Last index a member applied, as it last reported.", "peer")
 	descPeerLag      = desc("lockkv_raft_peer_lag_seconds", "Replication lag: age of the oldest committed write a member has not applied (0: caught up).", "peer")
+	descPeerUp       = desc("lockkv_raft_peer_reachable", "1 when a member was heard from within 5 s (INFO's link up), 0 when not or never (the leader's view of every member; a follower's of the leader).", "peer")
 	descPeerContact  = desc("lockkv_raft_peer_last_contact_seconds", "Time since a member was last heard from (the leader's view; a follower knows only the leader).", "peer")
 )
 
@@ -365,8 +370,11 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 					gauge(descPeerLag, float64(n.ReplLagMs)/1000, n.ID)
 				}
 			}
-			if n.LagMs >= 0 && !n.Self {
-				gauge(descPeerContact, float64(n.LagMs)/1000, n.ID)
+			if !n.Self && (cl.status.State == "leader" || n.Leader) {
+				gauge(descPeerUp, b(n.LagMs >= 0 && n.LagMs < peerDownMs), n.ID)
+				if n.LagMs >= 0 {
+					gauge(descPeerContact, float64(n.LagMs)/1000, n.ID)
+				}
 			}
 		}
 		gauge(descMembers, float64(voters), "voter")
