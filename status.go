@@ -16,7 +16,7 @@ import (
 // counts above it are the lock sampler's, over the whole keyspace.
 
 const (
-	statusScanKeys = 10000
+	statusScanKeys = 2000
 	statusMaxLocks = 200
 )
 

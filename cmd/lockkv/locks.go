@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,32 +44,19 @@ func locksMain(args []string, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "lockkv locks: %v\n", err)
 		return 2
 	}
-	nc, err := dialServer(*cf.addr, tc, *cf.timeout)
+	c, err := dialClient(*cf.addr, tc, *cf.timeout, *cf.pass, *db)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lockkv locks %s: %v\n", *cf.addr, err)
 		return 1
 	}
-	defer nc.Close()
-	c := &respClient{nc: nc, br: bufio.NewReader(nc), timeout: *cf.timeout}
-	if *cf.pass != "" {
-		if _, err := c.do("AUTH", *cf.pass); err != nil {
-			fmt.Fprintf(os.Stderr, "lockkv locks %s: %v\n", *cf.addr, err)
-			return 1
-		}
-	}
-	if *db != 0 {
-		if _, err := c.do("SELECT", strconv.Itoa(*db)); err != nil {
-			fmt.Fprintf(os.Stderr, "lockkv locks %s: %v\n", *cf.addr, err)
-			return 1
-		}
-	}
+	defer c.nc.Close()
 	var tw *tabwriter.Writer
 	if !*asJSON {
 		tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tTYPE\tLEASE\tHOLDERS\tWAITERS")
 	}
 	cursor := "0"
-	n := 0
+	n, redirects := 0, 0
 	for {
 		cmd := []string{"LOCKKV.LOCKS", cursor, "COUNT", strconv.Itoa(*count)}
 		if *match != "" {
@@ -78,6 +66,18 @@ func locksMain(args []string, stdout io.Writer) int {
 			cmd = append(cmd, "TYPE", *typ)
 		}
 		v, err := c.do(cmd...)
+		if err != nil && strings.HasPrefix(err.Error(), "MOVED ") && cursor == "0" && redirects < 3 {
+			// A cluster follower (--read-mode linearizable or lease)
+			// sends reads to the leader: follow it, as redis-cli -c.
+			redirects++
+			to := err.Error()[strings.LastIndex(err.Error(), " ")+1:]
+			if c, err = dialClient(to, tc, *cf.timeout, *cf.pass, *db); err != nil {
+				fmt.Fprintf(os.Stderr, "lockkv locks %s: %v\n", to, err)
+				return 1
+			}
+			defer c.nc.Close()
+			continue
+		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "lockkv locks %s: %v\n", *cf.addr, err)
 			return 1
@@ -163,6 +163,28 @@ func printLock(stdout io.Writer, tw *tabwriter.Writer, l respValue) {
 		holders = []string{"(free)"}
 	}
 	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f["name"].str, typ, ms(f["lease_ms"].str), strings.Join(holders, ", "), strings.Join(waiters, ", "))
+}
+
+// dialClient connects, AUTHs and SELECTs.
+func dialClient(addr string, tc *tls.Config, timeout time.Duration, pass string, db int) (*respClient, error) {
+	nc, err := dialServer(addr, tc, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c := &respClient{nc: nc, br: bufio.NewReader(nc), timeout: timeout}
+	if pass != "" {
+		if _, err := c.do("AUTH", pass); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	if db != 0 {
+		if _, err := c.do("SELECT", strconv.Itoa(db)); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // respClient sends commands and reads RESP2 replies.

@@ -10,6 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/replication"
 )
 
 func TestLocksCommand(t *testing.T) {
@@ -44,5 +47,49 @@ func TestLocksCommand(t *testing.T) {
 	}
 	if code := locksMain([]string{"--addr", srv.Addr(), "--requirepass", "wrong"}, &out); code != 1 {
 		t.Fatalf("wrong password: exit %d, want 1", code)
+	}
+}
+
+// On a cluster follower, lockkv locks follows MOVED to the leader.
+func TestLocksCommandFollowsLeader(t *testing.T) {
+	var peers []replication.Peer
+	for i := 0; i < 3; i++ {
+		peers = append(peers, replication.Peer{ID: "n" + string(rune('1'+i)), RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)})
+	}
+	srvs := make([]*lockkv.Server, 3)
+	for i, p := range peers {
+		srvs[i] = lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: peers,
+			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}})
+		if err := srvs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srvs[i].Close() })
+	}
+	ctx := context.Background()
+	leader := -1
+	for deadline := time.Now().Add(15 * time.Second); leader < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for i, s := range srvs {
+			var ok bool
+			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			if ok {
+				leader = i
+			}
+		}
+	}
+	if leader < 0 {
+		t.Fatal("no leader")
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: peers[leader].ClientAddr})
+	defer rdb.Close()
+	if err := rdb.Set(ctx, "job-lock", "tok-7", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := locksMain([]string{"--addr", peers[(leader+1)%3].ClientAddr}, &out); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "job-lock") || !strings.Contains(out.String(), "1 locks") {
+		t.Fatalf("output from a follower:\n%s", out.String())
 	}
 }
