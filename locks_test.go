@@ -41,6 +41,7 @@ func TestLockkvLocks(t *testing.T) {
 			ev(lockscripts.PESTryAcquire, []string{"pes", "redisson__timeout__set:{pes}"}, 1, "permit-a", now+9000, now)
 			rdb.Set(ctx, "nx", "tok", 20*time.Second)
 			// Not locks.
+			rdb.Set(ctx, "{rw}:c2:1:rwlock_timeout:1", 1, 30*time.Second) // Redisson's read-hold lease
 			rdb.Set(ctx, "counter", 5, 0)
 			rdb.HSet(ctx, "user", "name", "x")
 			rdb.HSet(ctx, "mixed", "c:1", "1", "note", "x")

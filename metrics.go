@@ -92,7 +92,7 @@ func (s *Server) observeWith(timeout time.Duration, locks bool) (*observation, b
 		o.locks = e.LockCounts()
 		o.now = e.NowMs()
 		if s.node != nil {
-			c := &clusterObservation{status: s.node.Status(), nodes: s.node.Nodes()}
+			c := &clusterObservation{status: s.node.Status(), nodes: s.node.NodesWithLag()}
 			c.leader, c.hasLeader = s.node.Leader()
 			o.cluster = c
 		}

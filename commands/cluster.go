@@ -23,6 +23,12 @@ type Cluster interface {
 	Status() ClusterStatus
 }
 
+// LagReporter is a Cluster that also measures its members' replication
+// lag (Node.ReplLagMs), which Nodes leaves at -1 for its cost.
+type LagReporter interface {
+	NodesWithLag() []Node
+}
+
 // Node is one member of the cluster.
 type Node struct {
 	ID string

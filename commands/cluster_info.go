@@ -151,7 +151,11 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 	b = kvi(b, "raft_applied_index", int64(st.AppliedIndex))
 	b = kvi(b, "raft_first_index", int64(st.FirstIndex))
 	b = kvi(b, "raft_last_snapshot_index", int64(st.LastSnapshotIndex))
-	for i, n := range v.nodes {
+	peers := v.nodes
+	if lr, ok := e.Cluster.(LagReporter); ok {
+		peers = lr.NodesWithLag()
+	}
+	for i, n := range peers {
 		b = append(b, "raft_peer"...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, ':')

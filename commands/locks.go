@@ -180,7 +180,9 @@ func ClassifyLock(db *store.DB, key string, now int64) (LockInfo, bool) {
 		})
 		return info, true
 	case *store.String:
-		if e.Expire == 0 {
+		if e.Expire == 0 || strings.Contains(key, ":rwlock_timeout:") {
+			// A read lock's per-hold lease keys ({name}:<id>:rwlock_timeout:<n>,
+			// "1" with a TTL) are part of the read lock, not locks.
 			return LockInfo{}, false
 		}
 		if db.Lookup(semTimeoutPfx+key+"}", now) != nil {
