@@ -137,7 +137,11 @@ func TestMetricsStandalone(t *testing.T) {
 }
 
 func TestMetricsCluster(t *testing.T) {
-	tc := startClusterCfg(t, 3, func(c *Config) { c.MetricsAddr = "127.0.0.1:0"; c.ReadyMaxLag = 2 * time.Second })
+	tc := startClusterCfg(t, 3, func(c *Config) {
+		c.MetricsAddr, c.ReadyMaxLag = "127.0.0.1:0", 2*time.Second
+		// A loaded machine must not change leaders under the test.
+		c.Cluster.HeartbeatTimeout, c.Cluster.ElectionTimeout = time.Second, time.Second
+	})
 	ctx := context.Background()
 	l := tc.leader()
 	lc := tc.client(l)

@@ -3,6 +3,7 @@ package lockkv
 import (
 	"context"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,11 @@ func TestStatusPageInBrowser(t *testing.T) {
 	if browser == "" {
 		t.Skip("no headless Chromium on PATH (apt-get install chromium); the page is tested over HTTP by TestMetricsCluster")
 	}
-	tc := startClusterCfg(t, 3, func(c *Config) { c.MetricsAddr = "127.0.0.1:0" })
+	tc := startClusterCfg(t, 3, func(c *Config) {
+		c.MetricsAddr = "127.0.0.1:0"
+		// A loaded machine must not change leaders under the test.
+		c.Cluster.HeartbeatTimeout, c.Cluster.ElectionTimeout = time.Second, time.Second
+	})
 	ctx := context.Background()
 	l := tc.leader()
 	lc := tc.client(l)
@@ -46,9 +51,14 @@ func TestStatusPageInBrowser(t *testing.T) {
 			t.Fatalf("chromium: %v", err)
 		}
 		dom := string(out)
+		// The leader as the page shows it, wherever it is now.
+		m := regexp.MustCompile(`<b id="leader">([^<]*)</b>`).FindStringSubmatch(dom)
+		if m == nil || (m[1] != tc.peers[0].ID && m[1] != tc.peers[1].ID && m[1] != tc.peers[2].ID) {
+			t.Fatalf("node %d: the page Chromium shows names no member as leader:\n%s", i, dom)
+		}
 		for _, want := range []string{
-			`<b id="leader">` + tc.peers[l].ID + `</b>`,
-			`<p id="ready" class="ok">ready:`,
+			`<p id="ready" class="ok">ready: member of cluster `,
+			`, leader ` + m[1] + `, `,
 			`<td>` + tc.peers[0].ID, `<td>` + tc.peers[1].ID, `<td>` + tc.peers[2].ID,
 			`<td>orders</td><td>reentrant</td><td>8f1c2a:41 × 1<br></td>`,
 		} {
@@ -56,11 +66,12 @@ func TestStatusPageInBrowser(t *testing.T) {
 				t.Errorf("node %d: the page Chromium shows lacks %q:\n%s", i, want, dom)
 			}
 		}
-		if i == f && !strings.Contains(dom, "known to the leader only") {
-			t.Errorf("follower page does not say what only the leader knows:\n%s", dom)
+		leads := strings.Contains(dom, `<b id="state">leader</b>`)
+		if leads != (m[1] == tc.peers[i].ID) {
+			t.Errorf("node %d: its state and the leader it names disagree:\n%s", i, dom)
 		}
-		if i == l && strings.Contains(dom, "known to the leader only") {
-			t.Errorf("leader page lacks a member's progress:\n%s", dom)
+		if leads == strings.Contains(dom, "known to the leader only") {
+			t.Errorf("node %d (leader %v): a leader shows every member's progress, a follower only its own:\n%s", i, leads, dom)
 		}
 	}
 }

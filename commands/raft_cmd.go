@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"net"
 	"strings"
 )
@@ -212,14 +213,21 @@ func raftNodeTransfer(c *Ctx, args [][]byte) {
 	lt.TransferLeadership(id, func(err error) { reply(okOrErr(err)) })
 }
 
-// okOrErr writes OK, or err as an ERR reply.
+// ErrNoLongerLeads is a leader transfer's error when this node lost
+// leadership meanwhile: the client is sent to the leader.
+var ErrNoLongerLeads = errors.New("this node no longer leads")
+
+// okOrErr writes OK, or err as an ERR reply (MOVED for ErrNoLongerLeads).
 func okOrErr(err error) func(*Ctx) {
 	return func(w *Ctx) {
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNoLongerLeads):
+			w.Error(w.E.movedToLeader())
+		case err != nil:
 			w.Error("ERR " + err.Error())
-			return
+		default:
+			w.W.OK()
 		}
-		w.W.OK()
 	}
 }
 

@@ -58,7 +58,7 @@ func (n *Node) transfer(id string, addr raft.ServerAddress) error {
 	}
 	if err := f.Error(); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) {
-			return errors.New("this node no longer leads")
+			return commands.ErrNoLongerLeads
 		}
 		return fmt.Errorf("leadership transfer failed: %v", err)
 	}
