@@ -24,6 +24,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -122,6 +123,14 @@ type Config struct {
 	// rewrites. Without it CONFIG REWRITE answers Redis's "The server is
 	// running without a config file".
 	ConfigFile string
+	// MetricsAddr, when set, is the HTTP address serving /metrics
+	// (Prometheus), /health, /ready and a read-only status page
+	// (metrics.go).
+	MetricsAddr string
+	// ReadyMaxLag is the replication lag past which /ready says a cluster
+	// member is not ready (default 5 s).
+	ReadyMaxLag time.Duration
+
 	// ConfigDirectives are the directives ConfigFile may hold besides
 	// CONFIG settings (cmd/lockkv's flags): CONFIG REWRITE keeps their
 	// lines as they are, or, for a name mapped to a setting's name
@@ -178,6 +187,10 @@ type Server struct {
 	gathered []request
 	// startErr is a setting NewServer could not apply; Start returns it.
 	startErr error
+
+	// The metrics port (metrics.go), when Config.MetricsAddr is set.
+	metricsLn net.Listener
+	httpSrv   *http.Server
 }
 
 type request struct {
@@ -436,6 +449,13 @@ func (s *Server) Start() error {
 			go s.acceptLoop(l)
 		}
 	}
+	if s.cfg.MetricsAddr != "" {
+		s.Do(func(e *commands.Engine) { e.EnableLockSampling() })
+		if err := s.startMetrics(); err != nil {
+			s.Close()
+			return err
+		}
+	}
 	if ln != nil {
 		s.log.Info("lockkv listening", "addr", ln.Addr().String())
 	}
@@ -614,6 +634,7 @@ func (s *Server) Close() error {
 			err = e
 		}
 	}
+	s.stopMetrics()
 	for _, c := range conns {
 		c.shutdown()
 	}

@@ -256,8 +256,8 @@ func TestMembershipQuorum(t *testing.T) {
 		for _, line := range strings.Split(info, "\r\n") {
 			if strings.Contains(line, "id="+deadID+",") {
 				var lag int64
-				i := strings.Index(line, "lag_ms=")
-				fmt.Sscan(line[i+len("lag_ms="):], &lag)
+				i := strings.Index(line, "last_contact_ms=")
+				fmt.Sscan(line[i+len("last_contact_ms="):], &lag)
 				return lag > 2000 || lag == -1
 			}
 		}

@@ -23,6 +23,12 @@ type Cluster interface {
 	Status() ClusterStatus
 }
 
+// LagReporter is a Cluster that also measures its members' replication
+// lag (Node.ReplLagMs), which Nodes leaves at -1 for its cost.
+type LagReporter interface {
+	NodesWithLag() []Node
+}
+
 // Node is one member of the cluster.
 type Node struct {
 	ID string
@@ -42,8 +48,15 @@ type Node struct {
 	// AppliedIndex is the highest index the node reported applied.
 	AppliedIndex uint64
 	// LagMs is how long ago the node was last heard from, in ms (0 for
-	// self); -1 when never.
+	// self); -1 when never (INFO's last_contact_ms).
 	LagMs int64
+	// ReplLagMs is the node's replication lag (INFO's lag_ms): how old,
+	// in ms by the leader's clock, the oldest committed write is that it
+	// has not applied; 0 when caught up, -1 when unknown.
+	ReplLagMs int64
+	// Progress is set when MatchIndex, AppliedIndex and ReplLagMs are
+	// known: for every member on the leader, for itself on a follower.
+	Progress bool
 }
 
 // ClusterStatus is this node's Raft state.

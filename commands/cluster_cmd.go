@@ -77,7 +77,7 @@ func clusterSubs() []*Spec {
 		{"addslots", -3, admin, nil, nil}, {"addslotsrange", -4, admin, nil, nil},
 		{"bumpepoch", 2, admin, nd, nil}, {"count-failure-reports", 3, Admin | Stale, nd, nil},
 		{"countkeysinslot", 3, Stale, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, nil},
-		{"delslotsrange", -4, admin, nil, nil}, {"failover", -2, admin, nil, nil},
+		{"delslotsrange", -4, admin, nil, nil}, {"failover", -2, admin, nil, clusterFailover},
 		{"flushslots", 2, admin, nil, nil}, {"forget", 3, admin, nil, nil},
 		{"getkeysinslot", 4, Stale, nd, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, nil, clusterHelp},
 		{"info", 2, Stale, nd, clusterInfo}, {"keyslot", 3, Stale, nil, clusterKeySlot}, {"links", 2, Stale, nd, nil},

@@ -54,9 +54,9 @@ func newFakeCluster(self string) *fakeCluster {
 		self:   self,
 		leader: "n1",
 		nodes: []Node{
-			{ID: "n1", RaftAddr: "10.0.0.1:7001", ClientAddr: "10.0.0.1:6001", Voter: true, MatchIndex: 42, AppliedIndex: 42, LagMs: 0},
-			{ID: "n2", RaftAddr: "10.0.0.2:7002", ClientAddr: "10.0.0.2:6002", Voter: true, MatchIndex: 40, AppliedIndex: 39, LagMs: 120},
-			{ID: "n3", RaftAddr: "10.0.0.3:7003", ClientAddr: "10.0.0.3:6003", Voter: true, MatchIndex: 41, AppliedIndex: 41, LagMs: 2500},
+			{ID: "n1", RaftAddr: "10.0.0.1:7001", ClientAddr: "10.0.0.1:6001", Voter: true, MatchIndex: 42, AppliedIndex: 42, LagMs: 0, ReplLagMs: 0, Progress: true},
+			{ID: "n2", RaftAddr: "10.0.0.2:7002", ClientAddr: "10.0.0.2:6002", Voter: true, MatchIndex: 40, AppliedIndex: 39, LagMs: 120, ReplLagMs: 35, Progress: true},
+			{ID: "n3", RaftAddr: "10.0.0.3:7003", ClientAddr: "10.0.0.3:6003", Voter: true, MatchIndex: 41, AppliedIndex: 41, LagMs: 2500, ReplLagMs: 0, Progress: true},
 		},
 		status: ClusterStatus{ClusterID: "5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e", State: "leader", Term: 7, LastLogIndex: 42, CommitIndex: 42, AppliedIndex: 42, FirstIndex: 1, LastSnapshotIndex: 0},
 	}
@@ -453,9 +453,9 @@ func TestInfoReplicationCluster(t *testing.T) {
 		"raft_node_id:n1\r\nraft_cluster_id:5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e\r\nraft_state:leader\r\nraft_term:7\r\nraft_leader_id:n1\r\nraft_leader_addr:10.0.0.1:7001\r\n" +
 		"raft_last_log_index:42\r\nraft_commit_index:42\r\nraft_applied_index:42\r\nraft_first_index:1\r\n" +
 		"raft_last_snapshot_index:0\r\n" +
-		"raft_peer0:id=n1,raft_addr=10.0.0.1:7001,client_addr=10.0.0.1:6001,voter=1,leader=1,match_index=42,applied_index=42,lag_ms=0\r\n" +
-		"raft_peer1:id=n2,raft_addr=10.0.0.2:7002,client_addr=10.0.0.2:6002,voter=1,leader=0,match_index=40,applied_index=39,lag_ms=120\r\n" +
-		"raft_peer2:id=n3,raft_addr=10.0.0.3:7003,client_addr=10.0.0.3:6003,voter=1,leader=0,match_index=41,applied_index=41,lag_ms=7000\r\n"
+		"raft_peer0:id=n1,raft_addr=10.0.0.1:7001,client_addr=10.0.0.1:6001,voter=1,leader=1,match_index=42,applied_index=42,lag_ms=0,last_contact_ms=0\r\n" +
+		"raft_peer1:id=n2,raft_addr=10.0.0.2:7002,client_addr=10.0.0.2:6002,voter=1,leader=0,match_index=40,applied_index=39,lag_ms=35,last_contact_ms=120\r\n" +
+		"raft_peer2:id=n3,raft_addr=10.0.0.3:7003,client_addr=10.0.0.3:6003,voter=1,leader=0,match_index=41,applied_index=41,lag_ms=0,last_contact_ms=7000\r\n"
 	if out != bulk(want) {
 		t.Fatalf("INFO replication on the leader =\n%s\nwant\n%s", out, want)
 	}
@@ -469,6 +469,8 @@ func TestInfoReplicationCluster(t *testing.T) {
 	// A follower.
 	fc.self = "n2"
 	fc.nodes[0].LagMs = 2300
+	// A follower knows its own progress only.
+	fc.nodes[0].Progress, fc.nodes[2].Progress = false, false
 	fc.status = ClusterStatus{State: "follower", Term: 7, LastLogIndex: 40, CommitIndex: 40, AppliedIndex: 39, FirstIndex: 1}
 	cl2, conn2 := te.client()
 	out = te.do(cl2, conn2, "INFO", "replication")
@@ -478,6 +480,15 @@ func TestInfoReplicationCluster(t *testing.T) {
 		"master_failover_state:no-failover\r\n"
 	if !strings.Contains(out, wantHead) || !strings.Contains(out, "master_repl_offset:39\r\n") || !strings.Contains(out, "raft_state:follower\r\n") {
 		t.Fatalf("INFO replication on a follower =\n%s\nwant it to start\n%s", out, wantHead)
+	}
+	for _, line := range []string{
+		"raft_peer0:id=n1,raft_addr=10.0.0.1:7001,client_addr=10.0.0.1:6001,voter=1,leader=1,progress=leader_only,last_contact_ms=2300\r\n",
+		"raft_peer1:id=n2,raft_addr=10.0.0.2:7002,client_addr=10.0.0.2:6002,voter=1,leader=0,match_index=40,applied_index=39,lag_ms=35,last_contact_ms=120\r\n",
+		"raft_peer2:id=n3,raft_addr=10.0.0.3:7003,client_addr=10.0.0.3:6003,voter=1,leader=0,progress=leader_only,last_contact_ms=7000\r\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Fatalf("INFO replication on a follower =\n%s\nwant the line %q", out, line)
+		}
 	}
 	if out := te.do(cl2, conn2, "ROLE"); out != "*5\r\n"+bulk("slave")+bulk("10.0.0.1")+":6001\r\n"+bulk("connected")+":39\r\n" {
 		t.Fatalf("ROLE on a follower = %q", out)

@@ -151,7 +151,11 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 	b = kvi(b, "raft_applied_index", int64(st.AppliedIndex))
 	b = kvi(b, "raft_first_index", int64(st.FirstIndex))
 	b = kvi(b, "raft_last_snapshot_index", int64(st.LastSnapshotIndex))
-	for i, n := range v.nodes {
+	peers := v.nodes
+	if lr, ok := e.Cluster.(LagReporter); ok {
+		peers = lr.NodesWithLag()
+	}
+	for i, n := range peers {
 		b = append(b, "raft_peer"...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, ':')
@@ -160,9 +164,17 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 		b = appendKV(append(b, ','), "client_addr", n.ClientAddr)
 		b = appendKV(append(b, ','), "voter", n.Voter)
 		b = appendKV(append(b, ','), "leader", v.isLeader(n))
-		b = appendKV(append(b, ','), "match_index", n.MatchIndex)
-		b = appendKV(append(b, ','), "applied_index", n.AppliedIndex)
-		b = appendKV(append(b, ','), "lag_ms", n.LagMs)
+		switch {
+		case n.Progress:
+			b = appendKV(append(b, ','), "match_index", n.MatchIndex)
+			b = appendKV(append(b, ','), "applied_index", n.AppliedIndex)
+			b = appendKV(append(b, ','), "lag_ms", n.ReplLagMs)
+		case v.selfLeads():
+			b = append(b, ",progress=unreported"...) // no report from it yet
+		default:
+			b = append(b, ",progress=leader_only"...) // ask the leader
+		}
+		b = appendKV(append(b, ','), "last_contact_ms", n.LagMs)
 		b = append(b, '\r', '\n')
 	}
 	return b

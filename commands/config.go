@@ -93,6 +93,13 @@ type Config struct {
 	// (ClassNormal, ClassReplica, ClassPubSub).
 	OutputBufferLimits [3]OutputBufferLimit
 
+	// SlowlogLogSlowerThan (µs; -1: off) and SlowlogMaxLen are
+	// slowlog-log-slower-than and slowlog-max-len; LatencyMonitorThreshold
+	// (ms; 0: off) is latency-monitor-threshold (slowlog.go).
+	SlowlogLogSlowerThan    int64
+	SlowlogMaxLen           int64
+	LatencyMonitorThreshold int64
+
 	// other holds the settings lockkv accepts and reports without acting
 	// on them (maxmemory, appendonly, save, ...), by canonical name.
 	other map[string]string
@@ -124,6 +131,8 @@ func NewConfig() *Config {
 		MaxmemoryPolicy:        "noeviction",
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
+		SlowlogMaxLen:          128,
+		SlowlogLogSlowerThan:   10000,
 		other:                  map[string]string{},
 	}
 	for _, s := range settings {
@@ -274,6 +283,15 @@ func boundInt(name, alias string, min, max int64, flags int, f func(c *Config) *
 	s := numSetting(name, alias, min, max, 0, flags)
 	s.read = func(c *Config) string { return s.render(int64(*f(c))) }
 	s.apply = func(c *Config, v string) { n, _ := strconv.ParseInt(v, 10, 64); *f(c) = int(n) }
+	return s
+}
+
+// boundInt64 is a numeric setting stored in an int64 Config field, with
+// its default.
+func boundInt64(name string, min, max, dflt int64, f func(c *Config) *int64) *setting {
+	s := numSetting(name, "", min, max, dflt, noFlags)
+	s.read = func(c *Config) string { return s.render(*f(c)) }
+	s.apply = func(c *Config, v string) { n, _ := strconv.ParseInt(v, 10, 64); *f(c) = n }
 	return s
 }
 
@@ -475,11 +493,11 @@ var settings = []*setting{
 	numSetting("socket-mark-id", "", 0, uintMax, 0, immut|cfgUnsigned),
 	numSetting("unixsocketperm", "", 0, 0o777, 0, immut|cfgUnsigned), // octal; immutable, so always "0"
 	numSetting("active-defrag-max-scan-fields", "", 1, longMax, 1000, noFlags),
-	numSetting("slowlog-max-len", "", 0, longMax, 128, noFlags),
+	boundInt64("slowlog-max-len", 0, longMax, 128, func(c *Config) *int64 { return &c.SlowlogMaxLen }),
 	numSetting("acllog-max-len", "", 0, longMax, 128, noFlags),
 	numSetting("cluster-node-timeout", "", 0, longMax, 15000, noFlags),
-	numSetting("slowlog-log-slower-than", "", -1, longMax, 10000, noFlags),
-	numSetting("latency-monitor-threshold", "", 0, longMax, 0, noFlags),
+	boundInt64("slowlog-log-slower-than", -1, longMax, 10000, func(c *Config) *int64 { return &c.SlowlogLogSlowerThan }),
+	boundInt64("latency-monitor-threshold", 0, longMax, 0, func(c *Config) *int64 { return &c.LatencyMonitorThreshold }),
 	numSetting("stream-node-max-entries", "", 0, longMax, 100, noFlags),
 	{name: "repl-backlog-size", kind: kindNum, min: 1, max: longMax, dflt: "1048576", flags: cfgMemory,
 		apply: func(c *Config, v string) {

@@ -73,6 +73,9 @@ var settingSupport = map[string]support{
 	"notify-keyspace-events":    isHonoured,
 	"timeout":                   isHonoured,
 	"hz":                        isHonoured,
+	"slowlog-log-slower-than":   isHonoured,
+	"slowlog-max-len":           isHonoured,
+	"latency-monitor-threshold": isHonoured,
 	"hash-max-listpack-entries": isHonoured,
 	"hash-max-listpack-value":   isHonoured,
 	"set-max-intset-entries":    isHonoured,
@@ -208,9 +211,6 @@ var settingSupport = map[string]support{
 	"tls-prefer-server-ciphers":         isInert,
 	"acl-pubsub-default":                isInert, // no ACL SETUSER
 	"acllog-max-len":                    isInert, // no ACL LOG
-	"slowlog-log-slower-than":           isInert, // no SLOWLOG
-	"slowlog-max-len":                   isInert,
-	"latency-monitor-threshold":         isInert, // no LATENCY
 	"stream-node-max-entries":           isInert, // no streams
 	"stream-node-max-bytes":             isInert,
 	"hll-sparse-max-bytes":              isInert, // no HyperLogLog

@@ -286,6 +286,25 @@ var (
 		complexity: "O(N) where N is the number of nodes in the cluster.",
 		args:       []docArg{{name: "node-id", typ: "string"}},
 	}
+	docRaftNodeTransfer = &cmdDoc{
+		summary:    "Hands leadership to the given node, or to the most up-to-date voter, on the leader. Replies once the other node leads.",
+		since:      "1.0.0",
+		group:      "cluster",
+		complexity: "O(1)",
+		args:       []docArg{{name: "node-id", typ: "string", flags: []string{"optional"}}},
+	}
+	docLockkvLocks = &cmdDoc{
+		summary:    "Lists the locks among the keys one SCAN step visits: Redisson's reentrant, fair and read-write locks and permit-expirable semaphores, and SET NX locks, with holders, hold counts, leases and waiters.",
+		since:      "1.0.0",
+		group:      "generic",
+		complexity: "O(N) for the keys visited, as SCAN.",
+		args: []docArg{
+			{name: "cursor", typ: "integer"},
+			{name: "pattern", typ: "pattern", token: "MATCH", flags: []string{"optional"}},
+			{name: "count", typ: "integer", token: "COUNT", flags: []string{"optional"}},
+			{name: "type", typ: "string", token: "TYPE", flags: []string{"optional"}},
+		},
+	}
 	docRaftNodeHelp = &cmdDoc{
 		summary:    "Show helpful text about the different subcommands",
 		since:      "1.0.0",

@@ -55,6 +55,8 @@ type Engine struct {
 	blocking blockState
 	tracking trackingState
 	monitors monitorState
+	slow     slowlogState
+	locks    lockSampler
 
 	scripting *scriptingState
 	// OnBusy, set by the server, is called from inside a script that runs
@@ -269,6 +271,7 @@ func (e *Engine) Cron() {
 		e.activeExpire(now)
 	}
 	e.blockTimeouts(now)
+	e.sampleLocks(now)
 }
 
 // NextWakeup returns the earliest time (Unix ms) the engine wants Cron to

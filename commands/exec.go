@@ -249,6 +249,9 @@ func (e *Engine) endCall(ctx *Ctx) (end int64) {
 	}
 	if !cl.postponed {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-f.start)
+		if ctx.Spec != nil && !cl.blk.blocked {
+			e.observeCall(ctx, f.args, end-f.start)
+		}
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
 	if cl.postponed || cl.repl.rerun || cl.repl.parked {

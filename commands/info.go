@@ -445,6 +445,7 @@ func infoErrorStats(e *Engine, b []byte, now int64) []byte {
 // the calls took (Redis's microseconds, kept in nanoseconds).
 type cmdStat struct {
 	calls, rejected, failed, ns int64
+	hist                        [LatencyBuckets]uint64 // for /metrics (slowlog.go)
 }
 
 // monoBase anchors monoNanos.
@@ -489,6 +490,7 @@ func (e *Engine) countCall(s *Spec, ran bool, ns int64) {
 	}
 	st.calls++
 	st.ns += ns
+	st.hist[latencyBucket(ns)]++
 	if errs {
 		st.failed++
 	}
@@ -513,7 +515,7 @@ func infoCommandStats(e *Engine, b []byte, now int64) []byte {
 	walk = func(specs []*Spec) {
 		for _, s := range specs {
 			if s.idx < len(e.srv.cmdStats) {
-				if st := e.srv.cmdStats[s.idx]; st != (cmdStat{}) {
+				if st := &e.srv.cmdStats[s.idx]; st.calls > 0 || st.rejected > 0 || st.failed > 0 {
 					b = append(b, "cmdstat_"...)
 					b = append(b, s.FullName()...)
 					b = append(b, ":calls="...)

@@ -287,9 +287,11 @@ func execCommand(c *Ctx, args [][]byte) {
 		c.E.callStart()
 		c.E.execGuarded(ctx, q, mark)
 		ctx.countReplyError(c.W, mark)
-		c.E.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
+		ns := monoNanos() - start
+		c.E.countCall(ctx.looked, ctx.Spec != nil, ns)
 		if ctx.Spec != nil {
 			c.E.Stats.Commands++
+			c.E.observeCall(ctx, q, ns)
 		}
 		c.E.putCtx(ctx)
 	}

@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"errors"
 	"net"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
@@ -25,6 +27,7 @@ var raftCommands = []*Spec{
 		{Name: "add", Arity: -5, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeAdd, Fn: raftNodeAdd},
 		{Name: "ack", Arity: 5, Flags: Admin | NoScript | NoMulti | Fast | SkipMonitor, Origin: OriginLockkv, Doc: docRaftNodeAck, Fn: raftNodeAck},
 		{Name: "remove", Arity: 3, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeRemove, Fn: raftNodeRemove},
+		{Name: "transfer", Arity: -2, Flags: Admin | NoScript | NoMulti, Origin: OriginLockkv, Doc: docRaftNodeTransfer, Fn: raftNodeTransfer},
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Origin: OriginLockkv, Doc: docRaftNodeHelp, Fn: raftNodeHelp},
 	}},
 }
@@ -37,6 +40,9 @@ var raftNodeHelpLines = []string{
 	"    Replies when that is done, or with the reason it was refused.",
 	"REMOVE <node-id>",
 	"    Remove a node, on the leader. A removed node stops.",
+	"TRANSFER [<node-id>]",
+	"    Hand leadership to <node-id> (default: the most up-to-date voter), on the",
+	"    leader. Replies once the other node leads.",
 	"ACK <node-id> <match-index> <applied-index>",
 	"    A follower's progress report to the leader (sent by the nodes themselves).",
 }
@@ -172,6 +178,103 @@ func (e *Engine) replyLater(cl *Client) func(func(*Ctx)) {
 		write(ctx)
 		e.runPending(cl)
 	}
+}
+
+// LeaderTransferer moves leadership (replication.Node).
+type LeaderTransferer interface {
+	// TransferLeadership hands leadership to id ("" for the most
+	// up-to-date voter), on the leader; done runs on the command
+	// goroutine once another node leads, or with the reason not.
+	TransferLeadership(id string, done func(error))
+	// RequestLeadership asks the leader to hand leadership to this
+	// node, likewise.
+	RequestLeadership(done func(error))
+}
+
+// RAFT.NODE TRANSFER [id]
+func raftNodeTransfer(c *Ctx, args [][]byte) {
+	if len(args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	id := ""
+	if len(args) == 3 {
+		if id = string(args[2]); !ValidNodeID(id) {
+			c.Error(ErrRaftNodeID)
+			return
+		}
+	}
+	lt, ok := c.E.Cluster.(LeaderTransferer)
+	if !ok {
+		c.Error(ErrClusterDisabled)
+		return
+	}
+	if c.clusterAdmin(c.Spec, args) == nil {
+		return
+	}
+	reply := c.E.replyLater(c.C)
+	lt.TransferLeadership(id, func(err error) { reply(okOrErr(err)) })
+}
+
+// ErrNoLongerLeads is a leader transfer's error when this node lost
+// leadership meanwhile: the client is sent to the leader.
+var ErrNoLongerLeads = errors.New("this node no longer leads")
+
+// okOrErr writes OK, or err as an ERR reply (MOVED for ErrNoLongerLeads).
+func okOrErr(err error) func(*Ctx) {
+	return func(w *Ctx) {
+		switch {
+		case errors.Is(err, ErrNoLongerLeads):
+			w.Error(w.E.movedToLeader())
+		case err != nil:
+			w.Error("ERR " + err.Error())
+		default:
+			w.W.OK()
+		}
+	}
+}
+
+// CLUSTER FAILOVER [FORCE|TAKEOVER]: on a follower, this node becomes the
+// leader (the leader hands leadership over, as Redis's coordinated manual
+// failover has the master hand over to the replica it is sent to); on the
+// leader, the most up-to-date follower does (Redis refuses a master).
+// FORCE, which in Redis proceeds without the master's agreement, is the
+// same here: Raft moves leadership only through the leader, and without a
+// leader the cluster elects one by itself. TAKEOVER, which in Redis
+// promotes a replica without any vote, is refused: lockkv never lets a
+// node lead without a quorum. The reply comes once the move is done.
+func clusterFailover(c *Ctx, args [][]byte) {
+	if len(args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	if len(args) == 3 {
+		switch {
+		case cstr.EqualFold(args[2], "force"):
+		case cstr.EqualFold(args[2], "takeover"):
+			c.Error(ErrFailoverTakeover)
+			return
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	lt, ok := c.E.Cluster.(LeaderTransferer)
+	if !ok {
+		c.Error(ErrClusterDisabled)
+		return
+	}
+	if c.InScript || c.InExec || c.Applying {
+		c.Error(ErrFailoverNested)
+		return
+	}
+	reply := c.E.replyLater(c.C)
+	done := func(err error) { reply(okOrErr(err)) }
+	if c.E.IsLeader() {
+		lt.TransferLeadership("", done)
+		return
+	}
+	lt.RequestLeadership(done)
 }
 
 // RAFT.NODE ACK id match applied: a follower's progress, sent to the

@@ -502,8 +502,14 @@ func (c *Ctx) notLeaderError(spec *Spec, args [][]byte) string {
 	if msg := c.redirect(spec, args); msg != "" {
 		return msg
 	}
-	if c.E.Cluster != nil {
-		if l, ok := c.E.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
+	return c.E.movedToLeader()
+}
+
+// movedToLeader is MOVED to the leader, or CLUSTERDOWN while none other
+// is known.
+func (e *Engine) movedToLeader() string {
+	if e.Cluster != nil {
+		if l, ok := e.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
 			return "MOVED 0 " + l.ClientAddr
 		}
 	}

@@ -16,6 +16,7 @@ var (
 	_ commands.Cluster      = (*Node)(nil)
 	_ commands.ClusterAdmin = (*Node)(nil)
 	_ commands.Replicator   = (*Node)(nil)
+	_ commands.LagReporter  = (*Node)(nil)
 )
 
 // Self is this node.
@@ -45,14 +46,24 @@ func (n *Node) Leader() (commands.Node, bool) {
 	return commands.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.clientAddr(string(id)), Leader: true}, true
 }
 
-// Nodes are the members of the latest Raft configuration, by ID.
-func (n *Node) Nodes() []commands.Node {
+// Nodes are the members of the latest Raft configuration, by ID, without
+// their replication lag (ReplLagMs -1), which costs a log read per member
+// behind: MOVED replies and CLUSTER SLOTS read Nodes on every call.
+func (n *Node) Nodes() []commands.Node { return n.nodes(false) }
+
+// NodesWithLag is Nodes with every known member's replication lag
+// (commands.LagReporter: INFO replication, /metrics, the status page).
+func (n *Node) NodesWithLag() []commands.Node { return n.nodes(true) }
+
+func (n *Node) nodes(withLag bool) []commands.Node {
 	if n.raft == nil {
 		return nil
 	}
 	conf := n.raft.GetConfiguration().Configuration()
 	_, leader := n.raft.LeaderWithID()
 	self := n.raft.State()
+	now := n.cfg.Clock.Now().UnixMilli()
+	commit := n.raft.CommitIndex()
 	out := make([]commands.Node, 0, len(conf.Servers))
 	for _, s := range conf.Servers {
 		m := commands.Node{
@@ -63,16 +74,19 @@ func (n *Node) Nodes() []commands.Node {
 			Leader:     s.ID == leader,
 			Self:       string(s.ID) == n.cfg.NodeID,
 			LagMs:      -1,
+			ReplLagMs:  -1,
 		}
 		if a, ok := n.acks[m.ID]; ok && !m.Self && self == raft.Leader {
 			m.MatchIndex, m.AppliedIndex = a.match, a.applied
-			m.LagMs = time.Since(a.at).Milliseconds()
+			m.LagMs = contactMs(a.at)
+			if withLag {
+				m.ReplLagMs = n.lagMs(a.applied, commit, now)
+			}
+			m.Progress = true
 		}
 		if m.Leader && !m.Self {
 			// A follower hears from the leader, not from its peers.
-			if at := n.raft.LastContact(); !at.IsZero() {
-				m.LagMs = time.Since(at).Milliseconds()
-			}
+			m.LagMs = contactMs(n.raft.LastContact())
 		}
 		if m.Self {
 			if m.ClientAddr == "" {
@@ -81,6 +95,10 @@ func (n *Node) Nodes() []commands.Node {
 			m.MatchIndex = n.raft.LastIndex()
 			m.AppliedIndex = n.raft.AppliedIndex()
 			m.LagMs = 0
+			if withLag {
+				m.ReplLagMs = n.lagMs(m.AppliedIndex, commit, now)
+			}
+			m.Progress = true
 		}
 		out = append(out, m)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -28,6 +29,11 @@ func (f *fsm) Apply(l *raft.Log) interface{} {
 // goroutine.
 func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	n := (*Node)(f)
+	start := time.Now()
+	defer func() {
+		n.metrics.Apply.Observe(since(start))
+		n.metrics.ApplyEntries.Add(float64(len(logs)))
+	}()
 	out := make([]interface{}, len(logs))
 	entries := make([]*Entry, len(logs))
 	for i, l := range logs {
@@ -97,7 +103,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fsmSnapshot{snap}, nil
+	return fsmSnapshot{snap, n.metrics}, nil
 }
 
 // Restore replaces the engine's state with a snapshot's.
@@ -145,14 +151,24 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	return err
 }
 
-type fsmSnapshot struct{ s *commands.Snapshot }
+type fsmSnapshot struct {
+	s *commands.Snapshot
+	m *Metrics
+}
 
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	if _, err := s.s.WriteTo(sink); err != nil {
+	start := time.Now()
+	cs := &countingSink{Writer: sink}
+	if _, err := s.s.WriteTo(cs); err != nil {
 		sink.Cancel()
 		return err
 	}
-	return sink.Close()
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	s.m.SnapshotPersist.Observe(since(start))
+	s.m.SnapshotBytes.Set(float64(cs.n))
+	return nil
 }
 
 func (s fsmSnapshot) Release() {}

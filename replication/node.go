@@ -202,6 +202,8 @@ type Node struct {
 
 	// members is the registry of client addresses (command goroutine).
 	members map[string]string
+	// metrics are the node's instruments (metrics.go).
+	metrics *Metrics
 	// acks are the followers' reports to this leader (command goroutine).
 	acks map[string]ack
 	// snapIndex is the newest snapshot's index as read at snapAt
@@ -290,6 +292,7 @@ func New(cfg Config, run Runner) (*Node, error) {
 	var seed [8]byte
 	crand.Read(seed[:])
 	n := &Node{
+		metrics:    newMetrics(),
 		cfg:        cfg,
 		log:        cfg.Logger,
 		run:        run,
@@ -646,7 +649,9 @@ func (s storeSignal) IsMonotonic() bool {
 }
 
 func (s storeSignal) StoreLogs(logs []*raft.Log) error {
+	start := time.Now()
 	err := s.LogStore.StoreLogs(logs)
+	s.n.metrics.LogStore.Observe(since(start))
 	if !s.n.hasState.Load() {
 		s.n.hasState.Store(true) // a new node's first entries
 	}
@@ -826,6 +831,7 @@ func (n *Node) registerMembers() {
 // changes: "leader lost" (WARN: no leader is known; a leader that stepped
 // down says "leadership lost" instead) and "leader changed".
 func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
+	n.metrics.LeaderChanges.Inc()
 	switch {
 	case cur == "" && old != n.cfg.NodeID:
 		n.log.Warn("leader lost", "node", n.cfg.NodeID, "leader", old)
@@ -881,7 +887,7 @@ func (n *Node) nodeByID(id string) commands.Node {
 			return m
 		}
 	}
-	return commands.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1}
+	return commands.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1, ReplLagMs: -1}
 }
 
 const raftFollower = raft.Follower

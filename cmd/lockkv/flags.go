@@ -36,6 +36,8 @@ type options struct {
 	raftTLSCert, raftTLSKey      string
 	raftTLSCA                    string
 	pprofAddr                    string
+	metricsAddr                  string
+	readyMaxLag                  time.Duration
 	version                      bool
 }
 
@@ -86,6 +88,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 
 	fs.StringVar(&o.loadRDB, "load-rdb", "", "RDB file to start from (a redis-server dump.rdb or lockkv's SAVE): loaded before serving; on a cluster, by the leader through the log, into an empty keyspace only")
 
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics (/metrics), /health, /ready and a read-only status page (/) on this HTTP address")
+	fs.DurationVar(&o.readyMaxLag, "ready-max-lag", 5*time.Second, "replication lag past which /ready says a cluster member is not ready")
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit (also -v, or lockkv version)")
 	fs.BoolVar(&o.version, "v", false, "print the version and exit")
@@ -104,7 +108,7 @@ type flagGroup struct {
 var flagGroups = []flagGroup{
 	{"Server", "Where lockkv listens and what Redis behaviour its clients see.",
 		"lockkv --addr 0.0.0.0:6379 --requirepass secret",
-		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "pprof-addr", "version", "v"}},
+		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "metrics-addr", "ready-max-lag", "pprof-addr", "version", "v"}},
 	{"Limits", "Bounds on clients; the other Redis limits (maxmemory, client-output-buffer-limit, timeout, ...) go in a config file or CONFIG SET.",
 		"lockkv --maxclients 50000",
 		[]string{"maxclients"}},
@@ -126,6 +130,8 @@ const usageHead = `Usage:
   lockkv [config-file] [flags]       run a server (flags override the file)
   lockkv ping [flags]                check that a server answers PING (exit 0) or not (exit 1)
   lockkv restore-rdb [flags] FILE    replay an RDB file into a running server (RESTORE ... ABSTTL REPLACE)
+  lockkv locks [--addr host:port] [--match pattern]
+                                     list the locks a server holds (LOCKKV.LOCKS)
   lockkv version                     print the version (also --version, -v)
 
 lockkv is a lock server that speaks Redis 7.0.15's protocol and replicates

@@ -57,6 +57,8 @@ func main() {
 			os.Exit(pingMain(args[1:]))
 		case "restore-rdb":
 			os.Exit(restoreMain(args[1:]))
+		case "locks":
+			os.Exit(locksMain(args[1:], os.Stdout))
 		}
 	}
 	var o options
@@ -148,7 +150,9 @@ func main() {
 		TLSAuthClients: o.tlsAuthClients,
 		TLSOnly:        o.addr == "",
 
-		LoadRDB: o.loadRDB,
+		LoadRDB:     o.loadRDB,
+		MetricsAddr: o.metricsAddr,
+		ReadyMaxLag: o.readyMaxLag,
 
 		Settings:         settings,
 		ConfigFile:       confPath,
@@ -268,6 +272,9 @@ func main() {
 		select {
 		case s := <-sig:
 			log.Info("shutting down", "signal", s.String())
+			if n := srv.Node(); n != nil && n.HandOver(handOverTimeout) {
+				log.Info("handed leadership over before stopping")
+			}
 		case <-srv.Done():
 			log.Info("shut down by SHUTDOWN")
 		case <-removed:
@@ -284,6 +291,11 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// handOverTimeout bounds how long a leader stopping on SIGTERM or SIGINT
+// waits for another node to lead (Raft gives up on a transfer after an
+// election timeout; this is Redis's shutdown-timeout default).
+const handOverTimeout = 10 * time.Second
 
 // badUsage reports a mistake in the command line (msg, unless flag
 // already did) with the usage's head, and exits with status 2.

@@ -20,10 +20,7 @@ import (
 // container health check (Dockerfile), which needs no redis-cli.
 func pingMain(args []string) int {
 	fs := flag.NewFlagSet("lockkv ping", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:6379", "address of the server")
-	pass := fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)")
-	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	tlsFlags := addClientTLSFlags(fs)
+	cf := addClientFlags(fs, 3*time.Second)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -34,27 +31,33 @@ func pingMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "lockkv ping: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	tc, err := tlsFlags.config(*addr)
+	tc, err := cf.tlsConfig()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
 		return 2
 	}
-	if err := ping(*addr, *pass, tc, *timeout); err != nil {
-		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *addr, err)
+	if err := ping(*cf.addr, *cf.pass, tc, *cf.timeout); err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *cf.addr, err)
 		return 1
 	}
 	fmt.Println("PONG")
 	return 0
 }
 
-// clientTLSFlags are the TLS flags of lockkv's client subcommands.
-type clientTLSFlags struct {
-	useTLS                    *bool
-	caFile, certFile, keyFile *string
+// clientFlags are the flags of the subcommands that talk to a server
+// (ping, locks, restore-rdb).
+type clientFlags struct {
+	addr, pass, caFile, certFile, keyFile *string
+	timeout                               *time.Duration
+	useTLS                                *bool
 }
 
-func addClientTLSFlags(fs *flag.FlagSet) clientTLSFlags {
-	return clientTLSFlags{
+// timeout is the default of --timeout.
+func addClientFlags(fs *flag.FlagSet, timeout time.Duration) clientFlags {
+	return clientFlags{
+		addr:     fs.String("addr", "127.0.0.1:6379", "address of the server"),
+		pass:     fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)"),
+		timeout:  fs.Duration("timeout", timeout, "how long to wait for each answer"),
 		useTLS:   fs.Bool("tls", false, "connect with TLS"),
 		caFile:   fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)"),
 		certFile: fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one"),
@@ -62,36 +65,36 @@ func addClientTLSFlags(fs *flag.FlagSet) clientTLSFlags {
 	}
 }
 
-// config is the TLS configuration the flags ask for (nil without --tls).
-func (f clientTLSFlags) config(addr string) (*tls.Config, error) {
-	if !*f.useTLS {
+// tlsConfig is the TLS configuration the flags ask for, nil without --tls.
+func (cf clientFlags) tlsConfig() (*tls.Config, error) {
+	if !*cf.useTLS {
 		return nil, nil
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if *f.caFile != "" {
-		pem, err := os.ReadFile(*f.caFile)
+	if *cf.caFile != "" {
+		pem, err := os.ReadFile(*cf.caFile)
 		if err != nil {
 			return nil, err
 		}
 		tc.RootCAs = x509.NewCertPool()
 		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("no PEM certificate in %s", *f.caFile)
+			return nil, fmt.Errorf("no PEM certificate in %s", *cf.caFile)
 		}
 	}
-	if *f.certFile != "" || *f.keyFile != "" {
-		cert, err := tls.LoadX509KeyPair(*f.certFile, *f.keyFile)
+	if *cf.certFile != "" || *cf.keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(*cf.certFile, *cf.keyFile)
 		if err != nil {
 			return nil, err
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
-	if host, _, err := net.SplitHostPort(addr); err == nil {
+	if host, _, err := net.SplitHostPort(*cf.addr); err == nil {
 		tc.ServerName = host
 	}
 	return tc, nil
 }
 
-// dialServer connects to a server, with TLS when tc is set.
+// dialServer connects to addr (with TLS when tc is set).
 func dialServer(addr string, tc *tls.Config, timeout time.Duration) (net.Conn, error) {
 	d := &net.Dialer{Timeout: timeout}
 	if tc != nil {

@@ -22,10 +22,8 @@ import (
 // as well.
 func restoreMain(args []string) int {
 	fs := flag.NewFlagSet("lockkv restore-rdb", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:6379", "address of the server (on a cluster, the leader)")
-	pass := fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)")
-	timeout := fs.Duration("timeout", time.Minute, "how long to wait for each batch of replies")
-	tlsFlags := addClientTLSFlags(fs)
+	cf := addClientFlags(fs, time.Minute) // --addr: on a cluster, the leader; --timeout: for each batch of replies
+	addr, pass, timeout := cf.addr, cf.pass, cf.timeout
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -41,7 +39,7 @@ func restoreMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "lockkv restore-rdb: %v\n", err)
 		return 1
 	}
-	tc, err := tlsFlags.config(*addr)
+	tc, err := cf.tlsConfig()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lockkv restore-rdb: %v\n", err)
 		return 2
