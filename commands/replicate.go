@@ -143,15 +143,10 @@ type replState struct {
 
 // replClient is a client's replication state.
 type replClient struct {
-	// parked: the client's op is in flight; its reply comes with the apply.
-	parked bool
-	// rerun: the command at the head of the pipeline runs again later (a
-	// read waiting for leadership confirmation, an EXEC waiting for ops in
-	// flight).
-	rerun bool
 	// readNeed is the confirmation round the current batch's reads need.
 	readNeed uint64
-	// retrying is set while a blocked client's command is proposed again.
+	// retrying is set while a blocked client's command is proposed again
+	// (the client stays parkBlocked).
 	retrying bool
 	// lastIndex is the log index of the entry that applied the client's
 	// last op (WAIT).
@@ -238,25 +233,26 @@ func (e *Engine) SetLeader(leader bool) {
 	// Clients blocked here lose their wait, as on a Redis master turned
 	// replica; reads and WATCHed EXECs run again and are redirected.
 	for _, cl := range e.clients {
-		if cl.blk.blocked {
+		if cl.park == parkBlocked {
 			ctx := e.writerFor(cl)
 			ctx.W.Error(ErrUnblockedRole)
 			e.countError([]byte(ErrUnblockedRole))
 			e.unblock(cl)
 		}
 	}
-	e.releaseWaiters(&rs.readWaiters)
-	e.releaseWaiters(&rs.execWaiters)
+	e.releaseWaiters(&rs.readWaiters, parkReadRound)
+	e.releaseWaiters(&rs.execWaiters, parkBehindExec)
 	clear(rs.expiring)
 }
 
-func (e *Engine) releaseWaiters(list *[]*Client) {
+// releaseWaiters lets the clients of list, parked as kind, run again.
+func (e *Engine) releaseWaiters(list *[]*Client, kind parkKind) {
 	for i, cl := range *list {
 		(*list)[i] = nil
-		if cl.freed || !cl.repl.rerun {
+		if cl.freed || cl.park != kind {
 			continue
 		}
-		cl.repl.rerun = false
+		e.unpark(cl, kind)
 		e.resumeLater(cl)
 	}
 	*list = (*list)[:0]
@@ -314,7 +310,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 	if len(rs.execWaiters) > 0 && kind != replRead && rs.leader {
 		// A WATCHed EXEC waits for the ops in flight to drain: writes
 		// that come after it wait behind it.
-		cl.repl.rerun = true
+		e.park(cl, parkBehindExec)
 		rs.execWaiters = append(rs.execWaiters, cl)
 		return true
 	}
@@ -330,7 +326,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
 			return false
 		}
-		cl.repl.rerun = true
+		e.park(cl, parkReadRound)
 		rs.readWaiters = append(rs.readWaiters, cl)
 		if rs.readStarted < cl.repl.readNeed {
 			rs.readStarted = cl.repl.readNeed
@@ -339,7 +335,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		return true
 	case replWatchedExec:
 		if rs.inflight > 0 {
-			cl.repl.rerun = true
+			e.park(cl, parkBehindExec)
 			rs.execWaiters = append(rs.execWaiters, cl)
 			return true
 		}
@@ -402,7 +398,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.seq++
 	rs.pending[rs.seq] = cl
 	rs.inflight++
-	cl.repl.parked = true
+	e.park(cl, parkProposed)
 	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()})
 }
 
@@ -433,11 +429,11 @@ func (e *Engine) ReadsConfirmed(gen uint64) {
 	}
 	keep := rs.readWaiters[:0]
 	for _, cl := range rs.readWaiters {
-		if cl.freed || !cl.repl.rerun {
+		if cl.freed || cl.park != parkReadRound {
 			continue
 		}
 		if cl.repl.readNeed <= rs.readConfirmed {
-			cl.repl.rerun = false
+			e.unpark(cl, parkReadRound)
 			e.resumeLater(cl)
 			continue
 		}
@@ -575,15 +571,16 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 			cl.W.B = cl.W.B[:0]
 		}
 	} else {
-		cl.repl.parked = false
 		cl.repl.lastIndex = index
-		if cl.blk.blocked {
+		if cl.repl.retrying {
 			// A blocked client's command proposed again: it leaves its
 			// wait and runs; it blocks anew if the key is empty again.
+			cl.repl.retrying = false
 			cl.blk.keepDeadline = cl.blk.deadline
 			e.unblock(cl)
+		} else {
+			e.unpark(cl, parkProposed)
 		}
-		cl.repl.retrying = false
 	}
 	e.mem.applyOOM = op.OOM
 	switch op.Kind {
@@ -607,8 +604,9 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 }
 
 // resetApplyClient makes the internal client ops from other nodes run as
-// ready for the next op: no output, no transaction, not blocked. A local
-// client keeps its state (it may block; its transaction ended with EXEC).
+// ready for the next op: no output, no transaction (it never parks:
+// NoBlock, and apply passes no gate). A local client keeps its state (it
+// may block; its transaction ended with EXEC).
 func (e *Engine) resetApplyClient(cl *Client) {
 	if cl != e.repl.apply {
 		cl.blk.keepDeadline = 0
@@ -616,7 +614,6 @@ func (e *Engine) resetApplyClient(cl *Client) {
 	}
 	cl.W.B = cl.W.B[:0]
 	e.DiscardTransaction(cl)
-	cl.blk.blocked = false
 	cl.blk.keepDeadline = 0
 }
 
@@ -680,11 +677,11 @@ func (e *Engine) answerProposal(cl *Client, msg string) {
 	if cl.freed {
 		return
 	}
-	cl.repl.parked = false
 	if cl.repl.retrying {
 		cl.repl.retrying = false
 		return // still blocked: the step-down or its timeout answers it
 	}
+	e.unpark(cl, parkProposed)
 	if cl.multi.active {
 		e.DiscardTransaction(cl)
 	}
@@ -745,7 +742,7 @@ func (e *Engine) replExpire(now int64) {
 func (e *Engine) execWaitersCheck() {
 	rs := e.repl
 	if rs.inflight == 0 && len(rs.execWaiters) > 0 {
-		e.releaseWaiters(&rs.execWaiters)
+		e.releaseWaiters(&rs.execWaiters, parkBehindExec)
 	}
 }
 
@@ -816,12 +813,12 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	if kind == replExec {
 		e.DiscardTransaction(cl)
 	}
-	cl.repl.parked = true
+	e.park(cl, parkForwarded)
 	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, func(reply []byte, err error) {
-		if cl.freed {
+		if cl.freed || cl.park != parkForwarded {
 			return
 		}
-		cl.repl.parked = false
+		e.unpark(cl, parkForwarded)
 		w := e.Writer(cl)
 		if err != nil {
 			w.Error("ERR forwarding to the leader failed: " + err.Error())

@@ -291,7 +291,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 	if len(e.tracking.pending) > 0 {
 		e.sendPendingInvalidations(cl)
 	}
-	if cl.track.caching && !cl.multi.active && !cl.postponed {
+	if cl.track.caching && !cl.multi.active && cl.park != parkPaused {
 		if spec == nil || !spec.keepsCaching() {
 			cl.track.caching = false
 		}
