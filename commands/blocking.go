@@ -304,6 +304,9 @@ func (e *Engine) unblock(cl *Client) {
 		b.timed--
 	}
 	e.unpark(cl, parkBlocked)
+	if cl.repl.retrying {
+		e.disownRetry(cl)
+	}
 	bc.serve, bc.spec, bc.args = nil, nil, nil
 	b.count--
 	e.Stats.TotalBlockingKeys = int64(len(b.keys))

@@ -202,3 +202,48 @@ func TestHeldClientsCounted(t *testing.T) {
 		t.Errorf("INFO clients: %q", out)
 	}
 }
+
+// TestUnblockWhileRetrying: a blocked client whose command is proposed
+// again (a key it waits on got an element) and that is answered another
+// way before the op applies (CLIENT UNBLOCK, losing the leadership) gets
+// one reply; the op still applies here as on every node (the element is
+// popped), as the internal client's.
+func TestUnblockWhileRetrying(t *testing.T) {
+	for _, how := range []string{"CLIENT UNBLOCK", "step-down"} {
+		t.Run(how, func(t *testing.T) {
+			te, r := replicatedEngine(t)
+			cl, conn := te.client()
+			pusher, pconn := te.client()
+			admin, aconn := te.client()
+			te.do(cl, conn, "BLPOP", "q", "0")
+			te.commit(r, 1)
+			te.do(pusher, pconn, "RPUSH", "q", "x")
+			te.commit(r, 2) // the push applies; cl's BLPOP is proposed again
+			if len(r.ops) != 1 || !cl.repl.retrying || cl.park != parkBlocked {
+				t.Fatalf("%d ops, retrying %v, park %s", len(r.ops), cl.repl.retrying, cl.park)
+			}
+			want := "*-1\r\n"
+			if how == "CLIENT UNBLOCK" {
+				te.expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", strconv.FormatInt(cl.ID, 10))
+			} else {
+				te.e.SetLeader(false)
+				te.e.FlushOutputs()
+				want = "-" + ErrUnblockedRole + "\r\n"
+			}
+			if got := string(conn.out); got != want {
+				t.Fatalf("unblocked client got %q, want %q", got, want)
+			}
+			conn.out = conn.out[:0]
+			te.commit(r, 3) // the retried BLPOP commits all the same
+			if len(conn.out) != 0 || cl.park != parkNone || cl.repl.retrying {
+				t.Fatalf("after the retry applied: output %q, park %s, retrying %v", conn.out, cl.park, cl.repl.retrying)
+			}
+			if te.e.DBs[0].Len() != 0 {
+				t.Fatal("the retried BLPOP did not pop the element")
+			}
+			if te.e.repl.inflight != 0 || len(te.e.repl.pending) != 0 {
+				t.Fatalf("%d in flight, %d pending", te.e.repl.inflight, len(te.e.repl.pending))
+			}
+		})
+	}
+}

@@ -146,8 +146,9 @@ type replClient struct {
 	// readNeed is the confirmation round the current batch's reads need.
 	readNeed uint64
 	// retrying is set while a blocked client's command is proposed again
-	// (the client stays parkBlocked).
+	// (the client stays parkBlocked); retrySeq is that op's.
 	retrying bool
+	retrySeq uint64
 	// lastIndex is the log index of the entry that applied the client's
 	// last op (WAIT).
 	lastIndex uint64
@@ -763,8 +764,24 @@ func (e *Engine) retryBlocked(cl *Client) {
 	rs.seq++
 	rs.pending[rs.seq] = cl
 	rs.inflight++
+	cl.repl.retrySeq = rs.seq
 	rs.propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
 }
+
+// disownRetry makes the op retryBlocked proposed for cl no longer cl's:
+// cl left its wait another way (CLIENT UNBLOCK, a step-down, a panic) and
+// was answered, so the op, should it still apply, runs as the internal
+// client, as on every other node, instead of answering cl a second time.
+func (e *Engine) disownRetry(cl *Client) {
+	cl.repl.retrying = false
+	if _, ok := e.repl.pending[cl.repl.retrySeq]; ok {
+		e.repl.pending[cl.repl.retrySeq] = disowned
+	}
+}
+
+// disowned stands in rs.pending for a client that no longer waits for its
+// op: freed, so the op is applied as anyone else's and answers nobody.
+var disowned = &Client{freed: true}
 
 // replicated reports whether the command runs as part of a replicated op
 // (directly, inside EXEC or inside a script), where every node must make
