@@ -98,6 +98,12 @@ func (k parkKind) reruns() bool {
 	return k == parkPaused || k == parkReadRound || k == parkBehindExec
 }
 
+// deferred reports whether the command the client just sent has not run
+// here yet: it runs again (reruns), or its op or the leader answers it.
+func (k parkKind) deferred() bool {
+	return k.reruns() || k == parkProposed || k == parkForwarded
+}
+
 // held reports whether the client waits for something that may take any
 // time (Conn.Blocked, CLIENT LIST's b flag, INFO blocked_clients), not for
 // its own command's round trip through the log or the leader.

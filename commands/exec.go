@@ -251,7 +251,7 @@ func (e *Engine) endCall(ctx *Ctx) (end int64) {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-f.start)
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
-	if cl.park.reruns() || cl.park == parkProposed || cl.park == parkForwarded {
+	if cl.park.deferred() {
 		// CLIENT PAUSE: the command runs again when the pause ends;
 		// replication: it runs again later, or its op runs when applied.
 		e.putCtx(ctx)

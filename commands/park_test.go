@@ -247,3 +247,58 @@ func TestUnblockWhileRetrying(t *testing.T) {
 		})
 	}
 }
+
+// TestCachingSurvivesReadRound: CLIENT CACHING yes lasts until the next
+// command has run; a read that first waits for its leadership round has
+// not run yet, so the key it then reads is tracked.
+func TestCachingSurvivesReadRound(t *testing.T) {
+	te, r := replicatedEngine(t)
+	te.e.Config.ReadMode = ReadLinearizable
+	cl, conn := te.client()
+	writer, wconn := te.client()
+	te.do(cl, conn, "HELLO", "3")
+	te.expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
+	te.expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
+	te.e.ProcessBatch(cl, [][][]byte{argv("GET", "k")}, func() {})
+	te.e.FlushOutputs()
+	if cl.park != parkReadRound {
+		t.Fatalf("GET parked %s", cl.park)
+	}
+	te.e.ReadsConfirmed(cl.repl.readNeed)
+	te.e.FlushOutputs()
+	if got := string(conn.out); got != "_\r\n" {
+		t.Fatalf("GET answered %q", got)
+	}
+	conn.out = conn.out[:0]
+	te.do(writer, wconn, "SET", "k", "v")
+	te.commit(r, 1)
+	if got := string(conn.out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
+		t.Fatalf("no invalidation for k: %q", got)
+	}
+}
+
+// TestCachingSurvivesProposal: a script proposed after CLIENT CACHING yes
+// runs when its op applies; the keys it reads then are tracked for the
+// client, as Redis tracks a script's reads for its caller.
+func TestCachingSurvivesProposal(t *testing.T) {
+	te, r := replicatedEngine(t)
+	cl, conn := te.client()
+	writer, wconn := te.client()
+	te.do(cl, conn, "HELLO", "3")
+	te.expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
+	te.expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
+	te.do(cl, conn, "EVAL", "return redis.call('get', KEYS[1])", "1", "k")
+	if cl.park != parkProposed {
+		t.Fatalf("EVAL parked %s", cl.park)
+	}
+	te.commit(r, 1)
+	if got := string(conn.out); got != "_\r\n" {
+		t.Fatalf("EVAL answered %q", got)
+	}
+	conn.out = conn.out[:0]
+	te.do(writer, wconn, "SET", "k", "v")
+	te.commit(r, 2)
+	if got := string(conn.out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
+		t.Fatalf("no invalidation for k: %q", got)
+	}
+}
