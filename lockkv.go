@@ -16,6 +16,7 @@
 package lockkv
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +32,9 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/rdbrestore"
 	"github.com/lockkv/lockkv/internal/redisconf"
+	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
@@ -97,6 +101,15 @@ type Config struct {
 	// --addr ""); a cluster node then dials the other members' client
 	// ports with TLS too.
 	TLSOnly bool
+
+	// LoadRDB is an RDB file (a redis-server dump.rdb, or lockkv's SAVE)
+	// to start from: its keys not yet expired and its function libraries.
+	// A standalone server loads it before it serves; a bad file fails
+	// Start. A cluster node loads it through the log, once it leads, and
+	// only into an empty keyspace (so a restart does not load it again):
+	// it replays the file as RESTORE and FUNCTION RESTORE commands on a
+	// client connection to itself (see loadRDBThroughLog).
+	LoadRDB string
 
 	// Settings are CONFIG settings applied as the server starts, in
 	// order, as a config file's lines are (maxmemory, timeout, hz, ...):
@@ -318,6 +331,17 @@ func (s *Server) Start() error {
 			return err
 		}
 	}
+	if s.cfg.LoadRDB != "" && s.cfg.Cluster == nil {
+		data, err := os.ReadFile(s.cfg.LoadRDB)
+		if err != nil {
+			return err
+		}
+		loaded, expired, err := s.eng.LoadRDB(data, s.clock.Now().UnixMilli())
+		if err != nil {
+			return fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err)
+		}
+		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
+	}
 	if s.cfg.Cluster != nil {
 		rc := *s.cfg.Cluster
 		if rc.Clock == nil {
@@ -414,6 +438,10 @@ func (s *Server) Start() error {
 	}
 	if ln != nil {
 		s.log.Info("lockkv listening", "addr", ln.Addr().String())
+	}
+	if s.cfg.LoadRDB != "" && s.node != nil {
+		s.loopWG.Add(1)
+		go s.loadRDBThroughLog(s.cfg.LoadRDB)
 	}
 	if tlsLn != nil {
 		s.log.Info("lockkv listening for TLS", "addr", tlsLn.Addr().String(), "tls-auth-clients", s.cfg.tlsAuthClients())
@@ -821,4 +849,87 @@ func (s *Server) submit(r request) bool {
 // test moved the clock).
 func (s *Server) cronNow() {
 	s.Do(func(e *commands.Engine) { e.Cron() })
+}
+
+// loadRDBThroughLog is LoadRDB on a cluster node: when this node leads
+// (waiting up to a minute for an election) and its keyspace is empty, it
+// replays the file through its own client port, so the keys are
+// committed to the log like any write and every member applies them.
+func (s *Server) loadRDBThroughLog(path string) {
+	defer s.loopWG.Done()
+	log := s.log.With("load_rdb", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		log.Error("RDB file not loaded", "err", err)
+		return
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var leads, elsewhere, empty bool
+		if !s.run(func(e *commands.Engine) {
+			leads = e.IsLeader()
+			if l, ok := e.Cluster.Leader(); ok && !l.Self {
+				elsewhere = true
+			}
+			empty = true
+			for _, db := range e.DBs {
+				empty = empty && db.Len() == 0
+			}
+		}) {
+			return
+		}
+		if elsewhere {
+			log.Info("RDB file not loaded here: another node leads (run lockkv restore-rdb against it)")
+			return
+		}
+		if leads {
+			if !empty {
+				log.Info("RDB file not loaded: the keyspace is not empty (loaded before?)")
+				return
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			log.Warn("RDB file not loaded: no leader within a minute")
+			return
+		}
+		select {
+		case <-s.quit:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if s.ln == nil {
+		log.Error("RDB file not loaded: a cluster node loads it through its plain client port, and has none (use lockkv restore-rdb --tls)")
+		return
+	}
+	nc, err := net.Dial("tcp", s.ln.Addr().String())
+	if err != nil {
+		log.Error("RDB file not loaded", "err", err)
+		return
+	}
+	defer nc.Close()
+	if s.cfg.RequirePass != "" {
+		var w resp.Writer
+		w.Array(2)
+		w.BulkString("AUTH")
+		w.BulkString(s.cfg.RequirePass)
+		nc.Write(w.B)
+	}
+	rw := struct {
+		io.Reader
+		io.Writer
+	}{bufio.NewReader(nc), nc}
+	if s.cfg.RequirePass != "" {
+		if reply, err := resp.ReadReply(rw.Reader.(*bufio.Reader), nil); err != nil || reply[0] == '-' {
+			log.Error("RDB file not loaded: AUTH failed", "err", err, "reply", string(reply))
+			return
+		}
+	}
+	st, err := rdbrestore.Restore(rw, data)
+	if err != nil {
+		log.Error("RDB file loaded in part", "keys", st.Keys, "err", err)
+		return
+	}
+	log.Info("DB loaded through the log", "keys", st.Keys, "functions", st.Functions)
 }

@@ -5,6 +5,8 @@ package bench
 
 import (
 	"bufio"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockkv/lockkv/lockscripts"
 )
 
 // Workload is one kind of operation. Append appends the commands of one
@@ -59,6 +63,18 @@ func Workloads() []Workload {
 			b = AppendCommand(b, []byte("HINCRBY"), k, []byte("8743c9c0-0795-4907-87fd-6c719a6b4586:1"), []byte("1"))
 			return AppendCommand(b, []byte("PEXPIRE"), k, []byte("30000"))
 		}},
+		{Name: "EVALSHA", Cmds: 1, Append: func(b []byte, r *rand.Rand) []byte {
+			// Redisson's reentrant lock acquire (lockscripts.Acquire) on a
+			// random lock, as redis-benchmark EVALSHA runs it.
+			return AppendCommand(b, []byte("EVALSHA"), acquireSHA, []byte("1"), key("lock:", r), []byte("30000"),
+				[]byte("8743c9c0-0795-4907-87fd-6c719a6b4586:1"))
+		}, Preload: func(c *Client) error {
+			sha, err := c.Do("SCRIPT", "LOAD", lockscripts.Acquire)
+			if err == nil && sha != string(acquireSHA) {
+				err = fmt.Errorf("SCRIPT LOAD answered %q, want %s", sha, acquireSHA)
+			}
+			return err
+		}},
 		{Name: "LPUSH", Cmds: 1, Append: func(b []byte, r *rand.Rand) []byte {
 			return AppendCommand(b, []byte("LPUSH"), key("list:", r), value)
 		}},
@@ -67,6 +83,12 @@ func Workloads() []Workload {
 		}},
 	}
 }
+
+// acquireSHA is the SHA1 of lockscripts.Acquire, in hex.
+var acquireSHA = func() []byte {
+	h := sha1.Sum([]byte(lockscripts.Acquire))
+	return []byte(hex.EncodeToString(h[:]))
+}()
 
 func key(prefix string, r *rand.Rand) []byte {
 	b := make([]byte, 0, len(prefix)+8)
@@ -304,6 +326,7 @@ type Result struct {
 	Elapsed   time.Duration
 	OpsPerSec float64
 	P50, P99  time.Duration
+	Max       time.Duration // the slowest round trip
 }
 
 // Run drives addr with conns connections for d, each sending pipeline
@@ -376,6 +399,7 @@ func Run(addr string, w Workload, conns, pipeline int, d time.Duration) (Result,
 	if len(all) > 0 {
 		res.P50 = all[len(all)/2]
 		res.P99 = all[len(all)*99/100]
+		res.Max = all[len(all)-1]
 	}
 	return res, nil
 }

@@ -82,3 +82,31 @@ func TestReadStrings(t *testing.T) {
 		t.Fatalf("message %q, %v", got, err)
 	}
 }
+
+// TestWorkloads runs every workload briefly against lockkv: each one's
+// setup and commands are answered without an error reply, and the result
+// is filled in.
+func TestWorkloads(t *testing.T) {
+	srv := lockkv.RunT(t)
+	for _, w := range bench.Workloads() {
+		t.Run(w.Name, func(t *testing.T) {
+			if w.Preload != nil {
+				c, err := bench.Dial(srv.Addr())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := w.Preload(c); err != nil {
+					t.Fatalf("preload: %v", err)
+				}
+			}
+			res, err := bench.Run(srv.Addr(), w, 4, 2, 50*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ops == 0 || res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
+				t.Fatalf("result %+v: want operations and 0 < p50 <= p99 <= max", res)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -396,7 +397,7 @@ var settings = []*setting{
 	stringSetting("cluster-config-file", "", "nodes.conf", immut),
 	{name: "cluster-announce-hostname", kind: kindString, check: checkHostname},
 	stringSetting("syslog-ident", "", "redis", immut),
-	stringSetting("dbfilename", "", "dump.rdb", cfgProtected),
+	{name: "dbfilename", kind: kindString, dflt: "dump.rdb", flags: cfgProtected, check: checkDBFilename},
 	stringSetting("appendfilename", "", "appendonly.aof", immut),
 	stringSetting("appenddirname", "", "appendonlydir", immut),
 	stringSetting("server_cpulist", "", "", immut),
@@ -507,7 +508,15 @@ var settings = []*setting{
 	numSetting("tls-session-cache-timeout", "", 0, intMax, 300, noFlags),
 
 	// Special.
-	{name: "dir", kind: kindString, dflt: "/", flags: cfgProtected},
+	// dir is where SAVE writes (lockkv does not chdir: it may be
+	// embedded); CONFIG GET shows it absolute, as Redis shows getcwd().
+	{name: "dir", kind: kindString, dflt: "/", flags: cfgProtected, check: checkDir,
+		apply: func(c *Config, v string) {
+			if abs, err := filepath.Abs(v); err == nil {
+				v = abs
+			}
+			c.other["dir"] = v
+		}},
 	{name: "save", kind: kindSpecial, dflt: "", special: setSave},
 	{name: "client-output-buffer-limit", kind: kindSpecial, dflt: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", special: setOutputBufferLimit,
 		apply: func(c *Config, v string) {
@@ -937,6 +946,26 @@ func splitArgsAtLeastOne(v string) []string {
 }
 
 // checkHostname is isValidAnnouncedHostname.
+// checkDir is what chdir(2) would refuse in Redis's setConfigDirOption.
+func checkDir(v string) string {
+	fi, err := os.Stat(v)
+	switch {
+	case err != nil:
+		return redisconf.Strerror(err)
+	case !fi.IsDir():
+		return "Not a directory"
+	}
+	return ""
+}
+
+// checkDBFilename is isValidDBfilename.
+func checkDBFilename(v string) string {
+	if filepath.Base(v) != v || v == "" || v == "." || v == ".." {
+		return "dbfilename can't be a path, just a filename"
+	}
+	return ""
+}
+
 func checkHostname(v string) string {
 	if len(v) >= 256 {
 		return "Hostnames must be less than 256 characters"

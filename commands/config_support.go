@@ -65,6 +65,8 @@ var (
 var settingSupport = map[string]support{
 	// Honoured.
 	"databases":                 isHonoured, // immutable besides
+	"dir":                       isHonoured, // protected besides; where SAVE writes
+	"dbfilename":                isHonoured, // protected besides
 	"requirepass":               isHonoured,
 	"maxclients":                isHonoured,
 	"tracking-table-max-keys":   isHonoured,
@@ -120,15 +122,13 @@ var settingSupport = map[string]support{
 	"tls-ciphers":              tlsFixed,
 	"tls-ciphersuites":         tlsFixed,
 	"tls-auth-clients":         tlsFixed,
-	"save":                     sup(fixed, "RDB snapshots"),
+	"save":                     sup(fixed, "automatic RDB snapshots (SAVE and BGSAVE work)"),
 	"appendonly":               sup(fixed, "the append-only file (a cluster node with --data-dir logs every write through Raft)"),
-	"rdbcompression":           sup(fixed, "uncompressed RDB payloads (FUNCTION DUMP always compresses)"),
+	"rdbcompression":           sup(fixed, "uncompressed RDB payloads (DUMP, FUNCTION DUMP, SAVE and BGSAVE always compress)"),
 	"min-replicas-to-write":    sup(fixed, "refusing writes for want of replicas"),
 	"oom-score-adj":            sup(fixed, "adjusting its OOM score"),
 	"proc-title-template":      sup(fixed, "setting its process title"),
 	"bind-source-addr":         sup(fixed, "choosing the source address of its connections"),
-	"dir":                      sup(fixed, "changing its working directory"), // protected besides
-	"dbfilename":               sup(fixed, "RDB files"),                      // protected besides
 	// Redis as packaged refuses yes itself (activedefrag's check).
 	"activedefrag":        isInert,
 	"shutdown-on-sigint":  {class: inert, refuse: refuseShutdownSave},

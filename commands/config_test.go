@@ -117,7 +117,7 @@ func TestConfigRefusals(t *testing.T) {
 		{"appendonly", "no", ""},
 		{"appendonly", "yes", "lockkv does not support the append-only file (a cluster node with --data-dir logs every write through Raft) (only 'no' is accepted)"},
 		{"save", "", ""},
-		{"save", "3600 1", "lockkv does not support RDB snapshots (only '' is accepted)"},
+		{"save", "3600 1", "lockkv does not support automatic RDB snapshots (SAVE and BGSAVE work) (only '' is accepted)"},
 		{"save", "x", "Invalid save parameters"}, // Redis's validation first
 		{"port", "6379", ""},
 		{"port", "6380", "lockkv does not support moving its listener (--addr) (only '6379' is accepted)"},

@@ -23,13 +23,13 @@ type Engine struct {
 	StartTime time.Time
 	RunID     string
 
-	clients  map[int64]*Client
-	nextID   int64
-	dirty    []*Client // clients whose W holds output to deliver
-	current  *Client   // client whose command is executing
-	calling  *Ctx      // the top-level command executing (callAt), see recover.go
-	lastSave int64
-	scratch  resp.Writer
+	clients map[int64]*Client
+	nextID  int64
+	dirty   []*Client // clients whose W holds output to deliver
+	current *Client   // client whose command is executing
+	calling *Ctx      // the top-level command executing (callAt), see recover.go
+	saves   saveState // SAVE and BGSAVE (save.go)
+	scratch resp.Writer
 	// sharedAccess holds the access data (see lfu.go; 0 for never) of
 	// each of the integers 0..9999 Redis shares between keys: a read of
 	// any key holding one updates the one object's LRU clock or LFU
@@ -116,7 +116,8 @@ func NewEngine(cfg *Config, clock store.Clock) *Engine {
 	for i := range e.DBs {
 		e.DBs[i] = store.NewDB()
 	}
-	e.lastSave = clock.Now().Unix()
+	e.saves.lastSave.Store(clock.Now().Unix())
+	e.saves.savedDirty.Store(-1)
 	e.initFeatures()
 	return e
 }

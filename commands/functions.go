@@ -108,8 +108,10 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
 	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
+	defer c.keepLuaState(fs.lua)()
 	s.args = args
 	fs.lua.Call(fn, &s.run)
+	c.spendSteps(fs.lua)
 }
 
 func functionLoad(c *Ctx, args [][]byte) {
@@ -145,7 +147,10 @@ func functionLoad(c *Ctx, args [][]byte) {
 		return
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:]); err != nil {
+	left, budget := c.stepBudget()
+	err := fs.lua.LoadLibrary(lib, code[off:], left, budget)
+	c.spendSteps(fs.lua)
+	if err != nil {
 		c.Error(err.Error())
 		return
 	}
@@ -162,8 +167,9 @@ func functionLoad(c *Ctx, args [][]byte) {
 	c.W.BulkString(name)
 }
 
-// loadLibraryCode parses a library's metadata and runs its code.
-func loadLibraryCode(fs *functionState, code []byte) (*luaengine.Library, string) {
+// loadLibraryCode parses a library's metadata and runs its code, with
+// maxSteps left of a step budget (LoadLibrary).
+func loadLibraryCode(fs *functionState, code []byte, maxSteps, budget uint64) (*luaengine.Library, string) {
 	engine, name, off, errMsg := luaengine.ParseLibraryMeta(code)
 	if errMsg != "" {
 		return nil, errMsg
@@ -175,7 +181,7 @@ func loadLibraryCode(fs *functionState, code []byte) (*luaengine.Library, string
 		return nil, ErrFunctionName
 	}
 	lib := &luaengine.Library{Name: name, Code: string(code)}
-	if err := fs.lua.LoadLibrary(lib, code[off:]); err != nil {
+	if err := fs.lua.LoadLibrary(lib, code[off:], maxSteps, budget); err != nil {
 		return nil, err.Error()
 	}
 	return lib, ""

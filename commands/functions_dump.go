@@ -114,7 +114,9 @@ func functionRestore(c *Ctx, args [][]byte) {
 			c.Error(errMsg)
 			return
 		}
-		lib, errMsg := loadLibraryCode(fs, code)
+		left, budget := c.stepBudget()
+		lib, errMsg := loadLibraryCode(fs, code, left, budget)
+		c.spendSteps(fs.lua)
 		if errMsg != "" {
 			c.Error(errMsg)
 			return

@@ -91,5 +91,7 @@ func init() {
 	fuzzSeeds = append(fuzzSeeds,
 		"FUNCTION RESTORE !"+fuzzEscape(lib)+"\nFCALL f 0\nFUNCTION DUMP\nFUNCTION RESTORE !"+fuzzEscape(preGA)+" REPLACE\nFUNCTION RESTORE !"+fuzzEscape(huge)+" FLUSH",
 		"SET %00%ff%0d%0a v\nGET %00%ff%0d%0a\nEVAL 0 1 k%20 SET k%20 %0a",
+		// DUMP and RESTORE: a list, a hash, a zset in RDB encodings.
+		"RESTORE l 0 !"+fuzzEscape([]byte{rdb.TypeList, 2, 1, 'a', 1, 'b'})+"\nRESTORE h 0 !"+fuzzEscape([]byte{rdb.TypeHash, 1, 1, 'f', 1, 'v'})+" REPLACE IDLETIME 5\nRESTORE z 100 !"+fuzzEscape([]byte{rdb.TypeZSet, 1, 1, 'm', 1, '2'})+" ABSTTL FREQ 3\nDUMP l\nDUMP h\nMIGRATE h p l 0 10 COPY\nRESTORE l 0 x",
 	)
 }

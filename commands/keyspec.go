@@ -103,7 +103,8 @@ func (ks *KeySpec) keyPositions(args [][]byte) []int {
 			start, end, step = argc+start, 0, -1
 		}
 		for i := start; i != end+step && i > 0 && i < argc; i += step {
-			if string(lower(args[i])) == ks.Keyword {
+			// strcasecmp: the keyword is written as COMMAND INFO shows it.
+			if string(lower(args[i])) == string(lower([]byte(ks.Keyword))) {
 				first = i + 1
 				break
 			}

@@ -278,17 +278,20 @@ func execCommand(c *Ctx, args [][]byte) {
 	c.W.Array(len(queue))
 	for _, q := range queue {
 		// Each command sees the database the previous one SELECTed.
-		ctx := Ctx{E: c.E, C: cl, W: c.W, DB: c.E.DBs[cl.DB], Now: c.Now, InExec: true}
+		// From callAt's free list, as in scriptCall.
+		ctx := c.E.getCtx()
+		ctx.E, ctx.C, ctx.W, ctx.DB, ctx.Now, ctx.InExec = c.E, cl, c.W, c.E.DBs[cl.DB], c.Now, true
 		// Each command is a call() of its own in Redis: counted in INFO
 		// commandstats and total_commands_processed, its errors its own.
 		mark, start := len(c.W.B), monoNanos()
 		c.E.callStart()
-		c.E.execGuarded(&ctx, q, mark)
+		c.E.execGuarded(ctx, q, mark)
 		ctx.countReplyError(c.W, mark)
 		c.E.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 		if ctx.Spec != nil {
 			c.E.Stats.Commands++
 		}
+		c.E.putCtx(ctx)
 	}
 	c.DB = c.E.DBs[cl.DB]
 	c.E.DiscardTransaction(cl)

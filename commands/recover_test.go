@@ -233,6 +233,10 @@ func TestApplyMalformedOps(t *testing.T) {
 		remote(200, 0, 2, argv("SET", "a", "1")),
 		remote(OpCommand, 0, 2, argv("NOSUCHCOMMAND")),
 		remote(OpCommand, 0, 2, argv("GET")), // wrong arity
+		{Kind: OpCommand, Origin: 99, Seq: 1, Proto: 2, Args: [][][]byte{argv("SET", "a", "1")},
+			Settings: &ApplySettings{ProtoMaxBulkLen: 0}}, // settings out of bounds
+		{Kind: OpCommand, Origin: 99, Seq: 1, Proto: 2, Args: [][][]byte{argv("SET", "a", "1")},
+			Settings: &ApplySettings{ProtoMaxBulkLen: 1, HashMaxListpackEntries: -1}},
 	}
 	// This node's client proposes a SET; its op is corrupted in the log.
 	te.do(cl, conn, "SET", "mine", "1")
@@ -247,8 +251,8 @@ func TestApplyMalformedOps(t *testing.T) {
 		t.Fatalf("proposing client got %q", got)
 	}
 	conn.out = conn.out[:0]
-	if n := strings.Count(log.String(), "replicated op refused"); n != 11 {
-		t.Errorf("%d refusals logged, want 11:\n%s", n, log)
+	if n := strings.Count(log.String(), "replicated op refused"); n != 13 {
+		t.Errorf("%d refusals logged, want 13:\n%s", n, log)
 	}
 	te.expect(cl, conn, ":1\r\n", "EXISTS", "good", "mine", "a", "b")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -66,6 +67,65 @@ type Op struct {
 	// maxmemory it has set): the scripts the op runs are judged by it on
 	// every node (see evict.go).
 	OOM bool
+	// Settings are the proposing leader's settings that shape what the
+	// op does; nil for Redis's defaults (ApplySettings).
+	Settings *ApplySettings
+}
+
+// ApplySettings are the CONFIG settings that change what applying an op
+// does: the largest string a command may build (proto-max-bulk-len), the
+// encoding thresholds (which encoding a value takes is replicated state,
+// and OBJECT ENCODING shows it) and LFU's (with an LFU maxmemory-policy
+// every key access draws from the entry's random numbers, which later
+// choices in the entry draw from too). CONFIG SET changes one node's
+// settings, and nodes may start with different ones, so the leader puts
+// its own into every op it proposes (only when they are not the
+// defaults) and every node applies the op with them: the cluster follows
+// its leader's settings, the same on every node and at every replay.
+type ApplySettings struct {
+	ProtoMaxBulkLen        int64
+	HashMaxListpackEntries int
+	HashMaxListpackValue   int
+	SetMaxIntsetEntries    int
+	ZSetMaxListpackEntries int
+	ZSetMaxListpackValue   int
+	LFU                    bool
+	LFULogFactor           int
+	LFUDecayTime           int
+}
+
+// DefaultApplySettings are Redis 7.0's defaults.
+var DefaultApplySettings = NewConfig().applySettings()
+
+func (c *Config) applySettings() ApplySettings {
+	return ApplySettings{
+		ProtoMaxBulkLen:        c.ProtoMaxBulkLen,
+		HashMaxListpackEntries: c.HashMaxListpackEntries,
+		HashMaxListpackValue:   c.HashMaxListpackValue,
+		SetMaxIntsetEntries:    c.SetMaxIntsetEntries,
+		ZSetMaxListpackEntries: c.ZSetMaxListpackEntries,
+		ZSetMaxListpackValue:   c.ZSetMaxListpackValue,
+		LFU:                    c.LFU,
+		LFULogFactor:           c.LFULogFactor,
+		LFUDecayTime:           c.LFUDecayTime,
+	}
+}
+
+func (c *Config) setApplySettings(s *ApplySettings) {
+	c.ProtoMaxBulkLen = s.ProtoMaxBulkLen
+	c.HashMaxListpackEntries, c.HashMaxListpackValue = s.HashMaxListpackEntries, s.HashMaxListpackValue
+	c.SetMaxIntsetEntries = s.SetMaxIntsetEntries
+	c.ZSetMaxListpackEntries, c.ZSetMaxListpackValue = s.ZSetMaxListpackEntries, s.ZSetMaxListpackValue
+	c.LFU, c.LFULogFactor, c.LFUDecayTime = s.LFU, s.LFULogFactor, s.LFUDecayTime
+}
+
+// valid reports whether s is within bounds every command handles
+// (CONFIG SET keeps tighter ones: proto-max-bulk-len is 1mb at least; an
+// engine embedded in tests may set less).
+func (s *ApplySettings) valid() bool {
+	return s.ProtoMaxBulkLen >= 1 && s.HashMaxListpackEntries >= 0 && s.HashMaxListpackValue >= 0 &&
+		s.SetMaxIntsetEntries >= 0 && s.ZSetMaxListpackEntries >= 0 && s.ZSetMaxListpackValue >= 0 &&
+		s.LFULogFactor >= 0 && s.LFULogFactor <= intMax && s.LFUDecayTime >= 0 && s.LFUDecayTime <= intMax
 }
 
 // Replicator is the replication layer as the engine sees it. Its methods
@@ -127,6 +187,9 @@ type replState struct {
 	apply *Client
 	clock *replClock
 	pcg   *rand.PCG
+	// appliedIndex is the log index of the last entry applied (or of
+	// the snapshot restored): the state SAVE writes.
+	appliedIndex uint64
 	// lastTime is the newest entry time applied; a new leader's clock
 	// starts there, so time never runs backwards across a failover.
 	lastTime int64
@@ -139,6 +202,9 @@ type replState struct {
 	execWaiters []*Client
 	// expiring holds keys proposed for expiry and not applied yet.
 	expiring map[blockKey]struct{}
+	// stepsLeft is what the op being applied has left of its scripts'
+	// step budget (Ctx.stepBudget).
+	stepsLeft uint64
 }
 
 // replClient is a client's replication state.
@@ -203,6 +269,22 @@ func (e *Engine) LastEntryTime() int64 {
 		return 0
 	}
 	return e.repl.lastTime
+}
+
+// AppliedIndex is the log index of the last entry applied to the
+// keyspace, or of the snapshot it was restored from.
+func (e *Engine) AppliedIndex() uint64 {
+	if e.repl == nil {
+		return 0
+	}
+	return e.repl.appliedIndex
+}
+
+// SetAppliedIndex records the index of a restored snapshot.
+func (e *Engine) SetAppliedIndex(i uint64) {
+	if e.repl != nil {
+		e.repl.appliedIndex = i
+	}
 }
 
 // SetLastEntryTime restores the newest entry time (from a snapshot).
@@ -322,6 +404,9 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		c.rejectFor(spec, c.notLeaderError(spec, args))
 		return true
 	}
+	if spec.LeaderGate != nil && kind == replWrite {
+		return spec.LeaderGate(c, args)
+	}
 	switch kind {
 	case replRead:
 		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
@@ -400,7 +485,11 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.pending[rs.seq] = cl
 	rs.inflight++
 	e.park(cl, parkProposed)
-	rs.propose(Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()})
+	op := Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()}
+	if st := e.Config.applySettings(); st != DefaultApplySettings {
+		op.Settings = &st
+	}
+	rs.propose(op)
 }
 
 // notLeaderError is the reply of a node that cannot run a command now:
@@ -491,6 +580,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 		now = rs.lastTime // never backwards, whatever the leader's clock
 	}
 	rs.lastTime = now
+	rs.appliedIndex = index
 	rs.clock.floor = now
 	rs.clock.fixed = now
 	rs.applying = true
@@ -498,9 +588,19 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
 	e.Rand = rand.New(rs.pcg)
+	// Each op applies with the settings its leader gave it, this node's
+	// own are put back after.
+	own := e.Config.applySettings()
 	for i := range ops {
+		if st := ops[i].Settings; st != nil {
+			e.Config.setApplySettings(st)
+		} else {
+			e.Config.setApplySettings(&DefaultApplySettings)
+		}
+		rs.stepsLeft = luaengine.ReplicatedMaxSteps
 		e.applyOp(index, now, &ops[i])
 	}
+	e.Config.setApplySettings(&own)
 	e.Rand = saved
 	rs.applying = false
 	rs.inApply.Store(false)
@@ -646,6 +746,9 @@ func (e *Engine) badOp(op *Op) string {
 	if op.Proto != 2 && op.Proto != 3 {
 		return "unknown protocol"
 	}
+	if op.Settings != nil && !op.Settings.valid() {
+		return "settings out of bounds"
+	}
 	return ""
 }
 
@@ -704,6 +807,9 @@ func (e *Engine) applyExpire(op *Op, now int64) {
 		delete(e.repl.expiring, blockKey{db: op.DB, key: key})
 		if db.DeleteIfExpired(key, now) {
 			e.keyExpired(op.DB, key)
+		} else {
+			// Renewed since TakeDue took its heap item: file it again.
+			db.Refile(key)
 		}
 	}
 }

@@ -111,13 +111,16 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	s.w.Reset()
 	s.w.Proto = proto
 	cl := s.client
-	ctx := Ctx{E: e, C: cl, W: &s.w, DB: e.DBs[cl.DB], Now: s.now, InScript: true, ScriptRO: s.ro}
+	// From callAt's free list: a Ctx literal here escapes (handlers take
+	// it through a function value), a heap allocation per redis.call.
+	ctx := e.getCtx()
+	ctx.E, ctx.C, ctx.W, ctx.DB, ctx.Now, ctx.InScript, ctx.ScriptRO = e, cl, &s.w, e.DBs[cl.DB], s.now, true, s.ro
 	// A call() of its own in Redis (scriptCall): counted in INFO
 	// commandstats, its error reply counted here (the script passing it
 	// on does not count it again), a refused command a rejected call.
 	start := monoNanos()
 	e.callStart()
-	e.execGuarded(&ctx, args, 0)
+	e.execGuarded(ctx, args, 0)
 	ctx.countReplyError(&s.w, 0)
 	e.countCall(ctx.looked, ctx.Spec != nil, monoNanos()-start)
 	if ctx.Spec != nil {
@@ -129,6 +132,7 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 			s.w.B = sortForScript(ctx.Spec, s.w.B)
 		}
 	}
+	e.putCtx(ctx)
 	return s.w.B
 }
 
@@ -264,9 +268,24 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
 	s.prepare(c, name, keys, argv, ro, sc.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
+	defer c.keepLuaState(s.lua)()
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
+	c.spendSteps(s.lua)
+}
+
+// keepLuaState, on a cluster node running a script that is not applied
+// from the log (EVAL_RO and FCALL_RO on the node that serves them), saves
+// the interpreter's state (math.random's generator, cjson's settings) and
+// returns what puts it back: every node must hold the same state at the
+// same point of the log, and only this node ran this script.
+func (c *Ctx) keepLuaState(lua *luaengine.Engine) func() {
+	if c.E.repl == nil || c.replicated() {
+		return func() {}
+	}
+	st := lua.State()
+	return func() { lua.SetState(st) }
 }
 
 // scriptVerbosity is the redis.log level loglevel lets through.
@@ -298,7 +317,31 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 	run.Out = c.W
 	run.Resp = 2
 	run.BusyThreshold = time.Duration(c.E.Config.LuaTimeLimit) * time.Millisecond
+	run.MaxSteps, run.Budget = c.stepBudget()
 	s.busy, s.killed, s.eval, s.args, s.started = false, false, false, nil, c.Now
+}
+
+// stepBudget is the step budget of the Lua code c runs (what is left of
+// it, and the whole): on a cluster node applying its log, what the op
+// has left of luaengine.ReplicatedMaxSteps (the scripts of a transaction
+// share it), so that a script that would run forever fails at the same
+// point on every node (and at every replay of the log) instead of
+// wedging them all; elsewhere none, and a script is stopped as Redis
+// stops it (busy-reply-threshold, SCRIPT KILL).
+func (c *Ctx) stepBudget() (left, budget uint64) {
+	if !c.replicated() {
+		return 0, 0
+	}
+	// 1 rather than none once the op spent its budget: a later script
+	// fails at its first charge.
+	return max(c.E.repl.stepsLeft, 1), luaengine.ReplicatedMaxSteps
+}
+
+// spendSteps takes what lua's last run took from the op's budget.
+func (c *Ctx) spendSteps(lua *luaengine.Engine) {
+	if rs := c.E.repl; rs != nil && rs.applying {
+		rs.stepsLeft -= min(lua.Steps(), rs.stepsLeft)
+	}
 }
 
 // finish is scriptResetRun.

@@ -61,7 +61,7 @@ func timeCmd(c *Ctx, args [][]byte) {
 	c.W.BulkInt(int64(now.Nanosecond() / 1000))
 }
 
-func lastsave(c *Ctx, args [][]byte) { c.W.Int(c.E.lastSave) }
+func lastsave(c *Ctx, args [][]byte) { c.W.Int(c.E.saves.lastSave.Load()) }
 
 func shutdown(c *Ctx, args [][]byte) {
 	const (

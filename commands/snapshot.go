@@ -28,9 +28,14 @@ import (
 //	ndb:uvarint (index:uvarint nkeys:uvarint entry*nkeys)*ndb
 //	nloaded:uvarint body:str*nloaded neval:uvarint body:str*neval
 //	nlib:uvarint code:str*nlib
+//	evalstate:str functionstate:str
 //	0xFF crc64:8 (ECMA, little-endian, of everything before)
 //
-// with entries as store.Encoder writes them.
+// with entries as store.Encoder writes them and the interpreters' states
+// (math.random's generator, cjson's and collectgarbage's settings) as
+// luaengine.AppendState writes them. Version 1 streams, from before the
+// states were kept, have none: a node restored from one starts the
+// interpreters afresh.
 //
 // Point in time. Values in the keyspace are mutated in place (HINCRBY
 // rewrites a listpack's digits), so a snapshot cannot keep pointers into
@@ -47,7 +52,7 @@ import (
 
 const (
 	snapshotMagic   = "LOCKKVSN"
-	snapshotVersion = 1
+	snapshotVersion = 2
 	snapshotEnd     = 0xFF
 )
 
@@ -145,7 +150,27 @@ func (e *Engine) encodeState(w *store.Encoder) {
 	for _, lib := range libs {
 		w.String(lib.Code)
 	}
+	est, fst := e.luaStates()
+	w.Bytes(luaengine.AppendState(nil, est))
+	w.Bytes(luaengine.AppendState(nil, fst))
 	w.Byte(snapshotEnd)
+}
+
+// luaStates returns the EVAL and the FUNCTION interpreters' states, a new
+// interpreter's for one not made yet (the function interpreter shares
+// the EVAL one's math.random generator).
+func (e *Engine) luaStates() (eval, fn luaengine.State) {
+	eval = luaengine.DefaultState()
+	s := e.scripting
+	if s == nil {
+		return eval, eval
+	}
+	eval = s.lua.State()
+	fn = eval.WithCjsonAndGC(luaengine.DefaultState())
+	if s.functions != nil {
+		fn = s.functions.lua.State()
+	}
+	return eval, fn
 }
 
 // encodeKeys writes db's entries in table order. A large database is
@@ -236,6 +261,12 @@ func (e *Engine) Restore(r io.Reader) (meta []byte, err error) {
 	s := e.scripts()
 	s.cache = st.cache
 	s.functions = st.functions
+	if st.luaStates == nil {
+		// A version 1 stream: the interpreters start afresh.
+		st.luaStates = &[2]luaengine.State{luaengine.DefaultState(), luaengine.DefaultState()}
+	}
+	s.lua.SetState(st.luaStates[0])
+	s.fns().lua.SetState(st.luaStates[1])
 	if e.blocking.count > 0 {
 		for i := range e.DBs {
 			e.signalReadyAll(i)
@@ -250,6 +281,9 @@ type restoredState struct {
 	dbs       []*store.DB
 	cache     *scriptcache.Cache
 	functions *functionState
+	// luaStates are the EVAL and FUNCTION interpreters' states (nil in a
+	// version 1 stream).
+	luaStates *[2]luaengine.State
 }
 
 // ErrSnapshotFormat wraps every error Restore returns for a stream it
@@ -274,7 +308,7 @@ func (e *Engine) decodeSnapshot(r io.Reader) (*restoredState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ver != snapshotVersion {
+	if ver != snapshotVersion && ver != 1 {
 		return nil, snapshotError("unsupported version %d", ver)
 	}
 	st := &restoredState{}
@@ -357,7 +391,9 @@ func (e *Engine) decodeSnapshot(r io.Reader) (*restoredState, error) {
 			}
 		}
 		fs := st.functions
-		lib, msg := loadLibraryCode(fs, code)
+		// Loaded once already, under the budget: no budget or clock
+		// here, so a slow restore cannot fail it.
+		lib, msg := loadLibraryCode(fs, code, luaengine.NoLimit, 0)
 		if msg != "" {
 			return nil, snapshotError("function library: %s", msg)
 		}
@@ -370,6 +406,19 @@ func (e *Engine) decodeSnapshot(r io.Reader) (*restoredState, error) {
 			}
 		}
 		fs.add(lib)
+	}
+	if ver >= 2 {
+		var states [2]luaengine.State
+		for i := range states {
+			b, err := d.Bytes()
+			if err != nil {
+				return nil, err
+			}
+			if states[i], err = luaengine.DecodeState(b); err != nil {
+				return nil, snapshotError("%v", err)
+			}
+		}
+		st.luaStates = &states
 	}
 	end, err := d.Byte()
 	if err != nil {

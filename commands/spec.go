@@ -104,6 +104,11 @@ type Spec struct {
 	// Repl is how the replication gate treats the command; ReplAuto (the
 	// zero value) derives it from Flags (see Register).
 	Repl ReplClass
+	// LeaderGate, when set, runs a ReplWrite command on a cluster's
+	// leader instead of proposing it, and reports whether it took the
+	// command over (MIGRATE: the transfer runs on the leader alone and
+	// only its deletions are proposed).
+	LeaderGate func(c *Ctx, args [][]byte) bool
 	// ScriptSort sorts the reply for scripts applied from the log (Redis's
 	// CMD_SORT_FOR_SCRIPT): its order follows a hash table's layout.
 	ScriptSort SortMode

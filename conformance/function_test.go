@@ -216,3 +216,17 @@ func TestFunctionRestoreMalformed(t *testing.T) {
 	p.Do("FCALL", "g", "0")
 	p.Do("FUNCTION", "FLUSH")
 }
+
+// TestFunctionLoadTimeout: a library whose load code runs past 500 ms
+// fails with Redis's load timeout, and nothing is loaded (a single
+// server: a cluster counts steps instead, see DESIGN.md).
+func TestFunctionLoadTimeout(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", "#!lua name=spin\nwhile true do end")
+	p.Do("FUNCTION", "LOAD", "#!lua name=spin2\nlocal i = 0 repeat i = i + 1 until false")
+	p.Do("FUNCTION", "LIST")
+	p.Do("FUNCTION", "LOAD", "#!lua name=ok\nredis.register_function('ok', function() return 1 end)")
+	p.Do("FCALL", "ok", "0")
+	p.Do("FUNCTION", "FLUSH")
+}

@@ -133,6 +133,21 @@ func Main(m *testing.M) int {
 
 // startRedis runs redis-server on a free port with persistence off.
 func startRedis() (addr string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "lockkv-conformance-redis")
+	if err != nil {
+		return "", nil, err
+	}
+	addr, kill, err := startRedisIn(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return addr, func() { kill(); os.RemoveAll(dir) }, nil
+}
+
+// startRedisIn runs redis-server on a free port with persistence off and
+// dir as its directory (it loads dir/dump.rdb if there is one).
+func startRedisIn(dir string) (addr string, stop func(), err error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, fmt.Errorf("redis-server not found on PATH")
@@ -142,10 +157,6 @@ func startRedis() (addr string, stop func(), err error) {
 		return "", nil, err
 	}
 	_, port, _ := net.SplitHostPort(free)
-	dir, err := os.MkdirTemp("", "lockkv-conformance-redis")
-	if err != nil {
-		return "", nil, err
-	}
 	cmd := exec.Command(bin,
 		"--port", port, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
@@ -179,7 +190,6 @@ func startRedis() (addr string, stop func(), err error) {
 	return addr, func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-		os.RemoveAll(dir)
 	}, nil
 }
 

@@ -131,7 +131,10 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 	}
 	e.argbuf = args[:0]
 	L.SetTop(0)
+	e.charge(L, stepsPerCall)
+	e.chargeBytes(L, len(reply))
 	v, _ := e.parseReply(reply, 0)
+	e.charge(L, 0) // the tables of the reply (parseReply counts them)
 	if msg := e.replyErr; msg != "" {
 		e.replyErr = ""
 		return e.callError(L, msg, raiseErr)

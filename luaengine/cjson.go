@@ -30,8 +30,8 @@ func defaultCjsonConfig() *cjsonConfig {
 		precision: 14, decodeInvalid: true, encodeKeepBuf: true}
 }
 
-func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
-	cfg := defaultCjsonConfig()
+// openCjson builds a cjson table whose settings are cfg.
+func (e *Engine) openCjson(L *lua.LState, cfg *cjsonConfig) *lua.LTable {
 	null := L.NewUserData()
 	t := L.CreateTable(0, 16)
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
@@ -40,6 +40,7 @@ func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
 		}
 		enc := cjsonEncoder{L: L, e: e, cfg: cfg, null: null}
 		enc.value(L.Get(1), 0, 1)
+		e.chargeBytes(L, len(enc.out)-enc.charged)
 		L.Push(lua.LString(enc.out))
 		return 1
 	}))
@@ -51,7 +52,8 @@ func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
 		if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
 			luaError(L, "JSON parser does not support UTF-16 or UTF-32")
 		}
-		d := cjsonDecoder{L: L, cfg: cfg, null: null, s: s}
+		e.chargeBytes(L, len(s))
+		d := cjsonDecoder{L: L, e: e, cfg: cfg, null: null, s: s}
 		tok := d.next()
 		v := d.value(tok, 0, 1)
 		tok = d.next()
@@ -105,7 +107,7 @@ func (e *Engine) openCjson(L *lua.LState) *lua.LTable {
 		return 3
 	}))
 	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
-		L.Push(e.openCjson(L))
+		L.Push(e.openCjson(L, defaultCjsonConfig()))
 		return 1
 	}))
 	t.RawSetString("null", null)
@@ -127,6 +129,8 @@ type cjsonEncoder struct {
 	cfg  *cjsonConfig
 	null *lua.LUserData
 	out  []byte
+	// charged is how much of out was charged for (steps.go).
+	charged int
 }
 
 func (e *cjsonEncoder) number(f float64) {
@@ -209,7 +213,8 @@ func (e *cjsonEncoder) value(v lua.LValue, depth, used int) {
 		e.e.memoryError(e.L)
 	}
 	if e.n++; e.n%encodeTickPeriod == 0 {
-		e.e.tick(e.L)
+		e.e.checkpoint(e.L, encodeTickPeriod+uint64(len(e.out)-e.charged)/stepBytes)
+		e.charged = len(e.out)
 	}
 	switch x := v.(type) {
 	case lua.LString:
@@ -302,6 +307,7 @@ type cjsonToken struct {
 
 type cjsonDecoder struct {
 	L    *lua.LState
+	e    *Engine
 	cfg  *cjsonConfig
 	null *lua.LUserData
 	s    string
@@ -587,6 +593,7 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth, used int) lua.LValue {
 	case tObjBegin:
 		depth++
 		d.descend(depth, used, 3)
+		d.e.charge(d.L, weightTable)
 		t := d.L.CreateTable(0, 0)
 		tok = d.next()
 		if tok.typ == tObjEnd {
@@ -602,6 +609,7 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth, used int) lua.LValue {
 				d.fail("colon", tok)
 			}
 			v := d.value(d.next(), depth, used+2)
+			d.e.charge(d.L, weightSlot)
 			t.RawSetString(key, v)
 			tok = d.next()
 			if tok.typ == tObjEnd {
@@ -615,12 +623,14 @@ func (d *cjsonDecoder) value(tok cjsonToken, depth, used int) lua.LValue {
 	case tArrBegin:
 		depth++
 		d.descend(depth, used, 2)
+		d.e.charge(d.L, weightTable)
 		t := d.L.CreateTable(0, 0)
 		tok = d.next()
 		if tok.typ == tArrEnd {
 			return t
 		}
 		for i := 1; ; i++ {
+			d.e.charge(d.L, weightSlot)
 			t.RawSetInt(i, d.value(tok, depth, used+1))
 			tok = d.next()
 			if tok.typ == tArrEnd {

@@ -16,13 +16,13 @@ const msgpackMaxNesting = 16
 func (e *Engine) openCmsgpack(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, 8)
 	t.RawSetString("pack", L.NewFunction(e.msgpackPack))
-	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return msgpackUnpackFull(L, 0, 0, L.GetTop()) }))
+	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return e.msgpackUnpackFull(L, 0, 0, L.GetTop()) }))
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
 		off := 0
 		if L.GetTop() >= 2 {
 			off = int(checkNumber(L, 2, "unpack_one"))
 		}
-		return msgpackUnpackFull(L, 1, off, 1)
+		return e.msgpackUnpackFull(L, 1, off, 1)
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
 		limit := int(checkNumber(L, 2, "unpack_limit"))
@@ -30,7 +30,7 @@ func (e *Engine) openCmsgpack(L *lua.LState) *lua.LTable {
 		if L.GetTop() >= 3 {
 			off = int(checkNumber(L, 3, "unpack_limit"))
 		}
-		return msgpackUnpackFull(L, limit, off, 1)
+		return e.msgpackUnpackFull(L, limit, off, 1)
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
@@ -51,6 +51,7 @@ func (e *Engine) msgpackPack(L *lua.LState) int {
 	for i := 1; i <= n; i++ {
 		enc.encode(L.Get(i), 0)
 	}
+	e.chargeBytes(L, len(enc.out)-enc.charged)
 	L.SetTop(0)
 	L.Push(lua.LString(enc.out))
 	return 1
@@ -64,6 +65,8 @@ type msgpackEncoder struct {
 	e   *Engine
 	out []byte
 	n   int // values converted
+	// charged is how much of out was charged for (steps.go).
+	charged int
 }
 
 func (m *msgpackEncoder) encode(v lua.LValue, level int) {
@@ -71,7 +74,8 @@ func (m *msgpackEncoder) encode(v lua.LValue, level int) {
 		m.e.memoryError(m.L)
 	}
 	if m.n++; m.n%encodeTickPeriod == 0 {
-		m.e.tick(m.L)
+		m.e.checkpoint(m.L, encodeTickPeriod+uint64(len(m.out)-m.charged)/stepBytes)
+		m.charged = len(m.out)
 	}
 	out := m.out
 	switch x := v.(type) {
@@ -212,6 +216,7 @@ func msgpackInt(out []byte, n int64) []byte {
 // the C stack, so nesting and the number of values returned stop where
 // Redis's stop, with its texts.
 type msgpackCur struct {
+	e   *Engine
 	b   []byte
 	err string
 }
@@ -362,6 +367,7 @@ func (c *msgpackCur) str(hdr, n int) lua.LValue {
 }
 
 func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
+	c.e.charge(L, weightTable)
 	t := L.CreateTable(0, 0)
 	// Stack: the table, then an index and a value per item.
 	checkStack(L, used+1, 1, msgpackInArray)
@@ -370,6 +376,7 @@ func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
 		if c.err != "" {
 			return lua.LNil
 		}
+		c.e.charge(L, weightSlot)
 		// Stored as lua_settable stores it, nil included (a node).
 		rawSetLogged(L, t, lua.LNumber(i), v)
 	}
@@ -377,6 +384,7 @@ func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
 }
 
 func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
+	c.e.charge(L, weightTable)
 	t := L.CreateTable(0, 0)
 	// Stack: the table, a key, a value.
 	for i := 0; i < n; i++ {
@@ -389,6 +397,7 @@ func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
 			return lua.LNil
 		}
 		if k != lua.LNil {
+			c.e.charge(L, weightSlot)
 			rawSetLogged(L, t, k, v)
 		}
 	}
@@ -398,7 +407,7 @@ func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
 // msgpackUnpackFull is mp_unpack_full: limit and offset 0 decode every
 // value (and return no offset); used is how many stack slots the
 // arguments take (unpack_one and unpack_limit pop all but the string).
-func msgpackUnpackFull(L *lua.LState, limit, offset, used int) int {
+func (e *Engine) msgpackUnpackFull(L *lua.LState, limit, offset, used int) int {
 	s := checkString(L, 1, "unpack")
 	all := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
@@ -411,7 +420,8 @@ func msgpackUnpackFull(L *lua.LState, limit, offset, used int) int {
 		limit = math.MaxInt32
 	}
 	L.SetTop(1)
-	c := msgpackCur{b: []byte(s[offset:])}
+	e.chargeBytes(L, len(s)-offset)
+	c := msgpackCur{e: e, b: []byte(s[offset:])}
 	cnt := 0
 	for len(c.b) > 0 && cnt < limit {
 		v := c.decode(L, used+cnt)

@@ -197,7 +197,8 @@ const (
 // (Lua 5.1's syntax, the rewrite pass with its check points, the syntax
 // levels counted from the C calls under way), under chunkname. It
 // returns the function, or the error message.
-func (e *Engine) load(src, chunkname string) (*lua.LFunction, string) {
+func (e *Engine) load(L *lua.LState, src, chunkname string) (*lua.LFunction, string) {
+	e.charge(L, len(src)*stepsPerByteLoad)
 	m, src := syntaxCheck(src, chunkID(chunkname, maxSrc), true, e.ccalls)
 	if m != "" {
 		return nil, m
@@ -232,7 +233,7 @@ func (e *Engine) baseLoadstring(L *lua.LState) int {
 	if L.Get(2) != lua.LNil {
 		name = checkString(L, 2, "loadstring")
 	}
-	fn, msg := e.load(s, name)
+	fn, msg := e.load(L, s, name)
 	return loadResult(L, fn, msg)
 }
 
@@ -281,7 +282,7 @@ func (e *Engine) baseLoad(L *lua.LState) int {
 		e.checkStringLen(L, len(src)+len(piece))
 		src = append(src, piece...)
 	}
-	fn, msg := e.load(string(src), name)
+	fn, msg := e.load(L, string(src), name)
 	return loadResult(L, fn, msg)
 }
 

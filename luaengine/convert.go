@@ -76,6 +76,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		if !e.replyFits(used, 2) {
 			return lua.LNil, nil
 		}
+		e.steps += uint64(n) * weightArraySlot // checked by redisGeneric
 		t := L.CreateTable(n, 0)
 		var v lua.LValue
 		for i := 1; i <= n && e.replyErr == ""; i++ {
@@ -92,6 +93,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		if !e.replyFits(used, 3) {
 			return lua.LNil, nil
 		}
+		e.steps += uint64(n) * weightSlot // checked by redisGeneric
 		m := L.CreateTable(0, n)
 		var k, v lua.LValue
 		for i := 0; i < n && e.replyErr == ""; i++ {
@@ -113,6 +115,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		if !e.replyFits(used, 3) {
 			return lua.LNil, nil
 		}
+		e.steps += uint64(n) * weightSlot // checked by redisGeneric
 		s := L.CreateTable(0, n)
 		var k lua.LValue
 		for i := 0; i < n && e.replyErr == ""; i++ {

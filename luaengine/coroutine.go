@@ -34,6 +34,7 @@ func (e *Engine) installCoroutines(co *lua.LTable) {
 			argError(L, 1, fname, "Lua function expected")
 		}
 		L.SetTop(1)
+		e.charge(L, weightThread)
 		saved := L.Options
 		L.Options = opts
 		create(L)

@@ -79,6 +79,13 @@ type Run struct {
 	// Killed, when it returns true, stops the script at its next check
 	// point with Redis's SCRIPT KILL error.
 	Killed func() bool
+	// MaxSteps, when not 0, is the run's step budget (see steps.go): the
+	// script fails with StepBudgetError's text once it has taken more. A
+	// count, not a time, so that it stops at the same point wherever it
+	// runs (a script applied from a cluster's log). Budget, when not 0,
+	// is the budget the error names, of which MaxSteps is what is left
+	// (the scripts of one transaction share one).
+	MaxSteps, Budget uint64
 }
 
 // Engine is a Lua interpreter set up as Redis sets up its scripting
@@ -112,7 +119,14 @@ type Engine struct {
 	// orders caches table layouts between next calls (order.go).
 	orders    map[*lua.LTable]*keyOrder
 	errTables int
-	ticks     uint32
+	// steps counts what the running script did (steps.go); tick and
+	// charge take their slow path once it reaches nextCheck, the lower of
+	// stepLimit+1 and nextBusy.
+	steps     uint64
+	nextCheck uint64
+	stepLimit uint64
+	budget    uint64 // the budget the error names
+	nextBusy  uint64
 	// checkTaint makes every call verify that the shared proxies are
 	// still empty (tests).
 	checkTaint bool
@@ -127,8 +141,10 @@ type Engine struct {
 	// evaluated (concatLen).
 	concatSum   int
 	concatOuter []int
-	// gcPause and gcStepmul are collectgarbage's settings.
+	// gcPause and gcStepmul are collectgarbage's settings, cjson the
+	// settings of the cjson table (state.go).
 	gcPause, gcStepmul int32
+	cjson              *cjsonConfig
 	// chunkNames maps the names of chunks loadstring and load compiled,
 	// as messages show them (chunkID), to the names they were given.
 	chunkNames map[string]string
@@ -200,10 +216,7 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.run = run
 	// The clock is read at the first check point, so a script that never
 	// loops never reads it.
-	e.checking = run.BusyThreshold > 0
-	e.killing = false
-	e.ticks = 0
-	e.start = time.Time{}
+	e.startSteps(run.BusyThreshold > 0, run.MaxSteps, run.Budget)
 	e.beginRun()
 	keys := e.array(run.Keys)
 	args := e.array(run.Args)
@@ -485,49 +498,6 @@ func (e *Engine) errHandler(L *lua.LState) int {
 
 // itoa is strconv.Itoa, kept short for error texts.
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// errKilled is the error a killed script ends with.
-const errKilled = "Script killed by user with SCRIPT KILL..."
-
-// tick is the check point the rewriter puts at the top of every loop body
-// and function body. It costs a counter increment; every 1024th tick it
-// looks at the clock once the script has a busy threshold.
-func (e *Engine) tick(L *lua.LState) int {
-	e.checkDepth(L)
-	e.ticks++
-	if e.ticks&1023 != 1 || !e.checking {
-		return 0
-	}
-	run := e.run
-	if run == nil {
-		return 0
-	}
-	if e.killing {
-		raise(L, errKilled)
-	}
-	if e.start.IsZero() {
-		e.start = time.Now()
-		return 0
-	}
-	if time.Since(e.start) < run.BusyThreshold {
-		return 0
-	}
-	if e.loading != nil {
-		e.killing = true
-		raise(L, "FUNCTION LOAD timeout")
-	}
-	if run.WhileBusy != nil {
-		run.WhileBusy()
-	}
-	if run.Killed != nil && run.Killed() {
-		// From now on every check point fails, so pcall cannot keep a
-		// killed script alive.
-		e.killing = true
-		e.ticks = 0
-		raise(L, errKilled)
-	}
-	return 0
-}
 
 // describe gives a runtime error message Lua 5.1's wording: the value's
 // name where the failing instruction tells it (varinfo.go), else the

@@ -12,8 +12,14 @@ import (
 // FunctionSourceName is the chunk name of FUNCTION libraries.
 const FunctionSourceName = "user_function"
 
-// LoadTimeout bounds the code FUNCTION LOAD runs (Redis's 500 ms).
+// LoadTimeout bounds the code FUNCTION LOAD runs (Redis's 500 ms) where
+// no step budget does.
 const LoadTimeout = 500 * time.Millisecond
+
+// NoLimit is a step budget no library reaches: for code that already
+// loaded once under its budget (a snapshot's libraries), whose load is
+// deterministic.
+const NoLimit = ^uint64(0)
 
 // Library is a loaded FUNCTION library.
 type Library struct {
@@ -120,8 +126,12 @@ func ValidName(s string) bool {
 
 // LoadLibrary compiles a library's code (what follows the shebang) and
 // runs it so that it registers its functions. The error is the reply
-// text Redis sends.
-func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
+// text Redis sends. With maxSteps 0 the code may run LoadTimeout, as in
+// Redis; otherwise it may take maxSteps steps (of budget, as Run's) and
+// the clock is never
+// read, so that it loads or fails alike wherever it runs (a library
+// loaded from a cluster's log).
+func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64) error {
 	m, src := syntaxCheck(string(code), FunctionSourceName, true, 0)
 	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
@@ -141,8 +151,11 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte) error {
 	em := L.GetMetatable(e.env).(*lua.LTable)
 	em.RawSetString("__index", e.loadIndex)
 	e.loading = lib
-	e.run = &Run{BusyThreshold: LoadTimeout}
-	e.checking, e.killing, e.ticks, e.start = true, false, 0, time.Time{}
+	e.run = &Run{BusyThreshold: LoadTimeout, MaxSteps: maxSteps}
+	if maxSteps != 0 {
+		e.run.BusyThreshold = 0
+	}
+	e.startSteps(e.run.BusyThreshold > 0, maxSteps, budget)
 	e.beginRun()
 	L.Push(fn)
 	// The error passes unchanged (Redis runs the code without a

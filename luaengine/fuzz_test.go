@@ -34,12 +34,13 @@ func newFuzzEngine() *fuzzEngine {
 func (fe *fuzzEngine) run(t *testing.T, sc *Script, args ...string) value {
 	t.Helper()
 	fe.w.Reset()
-	// Scripts that run long (a backtracking pattern) are killed after a
-	// few check points.
+	// Scripts that run long (a backtracking pattern) are killed after
+	// some 250000 steps (64 busy checks, one every busyPeriod steps):
+	// far more than any round trip of a few KB takes.
 	checks := 0
 	r := &Run{Name: "fuzz", Eval: true, Out: &fe.w, Call: func([][]byte, int) []byte { return []byte("+OK\r\n") },
 		Log:           func(level int, msg string) { fe.panics = append(fe.panics, msg) },
-		BusyThreshold: 1, WhileBusy: func() { checks++ }, Killed: func() bool { return checks > 1 }}
+		BusyThreshold: 1, WhileBusy: func() { checks++ }, Killed: func() bool { return checks > 64 }}
 	for _, a := range args {
 		r.Args = append(r.Args, []byte(a))
 	}
@@ -376,7 +377,7 @@ func FuzzScript(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		proto, flags, err := Compile([]byte(src))
 		lib := &Library{Name: "fuzz"}
-		_ = fn.LoadLibrary(lib, []byte(src))
+		_ = fn.LoadLibrary(lib, []byte(src), fuzzSteps, 0)
 		if err != nil {
 			return
 		}
@@ -394,5 +395,21 @@ func FuzzScript(f *testing.F) {
 		if _, rest, ok := readRESP(fe.w.B); !ok || len(rest) != 0 {
 			t.Fatalf("malformed reply %.200q", fe.w.B)
 		}
+		// Under a step budget instead (a cluster's apply), with no clock:
+		// every script ends.
+		fe.w.Reset()
+		r = &Run{Name: "fuzz", Eval: true, Out: &fe.w, Call: r.Call, Log: r.Log, MaxSteps: fuzzSteps}
+		watchdog = time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("script still running under its budget after 10 s: %.300q", src)) })
+		fe.e.Run(&Script{SHA: "fuzz", Proto: proto, Flags: flags}, r)
+		watchdog.Stop()
+		if len(fe.panics) > 0 {
+			t.Fatalf("recovered: %q", fe.panics)
+		}
+		if _, rest, ok := readRESP(fe.w.B); !ok || len(rest) != 0 {
+			t.Fatalf("malformed reply %.200q", fe.w.B)
+		}
 	})
 }
+
+// fuzzSteps is the step budget of fuzzed scripts: a tenth of a cluster's.
+const fuzzSteps = ReplicatedMaxSteps / 10

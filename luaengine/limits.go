@@ -275,6 +275,7 @@ func (e *Engine) concatLen(L *lua.LState, n int, chain lua.LValue) {
 	if e.concatSum > maxStringLen {
 		e.memoryError(L)
 	}
+	e.chargeBytes(L, n)
 	if int(c)&concatLast != 0 && len(e.concatOuter) > 0 {
 		e.concatSum = e.concatOuter[len(e.concatOuter)-1]
 		e.concatOuter = e.concatOuter[:len(e.concatOuter)-1]

@@ -315,6 +315,7 @@ func (e *Engine) strRep(L *lua.LState) int {
 		return 1
 	}
 	e.checkStringLen(L, len(s)*int(n))
+	e.chargeBytes(L, len(s)*int(n))
 	L.Push(lua.LString(strings.Repeat(s, int(n))))
 	return 1
 }
@@ -337,6 +338,7 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 	}
 	var last int32
 	if L.Get(4) == lua.LNil {
+		e.charge(L, lenSteps(t))
 		last = int32(luaLen(t))
 	} else {
 		last = checkInt(L, 4, "concat")
@@ -362,6 +364,10 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 		if k == last {
 			break // last may be the largest int
 		}
+	}
+	if i <= last {
+		e.chargeBytes(L, n)
+		e.charge(L, int(last-i)+1)
 	}
 	b := make([]byte, 0, n)
 	for ; i < last; i++ {
@@ -664,9 +670,11 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 	}))
 }
 
-// tableInsert is Lua 5.1's table.insert (ltablib.c tinsert) with its #t.
-func tableInsert(L *lua.LState) int {
+// tableInsert is Lua 5.1's table.insert (ltablib.c tinsert) with its #t,
+// charged a slot for each element it stores (steps.go).
+func (eng *Engine) tableInsert(L *lua.LState) int {
 	t := L.CheckTable(1)
+	eng.charge(L, lenSteps(t))
 	e := luaLen(t) + 1 // first empty element
 	pos := e
 	if L.GetTop() == 3 {
@@ -674,22 +682,29 @@ func tableInsert(L *lua.LState) int {
 		if pos > e {
 			e = pos // grow the array if necessary
 		}
+		if e > pos {
+			eng.charge(L, (e-pos)*stepsPerMove)
+		}
 		for i := e; i > pos; i-- { // move up elements
 			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
 		}
 	}
+	eng.charge(L, weightSlot)
 	rawSetLogged(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
 	return 0
 }
 
-// tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t.
-func tableRemove(L *lua.LState) int {
+// tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t,
+// charged a step for each element it moves.
+func (eng *Engine) tableRemove(L *lua.LState) int {
 	t := L.CheckTable(1)
+	eng.charge(L, lenSteps(t))
 	e := luaLen(t)
 	pos := L.OptInt(2, e)
 	if !(1 <= pos && pos <= e) { // position is outside bounds
 		return 0
 	}
+	eng.charge(L, (e-pos+1)*stepsPerMove)
 	L.Push(t.RawGetInt(pos))
 	for ; pos < e; pos++ {
 		rawSetLogged(L, t, lua.LNumber(pos), t.RawGetInt(pos+1))

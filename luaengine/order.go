@@ -103,6 +103,7 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 	if o != nil && key == lua.LNil {
 		// A traversal starts: integer keys may have been set or cleared
 		// without changing the array's length.
+		e.charge(L, len(tableArray(t))/64)
 		c, s := liveInts(tableArray(t))
 		if c != o.intCount || s != o.intSum {
 			o = nil
@@ -114,6 +115,7 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 		}
 		o = layout(t)
 		e.orders[t] = o
+		e.charge(L, o.asize/64+len(o.keys)*stepsPerKeyOrder)
 	}
 	i := -1 // position: array part first, then nodes
 	if key != lua.LNil {
@@ -122,6 +124,7 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 			// An integer key set after the layout was computed.
 			o = layout(t)
 			e.orders[t] = o
+			e.charge(L, o.asize/64+len(o.keys)*stepsPerKeyOrder)
 			if i = o.find(key); i < 0 {
 				L.Error(lua.LString("invalid key to 'next'"), 0)
 			}

@@ -268,7 +268,7 @@ func (ms *matchState) match(s, p int) int {
 	}
 	defer func() { ms.depth-- }()
 	if ms.steps++; ms.steps%matchTickPeriod == 0 {
-		ms.e.tick(ms.L)
+		ms.e.checkpoint(ms.L, uint64(matchTickPeriod)*stepsPerMatch)
 	}
 	for {
 		switch ms.pc(p) {
@@ -499,9 +499,14 @@ func (e *Engine) strGsub(L *lua.LState) int {
 		p0 = 1
 	}
 	var b []byte
+	charged := 0
 	add := func(piece string) {
 		e.checkStringLen(L, len(b)+len(piece))
 		b = append(b, piece...)
+		if len(b)-charged >= chargeStride {
+			e.chargeBytes(L, len(b)-charged)
+			charged = len(b)
+		}
 	}
 	s, n := 0, int32(0)
 	for n < maxS {
@@ -524,6 +529,7 @@ func (e *Engine) strGsub(L *lua.LState) int {
 		}
 	}
 	add(src[s:])
+	e.chargeBytes(L, len(b)-charged)
 	L.Push(lua.LString(b))
 	L.Push(lua.LNumber(n))
 	return 2

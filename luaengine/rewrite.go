@@ -49,9 +49,10 @@ const (
 	helperSlot     = "(lockkv slot)"
 	helperStash    = "(lockkv stash)"
 	helperSplit    = "(lockkv split table)"
+	helperVarargs  = "(lockkv varargs)"
 )
 
-var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast, helperSlot, helperStash, helperSplit}
+var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast, helperSlot, helperStash, helperSplit, helperVarargs}
 
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
@@ -61,9 +62,16 @@ func helperKey(name string) string { return "\x00" + name }
 // reach: they see a clean copy of the string library).
 // It returns the stacks of fields the constructor helpers keep, which
 // pcall and xpcall unwind.
-func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, concatLen func(L *lua.LState, n int, chain lua.LValue)) *ctorStacks {
+func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, concatLen func(L *lua.LState, n int, chain lua.LValue), charge func(L *lua.LState, n int)) *ctorStacks {
 	cs := &ctorStacks{}
 	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
+	// varargs(...) is every `...`: it passes the values on, charged a
+	// step each (a call can pass thousands, copied at every `...`).
+	strIndex.RawSetString(helperKey(helperVarargs), L.NewFunction(func(L *lua.LState) int {
+		n := L.GetTop()
+		charge(L, n)
+		return n
+	}))
 	// concat(v, chain) formats an operand of `..`; chain tells whether it
 	// is the first or the last operand of its `..` chain the helper sees
 	// (concatChain), so that the chain's length can be bounded.
@@ -117,6 +125,8 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 		t := L.Get(1).(*lua.LTable)
 		hint := uint64(L.Get(2).(lua.LNumber))
 		if L.GetTop() >= 3 {
+			// The values of a closing call or `...` fill the array.
+			charge(L, len(tableArray(t))*weightArraySlot)
 			if n := len(tableArray(t)); uint64(n) > hint>>32 {
 				hint = packTableHint(n, int(hint&0xffffffff))
 			}
@@ -141,6 +151,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	// answers nil and the original # runs, with its own error text.
 	strIndex.RawSetString(helperKey(helperLen), L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
+			charge(L, lenSteps(t))
 			L.Push(lua.LNumber(luaLen(t)))
 		} else {
 			L.Push(lua.LNil)
@@ -154,6 +165,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	strIndex.RawSetString(helperKey(helperLenOf), L.NewFunction(func(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case *lua.LTable:
+			charge(L, lenSteps(v))
 			L.Push(lua.LNumber(luaLen(v)))
 		case lua.LString:
 			L.Push(lua.LNumber(len(v)))
@@ -214,6 +226,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	multretCount := 0
 	strIndex.RawSetString(helperKey(helperCount), L.NewFunction(func(L *lua.LState) int {
 		multretCount = L.GetTop()
+		charge(L, multretCount*weightArraySlot)
 		return multretCount
 	}))
 	// done makes t's log from the keyed fields read (keys and
@@ -721,14 +734,22 @@ func mentions(e ast.Expr, names map[string]bool) bool {
 }
 
 // body rewrites a loop or function body and puts a check point (a call to
-// the tick helper) at its top, so a long script can be noticed and killed.
-func (r *rewriter) body(list []ast.Stmt, line int) []ast.Stmt {
+// the tick helper) at its top, so a long script can be noticed and killed,
+// charged the body's weight (codeWeight) and that of cond, a loop's
+// condition evaluated with each iteration (nil for none).
+func (r *rewriter) body(list []ast.Stmt, line int, cond ast.Expr) []ast.Stmt {
 	list = r.stmts(list)
 	r.used[helperTick] = true
 	fn := &ast.IdentExpr{Value: helperTick}
 	fn.SetLine(line)
 	fn.SetLastLine(line)
 	call := &ast.FuncCallExpr{Func: fn}
+	if w := loopWeight(list, cond); w > 1 {
+		n := &ast.NumberExpr{Value: strconv.Itoa(w)}
+		n.SetLine(line)
+		n.SetLastLine(line)
+		call.Args = []ast.Expr{n}
+	}
 	call.SetLine(line)
 	call.SetLastLine(line)
 	st := &ast.FuncCallStmt{Expr: call}
@@ -756,10 +777,10 @@ func (r *rewriter) stmt(s ast.Stmt) {
 		x.Stmts = r.stmts(x.Stmts)
 	case *ast.WhileStmt:
 		x.Condition = r.expr(x.Condition)
-		x.Stmts = r.body(x.Stmts, x.Line())
+		x.Stmts = r.body(x.Stmts, x.Line(), x.Condition)
 	case *ast.RepeatStmt:
 		x.Condition = r.expr(x.Condition)
-		x.Stmts = r.body(x.Stmts, x.Line())
+		x.Stmts = r.body(x.Stmts, x.Line(), x.Condition)
 	case *ast.IfStmt:
 		x.Condition = r.expr(x.Condition)
 		x.Then = r.stmts(x.Then)
@@ -768,10 +789,10 @@ func (r *rewriter) stmt(s ast.Stmt) {
 		x.Init = r.forBound(helperForInit, x.Init)
 		x.Limit = r.forBound(helperForLimit, x.Limit)
 		x.Step = r.forBound(helperForStep, x.Step)
-		x.Stmts = r.body(x.Stmts, x.Line())
+		x.Stmts = r.body(x.Stmts, x.Line(), nil)
 	case *ast.GenericForStmt:
 		r.exprs(x.Exprs)
-		x.Stmts = r.body(x.Stmts, x.Line())
+		x.Stmts = r.body(x.Stmts, x.Line(), nil)
 	case *ast.FuncDefStmt:
 		if x.Name != nil {
 			if x.Name.Func != nil {
@@ -781,7 +802,7 @@ func (r *rewriter) stmt(s ast.Stmt) {
 				x.Name.Receiver = r.expr(x.Name.Receiver)
 			}
 		}
-		x.Func.Stmts = r.body(x.Func.Stmts, x.Func.Line())
+		x.Func.Stmts = r.body(x.Func.Stmts, x.Func.Line(), nil)
 	case *ast.ReturnStmt:
 		r.exprs(x.Exprs)
 	}
@@ -863,7 +884,19 @@ func (r *rewriter) expr(e ast.Expr) ast.Expr {
 		}
 		return or
 	case *ast.FunctionExpr:
-		x.Stmts = r.body(x.Stmts, x.Line())
+		x.Stmts = r.body(x.Stmts, x.Line(), nil)
+	case *ast.Comma3Expr:
+		r.used[helperVarargs] = true
+		fn := &ast.IdentExpr{Value: helperVarargs}
+		fn.SetLine(x.Line())
+		fn.SetLastLine(x.LastLine())
+		inner := &ast.Comma3Expr{}
+		inner.SetLine(x.Line())
+		inner.SetLastLine(x.LastLine())
+		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{inner}, AdjustRet: x.AdjustRet}
+		call.SetLine(x.Line())
+		call.SetLastLine(x.LastLine())
+		return call
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package luaengine
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -57,7 +58,7 @@ func (e *Engine) setup() {
 	}
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	G.RawSetString("gcinfo", L.NewFunction(baseGcinfo))
-	e.gcPause, e.gcStepmul = 200, 200
+	e.gcPause, e.gcStepmul = defaultGCSetting, defaultGCSetting
 	G.RawSetString("collectgarbage", L.NewFunction(e.baseCollectgarbage))
 	e.pcallHandler = L.NewFunction(func(L *lua.LState) int {
 		v := L.Get(1)
@@ -76,7 +77,7 @@ func (e *Engine) setup() {
 		return L.GetMetaField(L.Get(1), "__tostring") != lua.LNil
 	})))
 	G.RawSetString("tonumber", L.NewFunction(baseTonumber))
-	G.RawSetString("unpack", L.NewFunction(baseUnpack))
+	G.RawSetString("unpack", L.NewFunction(e.chargeLen(e.chargeValues(baseUnpack))))
 	e.chunkNames = map[string]string{}
 	G.RawSetString("loadstring", L.NewFunction(e.baseLoadstring))
 	G.RawSetString("load", L.NewFunction(e.baseLoad))
@@ -108,13 +109,18 @@ func (e *Engine) setup() {
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
-	e.ctors = installHelpers(L, gstr, e.tick, e.concatLen)
+	e.ctors = installHelpers(L, gstr, e.tick, e.concatLen, e.charge)
 	installStringArith(L, gstr)
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
-	gstr.RawSetString("lower", L.NewFunction(strLowerASCII))
-	gstr.RawSetString("upper", L.NewFunction(strUpperASCII))
+	gstr.RawSetString("lower", L.NewFunction(e.chargeStrings(strLowerASCII)))
+	gstr.RawSetString("upper", L.NewFunction(e.chargeStrings(strUpperASCII)))
 	coerceNumArgs(L, "string", gstr)
-	gstr.RawSetString("byte", L.NewFunction(strByte))
+	for _, name := range []string{"reverse", "char"} {
+		if f, ok := gstr.RawGetString(name).(*lua.LFunction); ok {
+			gstr.RawSetString(name, L.NewFunction(e.chargeStrings(f.GFunction)))
+		}
+	}
+	gstr.RawSetString("byte", L.NewFunction(e.chargeValues(strByte)))
 	gstr.RawSetString("rep", L.NewFunction(e.strRep))
 	gstr.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, true) }))
 	gstr.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, false) }))
@@ -125,7 +131,7 @@ func (e *Engine) setup() {
 			str.RawSet(k, v)
 		}
 	})
-	str.RawSetString("format", L.NewFunction(strFormat))
+	str.RawSetString("format", L.NewFunction(e.chargeStrings(strFormat)))
 	G.RawSetString("string", str)
 
 	tbl := G.RawGetString("table").(*lua.LTable)
@@ -143,7 +149,7 @@ func (e *Engine) setup() {
 			if _, ok := L.Get(1).(*lua.LTable); !ok || L.GetTop() < 2 || L.GetTop() > 3 {
 				return inner(L) // its argument errors
 			}
-			return tableInsert(L)
+			return e.tableInsert(L)
 		}))
 	}
 	coerceNumArgs(L, "table", tbl)
@@ -157,17 +163,27 @@ func (e *Engine) setup() {
 			if L.GetTop() >= 2 {
 				coerceArg(L, 2)
 			}
-			return tableRemove(L)
+			return e.tableRemove(L)
 		}))
 	}
 	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
 	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
-	tbl.RawSetString("foreachi", L.NewFunction(e.callsBack(tableForeachi, argIsFunction(2))))
+	tbl.RawSetString("foreachi", L.NewFunction(e.callsBack(e.chargeLen(tableForeachi), argIsFunction(2))))
 	if st, ok := tbl.RawGetString("sort").(*lua.LFunction); ok {
-		tbl.RawSetString("sort", L.NewFunction(e.callsBack(st.GFunction, argIsFunction(2))))
+		inner := st.GFunction
+		sort := func(L *lua.LState) int {
+			if t, ok := L.Get(1).(*lua.LTable); ok {
+				// The comparisons of a sort of n elements.
+				e.charge(L, lenSteps(t))
+				n := luaLen(t)
+				e.charge(L, n*bits.Len(uint(n)))
+			}
+			return inner(L)
+		}
+		tbl.RawSetString("sort", L.NewFunction(e.callsBack(sort, argIsFunction(2))))
 	}
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
-	tbl.RawSetString("getn", L.NewFunction(tableGetn))
+	tbl.RawSetString("getn", L.NewFunction(e.chargeLen(tableGetn)))
 
 	m := G.RawGetString("math").(*lua.LTable)
 	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
@@ -177,7 +193,8 @@ func (e *Engine) setup() {
 
 	e.installCoroutines(G.RawGetString("coroutine").(*lua.LTable))
 	G.RawSetString("redis", e.redisTable())
-	G.RawSetString("cjson", e.openCjson(L))
+	e.cjson = defaultCjsonConfig()
+	G.RawSetString("cjson", e.openCjson(L, e.cjson))
 	G.RawSetString("struct", openStruct(L))
 	G.RawSetString("cmsgpack", e.openCmsgpack(L))
 	G.RawSetString("bit", openBit(L))
@@ -361,6 +378,9 @@ func baseGcinfo(L *lua.LState) int {
 	L.Push(lua.LNumber(64))
 	return 1
 }
+
+// defaultGCSetting is Lua 5.1's LUAI_GCPAUSE and LUAI_GCMUL.
+const defaultGCSetting = 200
 
 // baseCollectgarbage is Lua 5.1's collectgarbage without a collector to
 // drive: gopher-lua's ran Go's garbage collector over the whole server

@@ -37,6 +37,50 @@ const entryVersion = 1
 // (commands.Op.OOM); entries written before it existed never set it.
 const opOOM = 0x80
 
+// opSettings marks, in an op's kind byte, an op that carries its leader's
+// settings (commands.Op.Settings), encoded after its database as a count
+// of numbers then the numbers (varints, in ApplySettings' order), so that
+// later releases can append some; entries written before it existed never
+// set it, and their ops apply with the defaults.
+const opSettings = 0x40
+
+// settingsFields is how many numbers encode commands.ApplySettings.
+const settingsFields = 9
+
+func appendSettings(b []byte, s *commands.ApplySettings) []byte {
+	lfu := int64(0)
+	if s.LFU {
+		lfu = 1
+	}
+	b = binary.AppendUvarint(b, settingsFields)
+	for _, v := range [settingsFields]int64{s.ProtoMaxBulkLen, int64(s.HashMaxListpackEntries), int64(s.HashMaxListpackValue),
+		int64(s.SetMaxIntsetEntries), int64(s.ZSetMaxListpackEntries), int64(s.ZSetMaxListpackValue), lfu,
+		int64(s.LFULogFactor), int64(s.LFUDecayTime)} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+func (d *decoder) settings() *commands.ApplySettings {
+	n := d.uvarint()
+	if n != settingsFields {
+		d.fail()
+		return nil
+	}
+	var v [settingsFields]int64
+	for i := range v {
+		v[i] = d.varint()
+	}
+	if v[6] > 1 {
+		d.fail()
+	}
+	// The bounds of each setting are checked where the op applies
+	// (commands: an op out of them is refused on every node).
+	return &commands.ApplySettings{ProtoMaxBulkLen: v[0], HashMaxListpackEntries: int(v[1]), HashMaxListpackValue: int(v[2]),
+		SetMaxIntsetEntries: int(v[3]), ZSetMaxListpackEntries: int(v[4]), ZSetMaxListpackValue: int(v[5]), LFU: v[6] == 1,
+		LFULogFactor: int(v[7]), LFUDecayTime: int(v[8])}
+}
+
 var errEntry = errors.New("replication: malformed log entry")
 
 // appendEntry encodes en after b.
@@ -51,10 +95,16 @@ func appendEntry(b []byte, en *Entry) []byte {
 		if op.OOM {
 			kind |= opOOM
 		}
+		if op.Settings != nil {
+			kind |= opSettings
+		}
 		b = append(b, kind, byte(op.Proto))
 		b = binary.LittleEndian.AppendUint64(b, op.Origin)
 		b = binary.AppendUvarint(b, op.Seq)
 		b = binary.AppendUvarint(b, uint64(op.DB))
+		if op.Settings != nil {
+			b = appendSettings(b, op.Settings)
+		}
 		b = binary.AppendUvarint(b, uint64(len(op.Args)))
 		for _, cmd := range op.Args {
 			b = binary.AppendUvarint(b, uint64(len(cmd)))
@@ -99,7 +149,7 @@ func decodeEntry(data []byte) (*Entry, error) {
 	for i := range en.Ops {
 		op := &en.Ops[i]
 		kind := d.byte()
-		op.Kind, op.OOM = commands.OpKind(kind&^opOOM), kind&opOOM != 0
+		op.Kind, op.OOM = commands.OpKind(kind&^(opOOM|opSettings)), kind&opOOM != 0
 		op.Proto = int(d.byte())
 		op.Origin = d.u64()
 		op.Seq = d.uvarint()
@@ -108,6 +158,9 @@ func decodeEntry(data []byte) (*Entry, error) {
 			d.fail() // no such database anywhere; int(db) could be negative
 		}
 		op.DB = int(db)
+		if kind&opSettings != 0 {
+			op.Settings = d.settings()
+		}
 		op.Args = make([][][]byte, d.count(1))
 		for j := range op.Args {
 			cmd := make([][]byte, d.count(1))

@@ -17,6 +17,8 @@ func TestEntryRoundTrip(t *testing.T) {
 			{Kind: commands.OpCommand, Origin: 42, Seq: 7, DB: 3, Proto: 3, Args: [][][]byte{{[]byte("SET"), []byte("k"), []byte("")}}},
 			{Kind: commands.OpExec, Origin: 42, Seq: 8, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("INCR"), []byte("a")}, {[]byte("EVAL"), []byte("return 1"), []byte("0")}}},
 			{Kind: commands.OpExpire, Origin: 42, DB: 15, Args: [][][]byte{{[]byte("lease1"), []byte("lease2")}}},
+			{Kind: commands.OpCommand, Origin: 42, Seq: 9, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("HSET"), []byte("h"), []byte("f"), []byte("v")}},
+				Settings: &commands.ApplySettings{ProtoMaxBulkLen: 1 << 20, HashMaxListpackEntries: 2, HashMaxListpackValue: 64, SetMaxIntsetEntries: 1 << 40, ZSetMaxListpackEntries: 0, ZSetMaxListpackValue: 64, LFU: true, LFULogFactor: 10, LFUDecayTime: 1}},
 		},
 		Nodes: []Member{{ID: "n1", ClientAddr: "10.0.0.1:6379"}, {ID: "n2"}},
 	}

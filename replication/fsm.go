@@ -74,6 +74,8 @@ type snapshotMeta struct {
 	Members   map[string]string `json:"members"`
 	LastTime  int64             `json:"last_time"`
 	ClusterID string            `json:"cluster_id,omitempty"` // hex
+	// AppliedIndex is the engine's last applied entry (SAVE reports it).
+	AppliedIndex uint64 `json:"applied_index,omitempty"`
 }
 
 // Snapshot captures the engine on the command goroutine; Persist streams
@@ -84,7 +86,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	var err error
 	ok := n.run(func(e *commands.Engine) {
 		var meta []byte
-		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID()})
+		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
 		if err == nil {
 			snap = e.Snapshot(meta)
 		}
@@ -135,6 +137,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 			n.members = map[string]string{}
 		}
 		e.SetLastEntryTime(m.LastTime)
+		e.SetAppliedIndex(m.AppliedIndex)
 	})
 	if !ok {
 		return raft.ErrRaftShutdown

@@ -459,6 +459,11 @@ func (n *Node) Start(clientAddr string) error {
 		n.wg.Add(1)
 		go n.watchdog()
 	}
+	if cfg.Transport == nil {
+		// The probe dials the leader's TCP Raft address (leaderprobe.go).
+		n.wg.Add(1)
+		go n.leaderProbe()
+	}
 	n.log.Info("raft started", "node", cfg.NodeID, "raft", cfg.RaftAdvertise, "advertise", cfg.ClientAdvertise, "cluster_id", n.ClusterID())
 	member := slices.ContainsFunc(n.config(), func(s raft.Server) bool { return string(s.ID) == cfg.NodeID })
 	switch {

@@ -107,7 +107,7 @@ func (db *DB) Overwrite(key []byte, e *Entry, v Value, expire int64, access int6
 	}
 	if expire != 0 {
 		stored := ""
-		if expire != old {
+		if old == 0 || expire < old { // setDeadline files an item
 			stored, _ = db.keys.GetKey(string(key))
 		}
 		db.setDeadline(stored, e, expire, old)
@@ -167,14 +167,23 @@ func (db *DB) SetExpire(key string, at int64) bool {
 }
 
 // setDeadline gives e the deadline at. old is the deadline the key had
-// until now (0 for none): when it is the same, the heap already holds a
-// live item for it and nothing is pushed, so renewing a lease to the same
-// millisecond (PEXPIREAT in a loop, SET PX within one millisecond) cannot
-// grow the heap.
+// until now (0 for none).
+//
+// The heap holds, for every key with a deadline, an item at or before that
+// deadline (TakeDue's keys excepted, see there). A deadline that moves
+// later (a lease renewed, PEXPIRE 30000 a moment after the last one) or
+// stays pushes nothing: the item filed for the old deadline stays, and when
+// it comes due ExpireDue or TakeDue finds the key's deadline later and
+// files it again then (once per lease that really runs out, not once per
+// renewal). Pushing at every renewal made a renewal-heavy load (lock
+// clients re-entering and renewing 100,000 leases) grow the heap by an item
+// per renewal and stop the command goroutine for a compaction of it every
+// few hundred thousand renewals: tens of milliseconds with 100,000 keys.
+// An earlier deadline needs an item of its own.
 func (db *DB) setDeadline(key string, e *Entry, at, old int64) {
 	e.Expire = at
 	db.expires++
-	if at == old {
+	if old != 0 && at >= old {
 		return
 	}
 	db.deadlines.push(deadline{at: at, key: key})
@@ -183,17 +192,43 @@ func (db *DB) setDeadline(key string, e *Entry, at, old int64) {
 	}
 }
 
+// due looks at heap item d, just popped: it reports whether d's key is due
+// (its deadline is d's). A key whose deadline moved later is filed again at
+// its deadline; an item of a key gone, without a deadline or with an
+// earlier one (which has its own item) is dropped.
+func (db *DB) due(d deadline) (*Entry, bool) {
+	e := db.keys.Get(d.key)
+	switch {
+	case e == nil || e.Expire == 0 || e.Expire < d.at:
+		return nil, false
+	case e.Expire > d.at:
+		db.deadlines.push(deadline{at: e.Expire, key: d.key})
+		return nil, false
+	}
+	return e, true
+}
+
+// Refile gives key, if it has a deadline, a heap item at it: for a key
+// TakeDue returned whose expiry did not remove it.
+func (db *DB) Refile(key string) {
+	if stored, e := db.keys.GetKey(key); e != nil && e.Expire != 0 {
+		db.deadlines.push(deadline{at: e.Expire, key: stored})
+	}
+}
+
 // compactDeadlines drops stale heap items, and duplicates: a key deleted
-// and re-created with the same deadline has two items that both look live.
+// and re-created has two items that both look live. An item left behind by
+// a later deadline is moved to it.
 func (db *DB) compactDeadlines() {
 	live := db.deadlines[:0]
 	seen := make(map[string]struct{}, db.expires)
 	for _, d := range db.deadlines {
-		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
+		if e := db.keys.Get(d.key); e != nil && e.Expire != 0 && d.at <= e.Expire {
 			if _, dup := seen[d.key]; dup {
 				continue
 			}
 			seen[d.key] = struct{}{}
+			d.at = e.Expire
 			live = append(live, d)
 		}
 	}
@@ -221,9 +256,8 @@ func (db *DB) ExpireDue(now int64, max int, fn func(key string)) int {
 	n := 0
 	for n < max && len(db.deadlines) > 0 && db.deadlines[0].at <= now {
 		d := db.deadlines.pop()
-		e := db.keys.Get(d.key)
-		if e == nil || e.Expire != d.at {
-			continue // stale
+		if _, ok := db.due(d); !ok {
+			continue
 		}
 		if fn != nil {
 			fn(d.key)
@@ -237,13 +271,15 @@ func (db *DB) ExpireDue(now int64, max int, fn func(key string)) int {
 // TakeDue pops up to max deadlines that are due at now and still belong to
 // their key, and returns those keys, which stay in the keyspace: a
 // replicated leader proposes their expiry as a log entry, a follower waits
-// for it. Stale items are dropped on the way. A key whose expiry is never
-// applied has no heap item left; RebuildDeadlines gives it one again.
+// for it. Stale items are dropped on the way, and keys whose deadline moved
+// later filed again. A key TakeDue returned has no heap item left: if its
+// expiry does not remove it (its lease was renewed meanwhile), Refile gives
+// it one; on a follower, RebuildDeadlines does when it becomes leader.
 func (db *DB) TakeDue(now int64, max int) []string {
 	var out []string
 	for len(out) < max && len(db.deadlines) > 0 && db.deadlines[0].at <= now {
 		d := db.deadlines.pop()
-		if e := db.keys.Get(d.key); e != nil && e.Expire == d.at {
+		if _, ok := db.due(d); ok {
 			out = append(out, d.key)
 		}
 	}

@@ -218,3 +218,68 @@ func TestExpireDueModel(t *testing.T) {
 		t.Fatalf("final: %d keys (%d deadlines), model %d", db.Len(), db.ExpiresLen(), len(model))
 	}
 }
+
+// TestRenewalsDoNotGrowHeap: leases renewed to later deadlines again and
+// again keep one heap item per key; the keys expire at their last
+// deadline, not at an earlier one.
+func TestRenewalsDoNotGrowHeap(t *testing.T) {
+	db := NewDB()
+	v := NewString([]byte("v"))
+	const keys = 1000
+	for i := 0; i < keys; i++ {
+		db.Set("lock:"+strconv.Itoa(i), v, 1000, 0)
+	}
+	for round := int64(1); round <= 50; round++ {
+		for i := 0; i < keys; i++ {
+			db.SetExpire("lock:"+strconv.Itoa(i), 1000+round*10)
+		}
+	}
+	if n := len(db.deadlines); n > keys {
+		t.Fatalf("heap holds %d items for %d keys", n, keys)
+	}
+	// Due at the first deadline: every key is filed again at its last one.
+	if n := db.ExpireDue(1499, 2*keys, nil); n != 0 || db.Len() != keys {
+		t.Fatalf("at 1499: ExpireDue removed %d, %d keys left", n, db.Len())
+	}
+	if n := len(db.deadlines); n != keys || db.NextDeadline() != 1500 {
+		t.Fatalf("after refiling: %d items, next deadline %d", n, db.NextDeadline())
+	}
+	if n := db.ExpireDue(1500, 2*keys, nil); n != keys || db.Len() != 0 {
+		t.Fatalf("at 1500: ExpireDue removed %d, %d keys left", n, db.Len())
+	}
+}
+
+// TestShortenedDeadline: a deadline moved earlier is honoured at once.
+func TestShortenedDeadline(t *testing.T) {
+	db := NewDB()
+	db.Set("k", NewString([]byte("v")), 5000, 0)
+	db.SetExpire("k", 1000)
+	if n := db.ExpireDue(1000, 10, nil); n != 1 || db.Len() != 0 {
+		t.Fatalf("ExpireDue removed %d, %d keys left", n, db.Len())
+	}
+}
+
+// TestTakeDueRefile: TakeDue returns a due key and keeps it; renewed after
+// that (its expiry then removes nothing), Refile files it again and it is
+// due at its new deadline. A key renewed before TakeDue is not returned.
+func TestTakeDueRefile(t *testing.T) {
+	db := NewDB()
+	v := NewString([]byte("v"))
+	db.Set("a", v, 1000, 0)
+	db.Set("b", v, 1000, 0)
+	db.SetExpire("b", 3000)
+	if got := db.TakeDue(1000, 10); len(got) != 1 || got[0] != "a" || db.Len() != 2 {
+		t.Fatalf("TakeDue(1000) = %v, %d keys", got, db.Len())
+	}
+	db.SetExpire("a", 2000)
+	db.Refile("a")
+	if got := db.TakeDue(1999, 10); len(got) != 0 {
+		t.Fatalf("TakeDue(1999) = %v", got)
+	}
+	if got := db.TakeDue(2000, 10); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("TakeDue(2000) = %v", got)
+	}
+	if got := db.TakeDue(3000, 10); len(got) != 1 || got[0] != "b" {
+		t.Fatalf("TakeDue(3000) = %v", got)
+	}
+}

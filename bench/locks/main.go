@@ -13,6 +13,8 @@
 //	cd bench/locks && go run .                        # every target, 10 s each
 //	go run -C bench/locks . -runs 3                   # from the repository root
 //	go run -C bench/locks . -targets lockkv-3,redis-wait -workloads spread,contended
+//	go run -C bench/locks . -failover 10 -clients 20      # leader SIGKILL to the next acknowledged lock
+//	go run -C bench/locks . -steady 10m -clients 20       # elections in a run where nothing fails
 //
 // Every server runs in a temporary directory that is removed at exit; the
 // servers get SIGKILL from the kernel if this program dies (Pdeathsig).
@@ -44,6 +46,7 @@ type options struct {
 	redisBin    string
 	etcdBin     string
 	profileDir  string
+	lockkvFlags []string // extra flags for every node of lockkv-3 and lockkv-3-nosync
 }
 
 func main() {
@@ -57,6 +60,9 @@ func run() int {
 		workArg   = flag.String("workloads", "spread", "comma-separated workloads: spread (each client on its own lock names), contended (all clients on -contended-names names)")
 		contended = flag.Int("contended-names", 10, "lock names of the contended workload")
 		repo      = flag.String("repo", "", "lockkv checkout to build cmd/lockkv from (default: found above the working directory)")
+		rounds    = flag.Int("failover", 0, "instead of the table: kill the leader of the cluster target (default lockkv-3) this many times under -clients lock clients and report the time to the first lock a survivor acknowledges")
+		steady    = flag.Duration("steady", 0, "run the lock clients this long on the cluster target without a kill (before any -failover rounds) and report the elections (Raft term changes) meanwhile")
+		flags     = flag.String("lockkv-flags", "", "space-separated extra flags for every node of lockkv-3 and lockkv-3-nosync (e.g. \"--raft-heartbeat-timeout 500ms\")")
 	)
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per target and run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
@@ -71,9 +77,18 @@ func run() int {
 	flag.StringVar(&o.profileDir, "profile", "", "directory for CPU profiles of every lockkv process over each measured window (lockkv's --pprof-addr)")
 	flag.Parse()
 
+	o.lockkvFlags = strings.Fields(*flags)
+	failoverMode := *rounds > 0 || *steady > 0
+	if failoverMode && *targetArg == "all" {
+		*targetArg = "lockkv-3"
+	}
 	selected, err := selectTargets(*targetArg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if failoverMode && (len(selected) != 1 || !strings.HasPrefix(selected[0].name, "lockkv-3")) {
+		fmt.Fprintln(os.Stderr, "-failover and -steady take one cluster target: -targets lockkv-3 or lockkv-3-nosync")
 		return 2
 	}
 	var works []workload
@@ -125,6 +140,23 @@ func run() int {
 		if out, err := exec.Command("git", "-C", root, "log", "-1", "--format=%h %cs").Output(); err == nil {
 			rev = strings.TrimSpace(string(out))
 		}
+	}
+
+	if failoverMode {
+		t := selected[0]
+		fmt.Fprintf(os.Stderr, "starting %s: %s\n", t.name, t.about)
+		if err := t.start(e, &o, t); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", t.name, err)
+			return 1
+		}
+		if err := failover(e, t, &o, *rounds, *steady, os.Stdout); err != nil {
+			if e.closing() {
+				return 130
+			}
+			fmt.Fprintf(os.Stderr, "failover: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 
 	// Start every target first; one that cannot start is reported and left

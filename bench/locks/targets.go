@@ -22,10 +22,19 @@ type target struct {
 	start func(e *env, o *options, t *target) error
 
 	// Set by start.
-	addr      string   // RESP targets: the address every client uses (leader, primary)
-	wait      bool     // RESP targets: WAIT 1 after each lock script, pipelined with it
-	endpoints []string // etcd: client URLs
-	pprof     []string // lockkv processes' --pprof-addr, with -profile
+	addr      string         // RESP targets: the address every client uses (leader, primary)
+	wait      bool           // RESP targets: WAIT 1 after each lock script, pipelined with it
+	endpoints []string       // etcd: client URLs
+	pprof     []string       // lockkv processes' --pprof-addr, with -profile
+	nodes     []*clusterNode // lockkv clusters: every node, to kill and restart (-failover)
+}
+
+// clusterNode is one node of a lockkv cluster target.
+type clusterNode struct {
+	name string // process name (log file)
+	addr string // client address
+	args []string
+	proc *proc
 }
 
 // lockkvArgs appends --pprof-addr on a free port to a lockkv process's
@@ -51,7 +60,7 @@ func targets() []*target {
 		{name: "lockkv-1", about: "lockkv, one durable node (--data-dir: a Raft cluster of one, fsync per batch)", start: startLockkv1},
 		{name: "lockkv-3", about: "lockkv, 3-node Raft cluster on loopback, data dirs on disk; clients on the leader", start: startLockkv3},
 		{name: "lockkv-3-nosync", about: "lockkv-3 with --raft-fsync=false: acknowledged from a majority's page cache (survives kill -9 of every node)", start: func(e *env, o *options, t *target) error {
-			return startCluster(e, o, t, "--raft-fsync=false")
+			return startCluster(e, o, t, append([]string{"--raft-fsync=false"}, o.lockkvFlags...)...)
 		}},
 		{name: "redis-aof", about: "redis-server, appendonly yes, appendfsync always", start: startRedisAOF},
 		{name: "redis-wait", about: "redis-server primary + 1 replica, each lock script followed by WAIT 1 (as Redisson does)", start: startRedisWait},
@@ -168,7 +177,9 @@ func startLockkv1(e *env, o *options, t *target) error {
 // cluster mode.
 var errNoCluster = errors.New("lockkv-3 needs the cluster flags of cmd/lockkv (--node-id, --raft-addr, --data-dir, --bootstrap, --peers): this lockkv binary does not have them")
 
-func startLockkv3(e *env, o *options, t *target) error { return startCluster(e, o, t) }
+func startLockkv3(e *env, o *options, t *target) error {
+	return startCluster(e, o, t, o.lockkvFlags...)
+}
 
 // startCluster starts a 3-node lockkv cluster with extra flags on every
 // node.
@@ -201,6 +212,7 @@ func startCluster(e *env, o *options, t *target, extra ...string) error {
 			return err
 		}
 		ps = append(ps, p)
+		t.nodes = append(t.nodes, &clusterNode{name: t.name + "-" + id, addr: addrs[i], args: args, proc: p})
 	}
 	err = waitFor(30*time.Second, "a leader that every lockkv-3 node names", ps, func() error {
 		leader, err := lockkvLeader(addrs[:3])

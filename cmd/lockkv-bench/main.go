@@ -1,11 +1,13 @@
 // Command lockkv-bench starts lockkv and redis-server on this machine and
 // drives both with the same client load in one run, printing throughput,
-// latency and the ratio lockkv/Redis per workload, then the memory each
-// needs for a million small lock hashes.
+// latency (p50, p99, the slowest round trip), each server's CPU time per
+// operation and the ratios lockkv/Redis per workload, then the memory
+// each needs for a million small lock hashes.
 //
 //	go run ./cmd/lockkv-bench                     # all workloads, 3 runs each
 //	go run ./cmd/lockkv-bench -duration 2s -runs 5 -workloads SET,GET
 //	go run ./cmd/lockkv-bench -memory-keys 1000000 -workloads none
+//	go run ./cmd/lockkv-bench -workloads EVALSHA -conns 200 -memory-keys 0
 package main
 
 import (
@@ -43,6 +45,7 @@ func main() {
 		redisBin   = flag.String("redis-server", "redis-server", "redis-server binary")
 		lockkvAddr = flag.String("lockkv-addr", "", "measure this lockkv instead of starting one")
 		redisAddr  = flag.String("redis-addr", "", "measure this Redis instead of starting one")
+		lockkvBin  = flag.String("lockkv-bin", "", "run this lockkv binary (cmd/lockkv) as the lockkv server instead of this program's own lockkv")
 	)
 	flag.Parse()
 
@@ -54,7 +57,7 @@ func main() {
 		log.Fatalf(format, args...)
 	}
 	if servers[0].addr == "" {
-		if err := servers[0].startLockkv(); err != nil {
+		if err := servers[0].startLockkv(*lockkvBin); err != nil {
 			fatalf("start lockkv: %v", err)
 		}
 	}
@@ -87,11 +90,13 @@ func main() {
 
 	fmt.Printf("lockkv-bench: %d connections, %v per run, median of %d runs, GOMAXPROCS=%s, %d CPUs\n",
 		*conns, *duration, *runs, os.Getenv("GOMAXPROCS"), numCPU())
-	const row = "%-16s %8s %13s %13s %6s %11s %11s %11s %11s\n"
-	fmt.Printf(row, "workload", "pipeline", "lockkv ops/s", "redis ops/s", "ratio", "lockkv p50", "lockkv p99", "redis p50", "redis p99")
+	fmt.Printf("cpu/op: the server process's user+system CPU time (/proc/PID/stat) over the run, per operation; max: the slowest round trip\n")
+	const row = "%-16s %8s %13s %13s %6s %11s %11s %11s %11s %11s %11s %9s %9s %6s\n"
+	fmt.Printf(row, "workload", "pipeline", "lockkv ops/s", "redis ops/s", "ratio", "lockkv p50", "lockkv p99", "lockkv max",
+		"redis p50", "redis p99", "redis max", "lk cpu/op", "rd cpu/op", "ratio")
 	for _, w := range selected {
 		for _, depth := range depths {
-			res := make([][]bench.Result, 2)
+			res := make([][]run, 2)
 			for r := 0; r < *runs; r++ {
 				order := []int{0, 1}
 				if r%2 == 1 {
@@ -102,16 +107,19 @@ func main() {
 					if err := s.prepare(w); err != nil {
 						fatalf("%s: prepare %s: %v", s.name, w.Name, err)
 					}
+					cpu0 := s.cpuTime()
 					out, err := bench.Run(s.addr, w, *conns, depth, *duration)
 					if err != nil {
 						fatalf("%s: %s: %v", s.name, w.Name, err)
 					}
-					res[i] = append(res[i], out)
+					cpu := s.cpuTime() - cpu0
+					res[i] = append(res[i], run{Result: out, cpuPerOp: time.Duration(float64(cpu) / float64(max(out.Ops, 1)))})
 				}
 			}
 			l, rd := summarize(res[0]), summarize(res[1])
 			fmt.Printf(row, w.Name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
-				fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(rd.P50), dur(rd.P99))
+				fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(l.Max), dur(rd.P50), dur(rd.P99), dur(rd.Max),
+				us(l.cpuPerOp), us(rd.cpuPerOp), fmt.Sprintf("%.2f", float64(l.cpuPerOp)/float64(max(rd.cpuPerOp, 1))))
 		}
 	}
 
@@ -164,15 +172,58 @@ func selectWorkloads(names string) []bench.Workload {
 	return out
 }
 
-func summarize(rs []bench.Result) bench.Result {
+// run is one measured run of one server.
+type run struct {
+	bench.Result
+	cpuPerOp time.Duration // the server's CPU time per operation; 0 when not known
+}
+
+// summarize gives the median of the runs' throughput, percentiles and CPU
+// per operation, and the slowest round trip of all the runs.
+func summarize(rs []run) run {
 	var ops []float64
-	var p50, p99 []time.Duration
+	var p50, p99, cpu []time.Duration
+	var out run
 	for _, r := range rs {
 		ops = append(ops, r.OpsPerSec)
 		p50 = append(p50, r.P50)
 		p99 = append(p99, r.P99)
+		cpu = append(cpu, r.cpuPerOp)
+		out.Max = max(out.Max, r.Max)
 	}
-	return bench.Result{OpsPerSec: bench.Median(ops), P50: bench.Median(p50), P99: bench.Median(p99)}
+	out.OpsPerSec, out.P50, out.P99, out.cpuPerOp = bench.Median(ops), bench.Median(p50), bench.Median(p99), bench.Median(cpu)
+	return out
+}
+
+func us(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fus", float64(d)/float64(time.Microsecond))
+}
+
+// cpuTime is the user and system CPU time the server process has used
+// (utime and stime of /proc/PID/stat, in clock ticks of 10 ms); 0 for a
+// server this program did not start.
+func (s *server) cpuTime() time.Duration {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses: state
+	// is field 3, utime 14 and stime 15.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(ut+st) * tick
 }
 
 type server struct {
@@ -191,20 +242,24 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// startLockkv runs lockkv as a separate process (this binary, re-executed)
-// so that it does not share a Go runtime with the load generator.
-func (s *server) startLockkv() error {
+// startLockkv runs lockkv as a separate process (this binary, re-executed,
+// or bin) so that it does not share a Go runtime with the load generator.
+func (s *server) startLockkv(bin string) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
+	if bin != "" {
+		s.cmd = exec.Command(bin, "--addr", addr, "--log-level", "warn")
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		s.cmd = exec.Command(self)
+		s.cmd.Env = append(os.Environ(), serveEnv+"="+addr)
 	}
-	s.cmd = exec.Command(self)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	s.cmd.Env = append(os.Environ(), serveEnv+"="+addr)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {
 		return err

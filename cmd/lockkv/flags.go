@@ -15,6 +15,7 @@ type options struct {
 	logLevel, logFormat, logFile string
 	protectedMode, debugCommand  string
 	protectedConfigs             string
+	loadRDB                      string
 	tlsAddr, tlsCert, tlsKey     string
 	tlsCA, tlsAuthClients        string
 	nodeID, raftAddr             string
@@ -83,6 +84,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.raftTLSKey, "raft-tls-key", "", "PEM private key of --raft-tls-cert")
 	fs.StringVar(&o.raftTLSCA, "raft-tls-ca", "", "PEM CA certificate: Raft peers must present a certificate it signed")
 
+	fs.StringVar(&o.loadRDB, "load-rdb", "", "RDB file to start from (a redis-server dump.rdb or lockkv's SAVE): loaded before serving; on a cluster, by the leader through the log, into an empty keyspace only")
+
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit (also -v, or lockkv version)")
 	fs.BoolVar(&o.version, "v", false, "print the version and exit")
@@ -111,6 +114,9 @@ var flagGroups = []flagGroup{
 	{"Cluster", "Raft replication: a durable single server (--data-dir alone) or a member of a 3- or 5-node cluster.",
 		"lockkv --node-id n1 --addr 10.0.0.1:6379 --data-dir /var/lib/lockkv --bootstrap --peers n1=10.0.0.1:16379=10.0.0.1:6379,n2=...,n3=...",
 		[]string{"node-id", "raft-addr", "raft-advertise", "advertise", "data-dir", "bootstrap", "peers", "join", "join-timeout", "forward", "read-mode", "sentinel-master-name", "raft-heartbeat-timeout", "raft-election-timeout", "snapshot-threshold", "snapshot-interval", "trailing-logs", "raft-log-store", "raft-fsync"}},
+	{"Backup", "SAVE and BGSAVE write dir/dbfilename (config file or CONFIG SET); lockkv restore-rdb replays an RDB file into a running server.",
+		"lockkv --load-rdb /backups/dump.rdb",
+		[]string{"load-rdb"}},
 	{"Logging", "One line per event on stderr (or --logfile); CONFIG SET loglevel changes the level at run time.",
 		"lockkv --log-level debug --log-format json --logfile /var/log/lockkv.log",
 		[]string{"log-level", "log-format", "logfile"}},
@@ -119,6 +125,7 @@ var flagGroups = []flagGroup{
 const usageHead = `Usage:
   lockkv [config-file] [flags]       run a server (flags override the file)
   lockkv ping [flags]                check that a server answers PING (exit 0) or not (exit 1)
+  lockkv restore-rdb [flags] FILE    replay an RDB file into a running server (RESTORE ... ABSTTL REPLACE)
   lockkv version                     print the version (also --version, -v)
 
 lockkv is a lock server that speaks Redis 7.0.15's protocol and replicates

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
@@ -22,6 +23,10 @@ import (
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/replication"
 )
+
+// startGrace is how long a signal received while the server starts waits
+// for the start to finish before the process ends without serving.
+const startGrace = time.Second
 
 // defaultRaftAddr is the client address with its port plus 10000 (as Redis
 // Cluster's bus port).
@@ -50,6 +55,8 @@ func main() {
 			return
 		case "ping":
 			os.Exit(pingMain(args[1:]))
+		case "restore-rdb":
+			os.Exit(restoreMain(args[1:]))
 		}
 	}
 	var o options
@@ -140,6 +147,8 @@ func main() {
 		TLSCACertFile:  o.tlsCA,
 		TLSAuthClients: o.tlsAuthClients,
 		TLSOnly:        o.addr == "",
+
+		LoadRDB: o.loadRDB,
 
 		Settings:         settings,
 		ConfigFile:       confPath,
@@ -232,15 +241,17 @@ func main() {
 			os.Exit(1)
 		}
 	case early = <-sig:
-		// Start may have returned meanwhile: then this is an ordinary
-		// shutdown.
+		// Start may be returning: it logs that it listens just before
+		// it does, and a supervisor may signal on that line. Then this
+		// is an ordinary shutdown; a start still waiting (on the data
+		// dir's lock, a join) after a short grace is abandoned.
 		select {
 		case err := <-started:
 			if err != nil {
 				log.Error("cannot start", "err", err)
 				os.Exit(1)
 			}
-		default:
+		case <-time.After(startGrace):
 			log.Warn("signal received while starting: exiting", "signal", early.String())
 			os.Exit(1)
 		}

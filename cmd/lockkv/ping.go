@@ -23,10 +23,7 @@ func pingMain(args []string) int {
 	addr := fs.String("addr", "127.0.0.1:6379", "address of the server")
 	pass := fs.String("requirepass", os.Getenv("REDISCLI_AUTH"), "password to AUTH with (default $REDISCLI_AUTH)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	useTLS := fs.Bool("tls", false, "connect with TLS")
-	caFile := fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)")
-	certFile := fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one")
-	keyFile := fs.String("tls-key-file", "", "client private key (PEM)")
+	tlsFlags := addClientTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -37,32 +34,10 @@ func pingMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "lockkv ping: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	var tc *tls.Config
-	if *useTLS {
-		tc = &tls.Config{MinVersion: tls.VersionTLS12}
-		if *caFile != "" {
-			pem, err := os.ReadFile(*caFile)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
-				return 2
-			}
-			tc.RootCAs = x509.NewCertPool()
-			if !tc.RootCAs.AppendCertsFromPEM(pem) {
-				fmt.Fprintf(os.Stderr, "lockkv ping: no PEM certificate in %s\n", *caFile)
-				return 2
-			}
-		}
-		if *certFile != "" || *keyFile != "" {
-			cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
-				return 2
-			}
-			tc.Certificates = []tls.Certificate{cert}
-		}
-		if host, _, err := net.SplitHostPort(*addr); err == nil {
-			tc.ServerName = host
-		}
+	tc, err := tlsFlags.config(*addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lockkv ping: %v\n", err)
+		return 2
 	}
 	if err := ping(*addr, *pass, tc, *timeout); err != nil {
 		fmt.Fprintf(os.Stderr, "lockkv ping %s: %v\n", *addr, err)
@@ -72,16 +47,62 @@ func pingMain(args []string) int {
 	return 0
 }
 
+// clientTLSFlags are the TLS flags of lockkv's client subcommands.
+type clientTLSFlags struct {
+	useTLS                    *bool
+	caFile, certFile, keyFile *string
+}
+
+func addClientTLSFlags(fs *flag.FlagSet) clientTLSFlags {
+	return clientTLSFlags{
+		useTLS:   fs.Bool("tls", false, "connect with TLS"),
+		caFile:   fs.String("tls-ca-cert-file", "", "CA certificates (PEM) to check the server's certificate against (with --tls)"),
+		certFile: fs.String("tls-cert-file", "", "client certificate (PEM), when the server asks for one"),
+		keyFile:  fs.String("tls-key-file", "", "client private key (PEM)"),
+	}
+}
+
+// config is the TLS configuration the flags ask for (nil without --tls).
+func (f clientTLSFlags) config(addr string) (*tls.Config, error) {
+	if !*f.useTLS {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if *f.caFile != "" {
+		pem, err := os.ReadFile(*f.caFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("no PEM certificate in %s", *f.caFile)
+		}
+	}
+	if *f.certFile != "" || *f.keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(*f.certFile, *f.keyFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		tc.ServerName = host
+	}
+	return tc, nil
+}
+
+// dialServer connects to a server, with TLS when tc is set.
+func dialServer(addr string, tc *tls.Config, timeout time.Duration) (net.Conn, error) {
+	d := &net.Dialer{Timeout: timeout}
+	if tc != nil {
+		return tls.DialWithDialer(d, "tcp", addr, tc)
+	}
+	return d.Dial("tcp", addr)
+}
+
 // ping sends AUTH (with a password) and PING, and wants +PONG.
 func ping(addr, pass string, tc *tls.Config, timeout time.Duration) error {
-	d := &net.Dialer{Timeout: timeout}
-	var nc net.Conn
-	var err error
-	if tc != nil {
-		nc, err = tls.DialWithDialer(d, "tcp", addr, tc)
-	} else {
-		nc, err = d.Dial("tcp", addr)
-	}
+	nc, err := dialServer(addr, tc, timeout)
 	if err != nil {
 		return err
 	}

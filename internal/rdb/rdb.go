@@ -1,15 +1,24 @@
-// Package rdb holds the pieces of Redis 7.0's RDB format that lockkv
-// reads and writes (FUNCTION DUMP and RESTORE payloads): lengths and
+// Package rdb reads and writes Redis 7.0's RDB format (version 10): the
+// DUMP/RESTORE and FUNCTION DUMP/RESTORE payloads and whole RDB files
+// (SAVE, and loading a redis-server dump.rdb). It holds lengths and
 // strings as rdb.c encodes them, liblzf's compression as Redis builds it,
-// and Redis's CRC64 (crc64.c). Output is byte-identical to Redis's, and
-// every reader treats its input as hostile: a length the input cannot
-// back is refused before anything of its size is allocated.
+// Redis's CRC64 (crc64.c), listpacks and ziplists, and every value type.
+//
+// Output is byte-identical to redis-server 7.0.15's where lockkv's value
+// carries what Redis's bytes depend on (see AppendValue); every RDB type
+// Redis 7.0 loads is read, streams and module values excepted (lockkv
+// has neither). Every reader treats its input as hostile: whatever the
+// input, a value or an error, never a panic, and a length the input
+// cannot back is refused before anything of its size is allocated.
 package rdb
 
 import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"sync"
+
+	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
 // Version is the RDB version Redis 7.0 writes (RDB_VERSION).
@@ -60,10 +69,17 @@ func AppendLen(b []byte, n int) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(n))
 }
 
-// AppendString is rdbSaveRawString for a string that is not an integer:
-// LZF-compressed when over 20 bytes and compression saves at least 4 (as
-// rdbcompression does), raw otherwise.
-func AppendString(b []byte, s []byte) []byte {
+// AppendString is rdbSaveRawString: an integer form for short canonical
+// integers, LZF when that saves at least 4 bytes (rdbcompression yes),
+// else the length and the bytes.
+func AppendString(b, s []byte) []byte {
+	if len(s) <= 11 {
+		if v, ok := redisnum.ParseInt(s); ok {
+			if nb, ok := appendEncodedInt(b, v); ok {
+				return nb
+			}
+		}
+	}
 	if len(s) > 20 {
 		if c := LZFCompress(s, len(s)-4); c != nil {
 			b = append(b, 0xC3)
@@ -76,6 +92,15 @@ func AppendString(b []byte, s []byte) []byte {
 	return append(b, s...)
 }
 
+// lzfTable is LZFCompress's hash table: positions stamped with the
+// generation of the call that stored them.
+type lzfTable struct {
+	gen   uint32
+	slots [1 << 16]uint64
+}
+
+var lzfTables = sync.Pool{New: func() any { return new(lzfTable) }}
+
 // LZFCompress is liblzf's lzf_compress as Redis builds it (HLOG 16,
 // VERY_FAST): nil when the result would not fit in outLen bytes.
 // Redis compresses strings of more than 20 bytes into len-4 bytes.
@@ -87,27 +112,37 @@ func LZFCompress(in []byte, outLen int) []byte {
 		maxOff = 1 << 13
 		maxRef = (1 << 8) + (1 << 3)
 	)
-	if len(in) == 0 || outLen == 0 {
+	if len(in) < 2 || outLen <= 0 {
 		return nil
 	}
-	htab := make([]int32, hsize) // positions + 1; 0 = empty
-	out := make([]byte, outLen)
+	// The hash table is reused: a slot is valid only when it carries
+	// this call's generation (Redis's is an uninitialised stack array).
+	t := lzfTables.Get().(*lzfTable)
+	defer lzfTables.Put(t)
+	t.gen++
+	if t.gen == 0 {
+		clear(t.slots[:])
+		t.gen = 1
+	}
+	gen := uint64(t.gen) << 32
+	htab := &t.slots
+	out := make([]byte, outLen+1) // Redis allocates one byte more: a run may start there
 	inEnd := len(in)
 	ip, op := 0, 0
 	idx := func(h uint32) uint32 { return ((h >> (3*8 - hlog)) - h*5) & (hsize - 1) }
 	lit := 0
 	op++ // start run
-	hval := uint32(in[0]) << 8
-	if len(in) > 1 { // liblzf reads in[1] whatever the length
-		hval |= uint32(in[1])
-	}
+	hval := uint32(in[0])<<8 | uint32(in[1])
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
 		slot := idx(hval)
-		ref := int(htab[slot]) - 1
-		htab[slot] = int32(ip + 1)
+		ref := -1
+		if v := htab[slot]; v&^0xffffffff == gen {
+			ref = int(uint32(v))
+		}
+		htab[slot] = gen | uint64(ip)
 		off := ip - ref - 1
-		if ref >= 0 && ref < ip && off < maxOff && ip+4 < inEnd && ref > 0 &&
+		if ref >= 0 && ref < ip && off < maxOff && ref > 0 &&
 			in[ref] == in[ip] && in[ref+1] == in[ip+1] && in[ref+2] == in[ip+2] {
 			length := 2
 			maxlen := inEnd - ip - length
@@ -121,7 +156,19 @@ func LZFCompress(in []byte, outLen int) []byte {
 			if op+3+1 >= outLen {
 				return nil
 			}
-			for {
+			// lzf_c.c's loop: 16 unrolled steps that check no bound
+			// when more than 16 bytes are left, then the checked loop.
+			matched := true
+			if maxlen > 16 {
+				for k := 0; k < 16; k++ {
+					length++
+					if in[ref+length] != in[ip+length] {
+						matched = false
+						break
+					}
+				}
+			}
+			for matched {
 				length++
 				if !(length < maxlen && in[ref+length] == in[ip+length]) {
 					break
@@ -148,10 +195,10 @@ func LZFCompress(in []byte, outLen int) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			htab[idx(hval)] = gen | uint64(ip)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			htab[idx(hval)] = gen | uint64(ip)
 			ip++
 			continue
 		}

@@ -1,0 +1,76 @@
+package lockkv
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/lockscripts"
+	"github.com/lockkv/lockkv/luaengine"
+	"github.com/lockkv/lockkv/replication"
+)
+
+// TestClusterScriptsDeterministic: on a cluster, a script that would run
+// forever fails with the step budget's error on every node and the
+// cluster goes on serving locks; read-only scripts on the leader leave
+// the interpreter state (math.random) as every node has it; and a node
+// restarted from its snapshot and log holds the same state as the others,
+// interpreter state included (Engine.Digest).
+func TestClusterScriptsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	tc := startClusterWith(t, 3, func(c *replication.Config) {
+		n++
+		c.DataDir = fmt.Sprintf("%s/n%d", dir, n)
+		c.SnapshotThreshold = 4
+		c.TrailingLogs = 2
+		c.SnapshotInterval = 100 * time.Millisecond
+	})
+	ctx := context.Background()
+	l := tc.leader()
+	lc := redis.NewClient(&redis.Options{Addr: tc.peers[l].ClientAddr, MaxRetries: -1, ReadTimeout: time.Minute})
+	defer lc.Close()
+	want := "ERR " + luaengine.StepBudgetError(luaengine.ReplicatedMaxSteps)
+	if err := lc.Eval(ctx, "while true do end", nil).Err(); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("a script that never ends: %v", err)
+	}
+	if err := lc.Eval(ctx, lockscripts.Acquire, []string{"lock"}, 30000, "owner:1").Err(); err != redis.Nil {
+		t.Fatalf("a lock after the runaway: %v", err)
+	}
+	for i := 0; i < 5; i++ {
+		if err := lc.EvalRO(ctx, "#!lua flags=no-writes\nreturn math.random(1000000)", nil).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := lc.Eval(ctx, "return redis.call('rpush', KEYS[1], math.random(1000000))", []string{"draws"}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A follower restarts: it restores its snapshot and replays its log.
+	f := (l + 1) % 3
+	waitFor(t, "a snapshot on the follower", func() bool {
+		var snap uint64
+		tc.srvs[f].Do(func(e *commands.Engine) { snap = e.Cluster.Status().LastSnapshotIndex })
+		return snap > 0
+	})
+	tc.stop(f)
+	tc.start(f)
+	if err := lc.Eval(ctx, "return redis.call('rpush', KEYS[1], math.random(1000000))", []string{"draws"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var digests [3]string
+	waitFor(t, "every node to hold the leader's state", func() bool {
+		var applied [3]uint64
+		for i, s := range tc.srvs {
+			s.Do(func(e *commands.Engine) {
+				digests[i] = e.Digest()
+				applied[i] = e.Cluster.Status().AppliedIndex
+			})
+		}
+		return applied[0] == applied[1] && applied[1] == applied[2] && digests[0] == digests[1] && digests[1] == digests[2]
+	})
+}
