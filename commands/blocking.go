@@ -123,7 +123,6 @@ type blockState struct {
 
 // blockClient is a client's blocked state.
 type blockClient struct {
-	blocked  bool
 	kind     BlockKind
 	db       int
 	deadline int64 // Unix ms; 0 = forever
@@ -149,7 +148,7 @@ func (e *Engine) initBlocking() {
 }
 
 // IsBlocked reports whether the client waits in a blocking command.
-func (c *Client) IsBlocked() bool { return c.blk.blocked }
+func (c *Client) IsBlocked() bool { return c.park == parkBlocked }
 
 // BlockedClients returns the number of blocked clients (INFO
 // blocked_clients).
@@ -227,6 +226,7 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 		return
 	}
 	e, cl := c.E, c.C
+	e.park(cl, parkBlocked)
 	b := &e.blocking
 	bc := &cl.blk
 	if e.repl != nil {
@@ -235,7 +235,6 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 		}
 		bc.args = copyArgs(bc.cur)
 	}
-	bc.blocked = true
 	bc.kind = kind
 	bc.db = c.DBIndex()
 	bc.deadline = deadline
@@ -277,7 +276,7 @@ func (c *Ctx) Block(kind BlockKind, keys [][]byte, deadline int64, serve ServeFu
 func (e *Engine) unblock(cl *Client) {
 	b := &e.blocking
 	bc := &cl.blk
-	if !bc.blocked {
+	if cl.park != parkBlocked {
 		return
 	}
 	for i, w := range bc.waits {
@@ -304,7 +303,10 @@ func (e *Engine) unblock(cl *Client) {
 	if bc.deadline != 0 {
 		b.timed--
 	}
-	bc.blocked = false
+	e.unpark(cl, parkBlocked)
+	if cl.repl.retrying {
+		e.disownRetry(cl)
+	}
 	bc.serve, bc.spec, bc.args = nil, nil, nil
 	b.count--
 	e.Stats.TotalBlockingKeys = int64(len(b.keys))
@@ -422,7 +424,7 @@ func (e *Engine) resumeUnblocked() {
 		cl := b.resume[i]
 		b.resume[i] = nil
 		cl.blk.queued = false
-		if cl.freed || cl.blk.blocked {
+		if cl.freed || cl.park == parkBlocked {
 			continue
 		}
 		e.runPending(cl)
@@ -440,7 +442,11 @@ func (e *Engine) resumeUnblocked() {
 // updateStatsOnUnblock even for the timeout reply.
 func (e *Engine) UnblockClient(id int64, withError bool) bool {
 	cl := e.clients[id]
-	if cl != nil && cl.waiting {
+	if cl == nil {
+		return false
+	}
+	switch cl.park {
+	case parkWait:
 		// WAIT and WAITAOF: the error, or the counts a timeout answers.
 		msg := ""
 		if withError {
@@ -451,8 +457,10 @@ func (e *Engine) UnblockClient(id int64, withError bool) bool {
 		}
 		e.failedCall(cl.lastCmd)
 		return true
-	}
-	if cl == nil || !cl.blk.blocked {
+	case parkBlocked:
+	default:
+		// Not in a blocking command: CLIENT PAUSE, RAFT.NODE's deferred
+		// reply and the round trips of a cluster are not unblocked.
 		return false
 	}
 	ctx := e.writerFor(cl)

@@ -134,10 +134,10 @@ func (e *Engine) resumePaused() {
 	list := e.srv.postponed
 	e.srv.postponed = nil
 	for _, cl := range list {
-		if cl.freed || !cl.postponed {
+		if cl.freed || cl.park != parkPaused {
 			continue
 		}
-		cl.postponed = false
+		e.unpark(cl, parkPaused)
 		e.runPending(cl)
 	}
 }
@@ -199,12 +199,11 @@ func (e *Engine) clientsCron(now int64) {
 
 // clientTimedOut closes cl if it has been idle past timeout, as
 // clientsCronHandleTimeout: whole seconds, as Redis's clock counts them;
-// never a client waiting for something (blocked, WAIT, CLIENT PAUSE, its
-// write's commit), a subscriber or a monitor.
+// never a parked client (blocked, WAIT, CLIENT PAUSE, its write's commit,
+// a read waiting for its leadership round...), a subscriber or a monitor.
 func (e *Engine) clientTimedOut(cl *Client, now int64) bool {
 	t := int64(e.Config.Timeout)
-	if t <= 0 || cl.Conn == nil || cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked ||
-		len(cl.queue) > 0 || cl.sub.count() > 0 || cl.monitor {
+	if t <= 0 || cl.Conn == nil || cl.park != parkNone || len(cl.queue) > 0 || cl.sub.count() > 0 || cl.monitor {
 		return false
 	}
 	if now/1000-cl.LastInteraction/1000 <= t {
@@ -227,7 +226,7 @@ func clientFlags(cl *Client) string {
 	if cl.multi.active {
 		b = append(b, 'x')
 	}
-	if cl.blk.blocked || cl.postponed || cl.waiting {
+	if cl.held() {
 		b = append(b, 'b')
 	}
 	if cl.Tracking() {

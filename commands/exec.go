@@ -78,7 +78,7 @@ func Exec(c *Ctx, args [][]byte) {
 			return
 		}
 		if c.E.srv.pause != pauseOff && c.E.pausedFor(c.C, spec) {
-			c.C.postponed = true
+			c.E.park(c.C, parkPaused)
 			return
 		}
 		if c.C.multi.active && !spec.Unqueued {
@@ -247,14 +247,14 @@ func (e *Engine) endCall(ctx *Ctx) (end int64) {
 	if len(cl.W.B) > replyChunk {
 		e.checkOutput(cl, true)
 	}
-	if !cl.postponed {
+	if cl.park != parkPaused {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-f.start)
 		if ctx.Spec != nil && !cl.blk.blocked {
 			e.observeCall(ctx, f.args, end-f.start)
 		}
 	}
 	e.trackingAfterCall(cl, ctx.Spec)
-	if cl.postponed || cl.repl.rerun || cl.repl.parked {
+	if cl.park.deferred() {
 		// CLIENT PAUSE: the command runs again when the pause ends;
 		// replication: it runs again later, or its op runs when applied.
 		e.putCtx(ctx)
@@ -298,7 +298,7 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 	}
 	cl.queue = append(cl.queue, batch{cmds: cmds, done: done})
 	e.stampBatch(cl)
-	if !cl.blk.blocked && !cl.postponed && !cl.waiting && !cl.repl.parked && !cl.repl.rerun {
+	if cl.park == parkNone {
 		e.runPending(cl)
 	} else if cl.Conn != nil && cl.held() {
 		cl.Conn.Blocked(true) // it waits behind the blocked command
@@ -306,8 +306,9 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 }
 
 // held reports whether cl waits for something that may take any time (a
-// blocking command, CLIENT PAUSE, WAIT), not for its own replicated op.
-func (cl *Client) held() bool { return cl.blk.blocked || cl.postponed || cl.waiting }
+// blocking command, CLIENT PAUSE, WAIT, a promised reply), not for its own
+// replicated op (parkKind.held).
+func (cl *Client) held() bool { return cl.park.held() }
 
 type batch struct {
 	cmds [][][]byte
@@ -378,18 +379,18 @@ func (e *Engine) runPendingUnguarded(cl *Client) {
 	var tick int64 // see callAt
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
-		for len(b.cmds) > 0 && !cl.blk.blocked && !cl.waiting && !cl.repl.parked && !cl.freed && !cl.CloseAfterReply && !cl.closeASAP {
+		for len(b.cmds) > 0 && cl.park == parkNone && !cl.freed && !cl.CloseAfterReply && !cl.closeASAP {
 			rest := b.cmds
 			args := rest[0]
 			b.cmds = rest[1:]
 			tick = e.callAt(cl, args, now, tick)
-			if cl.postponed || cl.repl.rerun {
-				b.cmds = rest // runs again when the pause ends
+			if cl.park.reruns() {
+				b.cmds = rest // runs again when the park ends
 				break
 			}
 			e.Stats.NetInputBytes += approxSize(args)
 		}
-		if (cl.blk.blocked || cl.postponed || cl.waiting || cl.repl.parked || cl.repl.rerun) && !cl.freed {
+		if cl.park != parkNone && !cl.freed {
 			if cl.Conn != nil {
 				cl.Conn.Blocked(cl.held())
 			}

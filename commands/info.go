@@ -116,7 +116,7 @@ func infoClients(e *Engine, b []byte, now int64) []byte {
 	blocked := 0
 	tracking, _, _, _ := e.TrackingStats()
 	for _, cl := range e.clients {
-		if cl.blk.blocked || cl.postponed || cl.waiting { // WAIT blocks too (BLOCKED_WAIT)
+		if cl.held() { // WAIT blocks too (BLOCKED_WAIT)
 			blocked++
 		}
 	}

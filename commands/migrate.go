@@ -164,12 +164,12 @@ func migrateCmd(c *Ctx, args [][]byte) {
 func (c *Ctx) migrateOnLeader(args [][]byte) bool {
 	e, rs, cl := c.E, c.E.repl, c.C
 	if rs.inflight > 0 {
-		cl.repl.rerun = true
+		e.park(cl, parkBehindExec)
 		rs.execWaiters = append(rs.execWaiters, cl)
 		return true
 	}
 	if e.Config.ReadMode == ReadLinearizable && cl.repl.readNeed > rs.readConfirmed {
-		cl.repl.rerun = true
+		e.park(cl, parkReadRound)
 		rs.readWaiters = append(rs.readWaiters, cl)
 		if rs.readStarted < cl.repl.readNeed {
 			rs.readStarted = cl.repl.readNeed

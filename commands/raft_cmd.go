@@ -168,12 +168,12 @@ func raftNodeRemove(c *Ctx, args [][]byte) {
 // writes its reply and lets it go on; it must run on the command
 // goroutine.
 func (e *Engine) replyLater(cl *Client) func(func(*Ctx)) {
-	cl.waiting = true
+	e.park(cl, parkReply)
 	return func(write func(*Ctx)) {
-		if cl.freed {
-			return
+		if cl.freed || cl.park != parkReply {
+			return // gone, or its command panicked and was answered
 		}
-		cl.waiting = false
+		e.unpark(cl, parkReply)
 		ctx := &Ctx{E: e, C: cl, W: e.Writer(cl), DB: e.DBs[cl.DB], Now: e.NowMs()}
 		write(ctx)
 		e.runPending(cl)

@@ -48,13 +48,16 @@ import (
 //     (errorstats ERR, total_error_replies, a failed call in
 //     commandstats).
 //   - Puts the client back in a state the engine expects of a client whose
-//     command answered: not blocked (a ServeFunc would reply a second
-//     time), not waiting in WAIT, a transaction either discarded (EXEC,
-//     DISCARD, MULTI panicked) or failed (EXECABORT, as for a command
-//     refused while queueing). The running script's state is reset by
-//     runScript and fcallCommand themselves (s.finish is deferred). A
-//     client is parked (replication) only by replGate, as the last thing
-//     Exec does; no handler runs after it, so recovery never meets one.
+//     command answered: not parked in a blocking command (a ServeFunc
+//     would reply a second time), WAIT, or a reply promised for later (it
+//     is dropped), a transaction either discarded (EXEC, DISCARD, MULTI
+//     panicked) or failed (EXECABORT, as for a command refused while
+//     queueing). The running script's state is reset by runScript and
+//     fcallCommand themselves (s.finish is deferred). The other parks
+//     (CLIENT PAUSE, replication) are set only by Exec's gates, as the last
+//     thing Exec does; no handler runs after them, so recovery never meets
+//     one. Parking a client already parked panics (Engine.park): such an
+//     overlap is recovered here like any other bug.
 //
 // What the command had changed before it panicked stays changed: there is
 // no undo log, and partial effects (keys written, notifications fired,
@@ -162,11 +165,13 @@ func (e *Engine) commandPanicked(c *Ctx, w *resp.Writer, args [][]byte, mark int
 // state of one whose command answered.
 func (e *Engine) resetAfterPanic(c *Ctx) {
 	cl := c.C
-	if cl.blk.blocked {
+	switch cl.park {
+	case parkBlocked:
 		e.unblock(cl)
-	}
-	if cl.waiting {
+	case parkWait:
 		e.dropWait(cl)
+	case parkReply:
+		e.unpark(cl, parkReply) // the promised reply is dropped
 	}
 	if cl.multi.active {
 		if c.looked != nil && c.looked.Txn != TxnNone {
@@ -185,7 +190,7 @@ func (e *Engine) dropWait(cl *Client) {
 			break
 		}
 	}
-	cl.waiting = false
+	e.unpark(cl, parkWait)
 }
 
 // panicName names the command in the error and the log: the command

@@ -209,16 +209,12 @@ type replState struct {
 
 // replClient is a client's replication state.
 type replClient struct {
-	// parked: the client's op is in flight; its reply comes with the apply.
-	parked bool
-	// rerun: the command at the head of the pipeline runs again later (a
-	// read waiting for leadership confirmation, an EXEC waiting for ops in
-	// flight).
-	rerun bool
 	// readNeed is the confirmation round the current batch's reads need.
 	readNeed uint64
-	// retrying is set while a blocked client's command is proposed again.
+	// retrying is set while a blocked client's command is proposed again
+	// (the client stays parkBlocked); retrySeq is that op's.
 	retrying bool
+	retrySeq uint64
 	// lastIndex is the log index of the entry that applied the client's
 	// last op (WAIT).
 	lastIndex uint64
@@ -320,25 +316,26 @@ func (e *Engine) SetLeader(leader bool) {
 	// Clients blocked here lose their wait, as on a Redis master turned
 	// replica; reads and WATCHed EXECs run again and are redirected.
 	for _, cl := range e.clients {
-		if cl.blk.blocked {
+		if cl.park == parkBlocked {
 			ctx := e.writerFor(cl)
 			ctx.W.Error(ErrUnblockedRole)
 			e.countError([]byte(ErrUnblockedRole))
 			e.unblock(cl)
 		}
 	}
-	e.releaseWaiters(&rs.readWaiters)
-	e.releaseWaiters(&rs.execWaiters)
+	e.releaseWaiters(&rs.readWaiters, parkReadRound)
+	e.releaseWaiters(&rs.execWaiters, parkBehindExec)
 	clear(rs.expiring)
 }
 
-func (e *Engine) releaseWaiters(list *[]*Client) {
+// releaseWaiters lets the clients of list, parked as kind, run again.
+func (e *Engine) releaseWaiters(list *[]*Client, kind parkKind) {
 	for i, cl := range *list {
 		(*list)[i] = nil
-		if cl.freed || !cl.repl.rerun {
+		if cl.freed || cl.park != kind {
 			continue
 		}
-		cl.repl.rerun = false
+		e.unpark(cl, kind)
 		e.resumeLater(cl)
 	}
 	*list = (*list)[:0]
@@ -396,7 +393,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 	if len(rs.execWaiters) > 0 && kind != replRead && rs.leader {
 		// A WATCHed EXEC waits for the ops in flight to drain: writes
 		// that come after it wait behind it.
-		cl.repl.rerun = true
+		e.park(cl, parkBehindExec)
 		rs.execWaiters = append(rs.execWaiters, cl)
 		return true
 	}
@@ -415,7 +412,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
 			return false
 		}
-		cl.repl.rerun = true
+		e.park(cl, parkReadRound)
 		rs.readWaiters = append(rs.readWaiters, cl)
 		if rs.readStarted < cl.repl.readNeed {
 			rs.readStarted = cl.repl.readNeed
@@ -424,7 +421,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		return true
 	case replWatchedExec:
 		if rs.inflight > 0 {
-			cl.repl.rerun = true
+			e.park(cl, parkBehindExec)
 			rs.execWaiters = append(rs.execWaiters, cl)
 			return true
 		}
@@ -487,7 +484,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.seq++
 	rs.pending[rs.seq] = cl
 	rs.inflight++
-	cl.repl.parked = true
+	e.park(cl, parkProposed)
 	op := Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()}
 	if st := e.Config.applySettings(); st != DefaultApplySettings {
 		op.Settings = &st
@@ -528,11 +525,11 @@ func (e *Engine) ReadsConfirmed(gen uint64) {
 	}
 	keep := rs.readWaiters[:0]
 	for _, cl := range rs.readWaiters {
-		if cl.freed || !cl.repl.rerun {
+		if cl.freed || cl.park != parkReadRound {
 			continue
 		}
 		if cl.repl.readNeed <= rs.readConfirmed {
-			cl.repl.rerun = false
+			e.unpark(cl, parkReadRound)
 			e.resumeLater(cl)
 			continue
 		}
@@ -681,15 +678,16 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 			cl.W.B = cl.W.B[:0]
 		}
 	} else {
-		cl.repl.parked = false
 		cl.repl.lastIndex = index
-		if cl.blk.blocked {
+		if cl.repl.retrying {
 			// A blocked client's command proposed again: it leaves its
 			// wait and runs; it blocks anew if the key is empty again.
+			cl.repl.retrying = false
 			cl.blk.keepDeadline = cl.blk.deadline
 			e.unblock(cl)
+		} else {
+			e.unpark(cl, parkProposed)
 		}
-		cl.repl.retrying = false
 	}
 	e.mem.applyOOM = op.OOM
 	switch op.Kind {
@@ -713,8 +711,9 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 }
 
 // resetApplyClient makes the internal client ops from other nodes run as
-// ready for the next op: no output, no transaction, not blocked. A local
-// client keeps its state (it may block; its transaction ended with EXEC).
+// ready for the next op: no output, no transaction (it never parks:
+// NoBlock, and apply passes no gate). A local client keeps its state (it
+// may block; its transaction ended with EXEC).
 func (e *Engine) resetApplyClient(cl *Client) {
 	if cl != e.repl.apply {
 		cl.blk.keepDeadline = 0
@@ -722,7 +721,6 @@ func (e *Engine) resetApplyClient(cl *Client) {
 	}
 	cl.W.B = cl.W.B[:0]
 	e.DiscardTransaction(cl)
-	cl.blk.blocked = false
 	cl.blk.keepDeadline = 0
 }
 
@@ -789,11 +787,11 @@ func (e *Engine) answerProposal(cl *Client, msg string) {
 	if cl.freed {
 		return
 	}
-	cl.repl.parked = false
 	if cl.repl.retrying {
 		cl.repl.retrying = false
 		return // still blocked: the step-down or its timeout answers it
 	}
+	e.unpark(cl, parkProposed)
 	if cl.multi.active {
 		e.DiscardTransaction(cl)
 	}
@@ -857,7 +855,7 @@ func (e *Engine) replExpire(now int64) {
 func (e *Engine) execWaitersCheck() {
 	rs := e.repl
 	if rs.inflight == 0 && len(rs.execWaiters) > 0 {
-		e.releaseWaiters(&rs.execWaiters)
+		e.releaseWaiters(&rs.execWaiters, parkBehindExec)
 	}
 }
 
@@ -878,8 +876,24 @@ func (e *Engine) retryBlocked(cl *Client) {
 	rs.seq++
 	rs.pending[rs.seq] = cl
 	rs.inflight++
+	cl.repl.retrySeq = rs.seq
 	rs.propose(Op{Kind: OpCommand, Origin: rs.origin, Seq: rs.seq, DB: cl.blk.db, Proto: cl.W.Proto, Args: [][][]byte{cl.blk.args}})
 }
+
+// disownRetry makes the op retryBlocked proposed for cl no longer cl's:
+// cl left its wait another way (CLIENT UNBLOCK, a step-down, a panic) and
+// was answered, so the op, should it still apply, runs as the internal
+// client, as on every other node, instead of answering cl a second time.
+func (e *Engine) disownRetry(cl *Client) {
+	cl.repl.retrying = false
+	if _, ok := e.repl.pending[cl.repl.retrySeq]; ok {
+		e.repl.pending[cl.repl.retrySeq] = disowned
+	}
+}
+
+// disowned stands in rs.pending for a client that no longer waits for its
+// op: freed, so the op is applied as anyone else's and answers nobody.
+var disowned = &Client{freed: true}
 
 // replicated reports whether the command runs as part of a replicated op
 // (directly, inside EXEC or inside a script), where every node must make
@@ -928,12 +942,12 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	if kind == replExec {
 		e.DiscardTransaction(cl)
 	}
-	cl.repl.parked = true
+	e.park(cl, parkForwarded)
 	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, func(reply []byte, err error) {
-		if cl.freed {
+		if cl.freed || cl.park != parkForwarded {
 			return
 		}
-		cl.repl.parked = false
+		e.unpark(cl, parkForwarded)
 		w := e.Writer(cl)
 		if err != nil {
 			w.Error("ERR forwarding to the leader failed: " + err.Error())

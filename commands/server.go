@@ -221,8 +221,8 @@ func (e *Engine) waitReplicas(cl *Client, w waitEntry, ms int64) {
 	if ms > 0 {
 		w.deadline = e.NowMs() + ms
 	}
+	e.park(cl, parkWait)
 	w.cl = cl
-	cl.waiting = true
 	e.srv.waits = append(e.srv.waits, w)
 }
 
@@ -317,7 +317,7 @@ func (e *Engine) waitUnblock(cl *Client, errMsg string) bool {
 // before it sleeps.
 func (e *Engine) waitDone(w waitEntry, errMsg string) {
 	cl := w.cl
-	cl.waiting = false
+	e.unpark(cl, parkWait)
 	if cl.ReplyMode == ReplyOn {
 		out := e.Writer(cl)
 		switch {

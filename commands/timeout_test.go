@@ -22,7 +22,7 @@ func TestClientTimeout(t *testing.T) {
 	te.do(mon, mconn, "MONITOR")
 	te.do(blk, bconn, "BLPOP", "list", "0")
 	te.do(wt, wconn, "WAIT", "1", "0")
-	if !blk.blk.blocked || !wt.waiting {
+	if blk.park != parkBlocked || wt.park != parkWait {
 		t.Fatal("BLPOP or WAIT did not block")
 	}
 	cron := func() {

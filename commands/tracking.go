@@ -282,8 +282,11 @@ func (e *Engine) trackingInvalidateOnFlush() {
 
 // trackingAfterCall runs after each client command: it sends the
 // invalidations held for the client and ends the effect of CLIENT CACHING,
-// which lasts for the next command (or transaction) only. A command held
-// by CLIENT PAUSE has not run yet: the flag waits for it.
+// which lasts for the next command (or transaction) only. A command that
+// has not run yet waits with the flag: one held by CLIENT PAUSE, a read
+// waiting for its leadership round or a write behind a WATCHed EXEC (they
+// run again), an op in flight (it runs when applied). A command forwarded
+// to the leader ran there.
 func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 	if e.tracking.clients > 0 {
 		e.trackingLimitUsedSlots()
@@ -291,7 +294,7 @@ func (e *Engine) trackingAfterCall(cl *Client, spec *Spec) {
 	if len(e.tracking.pending) > 0 {
 		e.sendPendingInvalidations(cl)
 	}
-	if cl.track.caching && !cl.multi.active && !cl.postponed {
+	if cl.track.caching && !cl.multi.active && !cl.park.reruns() && cl.park != parkProposed {
 		if spec == nil || !spec.keepsCaching() {
 			cl.track.caching = false
 		}
