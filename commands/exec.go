@@ -249,7 +249,7 @@ func (e *Engine) endCall(ctx *Ctx) (end int64) {
 	}
 	if cl.park != parkPaused {
 		e.countCall(ctx.looked, ctx.Spec != nil, end-f.start)
-		if ctx.Spec != nil && !cl.blk.blocked {
+		if ctx.Spec != nil && cl.park != parkBlocked {
 			e.observeCall(ctx, f.args, end-f.start)
 		}
 	}
