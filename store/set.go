@@ -1,6 +1,9 @@
 package store
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -237,10 +240,12 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 
 // RandomStable returns a member chosen by key and the members alone,
 // whatever the encoding and the hash table's layout: the member with the
-// smallest FNV-1a hash of key and member (O(n)). Replicated servers choose
-// with it, so that every node picks the same member although their tables
-// differ in layout (and their encodings, should their set-max-intset-entries
-// differ). The set must not be empty; the result is a copy.
+// smallest StableHash of key and member (O(n)), the first of StableOrder.
+// Replicated servers choose with it, so that every node picks the same
+// member although their tables differ in layout (and their encodings,
+// should their set-max-intset-entries differ); over random keys each
+// member is equally likely. The set must not be empty; the result is a
+// copy.
 func (s *Set) RandomStable(key uint64) []byte {
 	var (
 		best  []byte
@@ -267,10 +272,42 @@ func (s *Set) RandomStable(key uint64) []byte {
 	return best
 }
 
-// StableHash is the FNV-1a hash of key and m: replicated servers choose
-// "random" elements as the one with the smallest StableHash under a seed
-// the log entry carries, which depends on the elements alone, never on a
-// table's layout.
+// StableOrder returns copies of the members ordered by their StableHash
+// under key (ties by bytes), O(n log n): like RandomStable it depends on
+// key and the members alone, and over random keys it is a uniformly random
+// permutation, so its first k members are a uniformly random k-subset in
+// random order (SPOP and SRANDMEMBER with a count in a replicated op).
+func (s *Set) StableOrder(key uint64) [][]byte {
+	type ranked struct {
+		h uint64
+		m []byte
+	}
+	rs := make([]ranked, 0, s.Len())
+	s.Range(func(m []byte) bool {
+		rs = append(rs, ranked{StableHash(key, m), append([]byte(nil), m...)})
+		return true
+	})
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.m, b.m)
+	})
+	out := make([][]byte, len(rs))
+	for i, r := range rs {
+		out[i] = r.m
+	}
+	return out
+}
+
+// StableHash hashes m under key: replicated servers choose "random"
+// elements by it (the smallest under a seed the log entry carries), which
+// depends on the elements alone, never on a table's layout. FNV-1a of key
+// and m, finished by splitmix64's mixer: FNV-1a alone moves little when
+// members differ only in their last bytes ("m1", "m2"), so the smallest
+// of its values favoured some members several times over; mixed, every
+// input bit flips each output bit with probability about 1/2, and under a
+// random key each member is equally likely to be the smallest.
 func StableHash(key uint64, m []byte) uint64 {
 	const (
 		offset = 14695981039346656037
@@ -285,6 +322,11 @@ func StableHash(key uint64, m []byte) uint64 {
 		h ^= uint64(b)
 		h *= prime
 	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
 	return h
 }
 
