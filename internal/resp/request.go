@@ -2,6 +2,7 @@ package resp
 
 import (
 	"errors"
+	"math"
 	"unsafe"
 )
 
@@ -186,7 +187,7 @@ func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte
 		if nl+1 >= len(buf) {
 			return p.incomplete(buf, args, pos, nl, bulk, left, false, false, examined)
 		}
-		count, ok := parseInt(buf[1:nl])
+		count, ok := ParseInt(buf[1:nl])
 		if !ok || count > maxMultibulkLen {
 			return nil, 0, &ProtocolError{"invalid multibulk length"}
 		}
@@ -217,7 +218,7 @@ func (p *Parser) parseMultibulk(buf []byte, argv [][]byte, lim Limits) ([][]byte
 			if buf[pos] != '$' {
 				return nil, 0, &ProtocolError{"expected '$', got '" + string(buf[pos:pos+1]) + "'"}
 			}
-			size, ok := parseInt(buf[pos+1 : nl])
+			size, ok := ParseInt(buf[pos+1 : nl])
 			if !ok || size < 0 || size > maxBulk {
 				return nil, 0, &ProtocolError{"invalid bulk length"}
 			}
@@ -268,29 +269,39 @@ func (p *Parser) incomplete(buf []byte, args [][]byte, pos, scan int, bulk, left
 	return nil, 0, ErrIncomplete
 }
 
-// parseInt parses a length as Redis's string2ll does (optional '-', no '+',
-// no spaces, no leading zeros), without allocating. Numbers of more than 18
-// digits are refused: every one of them is over the limits that apply, and
-// Redis gives the same error for those.
-func parseInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
+// ParseInt parses b as Redis's string2ll does: optional '-', no '+', no
+// leading zeros, no spaces, within int64. It does not allocate.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
 	if neg {
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 || (b[0] == '0' && (len(b) > 1 || neg)) {
+	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
 		return 0, false
 	}
-	var n int64
+	var v uint64
 	for _, c := range b {
-		if c < '0' || c > '9' {
+		if c < '0' || c > '9' || v > (math.MaxUint64-uint64(c-'0'))/10 {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		v = v*10 + uint64(c-'0')
 	}
 	if neg {
-		n = -n
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
 	}
-	return n, true
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }
 
 // parseInline is processInlineBuffer: the line ends at the first '\n'
