@@ -15,14 +15,18 @@ func serverConn(t *testing.T, s *Server, nc net.Conn) *conn {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
+		var found *conn
 		s.mu.Lock()
 		for c := range s.conns {
-			if c.nc.RemoteAddr().String() == nc.LocalAddr().String() && c.client != nil {
-				s.mu.Unlock()
-				return c
+			if c.nc.RemoteAddr().String() == nc.LocalAddr().String() {
+				found = c
 			}
 		}
 		s.mu.Unlock()
+		if found != nil {
+			<-found.ready // the loop has made its client
+			return found
+		}
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("no server side for the connection")
