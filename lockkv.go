@@ -162,6 +162,10 @@ type Server struct {
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
 	held []request
+	// queued are the requests runArrived took with the one running and
+	// has not run yet: a busy script serves them too (serveWhileBusy),
+	// marking them reqTaken.
+	queued []request
 	// gathered is the loop's buffer of requests taken together.
 	gathered []request
 	// startErr is a setting NewServer could not apply; Start returns it.
@@ -180,6 +184,8 @@ const (
 	reqConnect
 	reqClose
 	reqCall
+	// reqTaken marks a queued request a busy script already served.
+	reqTaken = -1
 )
 
 // NewServer returns a server for cfg; Start makes it listen.
@@ -272,6 +278,17 @@ func NewServer(cfg Config) *Server {
 // script's own client wait until the script returns, in order.
 func (s *Server) serveWhileBusy() {
 	caller := s.eng.ScriptCaller()
+	for j, r := range s.queued {
+		if r.kind == reqTaken {
+			continue
+		}
+		s.queued[j].kind = reqTaken
+		if r.kind == reqCall || (r.c != nil && r.c.client != nil && r.c.client == caller) {
+			s.held = append(s.held, r)
+			continue
+		}
+		s.handle(r)
+	}
 	for i := 0; i < 512; i++ {
 		select {
 		case r := <-s.reqs:
@@ -740,9 +757,15 @@ func (s *Server) runArrived(r request, yield bool) int {
 	// misses overlap), then run them.
 	s.prefetch(got)
 	for i, r := range got {
+		if r.kind == reqTaken {
+			got[i] = request{}
+			continue
+		}
 		s.busySince.Store(monoNow())
+		s.queued = got[i+1:]
 		s.handle(r)
 		s.handleHeld()
+		s.queued = nil
 		got[i] = request{}
 		// What Raft handed over meanwhile goes first: after a long
 		// request, a node that lost leadership stops serving before it
