@@ -74,6 +74,10 @@ type batch struct {
 	conn  *conn
 	ack   func()
 	bytes int
+	// arrived is when the kernel received the last bytes read before the
+	// batch was handed over (Unix ns; see arrivalReader): the loop runs
+	// the batches it has in this order.
+	arrived int64
 }
 
 const (
@@ -306,6 +310,8 @@ func (c *conn) serve() {
 	}
 	setKeepAlive(c.nc, c.keepalive)
 	defer s.submit(request{c: c, kind: reqClose})
+	// A TLS connection's requests arrive when its reader decrypts them.
+	ar := newArrivalReader(c.nc)
 
 	var (
 		buf         = make([]byte, readChunk)
@@ -320,6 +326,9 @@ func (c *conn) serve() {
 		// holds, as Redis's query buffer grows while a client is
 		// blocked.
 		blocked bool
+		// arrived is when the bytes read last arrived, never earlier
+		// than for the read before.
+		arrived int64
 	)
 	// reclaim takes a finished batch back.
 	reclaim := func(fb *batch) {
@@ -377,6 +386,7 @@ func (c *conn) serve() {
 			c.mu.Lock()
 			c.waiting = true
 			c.mu.Unlock()
+			b.arrived = arrived
 			if !s.submit(request{c: c, b: b, kind: reqBatch}) {
 				return
 			}
@@ -459,9 +469,20 @@ func (c *conn) serve() {
 		}
 		c.qbuf.Store(int64(end - start + inflight))
 		c.qfree.Store(int64(len(buf) - end))
-		n, err := c.nc.Read(buf[end:])
+		var (
+			n   int
+			at  int64
+			err error
+		)
+		if ar != nil {
+			n, at, err = ar.Read(buf[end:])
+		} else {
+			n, err = c.nc.Read(buf[end:])
+			at = time.Now().UnixNano()
+		}
 		if n > 0 {
 			end += n
+			arrived = max(arrived, at)
 		}
 		if err != nil {
 			return

@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,6 +184,10 @@ type Server struct {
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
 	held []request
+	// queued are the requests runArrived took with the one running and
+	// has not run yet: a busy script serves them too (serveWhileBusy),
+	// marking them reqTaken.
+	queued []request
 	// gathered is the loop's buffer of requests taken together.
 	gathered []request
 	// startErr is a setting NewServer could not apply; Start returns it.
@@ -205,6 +210,8 @@ const (
 	reqConnect
 	reqClose
 	reqCall
+	// reqTaken marks a queued request a busy script already served.
+	reqTaken = -1
 )
 
 // NewServer returns a server for cfg; Start makes it listen.
@@ -297,6 +304,17 @@ func NewServer(cfg Config) *Server {
 // script's own client wait until the script returns, in order.
 func (s *Server) serveWhileBusy() {
 	caller := s.eng.ScriptCaller()
+	for j, r := range s.queued {
+		if r.kind == reqTaken {
+			continue
+		}
+		s.queued[j].kind = reqTaken
+		if r.kind == reqCall || (r.c != nil && r.c.client != nil && r.c.client == caller) {
+			s.held = append(s.held, r)
+			continue
+		}
+		s.handle(r)
+	}
 	for i := 0; i < 512; i++ {
 		select {
 		case r := <-s.reqs:
@@ -714,35 +732,11 @@ func (s *Server) loop() {
 			s.busySince.Store(monoNow())
 			s.handle(r)
 		case r := <-s.reqs:
-			// Take what else is waiting, bring the keys of all those
-			// pipelines into cache together (their misses overlap), then
-			// run them in arrival order.
-			got := append(s.gathered[:0], r)
-		gather:
-			for len(got) < cap(s.gathered) {
-				select {
-				case r := <-s.reqs:
-					got = append(got, r)
-				default:
-					break gather
-				}
-			}
-			s.prefetch(got)
-			for i, r := range got {
-				s.busySince.Store(monoNow())
-				s.handle(r)
-				s.handleHeld()
-				got[i] = request{}
-				// What Raft handed over meanwhile goes first: after a long
-				// request, a node that lost leadership stops serving
-				// before it answers the next one.
-				for len(s.applies) > 0 {
-					s.handle(<-s.applies)
-				}
-			}
-			s.gathered = got[:0]
+			n := s.runArrived(r, true)
+			// Then what arrives meanwhile, up to a bound, before the
+			// outputs go out.
 		drain:
-			for i := 0; i < 512; i++ {
+			for i := 0; i < 512 && n < 512; i++ {
 				s.busySince.Store(monoNow())
 				select {
 				case r := <-s.applies:
@@ -752,8 +746,7 @@ func (s *Server) loop() {
 				}
 				select {
 				case r := <-s.reqs:
-					s.handle(r)
-					s.handleHeld()
+					n += s.runArrived(r, false)
 				default:
 					break drain
 				}
@@ -783,6 +776,92 @@ func (s *Server) loop() {
 			}
 			wake.Reset(d)
 		}
+	}
+}
+
+// runArrived runs r and the requests waiting with it, in the order they
+// arrived, and returns how many it ran.
+//
+// Each connection's reader hands its requests over on its own, so the
+// order in which they reach the loop is the Go scheduler's: when several
+// sockets become readable together, the netpoller wakes their readers
+// last-ready first (its list is a stack), and two readers woken apart race
+// to the channel. Redis's one event loop runs what arrived first first: a
+// client that sends SUBSCRIBE on one connection and then PUBLISH on
+// another gets its message. To come close, the loop lets the readers that
+// are runnable now hand over what they read (one yield of the processor),
+// takes everything waiting, and runs the batches in the order their bytes
+// reached the kernel (batch.arrived); other requests keep their places.
+// It yields only when the loop has just woken (yield): while it drains a
+// backlog, the readers hand over on their own.
+func (s *Server) runArrived(r request, yield bool) int {
+	got := append(s.gathered[:0], r)
+	got = s.gather(got)
+	if yield && r.kind == reqBatch {
+		runtime.Gosched()
+		got = s.gather(got)
+	}
+	orderByArrival(got)
+	// Bring the keys of all those pipelines into cache together (their
+	// misses overlap), then run them.
+	s.prefetch(got)
+	for i, r := range got {
+		if r.kind == reqTaken {
+			got[i] = request{}
+			continue
+		}
+		s.busySince.Store(monoNow())
+		s.queued = got[i+1:]
+		s.handle(r)
+		s.handleHeld()
+		s.queued = nil
+		got[i] = request{}
+		// What Raft handed over meanwhile goes first: after a long
+		// request, a node that lost leadership stops serving before it
+		// answers the next one.
+		for len(s.applies) > 0 {
+			s.handle(<-s.applies)
+		}
+	}
+	s.gathered = got[:0]
+	return len(got)
+}
+
+// gather appends the requests waiting, without blocking, up to got's
+// capacity.
+func (s *Server) gather(got []request) []request {
+	for len(got) < cap(got) {
+		select {
+		case r := <-s.reqs:
+			got = append(got, r)
+		default:
+			return got
+		}
+	}
+	return got
+}
+
+// orderByArrival sorts the batches of reqs by arrival, stably (a
+// connection's batches keep their order), leaving other requests where
+// they are.
+func orderByArrival(reqs []request) {
+	for i := 1; i < len(reqs); i++ {
+		if reqs[i].kind != reqBatch {
+			continue
+		}
+		r := reqs[i]
+		j := i
+		for k := i - 1; k >= 0; k-- {
+			if reqs[k].kind != reqBatch {
+				continue
+			}
+			if reqs[k].b.arrived <= r.b.arrived {
+				break
+			}
+			reqs[j] = reqs[k]
+			j = k
+		}
+		reqs[j] = r
 	}
 }
 

@@ -52,17 +52,12 @@ func quit(c *Ctx, args [][]byte) {
 }
 
 func selectDB(c *Ctx, args [][]byte) {
-	n, ok := redisnum.ParseInt(args[1])
+	id, ok := c.dbIndex(args[1]) // getIntFromObjectOrReply, then the range
 	if !ok {
-		c.Error(ErrNotInt)
 		return
 	}
-	if n < 0 || n >= int64(len(c.E.DBs)) {
-		c.Error(ErrDBIndex)
-		return
-	}
-	c.C.DB = int(n)
-	c.DB = c.E.DBs[n]
+	c.C.DB = id
+	c.DB = c.E.DBs[id]
 	c.W.OK()
 }
 

@@ -210,8 +210,16 @@ func spopCount(c *Ctx, args [][]byte) {
 		return
 	}
 	c.W.Set(int(count))
-	for ; count > 0; count-- {
-		c.W.Bulk(c.popMember(s))
+	if c.replicated() {
+		// The same members on every node (see srandmemberStable).
+		for _, m := range s.StableOrder(c.E.Rand.Uint64())[:count] {
+			s.Remove(m)
+			c.W.Bulk(m)
+		}
+	} else {
+		for ; count > 0; count-- {
+			c.W.Bulk(s.Pop(c.rnd()))
+		}
 	}
 	c.Modified(args[1])
 }
@@ -317,23 +325,21 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 }
 
 // srandmemberStable is SRANDMEMBER with a count inside a replicated op:
-// members chosen by the entry's seed alone (store.Set.RandomStable), the
-// same on every node.
+// members chosen by the entry's seed alone, the same on every node. Distinct
+// members are the first of store.Set.StableOrder (a random subset in random
+// order); repeated ones are drawn from that order by the entry's rnd.
 func srandmemberStable(c *Ctx, s *store.Set, count uint64, uniq bool) {
+	order := s.StableOrder(c.E.Rand.Uint64())
 	if uniq {
-		count = min(count, uint64(s.Len()))
+		count = min(count, uint64(len(order)))
 	}
 	c.W.Array(int(count))
-	if !uniq {
-		for ; count > 0; count-- {
-			c.W.Bulk(s.RandomStable(c.E.Rand.Uint64()))
+	for i := uint64(0); i < count; i++ {
+		if uniq {
+			c.W.Bulk(order[i])
+		} else {
+			c.W.Bulk(order[c.E.Rand.Uint64N(uint64(len(order)))])
 		}
-		return
-	}
-	// Distinct members: take them out one by one from a copy.
-	cp := s.Clone().(*store.Set)
-	for ; count > 0; count-- {
-		c.W.Bulk(cp.PopStable(c.E.Rand.Uint64()))
 	}
 }
 

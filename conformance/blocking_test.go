@@ -628,3 +628,25 @@ func TestBlockingServedAfterExec(t *testing.T) {
 	a.Receive()
 	p.Do("LRANGE", "k", "0", "-1")
 }
+
+// TestBlockingBRPOPLPUSHLeavesWATCH is Redis's "BRPOPLPUSH does not affect
+// WATCH while still blocked" (tests/unit/type/list.tcl): a BRPOPLPUSH still
+// waiting touches neither of its keys, so a transaction WATCHing its
+// destination executes. Redis's test sends the LPUSH that serves the
+// BRPOPLPUSH right after EXEC without waiting for its reply; here the
+// LPUSH waits for it (see DESIGN.md, "Order across connections").
+func TestBlockingBRPOPLPUSHLeavesWATCH(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "somekey", "somevalue")
+	blocked := Connect(t)
+	blocked.Send("BRPOPLPUSH", "srclist", "dstlist", "0")
+	waitBlocked(t, 1)
+	w := Connect(t)
+	w.Do("WATCH", "dstlist")
+	w.Do("MULTI")
+	w.Do("GET", "somekey")
+	w.Do("EXEC")
+	p.Do("LPUSH", "srclist", "element")
+	blocked.Receive()
+	p.Do("LRANGE", "dstlist", "0", "-1")
+}

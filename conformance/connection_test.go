@@ -20,6 +20,23 @@ func TestPing(t *testing.T) {
 	p.Do("SELECT", "0")
 }
 
+// TestConnectionSELECTRange: SELECT reads its index as
+// getIntFromObjectOrReply does, so an index within 64 bits but not 32 has
+// that function's range error, and only then is the database checked.
+func TestConnectionSELECTRange(t *testing.T) {
+	p := NewPair(t)
+	for _, id := range []string{"9223372036854775807", "-9223372036854775808", "4294967296",
+		"2147483648", "2147483647", "-2147483648", "-2147483649", "9223372036854775808", "1e3"} {
+		p.Do("SELECT", id)
+	}
+	p.Do("MULTI")
+	p.Do("SELECT", "9223372036854775807")
+	p.Do("EXEC")
+	p.Do("EVAL", "return redis.pcall('select', ARGV[1])", "0", "4294967296")
+	p.Do("MOVE", "k", "2147483648")
+	p.Do("COPY", "k", "k2", "DB", "-2147483649")
+}
+
 func TestProtocolErrors(t *testing.T) {
 	for _, raw := range []string{
 		"*1\r\n$-5\r\n",

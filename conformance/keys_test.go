@@ -270,6 +270,57 @@ func TestKeysRENAME(t *testing.T) {
 	p.Do("RENAMENX", "a")
 }
 
+// TestKeysMOVERedisSuite replays the MOVE tests of Redis's
+// tests/unit/keyspace.tcl, which run in database 9 ("MOVE basic usage",
+// "MOVE can move key expire metadata as well", ...).
+func TestKeysMOVERedisSuite(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SELECT", "9")
+	t.Run("MOVE basic usage", func(t *testing.T) {
+		p.Do("SET", "mykey", "foobar")
+		p.Do("MOVE", "mykey", "10")
+		p.Do("EXISTS", "mykey")
+		p.Do("DBSIZE")
+		p.Do("SELECT", "10")
+		p.Do("GET", "mykey")
+		p.Do("DBSIZE")
+		p.Do("SELECT", "9")
+	})
+	t.Run("MOVE against key existing in the target DB", func(t *testing.T) {
+		p.Do("SET", "mykey", "hello")
+		p.Do("MOVE", "mykey", "10")
+	})
+	t.Run("MOVE against non-integer DB (#1428)", func(t *testing.T) {
+		p.Do("SET", "mykey", "hello")
+		p.Do("MOVE", "mykey", "notanumber")
+	})
+	t.Run("MOVE can move key expire metadata as well", func(t *testing.T) {
+		p.Do("SELECT", "10")
+		p.Do("FLUSHDB")
+		p.Do("SELECT", "9")
+		p.Do("SET", "mykey", "foo", "EX", "100")
+		p.Do("MOVE", "mykey", "10")
+		p.Do("TTL", "mykey")
+		p.Do("SELECT", "10")
+		p.DoApprox(1, "TTL", "mykey")
+		p.DoLease("PTTL", "mykey")
+		p.Do("GET", "mykey")
+		p.Do("SELECT", "9")
+	})
+	t.Run("MOVE does not create an expire if it does not exist", func(t *testing.T) {
+		p.Do("SELECT", "10")
+		p.Do("FLUSHDB")
+		p.Do("SELECT", "9")
+		p.Do("SET", "mykey", "foo")
+		p.Do("MOVE", "mykey", "10")
+		p.Do("TTL", "mykey")
+		p.Do("SELECT", "10")
+		p.Do("TTL", "mykey")
+		p.Do("GET", "mykey")
+		p.Do("SELECT", "9")
+	})
+}
+
 func TestKeysMOVE(t *testing.T) {
 	p := NewPair(t)
 	p.Do("SET", "k", "v", "EX", "100")

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,6 +78,42 @@ func TestMultiErrors(t *testing.T) {
 	p.Do("SET", "a", "1")
 	p.Do("EXEC")
 	p.Do("GET", "a")
+}
+
+// TestMultiNoMulti: every command Redis 7.0 flags no_multi (SAVE,
+// SHUTDOWN, SYNC, PSYNC) that lockkv has is refused inside MULTI with
+// Redis's error, after the arity check, and aborts the transaction. (BGSAVE
+// and BGREWRITEAOF are not flagged: Redis queues them.) The refusal follows
+// the command table's flag, and TestServerCOMMAND holds lockkv's flags to
+// Redis's, so a command added later is refused as Redis refuses it.
+func TestMultiNoMulti(t *testing.T) {
+	p := NewPair(t)
+	lv, rv := p.both([]string{"COMMAND", "INFO", "save", "shutdown", "sync", "psync"})
+	checked := 0
+	for i, r := range rv.Elems {
+		if lv.Elems[i].Null {
+			continue // a Redis command lockkv does not have
+		}
+		name, arity := r.Elems[0].Str, r.Elems[1].Str
+		n, _ := strconv.Atoi(arity)
+		if n < 0 {
+			n = -n
+		}
+		args := []string{strings.ToUpper(name)}
+		for len(args) < n {
+			args = append(args, "x")
+		}
+		p.Do("MULTI")
+		p.Do(args...)
+		p.Do(append(args, "x", "y", "z")...)
+		p.Do("SET", "a", name)
+		p.Do("EXEC")
+		p.Do("GET", "a")
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("lockkv has none of the commands")
+	}
 }
 
 func TestMultiWatch(t *testing.T) {

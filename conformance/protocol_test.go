@@ -35,6 +35,22 @@ func TestProtocolNegativeCount(t *testing.T) {
 	p.Receive()
 }
 
+// TestProtocolNegativeMultibulk: a multibulk count of zero or less is an
+// empty request that Redis skips, down to the smallest int64 (string2ll
+// takes every 64-bit value); one below it is invalid.
+func TestProtocolNegativeMultibulk(t *testing.T) {
+	for _, count := range []string{"-1", "-2147483649", "-9223372036854775807", "-9223372036854775808"} {
+		p := Connect(t)
+		p.SendRaw([]byte("*" + count + "\r\n*1\r\n$4\r\nPING\r\n"))
+		p.Receive()
+		p.Do("ECHO", count)
+	}
+	p := Connect(t)
+	p.SendRaw([]byte("*-9223372036854775809\r\n"))
+	p.Receive()
+	p.Closed(2 * time.Second)
+}
+
 // TestProtocolSplitAndPipelined sends requests cut at every byte boundary
 // and many requests in one write; replies must come in order.
 func TestProtocolSplitAndPipelined(t *testing.T) {

@@ -392,3 +392,23 @@ func TestPubSubReset(t *testing.T) {
 	p.Do("SET", "z", "1")
 	c.NoReply(50 * time.Millisecond)
 }
+
+// TestPubSubAfterPUNSUBSCRIBE is Redis's "PUBLISH/PSUBSCRIBE after
+// PUNSUBSCRIBE without arguments" (tests/unit/pubsub.tcl), with the
+// publisher waiting for PUNSUBSCRIBE's replies: Redis's test does not wait,
+// and relies on its one event loop running the PUNSUBSCRIBE, sent first,
+// before the PUBLISH of another connection (see DESIGN.md, "Order across
+// connections").
+func TestPubSubAfterPUNSUBSCRIBE(t *testing.T) {
+	p := NewPair(t)
+	sub := Connect(t)
+	sub.Send("PSUBSCRIBE", "chan1.*", "chan2.*", "chan3.*")
+	sub.receiveN(3)
+	sub.Send("PUNSUBSCRIBE")
+	sub.receiveMassUnsubscribe(3)
+	p.Do("PUBLISH", "chan1.hi", "hello")
+	p.Do("PUBLISH", "chan2.hi", "hello")
+	p.Do("PUBLISH", "chan3.hi", "hello")
+	p.Do("PUBSUB", "NUMPAT")
+	sub.Do("PING")
+}

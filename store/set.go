@@ -1,6 +1,9 @@
 package store
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -197,10 +200,12 @@ func (s *Set) Pop(rnd func(n uint64) uint64) []byte {
 
 // RandomStable returns a member chosen by key and the members alone,
 // whatever the encoding and the hash table's layout: the member with the
-// smallest FNV-1a hash of key and member (O(n)). Replicated servers choose
-// with it, so that every node picks the same member although their tables
-// differ in layout (and their encodings, should their set-max-intset-entries
-// differ). The set must not be empty; the result is a copy.
+// smallest StableHash of key and member (O(n)), the first of StableOrder.
+// Replicated servers choose with it, so that every node picks the same
+// member although their tables differ in layout (and their encodings,
+// should their set-max-intset-entries differ); over random keys each
+// member is equally likely. The set must not be empty; the result is a
+// copy.
 func (s *Set) RandomStable(key uint64) []byte {
 	var (
 		best  []byte
@@ -225,6 +230,34 @@ func (s *Set) RandomStable(key uint64) []byte {
 		return true
 	})
 	return best
+}
+
+// StableOrder returns copies of the members ordered by their StableHash
+// under key (ties by bytes), O(n log n): like RandomStable it depends on
+// key and the members alone, and over random keys it is a uniformly random
+// permutation, so its first k members are a uniformly random k-subset in
+// random order (SPOP and SRANDMEMBER with a count in a replicated op).
+func (s *Set) StableOrder(key uint64) [][]byte {
+	type ranked struct {
+		h uint64
+		m []byte
+	}
+	rs := make([]ranked, 0, s.Len())
+	s.Range(func(m []byte) bool {
+		rs = append(rs, ranked{stablehash.Hash(key, m), append([]byte(nil), m...)})
+		return true
+	})
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.m, b.m)
+	})
+	out := make([][]byte, len(rs))
+	for i, r := range rs {
+		out[i] = r.m
+	}
+	return out
 }
 
 // PopStable removes and returns the member RandomStable chooses.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lockkv/lockkv/internal/chisquare"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
@@ -137,6 +138,32 @@ func TestSetPopStable(t *testing.T) {
 	for key := uint64(3); is.Len() > 0; key += 0x9e3779b97f4a7c15 {
 		if x, y := is.PopStable(key), ht.PopStable(key); string(x) != string(y) {
 			t.Fatalf("key %d: intset popped %q, hashtable %q", key, x, y)
+		}
+	}
+}
+
+// TestStableOrderUniform: over random keys, the member RandomStable picks
+// and the first two of StableOrder are uniformly distributed, for members
+// that differ only in their last byte (which plain FNV-1a barely mixes).
+func TestStableOrderUniform(t *testing.T) {
+	s := NewSet()
+	idx := map[string]int{}
+	for i := 0; i < 15; i++ {
+		m := fmt.Sprintf("m%d", i)
+		idx[m] = i
+		s.Add([]byte(m), 512)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	one, two := make([]int, 15), make([]int, 15)
+	for i := 0; i < 30000; i++ {
+		one[idx[string(s.RandomStable(r.Uint64()))]]++
+		o := s.StableOrder(r.Uint64())
+		two[idx[string(o[0])]]++
+		two[idx[string(o[1])]]++
+	}
+	for name, counts := range map[string][]int{"RandomStable": one, "StableOrder[:2]": two} {
+		if x2 := chisquare.Uniform(counts); x2 > chisquare.Bound(14) {
+			t.Errorf("%s: chi-square %.1f > %.1f: %v", name, x2, chisquare.Bound(14), counts)
 		}
 	}
 }

@@ -3,7 +3,7 @@
 // SCAN, HSCAN, SSCAN and ZSCAN must guarantee that every element present for
 // a whole iteration is returned, with a stateless cursor, across resizes; Go
 // maps cannot offer a cursor. Random sampling (RANDOMKEY, SRANDMEMBER) is
-// O(1) expected as well.
+// exactly uniform and O(1) expected as well (see Random).
 package dict
 
 import (
@@ -27,6 +27,21 @@ type table[V any] struct {
 	buckets []*node[V]
 	mask    uint64
 	used    int
+	// maxChain is at least the length of every chain in the table (the
+	// longest a chain has been since the table was made): Random's bound.
+	maxChain int
+}
+
+// push puts e at the head of bucket i and keeps maxChain a bound.
+func (t *table[V]) push(i uint64, e *node[V]) {
+	e.next = t.buckets[i]
+	t.buckets[i] = e
+	t.used++
+	n := 0
+	for x := e; x != nil; x = x.next {
+		n++
+	}
+	t.maxChain = max(t.maxChain, n)
 }
 
 // Dict maps string keys to V.
@@ -60,11 +75,8 @@ func (d *Dict[V]) rehashStep(n int) {
 		e := d.ht[0].buckets[d.rehashIdx]
 		for e != nil {
 			next := e.next
-			i := e.hash & d.ht[1].mask
-			e.next = d.ht[1].buckets[i]
-			d.ht[1].buckets[i] = e
+			d.ht[1].push(e.hash&d.ht[1].mask, e)
 			d.ht[0].used--
-			d.ht[1].used++
 			e = next
 		}
 		d.ht[0].buckets[d.rehashIdx] = nil
@@ -231,10 +243,7 @@ func (d *Dict[V]) Upsert(key string) (p *V, added bool) {
 		t = &d.ht[1]
 	}
 	e := &node[V]{key: key, hash: h}
-	i := h & t.mask
-	e.next = t.buckets[i]
-	t.buckets[i] = e
-	t.used++
+	t.push(h&t.mask, e)
 	return &e.val, true
 }
 
@@ -308,8 +317,18 @@ func (d *Dict[V]) RangeShard(i, n int, fn func(key string, v *V) bool) {
 // Clear removes every entry.
 func (d *Dict[V]) Clear() { *d = Dict[V]{rehashIdx: -1} }
 
-// Random returns a random entry, or ok == false when empty. rnd supplies
-// randomness so callers decide whether it is deterministic.
+// Random returns an entry chosen uniformly at random, or ok == false when
+// empty. rnd supplies randomness so callers decide whether it is
+// deterministic.
+//
+// Picking a bucket and then an entry of its chain, as Redis's
+// dictGetRandomKey does, favours entries whose chain is short: an entry
+// sharing its bucket with another is drawn half as often (Redis's commands
+// use dictGetFairRandomKey, which is fair only for small tables). Random
+// draws a slot instead, a bucket and a position below maxChain, and draws
+// again when no entry is there: every entry is one slot, so each is equally
+// likely. maxChain stays small (the longest chain of a table whose load is
+// at most 1), so few draws are needed.
 func (d *Dict[V]) Random(rnd func(n uint64) uint64) (key string, v *V, ok bool) {
 	if d.Len() == 0 {
 		return "", nil, false
@@ -317,31 +336,30 @@ func (d *Dict[V]) Random(rnd func(n uint64) uint64) (key string, v *V, ok bool) 
 	if d.rehashing() {
 		d.rehashStep(1)
 	}
-	var e *node[V]
+	// Buckets of table 0 below rehashIdx are empty: they are skipped.
+	from := uint64(0)
+	s0 := uint64(len(d.ht[0].buckets))
+	total := s0
 	if d.rehashing() {
-		s0 := uint64(len(d.ht[0].buckets))
-		total := s0 + uint64(len(d.ht[1].buckets))
-		for e == nil {
-			i := uint64(d.rehashIdx) + rnd(total-uint64(d.rehashIdx))
-			if i >= s0 {
-				e = d.ht[1].buckets[i-s0]
-			} else {
-				e = d.ht[0].buckets[i]
-			}
+		from = uint64(d.rehashIdx)
+		total += uint64(len(d.ht[1].buckets))
+	}
+	depth := uint64(max(d.ht[0].maxChain, d.ht[1].maxChain))
+	for {
+		i := from + rnd(total-from)
+		var e *node[V]
+		if i >= s0 {
+			e = d.ht[1].buckets[i-s0]
+		} else {
+			e = d.ht[0].buckets[i]
 		}
-	} else {
-		for e == nil {
-			e = d.ht[0].buckets[rnd(d.ht[0].mask+1)]
+		for k := rnd(depth); k > 0 && e != nil; k-- {
+			e = e.next
+		}
+		if e != nil {
+			return e.key, &e.val, true
 		}
 	}
-	n := uint64(0)
-	for x := e; x != nil; x = x.next {
-		n++
-	}
-	for k := rnd(n); k > 0; k-- {
-		e = e.next
-	}
-	return e.key, &e.val, true
 }
 
 // Scan visits the entries of one or more buckets starting at cursor and

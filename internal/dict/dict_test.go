@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/lockkv/lockkv/internal/chisquare"
 )
 
 func TestDictModel(t *testing.T) {
@@ -120,6 +122,83 @@ func TestRandom(t *testing.T) {
 	if len(seen) < 95 {
 		t.Fatalf("Random reached only %d of 100 keys", len(seen))
 	}
+}
+
+// TestRandomUniform: every entry is drawn equally often, whatever its
+// chain, in tables of a few entries (where Redis's fair sampler is exact
+// and chains are shared all the same), larger ones and ones rehashing.
+func TestRandomUniform(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	rnd := func(n uint64) uint64 { return r.Uint64N(n) }
+	for _, c := range []struct {
+		n, draws int
+		rehash   bool
+	}{{15, 30000, false}, {200, 200000, false}, {33, 66000, true}} {
+		d := New[int]()
+		for i := 0; i < c.n; i++ {
+			d.Set(strconv.Itoa(i), i)
+		}
+		counts := make([]int, c.n)
+		for i := 0; i < c.draws; i++ {
+			if c.rehash && !d.rehashing() {
+				// Grow and shrink again and again, so most draws find a
+				// table being rehashed.
+				for j := 0; j < 40; j++ {
+					d.Set("extra"+strconv.Itoa(j), -1)
+				}
+				for j := 0; j < 40; j++ {
+					d.Delete("extra" + strconv.Itoa(j))
+				}
+			}
+			_, v, ok := d.Random(rnd)
+			if !ok {
+				t.Fatal("Random found nothing")
+			}
+			if *v >= 0 {
+				counts[*v]++
+			}
+		}
+		if x2, bound := chisquare.Uniform(counts), chisquare.Bound(c.n-1); x2 > bound {
+			t.Errorf("%d entries (rehashing %v): chi-square %.1f > %.1f: %v", c.n, c.rehash, x2, bound, counts)
+		}
+	}
+}
+
+// TestMaxChainBound: maxChain bounds every chain of its table through
+// inserts, deletes, growing, shrinking and rehashing, which is what makes
+// Random uniform.
+func TestMaxChainBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	d := New[int]()
+	check := func() {
+		for ti := range d.ht {
+			tb := &d.ht[ti]
+			for _, e := range tb.buckets {
+				n := 0
+				for ; e != nil; e = e.next {
+					n++
+				}
+				if n > tb.maxChain {
+					t.Fatalf("table %d has a chain of %d, maxChain %d", ti, n, tb.maxChain)
+				}
+			}
+		}
+	}
+	for i := 0; i < 50000; i++ {
+		k := strconv.Itoa(r.IntN(3000))
+		switch r.IntN(5) {
+		case 0, 1:
+			d.Set(k, 0)
+		case 2, 3:
+			d.Delete(k)
+		default:
+			d.Get(k)
+		}
+		if i%97 == 0 {
+			check()
+		}
+	}
+	check()
 }
 
 func BenchmarkDictGet(b *testing.B) {
