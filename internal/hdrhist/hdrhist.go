@@ -215,3 +215,19 @@ func (h *Histogram) LogSteps(first int64, base float64, fn func(Step)) {
 		fn(Step{it.highest, it.cumulative})
 	}
 }
+
+// CumulativeCounts sets out[i] to the number of values counted in the
+// buckets up to the one of bounds[i] (ascending), which are all the
+// values <= bounds[i] when bounds[i] is a highest equivalent value.
+func (h *Histogram) CumulativeCounts(bounds []int64, out []uint64) []uint64 {
+	var cum int64
+	i := 0
+	for j, b := range bounds {
+		last := min(h.CountsIndex(b), len(h.counts)-1)
+		for ; i <= last; i++ {
+			cum += h.counts[i]
+		}
+		out[j] = uint64(cum)
+	}
+	return out
+}
