@@ -174,3 +174,20 @@ func BenchmarkRecord(b *testing.B) {
 		h.Record(int64(i&1023) * 1000)
 	}
 }
+
+func TestCumulativeCounts(t *testing.T) {
+	h := redisHist(t)
+	for _, v := range []int64{1, 1031, 1032, 3000, 25000, 1000000000} {
+		h.Record(v)
+	}
+	// 1031 is the highest value of 1024's bucket: 1 and 1031 are at or
+	// under it, 1032 (bucket [1032, 1039]) is not.
+	bounds := []int64{0, 1031, 1039, 4127, 33023, 1073741823}
+	got := h.CumulativeCounts(bounds, make([]uint64, len(bounds)))
+	want := []uint64{0, 2, 3, 4, 5, 6}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("CumulativeCounts(%v) = %v, want %v", bounds, got, want)
+		}
+	}
+}
