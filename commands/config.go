@@ -903,8 +903,8 @@ func setBind(c *Config, v string) (string, string) {
 }
 
 // setLatencyPercentiles is setConfigLatencyTrackingInfoPercentilesOutputOption;
-// values are shown as "%f" without trailing zeros, and used as parsed
-// (c.latencyPercentiles; a value is always stored once parsed).
+// values are shown as "%f" without trailing zeros, and INFO latencystats
+// uses them as parsed (c.latencyPercentiles), as Redis keeps its doubles.
 func setLatencyPercentiles(c *Config, v string) (string, string) {
 	args := splitArgs(v)
 	if len(args) == 1 && args[0] == "" {
