@@ -296,15 +296,15 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descCalls, float64(st.Calls), st.Name)
 		counter(descRejected, float64(st.Rejected), st.Name)
 		counter(descFailed, float64(st.Failed), st.Name)
-		buckets := make(map[float64]uint64, commands.LatencyBuckets-1)
-		var cum uint64
-		for i, n := range st.Buckets {
-			cum += n
-			if i < commands.LatencyBuckets-1 {
-				buckets[commands.LatencyBucketBound(i)] = cum
+		buckets := make(map[float64]uint64, len(commands.LatencyBounds))
+		for i, bound := range commands.LatencyBounds {
+			var n uint64 // no bucket counts while latency-tracking was no
+			if st.Buckets != nil {
+				n = st.Buckets[i]
 			}
+			buckets[float64(bound)/1e9] = n
 		}
-		ch <- prometheus.MustNewConstHistogram(descDuration, cum, st.Seconds, buckets, st.Name)
+		ch <- prometheus.MustNewConstHistogram(descDuration, uint64(st.Calls), st.Seconds, buckets, st.Name)
 	}
 	gauge(descClients, float64(o.clients))
 	gauge(descBlocked, float64(o.blocked))

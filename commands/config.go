@@ -99,6 +99,12 @@ type Config struct {
 	SlowlogLogSlowerThan    int64
 	SlowlogMaxLen           int64
 	LatencyMonitorThreshold int64
+	// LatencyTracking is latency-tracking: each command's calls are
+	// counted into its latency histogram (LATENCY HISTOGRAM, INFO
+	// latencystats, /metrics); latencyPercentiles are
+	// latency-tracking-info-percentiles, as parsed (slowlog.go).
+	LatencyTracking    bool
+	latencyPercentiles []float64
 
 	// other holds the settings lockkv accepts and reports without acting
 	// on them (maxmemory, appendonly, save, ...), by canonical name.
@@ -133,6 +139,8 @@ func NewConfig() *Config {
 		LFUDecayTime:           1,
 		SlowlogMaxLen:          128,
 		SlowlogLogSlowerThan:   10000,
+		LatencyTracking:        true,
+		latencyPercentiles:     []float64{50, 99, 99.9},
 		other:                  map[string]string{},
 	}
 	for _, s := range settings {
@@ -397,7 +405,8 @@ var settings = []*setting{
 	boolSetting("disable-thp", "", "yes", immut),
 	boolSetting("cluster-allow-replica-migration", "", "yes", noFlags),
 	boolSetting("replica-announced", "", "yes", noFlags),
-	boolSetting("latency-tracking", "", "yes", noFlags),
+	{name: "latency-tracking", kind: kindBool, read: func(c *Config) string { return yesNo(c.LatencyTracking) },
+		apply: func(c *Config, v string) { c.LatencyTracking = v == "yes" }},
 	boolSetting("aof-disable-auto-gc", "", "no", noFlags),
 	boolSetting("replica-ignore-disk-write-errors", "", "no", noFlags),
 	boolSetting("tls-cluster", "", "no", noFlags),
@@ -894,13 +903,15 @@ func setBind(c *Config, v string) (string, string) {
 }
 
 // setLatencyPercentiles is setConfigLatencyTrackingInfoPercentilesOutputOption;
-// values are shown as "%f" without trailing zeros.
+// values are shown as "%f" without trailing zeros, and INFO latencystats
+// uses them as parsed (c.latencyPercentiles), as Redis keeps its doubles.
 func setLatencyPercentiles(c *Config, v string) (string, string) {
 	args := splitArgs(v)
 	if len(args) == 1 && args[0] == "" {
 		args = nil
 	}
 	out := make([]string, 0, len(args))
+	vals := make([]float64, 0, len(args))
 	for _, a := range args {
 		f, ok := redisnum.ParseFloat([]byte(a)) // string2d
 		if !ok {
@@ -909,10 +920,10 @@ func setLatencyPercentiles(c *Config, v string) (string, string) {
 		if f > 100 || f < 0 {
 			return "", "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
 		}
-		s := strconv.FormatFloat(f, 'f', 6, 64)
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		out = append(out, s)
+		out = append(out, formatPercentile(f))
+		vals = append(vals, f)
 	}
+	c.latencyPercentiles = vals
 	return strings.Join(out, " "), ""
 }
 

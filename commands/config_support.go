@@ -16,7 +16,7 @@ import (
 //     client of lockkv sees: tuning of Redis internals whose result lockkv
 //     gives anyway (lazyfree, rehashing, defrag tuning), or a subsystem
 //     that is off in lockkv and whose on-switch is refused or immutable
-//     (RDB and AOF tuning, SLOWLOG and LATENCY, which lockkv lacks).
+//     (RDB and AOF tuning).
 //   - replication: Redis replication and Redis Cluster settings. A
 //     standalone server, like a Redis master without replicas and with
 //     cluster-enabled no, is untouched by them: inert. On a Raft node they
@@ -64,30 +64,32 @@ var (
 
 var settingSupport = map[string]support{
 	// Honoured.
-	"databases":                 isHonoured, // immutable besides
-	"dir":                       isHonoured, // protected besides; where SAVE writes
-	"dbfilename":                isHonoured, // protected besides
-	"requirepass":               isHonoured,
-	"maxclients":                isHonoured,
-	"tracking-table-max-keys":   isHonoured,
-	"notify-keyspace-events":    isHonoured,
-	"timeout":                   isHonoured,
-	"hz":                        isHonoured,
-	"slowlog-log-slower-than":   isHonoured,
-	"slowlog-max-len":           isHonoured,
-	"latency-monitor-threshold": isHonoured,
-	"hash-max-listpack-entries": isHonoured,
-	"hash-max-listpack-value":   isHonoured,
-	"set-max-intset-entries":    isHonoured,
-	"zset-max-listpack-entries": isHonoured,
-	"zset-max-listpack-value":   isHonoured,
-	"busy-reply-threshold":      isHonoured,
-	"lfu-log-factor":            isHonoured,
-	"lfu-decay-time":            isHonoured,
-	"protected-mode":            isHonoured,
-	"tcp-keepalive":             isHonoured,
-	"enable-debug-command":      isHonoured, // immutable besides
-	"enable-protected-configs":  isHonoured, // immutable besides
+	"databases":                         isHonoured, // immutable besides
+	"dir":                               isHonoured, // protected besides; where SAVE writes
+	"dbfilename":                        isHonoured, // protected besides
+	"requirepass":                       isHonoured,
+	"maxclients":                        isHonoured,
+	"tracking-table-max-keys":           isHonoured,
+	"notify-keyspace-events":            isHonoured,
+	"timeout":                           isHonoured,
+	"hz":                                isHonoured,
+	"slowlog-log-slower-than":           isHonoured,
+	"slowlog-max-len":                   isHonoured,
+	"latency-monitor-threshold":         isHonoured,
+	"latency-tracking":                  isHonoured,
+	"latency-tracking-info-percentiles": isHonoured,
+	"hash-max-listpack-entries":         isHonoured,
+	"hash-max-listpack-value":           isHonoured,
+	"set-max-intset-entries":            isHonoured,
+	"zset-max-listpack-entries":         isHonoured,
+	"zset-max-listpack-value":           isHonoured,
+	"busy-reply-threshold":              isHonoured,
+	"lfu-log-factor":                    isHonoured,
+	"lfu-decay-time":                    isHonoured,
+	"protected-mode":                    isHonoured,
+	"tcp-keepalive":                     isHonoured,
+	"enable-debug-command":              isHonoured, // immutable besides
+	"enable-protected-configs":          isHonoured, // immutable besides
 	"loglevel": {class: honoured, refuse: func(c *Config, old, v string) string {
 		if c.LogLevel == nil && v != old {
 			return "changing the log level of a server embedded without one"
@@ -180,41 +182,39 @@ var settingSupport = map[string]support{
 	"shutdown-timeout":                    isReplication, // waits for replicas to catch up
 
 	// Inert: Redis internals whose result lockkv gives anyway.
-	"activerehashing":                   isInert,
-	"dynamic-hz":                        isInert,
-	"lazyfree-lazy-eviction":            isInert,
-	"lazyfree-lazy-expire":              isInert,
-	"lazyfree-lazy-server-del":          isInert,
-	"lazyfree-lazy-user-del":            isInert,
-	"lazyfree-lazy-user-flush":          isInert,
-	"jemalloc-bg-thread":                isInert,
-	"active-defrag-cycle-min":           isInert,
-	"active-defrag-cycle-max":           isInert,
-	"active-defrag-threshold-lower":     isInert,
-	"active-defrag-threshold-upper":     isInert,
-	"active-defrag-max-scan-fields":     isInert,
-	"active-defrag-ignore-bytes":        isInert,
-	"active-expire-effort":              isInert,
-	"list-max-listpack-size":            isInert, // 7.0 reports every list as quicklist
-	"list-compress-depth":               isInert,
-	"sanitize-dump-payload":             isInert, // lockkv checks every payload fully
-	"crash-log-enabled":                 isInert,
-	"crash-memcheck-enabled":            isInert,
-	"use-exit-on-panic":                 isInert,
-	"ignore-warnings":                   isInert,
-	"watchdog-period":                   isInert,
-	"latency-tracking":                  isInert, // INFO latencystats stays empty, as with no
-	"latency-tracking-info-percentiles": isInert,
-	"tls-session-caching":               isInert,
-	"tls-session-cache-size":            isInert,
-	"tls-session-cache-timeout":         isInert,
-	"tls-prefer-server-ciphers":         isInert,
-	"acl-pubsub-default":                isInert, // no ACL SETUSER
-	"acllog-max-len":                    isInert, // no ACL LOG
-	"stream-node-max-entries":           isInert, // no streams
-	"stream-node-max-bytes":             isInert,
-	"hll-sparse-max-bytes":              isInert, // no HyperLogLog
-	"oom-score-adj-values":              isInert, // oom-score-adj stays no
+	"activerehashing":               isInert,
+	"dynamic-hz":                    isInert,
+	"lazyfree-lazy-eviction":        isInert,
+	"lazyfree-lazy-expire":          isInert,
+	"lazyfree-lazy-server-del":      isInert,
+	"lazyfree-lazy-user-del":        isInert,
+	"lazyfree-lazy-user-flush":      isInert,
+	"jemalloc-bg-thread":            isInert,
+	"active-defrag-cycle-min":       isInert,
+	"active-defrag-cycle-max":       isInert,
+	"active-defrag-threshold-lower": isInert,
+	"active-defrag-threshold-upper": isInert,
+	"active-defrag-max-scan-fields": isInert,
+	"active-defrag-ignore-bytes":    isInert,
+	"active-expire-effort":          isInert,
+	"list-max-listpack-size":        isInert, // 7.0 reports every list as quicklist
+	"list-compress-depth":           isInert,
+	"sanitize-dump-payload":         isInert, // lockkv checks every payload fully
+	"crash-log-enabled":             isInert,
+	"crash-memcheck-enabled":        isInert,
+	"use-exit-on-panic":             isInert,
+	"ignore-warnings":               isInert,
+	"watchdog-period":               isInert,
+	"tls-session-caching":           isInert,
+	"tls-session-cache-size":        isInert,
+	"tls-session-cache-timeout":     isInert,
+	"tls-prefer-server-ciphers":     isInert,
+	"acl-pubsub-default":            isInert, // no ACL SETUSER
+	"acllog-max-len":                isInert, // no ACL LOG
+	"stream-node-max-entries":       isInert, // no streams
+	"stream-node-max-bytes":         isInert,
+	"hll-sparse-max-bytes":          isInert, // no HyperLogLog
+	"oom-score-adj-values":          isInert, // oom-score-adj stays no
 	// RDB and AOF, which are never written (save and appendonly are
 	// fixed off).
 	"rdb-del-sync-files":                    isInert,

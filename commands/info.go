@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/buildinfo"
+	"github.com/lockkv/lockkv/internal/hdrhist"
 )
 
 // INFO, with Redis 7.0's sections and field names. Fields lockkv has no
@@ -41,7 +42,7 @@ var infoSections = []struct {
 	{"modules", "Modules", true, nil},
 	{"commandstats", "Commandstats", false, infoCommandStats},
 	{"errorstats", "Errorstats", true, infoErrorStats},
-	{"latencystats", "Latencystats", false, nil},
+	{"latencystats", "Latencystats", false, infoLatencyStats},
 	{"cluster", "Cluster", true, infoCluster},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
@@ -445,7 +446,7 @@ func infoErrorStats(e *Engine, b []byte, now int64) []byte {
 // the calls took (Redis's microseconds, kept in nanoseconds).
 type cmdStat struct {
 	calls, rejected, failed, ns int64
-	hist                        [LatencyBuckets]uint64 // for /metrics (slowlog.go)
+	hist                        *hdrhist.Histogram // latency tracking (slowlog.go)
 }
 
 // monoBase anchors monoNanos.
@@ -490,7 +491,9 @@ func (e *Engine) countCall(s *Spec, ran bool, ns int64) {
 	}
 	st.calls++
 	st.ns += ns
-	st.hist[latencyBucket(ns)]++
+	if e.Config.LatencyTracking {
+		st.recordLatency(ns)
+	}
 	if errs {
 		st.failed++
 	}
@@ -510,12 +513,20 @@ func (e *Engine) cmdStat(s *Spec) *cmdStat {
 	return &e.srv.cmdStats[s.idx]
 }
 
+// cmdStatIf is s's counters, or nil if none was made.
+func (e *Engine) cmdStatIf(s *Spec) *cmdStat {
+	if s.idx < len(e.srv.cmdStats) {
+		return &e.srv.cmdStats[s.idx]
+	}
+	return nil
+}
+
 func infoCommandStats(e *Engine, b []byte, now int64) []byte {
 	var walk func(specs []*Spec)
 	walk = func(specs []*Spec) {
 		for _, s := range specs {
-			if s.idx < len(e.srv.cmdStats) {
-				if st := &e.srv.cmdStats[s.idx]; st.calls > 0 || st.rejected > 0 || st.failed > 0 {
+			if st := e.cmdStatIf(s); st != nil {
+				if st.calls > 0 || st.rejected > 0 || st.failed > 0 {
 					b = append(b, "cmdstat_"...)
 					b = append(b, s.FullName()...)
 					b = append(b, ":calls="...)

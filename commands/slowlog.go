@@ -1,11 +1,10 @@
 package commands
 
 import (
-	"math"
-	"math/bits"
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/internal/hdrhist"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
@@ -32,6 +31,7 @@ var slowlogCommands = []*Spec{
 		{Name: "history", Arity: 3, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyHistory},
 		{Name: "latest", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyLatest},
 		{Name: "reset", Arity: -2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: latencyReset},
+		{Name: "histogram", Arity: -2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyHistogram},
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: latencyHelp},
 	}},
 }
@@ -509,27 +509,157 @@ var latencyHelpLines = []string{
 
 func latencyHelp(c *Ctx, args [][]byte) { replyHelp(c, "latency", latencyHelpLines) }
 
-// Per-command latency histograms for /metrics: endCall counts each
-// command's duration into a power-of-two bucket of microseconds (one
-// bits.Len64 and an increment into the command's stats, no lock, no
-// lookup by name).
+// Per-command latency histograms, as Redis 7.0's latency tracking keeps
+// them (server.c updateCommandLatencyHistogram, latency.c
+// fillCommandCDF, INFO latencystats): while latency-tracking is yes,
+// countCall records each call's duration, in whole microseconds times
+// 1000 and clamped to [1 ns, 1 s], into the command's hdr histogram (2
+// significant digits), made on the command's first tracked call. The hot
+// path is the counts-index arithmetic and an increment into the
+// command's stats, no lock, no lookup by name. LATENCY HISTOGRAM, INFO
+// latencystats and the /metrics duration buckets all read that one
+// histogram.
 
-// LatencyBuckets is the number of buckets of a command's latency
-// histogram; bucket i counts the calls that took under 2^i µs, the last
-// every longer one.
-const LatencyBuckets = 24
+// Redis's LATENCY_HISTOGRAM_MIN_VALUE, _MAX_VALUE and _PRECISION.
+const (
+	latencyHistMin       = 1
+	latencyHistMax       = 1000000000
+	latencyHistPrecision = 2
+)
 
-func latencyBucket(ns int64) int {
-	return min(bits.Len64(uint64(ns)/1000), LatencyBuckets-1)
+func newLatencyHist() *hdrhist.Histogram {
+	h, err := hdrhist.New(latencyHistMin, latencyHistMax, latencyHistPrecision)
+	if err != nil {
+		panic(err)
+	}
+	return h
 }
 
-// LatencyBucketBound is bucket i's upper bound in seconds (+Inf for the
-// last).
-func LatencyBucketBound(i int) float64 {
-	if i >= LatencyBuckets-1 {
-		return math.Inf(1)
+// recordLatency is updateCommandLatencyHistogram for a call of ns
+// nanoseconds (Redis's c->duration, in µs, times 1000).
+func (st *cmdStat) recordLatency(ns int64) {
+	v := min(max(ns/1000*1000, latencyHistMin), latencyHistMax)
+	if st.hist == nil {
+		st.hist = newLatencyHist()
 	}
-	return float64(uint64(1)<<i) / 1e6
+	st.hist.Record(v)
+}
+
+// LatencyBounds are the upper bounds, in nanoseconds, of the /metrics
+// command duration buckets: the values LATENCY HISTOGRAM reports
+// (highest_equivalent_value of 1024 ns, 2048 ns, ... up to 1 s), so that
+// each bucket's count is exact.
+var LatencyBounds = func() []int64 {
+	h := newLatencyHist()
+	var out []int64
+	for level := int64(1024); level <= latencyHistMax; level *= 2 {
+		out = append(out, h.HighestEquivalentValue(level))
+	}
+	return out
+}()
+
+// writeLatencyCDF is fillCommandCDF: calls and the cumulative counts of
+// the log iterator's steps (from 1024 ns, doubling) keyed by their
+// highest value in µs, steps without new calls left out.
+func writeLatencyCDF(c *Ctx, h *hdrhist.Histogram) {
+	c.W.Map(2)
+	c.W.BulkString("calls")
+	c.W.Int(h.TotalCount())
+	c.W.BulkString("histogram_usec")
+	var steps []hdrhist.Step
+	prev := int64(0)
+	h.LogSteps(1024, 2, func(s hdrhist.Step) {
+		if s.Cumulative > prev {
+			steps = append(steps, s)
+		}
+		prev = s.Cumulative
+	})
+	c.W.Map(len(steps))
+	for _, s := range steps {
+		c.W.Int(s.HighestEquivalent / 1000)
+		c.W.Int(s.Cumulative)
+	}
+}
+
+// latencyHistogram is LATENCY HISTOGRAM: every command with a histogram
+// (latencyAllCommandsFillCDF), or the named ones
+// (latencySpecificCommandsFillCDF: unknown names skipped, a container
+// naming its subcommands, a name asked twice answered twice).
+func latencyHistogram(c *Ctx, args [][]byte) {
+	e := c.E
+	var found []*Spec
+	add := func(s *Spec) {
+		if st := e.cmdStatIf(s); st != nil && st.hist != nil {
+			found = append(found, s)
+		}
+	}
+	if len(args) == 2 {
+		var walk func(specs []*Spec)
+		walk = func(specs []*Spec) {
+			for _, s := range specs {
+				add(s)
+				walk(s.Sub)
+			}
+		}
+		walk(e.specs())
+	} else {
+		for _, a := range args[2:] {
+			s := e.lookupFullName(string(a))
+			if s == nil {
+				continue
+			}
+			add(s)
+			for _, sub := range s.Sub {
+				add(sub)
+			}
+		}
+	}
+	c.W.Map(len(found))
+	for _, s := range found {
+		c.W.BulkString(s.FullName())
+		writeLatencyCDF(c, e.cmdStatIf(s).hist)
+	}
+}
+
+// infoLatencyStats is INFO latencystats (genRedisInfoStringLACStats):
+// each command with a histogram, its latency-tracking-info-percentiles
+// in µs; nothing while latency-tracking is no.
+func infoLatencyStats(e *Engine, b []byte, now int64) []byte {
+	if !e.Config.LatencyTracking {
+		return b
+	}
+	pcts := e.Config.latencyPercentiles
+	var walk func(specs []*Spec)
+	walk = func(specs []*Spec) {
+		for _, s := range specs {
+			if st := e.cmdStatIf(s); st != nil && st.hist != nil {
+				b = append(b, "latency_percentiles_usec_"...)
+				b = append(b, s.FullName()...)
+				b = append(b, ':')
+				for i, p := range pcts {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, 'p')
+					b = append(b, formatPercentile(p)...)
+					b = append(b, '=')
+					// "%.3f" of the value in ns / 1000.0.
+					b = strconv.AppendFloat(b, float64(st.hist.ValueAtPercentile(p))/1000.0, 'f', 3, 64)
+				}
+				b = append(b, '\r', '\n')
+			}
+			walk(s.Sub)
+		}
+	}
+	walk(All())
+	return b
+}
+
+// formatPercentile is a percentile as Redis shows it: "%f", trailing
+// zeros and point trimmed (trimDoubleString).
+func formatPercentile(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 6, 64)
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
 // CommandStat is one command's counters, as INFO commandstats has them,
@@ -538,7 +668,9 @@ type CommandStat struct {
 	Name                    string
 	Calls, Rejected, Failed int64
 	Seconds                 float64
-	Buckets                 [LatencyBuckets]uint64 // per bucket, not cumulative
+	// Buckets counts the tracked calls up to each of LatencyBounds
+	// (cumulative); nil when none was tracked.
+	Buckets []uint64
 }
 
 // CommandStats appends the counters of every command called since
@@ -547,10 +679,14 @@ func (e *Engine) CommandStats(out []CommandStat) []CommandStat {
 	var walk func(specs []*Spec)
 	walk = func(specs []*Spec) {
 		for _, s := range specs {
-			if s.idx < len(e.srv.cmdStats) {
-				if st := &e.srv.cmdStats[s.idx]; st.calls > 0 || st.rejected > 0 || st.failed > 0 {
-					out = append(out, CommandStat{Name: s.FullName(), Calls: st.calls, Rejected: st.rejected,
-						Failed: st.failed, Seconds: float64(st.ns) / 1e9, Buckets: st.hist})
+			if st := e.cmdStatIf(s); st != nil {
+				if st.calls > 0 || st.rejected > 0 || st.failed > 0 {
+					cs := CommandStat{Name: s.FullName(), Calls: st.calls, Rejected: st.rejected,
+						Failed: st.failed, Seconds: float64(st.ns) / 1e9}
+					if st.hist != nil {
+						cs.Buckets = st.hist.CumulativeCounts(LatencyBounds, make([]uint64, len(LatencyBounds)))
+					}
+					out = append(out, cs)
 				}
 			}
 			walk(s.Sub)
