@@ -132,6 +132,8 @@ const usageHead = `Usage:
   lockkv restore-rdb [flags] FILE    replay an RDB file into a running server (RESTORE ... ABSTTL REPLACE)
   lockkv locks [--addr host:port] [--match pattern]
                                      list the locks a server holds (LOCKKV.LOCKS)
+  lockkv ready [--metrics-addr host:port]
+                                     check that a server's /ready answers 200 (exit 0) or not (exit 1)
   lockkv version                     print the version (also --version, -v)
 
 lockkv is a lock server that speaks Redis 7.0.15's protocol and replicates

@@ -59,6 +59,8 @@ func main() {
 			os.Exit(restoreMain(args[1:]))
 		case "locks":
 			os.Exit(locksMain(args[1:], os.Stdout))
+		case "ready":
+			os.Exit(readyMain(args[1:], os.Stdout))
 		}
 	}
 	var o options

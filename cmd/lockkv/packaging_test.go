@@ -105,3 +105,38 @@ func TestPing(t *testing.T) {
 		}
 	}
 }
+
+// lockkv ready: exit 0 when /ready answers 200, 1 with the server's
+// reason otherwise (a lone --node-id node waits to be added: it has no
+// leader) or when nothing answers; the Dockerfile's health check uses it.
+func TestReady(t *testing.T) {
+	bin := lockkvBin(t)
+	run := func(args ...string) (int, string) {
+		out, err := exec.Command(bin, append([]string{"ready"}, args...)...).CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, string(out)
+	}
+	metricsRE := regexp.MustCompile(`serving metrics.*addr=(\S+)`)
+	p := startProc(t, nil, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
+	m := p.waitLine(metricsRE, 10*time.Second)[1]
+	if code, out := run("--metrics-addr", m); code != 0 || !strings.Contains(out, "serving (standalone)") {
+		t.Errorf("lockkv ready on a standalone server: exit %d, %q", code, out)
+	}
+	// A node that waits to be added serves PING but is not ready.
+	w := startProc(t, nil, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--node-id", "n9",
+		"--data-dir", t.TempDir(), "--raft-addr", freeAddr(t))
+	wm := w.waitLine(metricsRE, 10*time.Second)[1]
+	if code, out := run("--metrics-addr", wm); code != 1 || !strings.Contains(out, "503") {
+		t.Errorf("lockkv ready on a node waiting to be added: exit %d, %q", code, out)
+	}
+	if code, out := run("--metrics-addr", freeAddr(t), "--timeout", "2s"); code != 1 || !strings.Contains(out, "connection refused") {
+		t.Errorf("lockkv ready with nothing listening: exit %d, %q", code, out)
+	}
+	if code, out := run("extra"); code != 2 || !strings.Contains(out, `unexpected argument "extra"`) {
+		t.Errorf("lockkv ready extra: exit %d, %q", code, out)
+	}
+}
