@@ -97,11 +97,14 @@ func openBit(L *lua.LState) *lua.LTable {
 	t.RawSetString("tohex", L.NewFunction(func(L *lua.LState) int {
 		x := bitArg(L, 1, "tohex")
 		n := int32(8)
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		if L.GetTop() >= 2 { // lua_isnone: nil is refused by barg
 			n = int32(bitArg(L, 2, "tohex"))
 		}
 		digits := "0123456789abcdef"
 		if n < 0 {
+			if n == math.MinInt32 { // Redis's fix of -INT32_MIN
+				n++
+			}
 			n = -n
 			digits = "0123456789ABCDEF"
 		}

@@ -3,6 +3,7 @@ package luaengine
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -550,13 +551,8 @@ func appendQuoted(out []byte, s string) []byte {
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
 	"string": {"sub": {2, 3}, "char": {-1}},
-	"math": {"abs": {-1}, "acos": {-1}, "asin": {-1}, "atan": {-1}, "atan2": {-1}, "ceil": {-1}, "cos": {-1},
-		"cosh": {-1}, "deg": {-1}, "exp": {-1}, "floor": {-1}, "fmod": {-1}, "frexp": {-1}, "ldexp": {-1},
-		"log": {-1}, "log10": {-1}, "max": {-1}, "min": {-1}, "mod": {-1}, "modf": {-1}, "pow": {-1},
-		"rad": {-1}, "random": {-1}, "randomseed": {-1}, "sin": {-1}, "sinh": {-1}, "sqrt": {-1},
-		"tan": {-1}, "tanh": {-1}},
-	"table": {"remove": {2}},
-	"_G":    {"tonumber": {2}, "error": {2}},
+	"table":  {"remove": {2}},
+	"_G":     {"tonumber": {2}, "error": {2}},
 }
 
 // coerceNumArgs wraps lib's functions listed in numArgs[name] so numeric
@@ -677,21 +673,56 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t) + 1 // first empty element
 	pos := e
-	if L.GetTop() == 3 {
-		pos = L.CheckInt(2)
+	switch L.GetTop() {
+	case 2:
+	case 3:
+		pos = int(checkInt(L, 2, "insert")) // a C int: NaN and 2^53 are INT_MIN
 		if pos > e {
 			e = pos // grow the array if necessary
 		}
 		if e > pos {
 			eng.charge(L, (e-pos)*stepsPerMove)
 		}
-		for i := e; i > pos; i-- { // move up elements
-			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
-		}
+		moveUp(L, t, pos, e)
+	default:
+		luaError(L, "wrong number of arguments to 'insert'")
 	}
 	eng.charge(L, weightSlot)
 	rawSetLogged(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
 	return 0
+}
+
+// moveUp is tinsert's loop, t[i] = t[i-1] for i from e down to pos+1.
+// Where the range (up to 2^32 indexes from a position like INT_MIN) is
+// far longer than the table, only the moves that change something are
+// made: those next to a present key.
+func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
+	n := 0
+	eachUnordered(t, func(_, _ lua.LValue) { n++ })
+	if e-pos <= 4*n+64 {
+		for i := e; i > pos; i-- {
+			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+		}
+		return
+	}
+	var idx []int
+	eachUnordered(t, func(k, _ lua.LValue) {
+		if f, ok := k.(lua.LNumber); ok && float64(f) == math.Trunc(float64(f)) && float64(f) >= float64(pos) && float64(f) <= float64(e) {
+			i := int(f)
+			if i > pos {
+				idx = append(idx, i)
+			}
+			if i+1 <= e {
+				idx = append(idx, i+1)
+			}
+		}
+	})
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	for j := len(idx) - 1; j >= 0; j-- {
+		i := idx[j]
+		rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+	}
 }
 
 // tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t,
@@ -700,7 +731,10 @@ func (eng *Engine) tableRemove(L *lua.LState) int {
 	t := L.CheckTable(1)
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t)
-	pos := L.OptInt(2, e)
+	pos := e
+	if L.Get(2) != lua.LNil {
+		pos = int(checkInt(L, 2, "remove")) // luaL_optint: a C int
+	}
 	if !(1 <= pos && pos <= e) { // position is outside bounds
 		return 0
 	}

@@ -1,7 +1,6 @@
 package luaengine
 
 import (
-	"math"
 	"math/bits"
 	"strings"
 
@@ -146,7 +145,7 @@ func (e *Engine) setup() {
 			if L.GetTop() == 3 { // table.insert(t, pos, v)
 				coerceArg(L, 2)
 			}
-			if _, ok := L.Get(1).(*lua.LTable); !ok || L.GetTop() < 2 || L.GetTop() > 3 {
+			if _, ok := L.Get(1).(*lua.LTable); !ok {
 				return inner(L) // its argument errors
 			}
 			return e.tableInsert(L)
@@ -169,27 +168,20 @@ func (e *Engine) setup() {
 	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
 	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
 	tbl.RawSetString("foreachi", L.NewFunction(e.callsBack(e.chargeLen(tableForeachi), argIsFunction(2))))
-	if st, ok := tbl.RawGetString("sort").(*lua.LFunction); ok {
-		inner := st.GFunction
-		sort := func(L *lua.LState) int {
-			if t, ok := L.Get(1).(*lua.LTable); ok {
-				// The comparisons of a sort of n elements.
-				e.charge(L, lenSteps(t))
-				n := luaLen(t)
-				e.charge(L, n*bits.Len(uint(n)))
-			}
-			return inner(L)
+	sort := func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			// The comparisons of a sort of n elements.
+			e.charge(L, lenSteps(t))
+			n := luaLen(t)
+			e.charge(L, n*bits.Len(uint(n)))
 		}
-		tbl.RawSetString("sort", L.NewFunction(e.callsBack(sort, argIsFunction(2))))
+		return tableSort(L)
 	}
+	tbl.RawSetString("sort", L.NewFunction(e.callsBack(sort, argIsFunction(2))))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
 	tbl.RawSetString("getn", L.NewFunction(e.chargeLen(tableGetn)))
 
-	m := G.RawGetString("math").(*lua.LTable)
-	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
-	m.RawSetString("random", L.NewFunction(e.mathRandom))
-	m.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
-	coerceNumArgs(L, "math", m)
+	G.RawSetString("math", e.openMath(L))
 
 	e.installCoroutines(G.RawGetString("coroutine").(*lua.LTable))
 	G.RawSetString("redis", e.redisTable())
