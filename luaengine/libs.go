@@ -46,6 +46,32 @@ func checkString(L *lua.LState, n int, fname string) string {
 	return ""
 }
 
+// checkTable is luaL_checktype(L, n, LUA_TTABLE): "got no value" past
+// the top, where gopher-lua's CheckTable says nil.
+func checkTable(L *lua.LState, n int) *lua.LTable {
+	if n > L.GetTop() {
+		L.ArgError(n, "table expected, got no value")
+	}
+	return L.CheckTable(n)
+}
+
+// checkFunction is checkTable for a function.
+func checkFunction(L *lua.LState, n int) *lua.LFunction {
+	if n > L.GetTop() {
+		L.ArgError(n, "function expected, got no value")
+	}
+	return L.CheckFunction(n)
+}
+
+// tableArg wraps a gopher-lua function whose first argument is a table,
+// so none there is "no value" (checkTable).
+func tableArg(fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		checkTable(L, 1)
+		return fn(L)
+	}
+}
+
 // ---- bit (LuaBitOp) ----
 
 func openBit(L *lua.LState) *lua.LTable {

@@ -239,7 +239,7 @@ func baseTonumber(L *lua.LState) int {
 // baseUnpack is Lua 5.1's luaB_unpack: i and j are C ints, and the
 // values must fit the C stack above the arguments (LUAI_MAXCSTACK).
 func baseUnpack(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	i := int32(1)
 	if L.Get(2) != lua.LNil {
 		i = checkInt(L, 2, "unpack")
@@ -383,8 +383,8 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 }
 
 func (e *Engine) tableForeach(L *lua.LState) int {
-	t := L.CheckTable(1)
-	fn := L.CheckFunction(2)
+	t := checkTable(L, 1)
+	fn := checkFunction(L, 2)
 	k, v, ok := e.next(L, t, lua.LNil)
 	for ok {
 		L.Push(fn)
@@ -401,8 +401,8 @@ func (e *Engine) tableForeach(L *lua.LState) int {
 }
 
 func tableForeachi(L *lua.LState) int {
-	t := L.CheckTable(1)
-	fn := L.CheckFunction(2)
+	t := checkTable(L, 1)
+	fn := checkFunction(L, 2)
 	n := luaLen(t)
 	for i := 1; i <= n; i++ {
 		L.Push(fn)
@@ -418,13 +418,13 @@ func tableForeachi(L *lua.LState) int {
 }
 
 func tableSetn(L *lua.LState) int {
-	L.CheckTable(1)
+	checkTable(L, 1)
 	L.RaiseError("'setn' is obsolete")
 	return 0
 }
 
 func tableGetn(L *lua.LState) int {
-	L.Push(lua.LNumber(luaLen(L.CheckTable(1))))
+	L.Push(lua.LNumber(luaLen(checkTable(L, 1))))
 	return 1
 }
 
@@ -669,7 +669,7 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 // tableInsert is Lua 5.1's table.insert (ltablib.c tinsert) with its #t,
 // charged a slot for each element it stores (steps.go).
 func (eng *Engine) tableInsert(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t) + 1 // first empty element
 	pos := e
@@ -728,7 +728,7 @@ func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
 // tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t,
 // charged a step for each element it moves.
 func (eng *Engine) tableRemove(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t)
 	pos := e

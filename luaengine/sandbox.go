@@ -100,6 +100,9 @@ func (e *Engine) setup() {
 			return inner(L)
 		}))
 	}
+	if ip, ok := G.RawGetString("ipairs").(*lua.LFunction); ok {
+		G.RawSetString("ipairs", L.NewFunction(tableArg(ip.GFunction)))
+	}
 	next := L.NewFunction(e.baseNext)
 	G.RawSetString("next", next)
 	G.RawSetString("pairs", L.NewClosure(e.basePairs, next))
@@ -157,6 +160,7 @@ func (e *Engine) setup() {
 		inner := rm.GFunction
 		tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
 			if _, ok := L.Get(1).(*lua.LTable); !ok {
+				checkTable(L, 1)
 				return inner(L)
 			}
 			if L.GetTop() >= 2 {
@@ -164,6 +168,9 @@ func (e *Engine) setup() {
 			}
 			return e.tableRemove(L)
 		}))
+	}
+	if mx, ok := tbl.RawGetString("maxn").(*lua.LFunction); ok {
+		tbl.RawSetString("maxn", L.NewFunction(tableArg(mx.GFunction)))
 	}
 	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
 	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
@@ -275,11 +282,19 @@ func (e *Engine) newindexAllowList(L *lua.LState) int {
 }
 
 func (e *Engine) baseRawset(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.CheckAny(2)
 	L.CheckAny(3)
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
+	}
+	switch k := L.Get(2).(type) {
+	case *lua.LNilType:
+		L.Error(lua.LString("table index is nil"), 0)
+	case lua.LNumber:
+		if k != k {
+			L.Error(lua.LString("table index is NaN"), 0)
+		}
 	}
 	rawSetLogged(L, t, L.Get(2), L.Get(3))
 	L.SetTop(1)
@@ -287,14 +302,14 @@ func (e *Engine) baseRawset(L *lua.LState) int {
 }
 
 func (e *Engine) baseRawget(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.CheckAny(2)
 	L.Push(e.real(t).RawGet(L.Get(2)))
 	return 1
 }
 
 func (e *Engine) baseSetmetatable(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	mt := L.Get(2)
 	if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
 		L.ArgError(2, "nil or table expected")
@@ -347,7 +362,7 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 }
 
 func (e *Engine) baseNext(L *lua.LState) int {
-	t := e.real(L.CheckTable(1))
+	t := e.real(checkTable(L, 1))
 	k, v, ok := e.next(L, t, L.Get(2))
 	if !ok {
 		L.Push(lua.LNil)
@@ -359,7 +374,7 @@ func (e *Engine) baseNext(L *lua.LState) int {
 }
 
 func (e *Engine) basePairs(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.Push(L.Get(lua.UpvalueIndex(1)))
 	L.Push(t)
 	L.Push(lua.LNil)
@@ -472,7 +487,7 @@ func baseError(L *lua.LState) int {
 // as Lua 5.1 words them.
 func (e *Engine) baseXpcall(L *lua.LState) int {
 	fn := L.CheckAny(1)
-	h := L.CheckFunction(2)
+	h := checkFunction(L, 2)
 	top := L.GetTop()
 	// handle runs the handler on an error value v and pushes its result.
 	// An error in the handler is Lua's LUA_ERRERR; the handler gets room

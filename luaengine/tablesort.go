@@ -41,7 +41,7 @@ func (s *sorter) set(i int32, v lua.LValue) {
 // less is sort_comp: the order function's answer, or a < b.
 func (s *sorter) less(a, b lua.LValue) bool {
 	if s.fn == nil {
-		return s.L.LessThan(a, b)
+		return lessThan(s.L, a, b)
 	}
 	s.L.Push(s.fn)
 	s.L.Push(a)
@@ -112,4 +112,29 @@ func (s *sorter) auxsort(l, u int32) {
 		}
 		s.auxsort(j, i)
 	}
+}
+
+// lessThan is lua_lessthan called from a C function: numbers and strings
+// compared as Lua compares them, __lt for others, and the error without a
+// position (luaG_ordererror, no Lua function running).
+func lessThan(L *lua.LState, a, b lua.LValue) bool {
+	switch x := a.(type) {
+	case lua.LNumber:
+		if y, ok := b.(lua.LNumber); ok {
+			return x < y
+		}
+	case lua.LString:
+		if y, ok := b.(lua.LString); ok {
+			return x < y
+		}
+	}
+	ta, tb := a.Type().String(), b.Type().String()
+	if ta == tb {
+		if mt := L.GetMetaField(a, "__lt"); mt != lua.LNil && mt == L.GetMetaField(b, "__lt") {
+			return L.LessThan(a, b)
+		}
+		L.Error(lua.LString("attempt to compare two "+ta+" values"), 0)
+	}
+	L.Error(lua.LString("attempt to compare "+ta+" with "+tb), 0)
+	return false
 }
