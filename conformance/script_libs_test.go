@@ -159,7 +159,7 @@ func TestScriptLibsTable(t *testing.T) {
 
 func TestScriptLibsBase(t *testing.T) {
 	p := NewPair(t)
-	evalExprs(p, each("tostring(%)", edgeNumbers...)...)
+	evalExprs(p, each("tostring(%)", without(edgeNumbers, "{}")...)...)
 	evalExprs(p, each("tonumber(%)", edgeNumbers...)...)
 	evalExprs(p, each("tonumber('10', %)", edgeNumbers...)...)
 	evalExprs(p,
@@ -170,14 +170,14 @@ func TestScriptLibsBase(t *testing.T) {
 		"tostring()", "tostring(nil)", "tostring(1e15)", "tostring(1e14)", "tostring(123456789012345678)", "tostring(2^63)", "tostring(0.1)", "tostring(-0.0)",
 		"tostring(1e-5)", "tostring(1/3)", "tostring(100)", "tostring(-1e300*1e10)",
 		"type()", "type(nil)", "assert()", "assert(false)", "assert(nil, 'msg')", "assert(false, 12)", "assert(1, 2, 3)", "assert(false, {})",
-		"error()", "error(nil)", "error('x', 0)", "error('x', 1)", "error('x', 2)", "error('x', 3)", "error('x', -1)", "error(12)", "error({})",
+		"error()", "error(nil)", "error('x', 0)", "error('x', 1)", "error('x', 2)", "error('x', 3)", "error('x', -1)", "error(12)", "select(2, pcall(error, {})) == nil",
 		"select()", "select('#')", "select(0, 1)", "select(-1, 1, 2)", "select(-2, 1, 2)", "select(-3, 1, 2)", "select(3, 1, 2)", "select('x', 1)", "select(1.5, 1, 2)", "select(2^31, 1)",
 		"select(-2^31, 1)", "select(0/0, 1)",
 		"unpack()", "unpack({})", "unpack({1, 2}, 2^31-1, 2^31)", "unpack({1, 2}, -2^31, -2^31+1)", "unpack({1, 2, 3}, -1, 1)", "unpack({1, 2, 3}, 2, 1)", "unpack({1,2,3}, 1.5, 2.5)",
 		"select('#', unpack({}, 1, 2^31))", "select('#', unpack({}, -2^31, 2^31-1))", "select('#', unpack({}, 1, 8000))", "select('#', unpack({}, 1, 7990))",
-		"getmetatable('x')", "getmetatable()", "setmetatable({}, 1)", "setmetatable(1, {})", "setmetatable({}, nil)", "getmetatable(setmetatable({}, {__metatable = 'p'}))",
+		"type(getmetatable('x'))", "getmetatable()", "setmetatable({}, 1)", "setmetatable(1, {})", "type(setmetatable({}, nil))", "getmetatable(setmetatable({}, {__metatable = 'p'}))",
 		"setmetatable(setmetatable({}, {__metatable = 'p'}), {})",
-		"collectgarbage('count') > 0", "type(collectgarbage('count'))", "collectgarbage()", "collectgarbage('collect')", "collectgarbage('step')", "collectgarbage('step', 100)",
+		"collectgarbage('count') > 0", "type(collectgarbage('count'))", "collectgarbage()", "collectgarbage('collect')", "collectgarbage('step')", 
 		"collectgarbage('stop')", "collectgarbage('restart')", "collectgarbage('setpause', 150)", "collectgarbage('setpause', 200)", "collectgarbage('setstepmul', 300)", "collectgarbage('setstepmul', 200)",
 		"collectgarbage('bogus')", "collectgarbage(1)", "collectgarbage('setpause')", "collectgarbage('setpause', 'x')", "type(gcinfo())", "gcinfo() > 0",
 		"type(loadstring)", "loadstring('return 1')()", "loadstring('x=')", "loadstring(nil)", "type(load)", "type(print)", "type(dofile)", "type(loadfile)", "type(getfenv)", "type(setfenv)",

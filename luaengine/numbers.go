@@ -208,7 +208,10 @@ func digitValue(c byte) int {
 
 func baseTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
-	base := L.OptInt(2, 10)
+	base := 10
+	if L.Get(2) != lua.LNil {
+		base = int(checkInt(L, 2, "tonumber")) // luaL_optint: a C int
+	}
 	if base == 10 {
 		switch x := v.(type) {
 		case lua.LNumber:

@@ -72,6 +72,7 @@ func (e *Engine) setup() {
 	G.RawSetString("pcall", L.NewFunction(e.basePcall))
 	G.RawSetString("xpcall", L.NewFunction(e.baseXpcall))
 	G.RawSetString("error", L.NewFunction(baseError))
+	G.RawSetString("assert", L.NewFunction(baseAssert))
 	G.RawSetString("tostring", L.NewFunction(e.callsBack(baseTostring, func(L *lua.LState) bool {
 		return L.GetMetaField(L.Get(1), "__tostring") != lua.LNil
 	})))
@@ -91,8 +92,8 @@ func (e *Engine) setup() {
 		G.RawSetString("select", L.NewFunction(func(L *lua.LState) int {
 			if s, ok := L.Get(1).(lua.LString); ok && strings.HasPrefix(string(s), "#") {
 				L.Replace(1, lua.LString("#"))
-			} else if coerceArg(L, 1); L.Get(1).Type() == lua.LTString {
-				L.ArgError(1, "number expected, got string")
+			} else if coerceArg(L, 1); L.Get(1).Type() != lua.LTNumber {
+				argError(L, 1, "select", "number expected, got "+typeName(L, 1))
 			} else if n, ok := L.Get(1).(lua.LNumber); ok {
 				// luaL_checkint: a C int.
 				L.Replace(1, lua.LNumber(int32(toInt64(float64(n)))))
@@ -317,7 +318,7 @@ func (e *Engine) baseSetmetatable(L *lua.LState) int {
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
 	}
-	if cur, ok := L.GetMetatable(t).(*lua.LTable); ok && cur.RawGetString("__metatable") != lua.LNil {
+	if cur, ok := t.Metatable.(*lua.LTable); ok && !isSizeMarker(cur) && cur.RawGetString("__metatable") != lua.LNil {
 		L.RaiseError("cannot change a protected metatable")
 	}
 	if mt == lua.LNil && isSizeMarker(t.Metatable) {
@@ -425,7 +426,13 @@ func (e *Engine) baseCollectgarbage(L *lua.LState) int {
 // basePcall is Redis's pcall: like Lua's, but an error table carrying an
 // "err" string is reduced to that string (Redis 6 compatibility).
 func (e *Engine) basePcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if L.GetTop() == 0 {
+		// Redis's luaRedisPcall calls lua_pcall with -1 arguments: the
+		// slot above its placeholder, a boolean.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a boolean value"))
+		return 2
+	}
 	n := L.GetTop()
 	fn := L.Get(1)
 	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
@@ -486,7 +493,10 @@ func baseError(L *lua.LState) int {
 // baseXpcall is Lua 5.1's xpcall; the handler sees runtime errors worded
 // as Lua 5.1 words them.
 func (e *Engine) baseXpcall(L *lua.LState) int {
-	fn := L.CheckAny(1)
+	if L.GetTop() < 2 { // luaL_checkany(L, 2) comes first
+		L.ArgError(2, "value expected")
+	}
+	fn := L.Get(1)
 	h := checkFunction(L, 2)
 	top := L.GetTop()
 	// handle runs the handler on an error value v and pushes its result.
@@ -540,4 +550,19 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, top+1)
 	return L.GetTop() - top
+}
+
+// baseAssert is Lua 5.1's luaB_assert: the message may be a number.
+func baseAssert(L *lua.LState) int {
+	if L.GetTop() == 0 {
+		L.ArgError(1, "value expected")
+	}
+	if !lua.LVAsBool(L.Get(1)) {
+		msg := "assertion failed!"
+		if L.Get(2) != lua.LNil {
+			msg = checkString(L, 2, "assert")
+		}
+		luaError(L, "%s", msg)
+	}
+	return L.GetTop()
 }
