@@ -177,7 +177,7 @@ func TestScriptLibsBase(t *testing.T) {
 		"select('#', unpack({}, 1, 2^31))", "select('#', unpack({}, -2^31, 2^31-1))", "select('#', unpack({}, 1, 8000))", "select('#', unpack({}, 1, 7990))",
 		"type(getmetatable('x'))", "getmetatable()", "setmetatable({}, 1)", "setmetatable(1, {})", "type(setmetatable({}, nil))", "getmetatable(setmetatable({}, {__metatable = 'p'}))",
 		"setmetatable(setmetatable({}, {__metatable = 'p'}), {})",
-		"collectgarbage('count') > 0", "type(collectgarbage('count'))", "collectgarbage()", "collectgarbage('collect')", "collectgarbage('step')", 
+		"collectgarbage('count') > 0", "type(collectgarbage('count'))", "collectgarbage()", "collectgarbage('collect')", "collectgarbage('step')",
 		"collectgarbage('stop')", "collectgarbage('restart')", "collectgarbage('setpause', 150)", "collectgarbage('setpause', 200)", "collectgarbage('setstepmul', 300)", "collectgarbage('setstepmul', 200)",
 		"collectgarbage('bogus')", "collectgarbage(1)", "collectgarbage('setpause')", "collectgarbage('setpause', 'x')", "type(gcinfo())", "gcinfo() > 0",
 		"type(loadstring)", "loadstring('return 1')()", "loadstring('x=')", "loadstring(nil)", "type(load)", "type(print)", "type(dofile)", "type(loadfile)", "type(getfenv)", "type(setfenv)",

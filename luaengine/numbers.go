@@ -275,6 +275,66 @@ func checkInt(L *lua.LState, n int, fname string) int32 {
 	return int32(toInt64(checkNumber(L, n, fname)))
 }
 
+// strLen is Lua 5.1's str_len.
+func strLen(L *lua.LState) int {
+	L.Push(lua.LNumber(len(checkString(L, 1, "len"))))
+	return 1
+}
+
+// strReverse is Lua 5.1's str_reverse.
+func strReverse(L *lua.LState) int {
+	s := checkString(L, 1, "reverse")
+	b := make([]byte, len(s))
+	for i := range b {
+		b[i] = s[len(s)-1-i]
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strChar is Lua 5.1's str_char: each argument a C int that must be a
+// byte.
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := checkInt(L, i, "char")
+		if c < 0 || c > 255 {
+			argError(L, i, "char", "invalid value")
+		}
+		b[i-1] = uint8(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strSub is Lua 5.1's str_sub: positions are ptrdiff_t (luaL_checkinteger),
+// so NaN and huge values are INT64_MIN.
+func strSub(L *lua.LState) int {
+	s := checkString(L, 1, "sub")
+	l := int64(len(s))
+	posrelat := func(pos int64) int64 {
+		if pos < 0 {
+			pos += l + 1
+		}
+		return max(pos, 0)
+	}
+	start := posrelat(toInt64(checkNumber(L, 2, "sub")))
+	end := int64(-1)
+	if L.Get(3) != lua.LNil {
+		end = toInt64(checkNumber(L, 3, "sub"))
+	}
+	end = posrelat(end)
+	start = max(start, 1)
+	end = min(end, l)
+	if start <= end {
+		L.Push(lua.LString(s[start-1 : end]))
+	} else {
+		L.Push(lua.LString(""))
+	}
+	return 1
+}
+
 // strByte is Lua 5.1's str_byte: the values must fit the C stack above
 // the arguments ("string slice too long").
 func strByte(L *lua.LState) int {
@@ -433,7 +493,7 @@ func tableGetn(L *lua.LState) int {
 
 // strFormat is Lua 5.1's string.format, C printf semantics included.
 func strFormat(L *lua.LState) int {
-	fmtStr := L.CheckString(1)
+	fmtStr := checkString(L, 1, "format")
 	arg := 1
 	var out []byte
 	for i := 0; i < len(fmtStr); i++ {
@@ -553,7 +613,6 @@ func appendQuoted(out []byte, s string) []byte {
 // strings as tonumber reads them; gopher-lua reads strings there with its
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
-	"string": {"sub": {2, 3}, "char": {-1}},
 	"table":  {"remove": {2}},
 	"_G":     {"tonumber": {2}, "error": {2}},
 }

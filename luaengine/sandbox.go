@@ -118,11 +118,10 @@ func (e *Engine) setup() {
 	gstr.RawSetString("lower", L.NewFunction(e.chargeStrings(strLowerASCII)))
 	gstr.RawSetString("upper", L.NewFunction(e.chargeStrings(strUpperASCII)))
 	coerceNumArgs(L, "string", gstr)
-	for _, name := range []string{"reverse", "char"} {
-		if f, ok := gstr.RawGetString(name).(*lua.LFunction); ok {
-			gstr.RawSetString(name, L.NewFunction(e.chargeStrings(f.GFunction)))
-		}
-	}
+	gstr.RawSetString("reverse", L.NewFunction(e.chargeStrings(strReverse)))
+	gstr.RawSetString("char", L.NewFunction(e.chargeStrings(strChar)))
+	gstr.RawSetString("len", L.NewFunction(strLen))
+	gstr.RawSetString("sub", L.NewFunction(strSub))
 	gstr.RawSetString("byte", L.NewFunction(e.chargeValues(strByte)))
 	gstr.RawSetString("rep", L.NewFunction(e.strRep))
 	gstr.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, true) }))
