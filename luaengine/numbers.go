@@ -150,6 +150,10 @@ func baseTostring(L *lua.LState) int {
 		L.Push(lua.LString(formatNumber(n)))
 		return 1
 	}
+	if ud, ok := v.(*lua.LUserData); ok && ud.Value == cjsonNullTag {
+		L.Push(lua.LString("userdata: (nil)"))
+		return 1
+	}
 	L.Push(L.ToStringMeta(v))
 	return 1
 }
