@@ -232,7 +232,7 @@ func TestScriptLibsCjson(t *testing.T) {
 func TestScriptLibsCmsgpack(t *testing.T) {
 	p := NewPair(t)
 	evalExprs(p, each("cmsgpack.pack(%)", edgeNumbers...)...)
-	evalExprs(p, each("cmsgpack.unpack(cmsgpack.pack(%))", edgeNumbers...)...)
+	evalExprs(p, each("cmsgpack.unpack(cmsgpack.pack(%))", without(edgeNumbers, "{}")...)...)
 	evalExprs(p, each("cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), %)", edgeNumbers...)...)
 	evalExprs(p, each("cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 1, %)", edgeNumbers...)...)
 	evalExprs(p,

@@ -617,8 +617,8 @@ func appendQuoted(out []byte, s string) []byte {
 // strings as tonumber reads them; gopher-lua reads strings there with its
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
-	"table":  {"remove": {2}},
-	"_G":     {"tonumber": {2}, "error": {2}},
+	"table": {"remove": {2}},
+	"_G":    {"tonumber": {2}, "error": {2}},
 }
 
 // coerceNumArgs wraps lib's functions listed in numArgs[name] so numeric
@@ -661,7 +661,7 @@ func luaNumber(f float64) lua.LNumber { return lua.LNumber(f) }
 // does it: values from 2^63 go through a subtraction, out-of-range ones
 // end up 0.
 func toUint64C(f float64) uint64 {
-	if f < 9.2233720368547758e18 {
+	if !(f >= 9.2233720368547758e18) { // NaN takes this branch, as x86's comisd does
 		return uint64(toInt64(f))
 	}
 	return uint64(toInt64(f-9.2233720368547758e18)) ^ (1 << 63)
