@@ -284,3 +284,15 @@ func TestScriptLibsResp3Doubles(t *testing.T) {
 		p.Do("EVAL", "redis.setresp(3) return {double = "+v+"}", "0")
 	}
 }
+
+// A library registering 40,000 functions (100,000 too, when the machine is not busy) loads within FUNCTION LOAD's
+// 500 ms on Redis; registering must not be quadratic in their number.
+func TestScriptLibsFunctionLoadMany(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", "#!lua name=many\nfor i = 1, 40000 do redis.register_function('f' .. i, function() return i end) end")
+	p.Do("FCALL", "f1", "0")
+	p.Do("FCALL", "f40000", "0")
+	p.Do("FUNCTION", "LOAD", "#!lua name=dup\nfor i = 1, 40000 do redis.register_function('g' .. i, function() return i end) end redis.register_function('g7', function() end)")
+	p.Do("FUNCTION", "FLUSH")
+}
