@@ -130,7 +130,13 @@ func TestScriptLibsString(t *testing.T) {
 		"string.gsub('abc', 'b', {b=1.5})", "string.gsub('abc', 'b', {b=true})", "string.gsub('abc', 'b', function() return {} end)",
 		"string.gsub('abc', 'b', 1)", "string.gsub('abc', 'b')", "string.gsub('abc', 'b', nil)",
 		"string.match('key:123', '(%a+):(%d+)')", "string.match('x', '()')", "string.match('x', '(()')", "string.match('abc', '.-')",
-		"string.gmatch('abc')", "select('#', string.gmatch('abc', '.'))",
+		"string.gmatch('abc')", "string.rep('ab', 3, ',')", "string.format('%5.1s|', 'abc')", "string.format('%-5d|', -3)", "string.format('%.3d', 7)",
+		"string.format('%x', -1)", "string.format('%x', 2^32)", "string.format('%d', 2^63)", "string.format('%d', -2^63)", "string.format('%c', 256)", "string.format('%5c|', 0)", "string.format('%-5c|', 0)", "string.format('a%cb', 0/0)", "string.format('%c', -1)",
+		"string.format('%s', 1/0)", "string.format('%s', 0/0)", "string.format('%d', 0/0)", "string.format('%f', 0/0)", "string.format('%g', -(0/0))", "string.format('%.14g', 2^53)",
+		"string.format('%q', 1/3)", "string.format('%q', 0/0)", "string.format('%5%')", "string.format('%-+ #0d', 5)", "string.format('%-+ #0-d', 5)",
+		"string.upper(0/0)", "string.lower(1/0)", "('x'):rep(3)", "(5):rep(2)", "#tostring(12):rep(3)", "string.sub('hello', '2', '3')", "string.sub('hello', 2.7, 3.9)", "string.sub('hello', -2.5)",
+		"string.byte('', 1)", "string.char(0, 0)", "string.len('\\0\\0')", "string.find('a.b', '.', 1, true)", "string.find('abc', 'b', -10)", "string.find('abc', 'b', 2^31)",
+		"string.match('  x', '^%s*(.-)%s*$')", "string.gsub('hello world', '(o)', '[%1]', 1)", "string.gsub('abc', '.', {a = 'x', b = false})", "string.gsub('abc', '%w', '%0%0')", "select('#', string.gmatch('abc', '.'))",
 	)
 }
 
@@ -216,7 +222,9 @@ func TestScriptLibsCjson(t *testing.T) {
 		"cjson.decode('\"a\\nb\"')", "cjson.decode('nan')", "cjson.decode('NaN')", "cjson.decode('inf')", "cjson.decode('-Infinity')", "cjson.decode('0x10')", "cjson.decode('1e400')",
 		"cjson.decode('-0')", "cjson.decode('01')", "cjson.decode('1.')", "cjson.decode('.5')", "cjson.decode('+1')", "cjson.decode('tru')", "cjson.decode('null')", "cjson.decode('[null]')[1] == cjson.null",
 		"cjson.decode('{\"a\":null}').a == cjson.null", "cjson.decode('{1:2}')", "cjson.decode('[1')", "cjson.decode('{\"a\"}')", "cjson.decode(12)", "cjson.decode({})", "cjson.decode('\"\\\\u12\"')",
-		"cjson.decode('123456789012345678901234567890')", "cjson.decode('[1e-400]')[1]", "cjson.decode('\"\\1\"')",
+		"cjson.decode('123456789012345678901234567890')", "cjson.decode('1e309')", "cjson.decode('-0.0')", "cjson.decode('1E2')", "cjson.decode('[1,2,3')",
+		"cjson.decode('\"\\/\"')", "cjson.decode('{\"a\":1,\"a\":2}').a", "type(cjson.decode('[]'))", "type(cjson.decode('{}'))", "cjson.encode(cjson.decode('[]'))", "cjson.encode(cjson.decode('{}'))",
+		"cjson.encode({{}, {{}}, {a = {}}})", "cjson.encode({1, 2, {3, {4, nil, 6}}})", "cjson.encode(1e15)", "cjson.encode(1e14)", "cjson.encode(-1e-7)", "cjson.encode(2^63)", "cjson.decode('[1e-400]')[1]", "cjson.decode('\"\\1\"')",
 	)
 	// Settings last for the interpreter: try each, encode with it, put the default back.
 	for _, s := range []string{"cjson.encode_sparse_array(true)", "cjson.encode_sparse_array(false, 0)", "cjson.encode_sparse_array(false, 1)", "cjson.encode_sparse_array(true, 2, 3)", "cjson.encode_sparse_array(1, 1, 1)",
@@ -243,7 +251,12 @@ func TestScriptLibsCmsgpack(t *testing.T) {
 	evalExprs(p, each("cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), %)", edgeNumbers...)...)
 	evalExprs(p, each("cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 1, %)", edgeNumbers...)...)
 	evalExprs(p,
-		"cmsgpack.pack()", "cmsgpack.unpack()", "cmsgpack.unpack('')", "cmsgpack.unpack(1)", "cmsgpack.unpack('\\193')", "cmsgpack.unpack('\\145')", "cmsgpack.unpack('\\218\\0')",
+		"cmsgpack.pack()", "cmsgpack.unpack()",
+		"cmsgpack.pack(-32, -33, -128, -129, -32768, -32769, -2^31, -2^31-1, 127, 128, 255, 256, 65535, 65536, 2^32-1, 2^32, 2^53, 2^63, 2^64, -2^63, -2^64)",
+		"cmsgpack.unpack(cmsgpack.pack(-32, -33, -128, -129, -32768, -32769, -2^31, -2^31-1, 127, 128, 255, 256, 65535, 65536, 2^32-1, 2^32, 2^53, 2^63, 2^64, -2^63, -2^64))",
+		"cmsgpack.pack(0.1, 1/3, 1e-300, 3.4e38, 3.5e38, 1/0, -1/0, 0/0, -(0/0))", "cmsgpack.unpack(cmsgpack.pack(0.1, 1/3, 1e-300, 3.4e38, 1/0, 0/0))",
+		"cmsgpack.pack({1, 2, nil, 4})", "cmsgpack.pack({nil, 2})", "cmsgpack.pack({[1] = 1, [2] = 2, x = 3})", "cmsgpack.pack(true, false, nil)",
+		"cmsgpack.pack(string.rep('x', 31), string.rep('y', 32))", "#cmsgpack.pack(string.rep('x', 65536))", "cmsgpack.unpack('')", "cmsgpack.unpack(1)", "cmsgpack.unpack('\\193')", "cmsgpack.unpack('\\145')", "cmsgpack.unpack('\\218\\0')",
 		"cmsgpack.unpack('\\217\\5abc')", "cmsgpack.unpack('\\203\\0\\0\\0\\0\\0\\0\\248\\127')", "cmsgpack.unpack('\\202\\127\\192\\0\\0')", "cmsgpack.unpack('\\202\\255\\192\\0\\0')",
 		"cmsgpack.unpack('\\203\\255\\248\\0\\0\\0\\0\\0\\0')", "cmsgpack.unpack('\\203\\127\\248\\0\\0\\0\\0\\0\\0')",
 		"cmsgpack.unpack('\\207\\255\\255\\255\\255\\255\\255\\255\\255')", "cmsgpack.unpack('\\211\\128\\0\\0\\0\\0\\0\\0\\0')", "cmsgpack.unpack('\\199\\1\\1x')",
@@ -265,7 +278,12 @@ func TestScriptLibsStruct(t *testing.T) {
 	evalExprs(p, each("struct.pack('l', %)", edgeNumbers...)...)
 	evalExprs(p, each("struct.unpack('i', struct.pack('i', 1) .. 'abcd', %)", edgeNumbers...)...)
 	evalExprs(p,
-		"struct.pack()", "struct.pack('')", "struct.pack('y', 1)", "struct.pack('i17', 1)", "struct.pack('i0', 1)", "struct.pack('i16', 1)", "struct.pack('i8', 2^63)",
+		"struct.pack()", "struct.pack('')",
+		"struct.pack('>i2', 70000)", "struct.pack('<h', -1)", "struct.pack('H', -1)", "struct.pack('B', 256)", "struct.pack('i3', 2^23)", "struct.pack('I3', -1)",
+		"struct.pack('!4bi', 1, 2)", "struct.pack('!2bd', 1, 2)", "struct.pack('bxi', 1, 2)", "struct.pack('>d', 0/0)", "struct.pack('>f', 1e300)", "struct.pack('>f', 0/0)",
+		"struct.unpack('>i2', '\\255\\254')", "struct.unpack('<I2', '\\255\\254')", "struct.unpack('i3', '\\255\\255\\255')", "struct.unpack('I16', string.rep('\\1', 16))",
+		"struct.unpack('f', '\\0\\0\\192\\127')", "struct.unpack('f', '\\0\\0\\192\\255')", "struct.unpack('s', 'ab\\0cd')", "struct.unpack('c0', '')",
+		"struct.unpack('!4bi', '\\1\\0\\0\\0\\2\\0\\0\\0')", "struct.size('!4bi')", "struct.size('!8bd')", "struct.size('!3bi')", "struct.size('=')", "struct.unpack('=', '')", "struct.unpack('', 'abc', 5)", "struct.unpack('', 'abc', -1)", "struct.pack('y', 1)", "struct.pack('i17', 1)", "struct.pack('i0', 1)", "struct.pack('i16', 1)", "struct.pack('i8', 2^63)",
 		"struct.pack('!3i', 1)", "struct.pack('!i', 1)", "struct.pack('!17i', 1)", "struct.pack('<i>i=i', 1, 2, 3)", "struct.pack('s', 'a\\0b')", "struct.pack('c', 'ab')",
 		"struct.pack('c3', 'a')", "struct.pack('c0', 'abc')", "struct.pack('x')", "struct.pack(' i ', 1)", "struct.pack('i', 'x')", "struct.pack('c2', 1)",
 		"struct.unpack()", "struct.unpack('i')", "struct.unpack('i', 'ab')", "struct.unpack('s', 'abc')", "struct.unpack('c', 'abc')", "struct.unpack('c2', 'a')",

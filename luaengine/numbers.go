@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
 	"slices"
@@ -552,7 +553,13 @@ func strFormat(L *lua.LState) int {
 		switch conv {
 		case 'c':
 			n := checkNumber(L, arg, "format")
-			out = append(out, cFormat(spec, 'c', int64(n))...)
+			// Lua adds sprintf's buffer up to its first NUL (strlen):
+			// a char 0 (256, NaN) cuts the field there.
+			c := []byte(cFormat(spec, 'c', toInt64(n)))
+			if z := bytes.IndexByte(c, 0); z >= 0 {
+				c = c[:z]
+			}
+			out = append(out, c...)
 		case 'd', 'i':
 			n := checkNumber(L, arg, "format")
 			out = append(out, cFormat(spec, 'd', toInt64(n))...)
