@@ -64,12 +64,18 @@ func checkFunction(L *lua.LState, n int) *lua.LFunction {
 }
 
 // tableArg wraps a gopher-lua function whose first argument is a table,
-// so none there is "no value" (checkTable).
-func tableArg(fn lua.LGFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		checkTable(L, 1)
-		return fn(L)
+// so none there is "no value" (checkTable). The wrapper keeps fn's
+// upvalues (ipairs keeps its iterator in one).
+func tableArg(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
+	inner := fn.GFunction
+	ups := make([]lua.LValue, len(fn.Upvalues))
+	for i, u := range fn.Upvalues {
+		ups[i] = u.Value()
 	}
+	return L.NewClosure(func(L *lua.LState) int {
+		checkTable(L, 1)
+		return inner(L)
+	}, ups...)
 }
 
 // ---- bit (LuaBitOp) ----

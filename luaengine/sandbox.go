@@ -102,7 +102,7 @@ func (e *Engine) setup() {
 		}))
 	}
 	if ip, ok := G.RawGetString("ipairs").(*lua.LFunction); ok {
-		G.RawSetString("ipairs", L.NewFunction(tableArg(ip.GFunction)))
+		G.RawSetString("ipairs", tableArg(L, ip))
 	}
 	next := L.NewFunction(e.baseNext)
 	G.RawSetString("next", next)
@@ -170,7 +170,7 @@ func (e *Engine) setup() {
 		}))
 	}
 	if mx, ok := tbl.RawGetString("maxn").(*lua.LFunction); ok {
-		tbl.RawSetString("maxn", L.NewFunction(tableArg(mx.GFunction)))
+		tbl.RawSetString("maxn", tableArg(L, mx))
 	}
 	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
 	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
