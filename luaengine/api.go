@@ -326,17 +326,18 @@ func (e *Engine) mathRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := L.CheckInt(1)
+		u := checkInt(L, 1, "random")
 		if !(1 <= u) {
-			L.ArgError(1, "interval is empty")
+			argError(L, 1, "random", "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l := L.CheckInt(1)
-		u := L.CheckInt(2)
+		l := checkInt(L, 1, "random")
+		u := checkInt(L, 2, "random")
 		if !(l <= u) {
-			L.ArgError(2, "interval is empty")
+			argError(L, 2, "random", "interval is empty")
 		}
+		// C's int arithmetic: u-l+1 wraps.
 		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
 	default:
 		L.RaiseError("wrong number of arguments")
@@ -345,6 +346,6 @@ func (e *Engine) mathRandom(L *lua.LState) int {
 }
 
 func (e *Engine) mathRandomseed(L *lua.LState) int {
-	e.rand.seed(int32(L.CheckInt(1)))
+	e.rand.seed(checkInt(L, 1, "randomseed"))
 	return 0
 }

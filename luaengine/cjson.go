@@ -2,7 +2,9 @@ package luaengine
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -12,17 +14,21 @@ import (
 // ("%.14g"), escapes ("/" becomes "\/"), array detection, sparse-array
 // rule, error texts and cjson.null.
 
+// cjsonNullTag marks cjson.null, which is Lua's NULL light userdata in
+// Redis: tostring shows it as "userdata: (nil)".
+var cjsonNullTag = new(struct{ byte })
+
 type cjsonConfig struct {
-	sparseConvert   bool
-	sparseRatio     int
-	sparseSafe      int
-	encodeMaxDepth  int
-	decodeMaxDepth  int
-	precision       int
-	encodeInvalid   bool
-	decodeInvalid   bool
-	encodeKeepBuf   bool
-	invalidAsString bool
+	sparseConvert     bool
+	sparseRatio       int
+	sparseSafe        int
+	encodeMaxDepth    int
+	decodeMaxDepth    int
+	precision         int
+	encodeInvalid     bool
+	decodeInvalid     bool
+	encodeKeepBuf     bool
+	encodeInvalidNull bool // encode_invalid_numbers "null"
 }
 
 func defaultCjsonConfig() *cjsonConfig {
@@ -33,6 +39,7 @@ func defaultCjsonConfig() *cjsonConfig {
 // openCjson builds a cjson table whose settings are cfg.
 func (e *Engine) openCjson(L *lua.LState, cfg *cjsonConfig) *lua.LTable {
 	null := L.NewUserData()
+	null.Value = cjsonNullTag
 	t := L.CreateTable(0, 16)
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() != 1 {
@@ -63,16 +70,57 @@ func (e *Engine) openCjson(L *lua.LState, cfg *cjsonConfig) *lua.LTable {
 		L.Push(v)
 		return 1
 	}))
+	// lua-cjson's json_arg_init, json_integer_option and json_enum_option.
+	argInit := func(L *lua.LState, name string, n int) {
+		if L.GetTop() > n {
+			argError(L, n+1, name, "found too many arguments")
+		}
+		L.SetTop(n) // missing arguments are nil
+	}
+	intOption := func(L *lua.LState, name string, i int, p *int, lo, hi int) {
+		if L.Get(i) != lua.LNil {
+			v := int(int32(toInt64(checkNumber(L, i, name)))) // an int from luaL_checkinteger
+			if v < lo || v > hi {
+				// lua-cjson names argument 1 whichever it checks.
+				argError(L, 1, name, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
+			}
+			*p = v
+		}
+		L.Push(lua.LNumber(*p))
+	}
+	onOff := []string{"off", "on"}
+	enumOption := func(L *lua.LState, name string, i int, p *int, options []string) {
+		if v := L.Get(i); v != lua.LNil {
+			if b, ok := v.(lua.LBool); ok {
+				*p = 0
+				if b {
+					*p = 1
+				}
+			} else {
+				o := checkString(L, i, name)
+				k := slices.Index(options, o)
+				if k < 0 {
+					argError(L, i, name, "invalid option '"+o+"'")
+				}
+				*p = k
+			}
+		}
+		if *p <= 1 {
+			L.Push(lua.LBool(*p == 1))
+		} else {
+			L.Push(lua.LString(options[*p]))
+		}
+	}
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
 	intOpt := func(name string, p *int, lo, hi int) {
 		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-				n := int(checkNumber(L, 1, name))
-				if n < lo || n > hi {
-					argError(L, 1, name, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
-				}
-				*p = n
-			}
-			L.Push(lua.LNumber(*p))
+			argInit(L, name, 1)
+			intOption(L, name, 1, p, lo, hi)
 			return 1
 		}))
 	}
@@ -81,29 +129,32 @@ func (e *Engine) openCjson(L *lua.LState, cfg *cjsonConfig) *lua.LTable {
 	intOpt("encode_number_precision", &cfg.precision, 1, 14)
 	boolOpt := func(name string, p *bool) {
 		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-				*p = L.ToBool(1)
-			}
-			L.Push(lua.LBool(*p))
+			argInit(L, name, 1)
+			v := b2i(*p)
+			enumOption(L, name, 1, &v, onOff)
+			*p = v == 1
 			return 1
 		}))
 	}
 	boolOpt("encode_keep_buffer", &cfg.encodeKeepBuf)
-	boolOpt("encode_invalid_numbers", &cfg.encodeInvalid)
 	boolOpt("decode_invalid_numbers", &cfg.decodeInvalid)
+	t.RawSetString("encode_invalid_numbers", L.NewFunction(func(L *lua.LState) int {
+		argInit(L, "encode_invalid_numbers", 1)
+		v := b2i(cfg.encodeInvalid)
+		if cfg.encodeInvalidNull {
+			v = 2
+		}
+		enumOption(L, "encode_invalid_numbers", 1, &v, []string{"off", "on", "null"})
+		cfg.encodeInvalid, cfg.encodeInvalidNull = v == 1, v == 2
+		return 1
+	}))
 	t.RawSetString("encode_sparse_array", L.NewFunction(func(L *lua.LState) int {
-		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-			cfg.sparseConvert = L.ToBool(1)
-		}
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			cfg.sparseRatio = int(checkNumber(L, 2, "encode_sparse_array"))
-		}
-		if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-			cfg.sparseSafe = int(checkNumber(L, 3, "encode_sparse_array"))
-		}
-		L.Push(lua.LBool(cfg.sparseConvert))
-		L.Push(lua.LNumber(cfg.sparseRatio))
-		L.Push(lua.LNumber(cfg.sparseSafe))
+		argInit(L, "encode_sparse_array", 3)
+		v := b2i(cfg.sparseConvert)
+		enumOption(L, "encode_sparse_array", 1, &v, onOff)
+		cfg.sparseConvert = v == 1
+		intOption(L, "encode_sparse_array", 2, &cfg.sparseRatio, 0, math.MaxInt32)
+		intOption(L, "encode_sparse_array", 3, &cfg.sparseSafe, 0, math.MaxInt32)
 		return 3
 	}))
 	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
@@ -134,11 +185,17 @@ type cjsonEncoder struct {
 }
 
 func (e *cjsonEncoder) number(f float64) {
-	if !e.cfg.encodeInvalid && (math.IsInf(f, 0) || math.IsNaN(f)) {
-		luaError(e.L, "Cannot serialise number: must not be NaN or Inf")
-	}
-	if math.IsNaN(f) {
-		e.out = append(e.out, "nan"...)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		switch {
+		case e.cfg.encodeInvalidNull:
+			e.out = append(e.out, "null"...)
+		case !e.cfg.encodeInvalid:
+			luaError(e.L, "Cannot serialise number: must not be NaN or Inf")
+		case math.IsNaN(f):
+			e.out = append(e.out, "nan"...) // never "-nan"
+		default:
+			e.out = appendNumber(e.out, f) // "%.14g": inf, -inf
+		}
 		return
 	}
 	if f == 0 && math.Signbit(f) {
@@ -199,7 +256,8 @@ func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 	if bad {
 		return -1
 	}
-	if max > items*e.cfg.sparseRatio && max > e.cfg.sparseSafe {
+	// A ratio of 0 allows any sparseness; items*ratio is C int arithmetic.
+	if e.cfg.sparseRatio > 0 && int32(max) > int32(items)*int32(e.cfg.sparseRatio) && max > e.cfg.sparseSafe {
 		if !e.cfg.sparseConvert {
 			luaError(e.L, "Cannot serialise table: excessively sparse array")
 		}
@@ -331,7 +389,7 @@ func (d *cjsonDecoder) errTok(msg string, index int) cjsonToken {
 func (d *cjsonDecoder) invalidNumber() bool {
 	p := d.s[d.pos:]
 	if len(p) > 0 && p[0] == '+' {
-		p = p[1:]
+		return true // numbers starting with + are refused
 	}
 	if len(p) > 0 && p[0] == '-' {
 		p = p[1:]
@@ -348,7 +406,7 @@ func (d *cjsonDecoder) invalidNumber() bool {
 	if p[0] <= '9' {
 		return false
 	}
-	if len(p) >= 3 && (p[:3] == "inf" || p[:3] == "INF" || p[:3] == "Inf" || p[:3] == "nan" || p[:3] == "NaN" || p[:3] == "NAN") {
+	if len(p) >= 3 && (strings.EqualFold(p[:3], "inf") || strings.EqualFold(p[:3], "nan")) { // strncasecmp
 		return true
 	}
 	return false

@@ -16,21 +16,23 @@ const msgpackMaxNesting = 16
 func (e *Engine) openCmsgpack(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, 8)
 	t.RawSetString("pack", L.NewFunction(e.msgpackPack))
-	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return e.msgpackUnpackFull(L, 0, 0, L.GetTop()) }))
+	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int { return e.msgpackUnpackFull(L, "unpack", 0, 0, L.GetTop()) }))
+	// The limit and offset are lua_Integers (luaL_checkinteger,
+	// luaL_optinteger); the error messages print them with %d.
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
 		off := 0
-		if L.GetTop() >= 2 {
-			off = int(checkNumber(L, 2, "unpack_one"))
+		if L.Get(2) != lua.LNil {
+			off = int(toInt64(checkNumber(L, 2, "unpack_one")))
 		}
-		return e.msgpackUnpackFull(L, 1, off, 1)
+		return e.msgpackUnpackFull(L, "unpack_one", 1, off, 1)
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
-		limit := int(checkNumber(L, 2, "unpack_limit"))
+		limit := int(toInt64(checkNumber(L, 2, "unpack_limit")))
 		off := 0
-		if L.GetTop() >= 3 {
-			off = int(checkNumber(L, 3, "unpack_limit"))
+		if L.Get(3) != lua.LNil {
+			off = int(toInt64(checkNumber(L, 3, "unpack_limit")))
 		}
-		return e.msgpackUnpackFull(L, limit, off, 1)
+		return e.msgpackUnpackFull(L, "unpack_limit", limit, off, 1)
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
@@ -297,9 +299,10 @@ func (c *msgpackCur) decode(L *lua.LState, used int) lua.LValue {
 		for _, x := range p {
 			u = u<<8 | uint64(x)
 		}
-		if !signed {
+		if !signed && size < 8 {
 			return lua.LNumber(float64(u))
 		}
+		// A uint 64 is pushed as a lua_Integer (int64) too.
 		switch size {
 		case 1:
 			return lua.LNumber(int8(u))
@@ -407,14 +410,14 @@ func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
 // msgpackUnpackFull is mp_unpack_full: limit and offset 0 decode every
 // value (and return no offset); used is how many stack slots the
 // arguments take (unpack_one and unpack_limit pop all but the string).
-func (e *Engine) msgpackUnpackFull(L *lua.LState, limit, offset, used int) int {
-	s := checkString(L, 1, "unpack")
+func (e *Engine) msgpackUnpackFull(L *lua.LState, fname string, limit, offset, used int) int {
+	s := checkString(L, 1, fname)
 	all := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
-		luaError(L, "Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		luaError(L, "Invalid request to unpack with offset of %d and limit of %d.", int32(offset), len(s))
 	}
 	if offset > len(s) {
-		luaError(L, "Start offset %d greater than input length %d.", offset, len(s))
+		luaError(L, "Start offset %d greater than input length %d.", int32(offset), len(s))
 	}
 	if all {
 		limit = math.MaxInt32

@@ -26,6 +26,8 @@ type Library struct {
 	Name      string
 	Code      string // the full code, shebang included (FUNCTION LIST WITHCODE)
 	Functions []*Function
+	// names are the Functions' names, while the library loads.
+	names map[string]bool
 }
 
 // Function is a function a library registered.
@@ -166,6 +168,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 		e.ctors.unwind([2]int{})
 	}
 	e.loading, e.run, e.checking = nil, nil, false
+	lib.names = nil
 	em.RawSetString("__index", e.globals)
 	L.SetTop(0)
 	if perr != nil {
@@ -304,11 +307,17 @@ func (e *Engine) registerFunction(L *lua.LState) int {
 	if !ValidName(f.Name) {
 		raise(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
 	}
-	for _, g := range lib.Functions {
-		if g.Name == f.Name {
-			raise(L, "Function already exists in the library")
+	// A map, not a scan of Functions: a library may register 100,000.
+	if lib.names == nil {
+		lib.names = make(map[string]bool, len(lib.Functions))
+		for _, g := range lib.Functions {
+			lib.names[g.Name] = true
 		}
 	}
+	if lib.names[f.Name] {
+		raise(L, "Function already exists in the library")
+	}
+	lib.names[f.Name] = true
 	f.fn = cb
 	lib.Functions = append(lib.Functions, f)
 	return 0

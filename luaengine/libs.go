@@ -46,6 +46,38 @@ func checkString(L *lua.LState, n int, fname string) string {
 	return ""
 }
 
+// checkTable is luaL_checktype(L, n, LUA_TTABLE): "got no value" past
+// the top, where gopher-lua's CheckTable says nil.
+func checkTable(L *lua.LState, n int) *lua.LTable {
+	if n > L.GetTop() {
+		L.ArgError(n, "table expected, got no value")
+	}
+	return L.CheckTable(n)
+}
+
+// checkFunction is checkTable for a function.
+func checkFunction(L *lua.LState, n int) *lua.LFunction {
+	if n > L.GetTop() {
+		L.ArgError(n, "function expected, got no value")
+	}
+	return L.CheckFunction(n)
+}
+
+// tableArg wraps a gopher-lua function whose first argument is a table,
+// so none there is "no value" (checkTable). The wrapper keeps fn's
+// upvalues (ipairs keeps its iterator in one).
+func tableArg(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
+	inner := fn.GFunction
+	ups := make([]lua.LValue, len(fn.Upvalues))
+	for i, u := range fn.Upvalues {
+		ups[i] = u.Value()
+	}
+	return L.NewClosure(func(L *lua.LState) int {
+		checkTable(L, 1)
+		return inner(L)
+	}, ups...)
+}
+
 // ---- bit (LuaBitOp) ----
 
 func openBit(L *lua.LState) *lua.LTable {
@@ -97,11 +129,14 @@ func openBit(L *lua.LState) *lua.LTable {
 	t.RawSetString("tohex", L.NewFunction(func(L *lua.LState) int {
 		x := bitArg(L, 1, "tohex")
 		n := int32(8)
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		if L.GetTop() >= 2 { // lua_isnone: nil is refused by barg
 			n = int32(bitArg(L, 2, "tohex"))
 		}
 		digits := "0123456789abcdef"
 		if n < 0 {
+			if n == math.MinInt32 { // Redis's fix of -INT32_MIN
+				n++
+			}
 			n = -n
 			digits = "0123456789ABCDEF"
 		}
@@ -190,7 +225,7 @@ func structOptsize(L *lua.LState, fname string, opt byte, fmt string, i *int) in
 			luaError(L, "integral size %d is larger than limit of %d", sz, structMaxIntSize)
 		}
 		return sz
-	case ' ', '<', '>', '!', '=', 's':
+	case ' ', '<', '>', '!', 's':
 		return 0
 	}
 	argError(L, 1, fname, "invalid format option '"+string(opt)+"'")
@@ -211,7 +246,7 @@ func structCommon(L *lua.LState, opt byte, fmt string, i *int, h *structHeader) 
 	switch opt {
 	case '>':
 		h.little = false
-	case '<', '=':
+	case '<':
 		h.little = true
 	case '!':
 		a := structGetnum(L, fmt, i, 8)
@@ -231,14 +266,13 @@ func openStruct(L *lua.LState) *lua.LTable {
 }
 
 func structPutInt(out []byte, n float64, little bool, size int) []byte {
+	// C's (Uinttype)(Itype)n below 0, (Uinttype)n from 0: x86-64's
+	// conversions, out-of-range values give INT64_MIN and 0.
 	var v uint64
 	if n < 0 {
-		v = uint64(int64(n))
+		v = uint64(toInt64(n))
 	} else {
-		v = uint64(n)
-		if n >= 1.8446744073709552e19 {
-			v = math.MaxUint64
-		}
+		v = toUint64C(n)
 	}
 	b := make([]byte, size)
 	for k := 0; k < size; k++ {
@@ -338,13 +372,24 @@ func structGetInt(b []byte, little, signed bool, size int) float64 {
 func structUnpack(L *lua.LState) int {
 	fmt := checkString(L, 1, "unpack")
 	data := checkString(L, 2, "unpack")
-	pos := 0
-	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-		pos = int(checkNumber(L, 3, "unpack")) - 1
+	// The offset is a size_t: only 0 is refused as such; one past the
+	// data (-1 is 2^64-1) fails the first option's length check.
+	upos := uint64(1)
+	if L.Get(3) != lua.LNil {
+		upos = uint64(toInt64(checkNumber(L, 3, "unpack")))
 	}
-	if pos < 0 || pos > len(data) {
+	if upos == 0 {
 		argError(L, 3, "unpack", "offset must be 1 or greater")
 	}
+	upos--
+	if upos > uint64(len(data)) {
+		if fmt == "" {
+			L.Push(lua.LNumber(int64(upos + 1)))
+			return 1
+		}
+		argError(L, 2, "unpack", "data string too short")
+	}
+	pos := int(upos)
 	h := structHeader{little: true, align: 1}
 	// The results go on the stack above the arguments, each checked
 	// against the C stack with room for the next position.
@@ -430,7 +475,7 @@ func structSize(L *lua.LState) int {
 		} else if opt == 'c' && size == 0 {
 			argError(L, 1, "size", "option 'c0' has no fixed size")
 		}
-		if opt == '!' || opt == '>' || opt == '<' || opt == '=' || opt == ' ' {
+		if opt == '!' || opt == '>' || opt == '<' || opt == ' ' {
 			structCommon(L, opt, fmt, &i, &h)
 		}
 		pos += size

@@ -1,8 +1,10 @@
 package luaengine
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,6 +151,10 @@ func baseTostring(L *lua.LState) int {
 		L.Push(lua.LString(formatNumber(n)))
 		return 1
 	}
+	if ud, ok := v.(*lua.LUserData); ok && ud.Value == cjsonNullTag {
+		L.Push(lua.LString("userdata: (nil)"))
+		return 1
+	}
 	L.Push(L.ToStringMeta(v))
 	return 1
 }
@@ -207,7 +213,10 @@ func digitValue(c byte) int {
 
 func baseTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
-	base := L.OptInt(2, 10)
+	base := 10
+	if L.Get(2) != lua.LNil {
+		base = int(checkInt(L, 2, "tonumber")) // luaL_optint: a C int
+	}
 	if base == 10 {
 		switch x := v.(type) {
 		case lua.LNumber:
@@ -238,7 +247,7 @@ func baseTonumber(L *lua.LState) int {
 // baseUnpack is Lua 5.1's luaB_unpack: i and j are C ints, and the
 // values must fit the C stack above the arguments (LUAI_MAXCSTACK).
 func baseUnpack(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	i := int32(1)
 	if L.Get(2) != lua.LNil {
 		i = checkInt(L, 2, "unpack")
@@ -269,6 +278,66 @@ func baseUnpack(L *lua.LState) int {
 // to lua_Integer and cut to a C int, as x86-64 C converts it.
 func checkInt(L *lua.LState, n int, fname string) int32 {
 	return int32(toInt64(checkNumber(L, n, fname)))
+}
+
+// strLen is Lua 5.1's str_len.
+func strLen(L *lua.LState) int {
+	L.Push(lua.LNumber(len(checkString(L, 1, "len"))))
+	return 1
+}
+
+// strReverse is Lua 5.1's str_reverse.
+func strReverse(L *lua.LState) int {
+	s := checkString(L, 1, "reverse")
+	b := make([]byte, len(s))
+	for i := range b {
+		b[i] = s[len(s)-1-i]
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strChar is Lua 5.1's str_char: each argument a C int that must be a
+// byte.
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := checkInt(L, i, "char")
+		if c < 0 || c > 255 {
+			argError(L, i, "char", "invalid value")
+		}
+		b[i-1] = uint8(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strSub is Lua 5.1's str_sub: positions are ptrdiff_t (luaL_checkinteger),
+// so NaN and huge values are INT64_MIN.
+func strSub(L *lua.LState) int {
+	s := checkString(L, 1, "sub")
+	l := int64(len(s))
+	posrelat := func(pos int64) int64 {
+		if pos < 0 {
+			pos += l + 1
+		}
+		return max(pos, 0)
+	}
+	start := posrelat(toInt64(checkNumber(L, 2, "sub")))
+	end := int64(-1)
+	if L.Get(3) != lua.LNil {
+		end = toInt64(checkNumber(L, 3, "sub"))
+	}
+	end = posrelat(end)
+	start = max(start, 1)
+	end = min(end, l)
+	if start <= end {
+		L.Push(lua.LString(s[start-1 : end]))
+	} else {
+		L.Push(lua.LString(""))
+	}
+	return 1
 }
 
 // strByte is Lua 5.1's str_byte: the values must fit the C stack above
@@ -382,8 +451,8 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 }
 
 func (e *Engine) tableForeach(L *lua.LState) int {
-	t := L.CheckTable(1)
-	fn := L.CheckFunction(2)
+	t := checkTable(L, 1)
+	fn := checkFunction(L, 2)
 	k, v, ok := e.next(L, t, lua.LNil)
 	for ok {
 		L.Push(fn)
@@ -400,8 +469,8 @@ func (e *Engine) tableForeach(L *lua.LState) int {
 }
 
 func tableForeachi(L *lua.LState) int {
-	t := L.CheckTable(1)
-	fn := L.CheckFunction(2)
+	t := checkTable(L, 1)
+	fn := checkFunction(L, 2)
 	n := luaLen(t)
 	for i := 1; i <= n; i++ {
 		L.Push(fn)
@@ -417,19 +486,19 @@ func tableForeachi(L *lua.LState) int {
 }
 
 func tableSetn(L *lua.LState) int {
-	L.CheckTable(1)
+	checkTable(L, 1)
 	L.RaiseError("'setn' is obsolete")
 	return 0
 }
 
 func tableGetn(L *lua.LState) int {
-	L.Push(lua.LNumber(luaLen(L.CheckTable(1))))
+	L.Push(lua.LNumber(luaLen(checkTable(L, 1))))
 	return 1
 }
 
 // strFormat is Lua 5.1's string.format, C printf semantics included.
 func strFormat(L *lua.LState) int {
-	fmtStr := L.CheckString(1)
+	fmtStr := checkString(L, 1, "format")
 	arg := 1
 	var out []byte
 	for i := 0; i < len(fmtStr); i++ {
@@ -484,7 +553,13 @@ func strFormat(L *lua.LState) int {
 		switch conv {
 		case 'c':
 			n := checkNumber(L, arg, "format")
-			out = append(out, cFormat(spec, 'c', int64(n))...)
+			// Lua adds sprintf's buffer up to its first NUL (strlen):
+			// a char 0 (256, NaN) cuts the field there.
+			c := []byte(cFormat(spec, 'c', toInt64(n)))
+			if z := bytes.IndexByte(c, 0); z >= 0 {
+				c = c[:z]
+			}
+			out = append(out, c...)
 		case 'd', 'i':
 			n := checkNumber(L, arg, "format")
 			out = append(out, cFormat(spec, 'd', toInt64(n))...)
@@ -549,12 +624,6 @@ func appendQuoted(out []byte, s string) []byte {
 // strings as tonumber reads them; gopher-lua reads strings there with its
 // own parser ("010" as octal 8, "0x1p4" refused). -1 means every argument.
 var numArgs = map[string]map[string][]int{
-	"string": {"sub": {2, 3}, "char": {-1}},
-	"math": {"abs": {-1}, "acos": {-1}, "asin": {-1}, "atan": {-1}, "atan2": {-1}, "ceil": {-1}, "cos": {-1},
-		"cosh": {-1}, "deg": {-1}, "exp": {-1}, "floor": {-1}, "fmod": {-1}, "frexp": {-1}, "ldexp": {-1},
-		"log": {-1}, "log10": {-1}, "max": {-1}, "min": {-1}, "mod": {-1}, "modf": {-1}, "pow": {-1},
-		"rad": {-1}, "random": {-1}, "randomseed": {-1}, "sin": {-1}, "sinh": {-1}, "sqrt": {-1},
-		"tan": {-1}, "tanh": {-1}},
 	"table": {"remove": {2}},
 	"_G":    {"tonumber": {2}, "error": {2}},
 }
@@ -599,7 +668,7 @@ func luaNumber(f float64) lua.LNumber { return lua.LNumber(f) }
 // does it: values from 2^63 go through a subtraction, out-of-range ones
 // end up 0.
 func toUint64C(f float64) uint64 {
-	if f < 9.2233720368547758e18 {
+	if !(f >= 9.2233720368547758e18) { // NaN takes this branch, as x86's comisd does
 		return uint64(toInt64(f))
 	}
 	return uint64(toInt64(f-9.2233720368547758e18)) ^ (1 << 63)
@@ -673,34 +742,72 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 // tableInsert is Lua 5.1's table.insert (ltablib.c tinsert) with its #t,
 // charged a slot for each element it stores (steps.go).
 func (eng *Engine) tableInsert(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t) + 1 // first empty element
 	pos := e
-	if L.GetTop() == 3 {
-		pos = L.CheckInt(2)
+	switch L.GetTop() {
+	case 2:
+	case 3:
+		pos = int(checkInt(L, 2, "insert")) // a C int: NaN and 2^53 are INT_MIN
 		if pos > e {
 			e = pos // grow the array if necessary
 		}
 		if e > pos {
 			eng.charge(L, (e-pos)*stepsPerMove)
 		}
-		for i := e; i > pos; i-- { // move up elements
-			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
-		}
+		moveUp(L, t, pos, e)
+	default:
+		luaError(L, "wrong number of arguments to 'insert'")
 	}
 	eng.charge(L, weightSlot)
 	rawSetLogged(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
 	return 0
 }
 
+// moveUp is tinsert's loop, t[i] = t[i-1] for i from e down to pos+1.
+// Where the range (up to 2^32 indexes from a position like INT_MIN) is
+// far longer than the table, only the moves that change something are
+// made: those next to a present key.
+func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
+	n := 0
+	eachUnordered(t, func(_, _ lua.LValue) { n++ })
+	if e-pos <= 4*n+64 {
+		for i := e; i > pos; i-- {
+			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+		}
+		return
+	}
+	var idx []int
+	eachUnordered(t, func(k, _ lua.LValue) {
+		if f, ok := k.(lua.LNumber); ok && float64(f) == math.Trunc(float64(f)) && float64(f) >= float64(pos) && float64(f) <= float64(e) {
+			i := int(f)
+			if i > pos {
+				idx = append(idx, i)
+			}
+			if i+1 <= e {
+				idx = append(idx, i+1)
+			}
+		}
+	})
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	for j := len(idx) - 1; j >= 0; j-- {
+		i := idx[j]
+		rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+	}
+}
+
 // tableRemove is Lua 5.1's table.remove (ltablib.c tremove) with its #t,
 // charged a step for each element it moves.
 func (eng *Engine) tableRemove(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
 	e := luaLen(t)
-	pos := L.OptInt(2, e)
+	pos := e
+	if L.Get(2) != lua.LNil {
+		pos = int(checkInt(L, 2, "remove")) // luaL_optint: a C int
+	}
 	if !(1 <= pos && pos <= e) { // position is outside bounds
 		return 0
 	}

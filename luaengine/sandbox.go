@@ -1,7 +1,6 @@
 package luaengine
 
 import (
-	"math"
 	"math/bits"
 	"strings"
 
@@ -73,6 +72,7 @@ func (e *Engine) setup() {
 	G.RawSetString("pcall", L.NewFunction(e.basePcall))
 	G.RawSetString("xpcall", L.NewFunction(e.baseXpcall))
 	G.RawSetString("error", L.NewFunction(baseError))
+	G.RawSetString("assert", L.NewFunction(baseAssert))
 	G.RawSetString("tostring", L.NewFunction(e.callsBack(baseTostring, func(L *lua.LState) bool {
 		return L.GetMetaField(L.Get(1), "__tostring") != lua.LNil
 	})))
@@ -92,14 +92,17 @@ func (e *Engine) setup() {
 		G.RawSetString("select", L.NewFunction(func(L *lua.LState) int {
 			if s, ok := L.Get(1).(lua.LString); ok && strings.HasPrefix(string(s), "#") {
 				L.Replace(1, lua.LString("#"))
-			} else if coerceArg(L, 1); L.Get(1).Type() == lua.LTString {
-				L.ArgError(1, "number expected, got string")
+			} else if coerceArg(L, 1); L.Get(1).Type() != lua.LTNumber {
+				argError(L, 1, "select", "number expected, got "+typeName(L, 1))
 			} else if n, ok := L.Get(1).(lua.LNumber); ok {
 				// luaL_checkint: a C int.
 				L.Replace(1, lua.LNumber(int32(toInt64(float64(n)))))
 			}
 			return inner(L)
 		}))
+	}
+	if ip, ok := G.RawGetString("ipairs").(*lua.LFunction); ok {
+		G.RawSetString("ipairs", tableArg(L, ip))
 	}
 	next := L.NewFunction(e.baseNext)
 	G.RawSetString("next", next)
@@ -115,11 +118,10 @@ func (e *Engine) setup() {
 	gstr.RawSetString("lower", L.NewFunction(e.chargeStrings(strLowerASCII)))
 	gstr.RawSetString("upper", L.NewFunction(e.chargeStrings(strUpperASCII)))
 	coerceNumArgs(L, "string", gstr)
-	for _, name := range []string{"reverse", "char"} {
-		if f, ok := gstr.RawGetString(name).(*lua.LFunction); ok {
-			gstr.RawSetString(name, L.NewFunction(e.chargeStrings(f.GFunction)))
-		}
-	}
+	gstr.RawSetString("reverse", L.NewFunction(e.chargeStrings(strReverse)))
+	gstr.RawSetString("char", L.NewFunction(e.chargeStrings(strChar)))
+	gstr.RawSetString("len", L.NewFunction(strLen))
+	gstr.RawSetString("sub", L.NewFunction(strSub))
 	gstr.RawSetString("byte", L.NewFunction(e.chargeValues(strByte)))
 	gstr.RawSetString("rep", L.NewFunction(e.strRep))
 	gstr.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, true) }))
@@ -146,7 +148,7 @@ func (e *Engine) setup() {
 			if L.GetTop() == 3 { // table.insert(t, pos, v)
 				coerceArg(L, 2)
 			}
-			if _, ok := L.Get(1).(*lua.LTable); !ok || L.GetTop() < 2 || L.GetTop() > 3 {
+			if _, ok := L.Get(1).(*lua.LTable); !ok {
 				return inner(L) // its argument errors
 			}
 			return e.tableInsert(L)
@@ -158,6 +160,7 @@ func (e *Engine) setup() {
 		inner := rm.GFunction
 		tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
 			if _, ok := L.Get(1).(*lua.LTable); !ok {
+				checkTable(L, 1)
 				return inner(L)
 			}
 			if L.GetTop() >= 2 {
@@ -166,30 +169,26 @@ func (e *Engine) setup() {
 			return e.tableRemove(L)
 		}))
 	}
+	if mx, ok := tbl.RawGetString("maxn").(*lua.LFunction); ok {
+		tbl.RawSetString("maxn", tableArg(L, mx))
+	}
 	tbl.RawSetString("concat", L.NewFunction(e.tableConcat))
 	tbl.RawSetString("foreach", L.NewFunction(e.callsBack(e.tableForeach, argIsFunction(2))))
 	tbl.RawSetString("foreachi", L.NewFunction(e.callsBack(e.chargeLen(tableForeachi), argIsFunction(2))))
-	if st, ok := tbl.RawGetString("sort").(*lua.LFunction); ok {
-		inner := st.GFunction
-		sort := func(L *lua.LState) int {
-			if t, ok := L.Get(1).(*lua.LTable); ok {
-				// The comparisons of a sort of n elements.
-				e.charge(L, lenSteps(t))
-				n := luaLen(t)
-				e.charge(L, n*bits.Len(uint(n)))
-			}
-			return inner(L)
+	sort := func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			// The comparisons of a sort of n elements.
+			e.charge(L, lenSteps(t))
+			n := luaLen(t)
+			e.charge(L, n*bits.Len(uint(n)))
 		}
-		tbl.RawSetString("sort", L.NewFunction(e.callsBack(sort, argIsFunction(2))))
+		return tableSort(L)
 	}
+	tbl.RawSetString("sort", L.NewFunction(e.callsBack(sort, argIsFunction(2))))
 	tbl.RawSetString("setn", L.NewFunction(tableSetn))
 	tbl.RawSetString("getn", L.NewFunction(e.chargeLen(tableGetn)))
 
-	m := G.RawGetString("math").(*lua.LTable)
-	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
-	m.RawSetString("random", L.NewFunction(e.mathRandom))
-	m.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
-	coerceNumArgs(L, "math", m)
+	G.RawSetString("math", e.openMath(L))
 
 	e.installCoroutines(G.RawGetString("coroutine").(*lua.LTable))
 	G.RawSetString("redis", e.redisTable())
@@ -283,11 +282,19 @@ func (e *Engine) newindexAllowList(L *lua.LState) int {
 }
 
 func (e *Engine) baseRawset(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.CheckAny(2)
 	L.CheckAny(3)
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
+	}
+	switch k := L.Get(2).(type) {
+	case *lua.LNilType:
+		L.Error(lua.LString("table index is nil"), 0)
+	case lua.LNumber:
+		if k != k {
+			L.Error(lua.LString("table index is NaN"), 0)
+		}
 	}
 	rawSetLogged(L, t, L.Get(2), L.Get(3))
 	L.SetTop(1)
@@ -295,14 +302,14 @@ func (e *Engine) baseRawset(L *lua.LState) int {
 }
 
 func (e *Engine) baseRawget(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.CheckAny(2)
 	L.Push(e.real(t).RawGet(L.Get(2)))
 	return 1
 }
 
 func (e *Engine) baseSetmetatable(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	mt := L.Get(2)
 	if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
 		L.ArgError(2, "nil or table expected")
@@ -310,7 +317,7 @@ func (e *Engine) baseSetmetatable(L *lua.LState) int {
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
 	}
-	if cur, ok := L.GetMetatable(t).(*lua.LTable); ok && cur.RawGetString("__metatable") != lua.LNil {
+	if cur, ok := t.Metatable.(*lua.LTable); ok && !isSizeMarker(cur) && cur.RawGetString("__metatable") != lua.LNil {
 		L.RaiseError("cannot change a protected metatable")
 	}
 	if mt == lua.LNil && isSizeMarker(t.Metatable) {
@@ -355,7 +362,7 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 }
 
 func (e *Engine) baseNext(L *lua.LState) int {
-	t := e.real(L.CheckTable(1))
+	t := e.real(checkTable(L, 1))
 	k, v, ok := e.next(L, t, L.Get(2))
 	if !ok {
 		L.Push(lua.LNil)
@@ -367,7 +374,7 @@ func (e *Engine) baseNext(L *lua.LState) int {
 }
 
 func (e *Engine) basePairs(L *lua.LState) int {
-	t := L.CheckTable(1)
+	t := checkTable(L, 1)
 	L.Push(L.Get(lua.UpvalueIndex(1)))
 	L.Push(t)
 	L.Push(lua.LNil)
@@ -418,7 +425,13 @@ func (e *Engine) baseCollectgarbage(L *lua.LState) int {
 // basePcall is Redis's pcall: like Lua's, but an error table carrying an
 // "err" string is reduced to that string (Redis 6 compatibility).
 func (e *Engine) basePcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if L.GetTop() == 0 {
+		// Redis's luaRedisPcall calls lua_pcall with -1 arguments: the
+		// slot above its placeholder, a boolean.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a boolean value"))
+		return 2
+	}
 	n := L.GetTop()
 	fn := L.Get(1)
 	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
@@ -479,8 +492,11 @@ func baseError(L *lua.LState) int {
 // baseXpcall is Lua 5.1's xpcall; the handler sees runtime errors worded
 // as Lua 5.1 words them.
 func (e *Engine) baseXpcall(L *lua.LState) int {
-	fn := L.CheckAny(1)
-	h := L.CheckFunction(2)
+	if L.GetTop() < 2 { // luaL_checkany(L, 2) comes first
+		L.ArgError(2, "value expected")
+	}
+	fn := L.Get(1)
+	h := checkFunction(L, 2)
 	top := L.GetTop()
 	// handle runs the handler on an error value v and pushes its result.
 	// An error in the handler is Lua's LUA_ERRERR; the handler gets room
@@ -533,4 +549,19 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, top+1)
 	return L.GetTop() - top
+}
+
+// baseAssert is Lua 5.1's luaB_assert: the message may be a number.
+func baseAssert(L *lua.LState) int {
+	if L.GetTop() == 0 {
+		L.ArgError(1, "value expected")
+	}
+	if !lua.LVAsBool(L.Get(1)) {
+		msg := "assertion failed!"
+		if L.Get(2) != lua.LNil {
+			msg = checkString(L, 2, "assert")
+		}
+		luaError(L, "%s", msg)
+	}
+	return L.GetTop()
 }

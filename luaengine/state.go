@@ -43,7 +43,7 @@ func AppendState(b []byte, s State) []byte {
 	b = binary.AppendUvarint(b, s.rand)
 	c := &s.cjson
 	flags := byte(0)
-	for i, f := range []bool{c.sparseConvert, c.encodeInvalid, c.decodeInvalid, c.encodeKeepBuf, c.invalidAsString} {
+	for i, f := range []bool{c.sparseConvert, c.encodeInvalid, c.decodeInvalid, c.encodeKeepBuf, c.encodeInvalidNull} {
 		if f {
 			flags |= 1 << i
 		}
@@ -72,7 +72,7 @@ func DecodeState(b []byte) (State, error) {
 	flags := b[n]
 	b = b[n+1:]
 	c := &s.cjson
-	for i, f := range []*bool{&c.sparseConvert, &c.encodeInvalid, &c.decodeInvalid, &c.encodeKeepBuf, &c.invalidAsString} {
+	for i, f := range []*bool{&c.sparseConvert, &c.encodeInvalid, &c.decodeInvalid, &c.encodeKeepBuf, &c.encodeInvalidNull} {
 		*f = flags&(1<<i) != 0
 	}
 	var nums [7]int64

@@ -156,13 +156,17 @@ func (w *Writer) Double(f float64) {
 	w.Bulk(b)
 }
 
-// AppendDouble formats f as Redis 7.0 does in replies ("%.17g", inf, -inf, nan).
+// AppendDouble formats f as Redis 7.0 does in replies ("%.17g", inf,
+// -inf; a NaN as glibc's printf shows it, "-nan" with its sign bit set,
+// as it is for 0/0 on x86-64).
 func AppendDouble(dst []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
 		return append(dst, "inf"...)
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
+	case math.IsNaN(f) && math.Signbit(f):
+		return append(dst, "-nan"...)
 	case math.IsNaN(f):
 		return append(dst, "nan"...)
 	}
