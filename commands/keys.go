@@ -165,20 +165,7 @@ func scan(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	var keys []string
-	if c.replicated() {
-		c.DB.Range(func(key string, _ *store.Entry) bool {
-			keys = append(keys, key)
-			return true
-		})
-		cursor, keys = stableScan(cursor, opts.Count, keys, func(k string) []byte { return []byte(k) })
-	} else {
-		cursor = ScanLoop(cursor, opts.Count, func() int { return len(keys) }, func(cur uint64) uint64 {
-			return c.DB.Scan(cur, func(key string, e *store.Entry) {
-				keys = append(keys, key)
-			})
-		})
-	}
+	cursor, keys := scanKeys(c, cursor, opts.Count)
 	out := keys[:0]
 	for _, key := range keys {
 		if !opts.MatchesString(key) {
@@ -200,6 +187,27 @@ func scan(c *Ctx, args [][]byte) {
 		out = append(out, key)
 	}
 	WriteScanStrings(c.W, cursor, out)
+}
+
+// scanKeys is one SCAN step of the current database from cursor: the
+// next cursor and the keys the step visits (MATCH and TYPE not applied).
+// A replicated server steps through the keys in their stable order, so
+// that every node visits the same ones (stableScan).
+func scanKeys(c *Ctx, cursor uint64, count int64) (uint64, []string) {
+	var keys []string
+	if c.replicated() {
+		c.DB.Range(func(key string, _ *store.Entry) bool {
+			keys = append(keys, key)
+			return true
+		})
+		return stableScan(cursor, count, keys, func(k string) []byte { return []byte(k) })
+	}
+	cursor = ScanLoop(cursor, count, func() int { return len(keys) }, func(cur uint64) uint64 {
+		return c.DB.Scan(cur, func(key string, e *store.Entry) {
+			keys = append(keys, key)
+		})
+	})
+	return cursor, keys
 }
 
 func renameGeneric(c *Ctx, args [][]byte, nx bool) {

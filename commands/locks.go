@@ -239,18 +239,7 @@ func lockkvLocks(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	var keys []string
-	if c.replicated() {
-		c.DB.Range(func(key string, _ *store.Entry) bool {
-			keys = append(keys, key)
-			return true
-		})
-		cursor, keys = stableScan(cursor, opts.Count, keys, func(k string) []byte { return []byte(k) })
-	} else {
-		cursor = ScanLoop(cursor, opts.Count, func() int { return len(keys) }, func(cur uint64) uint64 {
-			return c.DB.Scan(cur, func(key string, e *store.Entry) { keys = append(keys, key) })
-		})
-	}
+	cursor, keys := scanKeys(c, cursor, opts.Count)
 	var locks []LockInfo
 	for _, key := range keys {
 		info, ok := ClassifyLock(c.DB, key, c.Now)
