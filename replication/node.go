@@ -787,8 +787,18 @@ func (n *Node) watchLeadership() {
 			})
 			continue
 		}
-		if err := n.raft.Barrier(0).Error(); err != nil {
-			continue // lost it again; the next tick looks anew
+		// hashicorp/raft never answers a barrier still queued when it
+		// shuts down, so the wait also ends with the node (the waiting
+		// goroutine is then left behind, as settle's proposal is).
+		barrier := make(chan error, 1)
+		go func(f raft.Future) { barrier <- f.Error() }(n.raft.Barrier(0))
+		select {
+		case err := <-barrier:
+			if err != nil {
+				continue // lost it again; the next tick looks anew
+			}
+		case <-n.stop:
+			return
 		}
 		leading = true
 		n.run(func(e *commands.Engine) {
