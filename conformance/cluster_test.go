@@ -317,11 +317,14 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 		t.Skip("starts a Redis Cluster")
 	}
 	// A cluster-enabled master owning every slot and its replica.
-	mAddr, mPort := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
-	rAddr, rPort := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
+	// The bus ports are chosen as the client ports are (testnet): port+10000,
+	// Redis's default, may be in the ephemeral range and taken.
+	mBus, rBus := testnet.FreePort(t), testnet.FreePort(t)
+	mAddr, _ := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(mBus), "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
+	rAddr, rPort := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(rBus), "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
 	m, r := mustDial(t, mAddr), mustDial(t, rAddr)
 	mustDo(t, m, "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
-	mustDo(t, m, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(rPort))
+	mustDo(t, m, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(rPort), strconv.Itoa(rBus))
 	mID, rID := mustDo(t, m, "CLUSTER", "MYID").Str, mustDo(t, r, "CLUSTER", "MYID").Str
 	waitFor(t, 20*time.Second, "the replica to know the master", func() bool {
 		return strings.Contains(mustDo(t, r, "CLUSTER", "NODES").Str, mID)
@@ -340,8 +343,8 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 	// The same cluster in lockkv: n1 leads at the master's address, n2
 	// follows at the replica's; the Raft ports are Redis's bus ports.
 	fc := &fakeCluster{self: "n1", leader: "n1", nodes: []commands.Node{
-		{ID: "n1", ClientAddr: mAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(mPort+10000)), Voter: true, LagMs: 0},
-		{ID: "n2", ClientAddr: rAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rPort+10000)), Voter: true, LagMs: 10},
+		{ID: "n1", ClientAddr: mAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(mBus)), Voter: true, LagMs: 0},
+		{ID: "n2", ClientAddr: rAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rBus)), Voter: true, LagMs: 10},
 	}, status: commands.ClusterStatus{State: "leader", Term: epoch}}
 	lk := newEngineClient(t, fc)
 	ids := strings.NewReplacer(mID, commands.NodeID("n1"), rID, commands.NodeID("n2"))
