@@ -113,18 +113,23 @@ func TestClusterLogs(t *testing.T) {
 	}
 	var leader *node
 	for _, n := range nodes {
-		waitRecord(t, n.p, 20*time.Second, "leader", func(r map[string]any) bool {
+		r := waitRecord(t, n.p, 20*time.Second, "leader", func(r map[string]any) bool {
 			return r["msg"] == "leader changed" && r["to"] != ""
 		})
-	}
-	for _, n := range nodes {
-		if count(logRecords(t, n.p), "INFO", "leadership gained", "") > 0 {
-			leader = n
+		for _, m := range nodes {
+			if m.id == r["to"] {
+				leader = m
+			}
 		}
 	}
 	if leader == nil {
-		t.Fatal("no node logged leadership gained")
+		t.Fatal("the nodes name a leader that is none of them")
 	}
+	// The leader logs "leadership gained" once its barrier commits, which
+	// may come after the others have heard of it.
+	waitRecord(t, leader.p, 10*time.Second, "leadership gained", func(r map[string]any) bool {
+		return r["level"] == "INFO" && r["msg"] == "leadership gained"
+	})
 	// Let the start settle (the cluster ID, the client address registry),
 	// then look at everything logged.
 	waitRecord(t, leader.p, 10*time.Second, "cluster ID", func(r map[string]any) bool { return r["msg"] == "cluster ID learned" })
