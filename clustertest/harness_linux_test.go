@@ -20,9 +20,8 @@ import (
 	"github.com/lockkv/lockkv/internal/testnet"
 )
 
-// lockkvBin is the binary TestMain built, "" if the build failed
-// (buildErr says why).
-var lockkvBin, buildErr string
+// lockkvBin is the binary TestMain built.
+var lockkvBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "lockkv-clustertest")
@@ -31,11 +30,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	if err := build(dir); err != nil {
-		buildErr = err.Error()
-		fmt.Fprintf(os.Stderr, "clustertest: CANNOT BUILD cmd/lockkv, every test skips:\n%s\n", buildErr)
-	} else {
-		lockkvBin = filepath.Join(dir, "lockkv")
+		fmt.Fprintf(os.Stderr, "clustertest: cannot build cmd/lockkv:\n%v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
+	lockkvBin = filepath.Join(dir, "lockkv")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -57,13 +56,6 @@ func build(dir string) error {
 		return fmt.Errorf("go build ./cmd/lockkv: %v\n%s", err, out)
 	}
 	return nil
-}
-
-func needBinary(t testing.TB) {
-	t.Helper()
-	if lockkvBin == "" {
-		t.Skipf("SKIPPED: cmd/lockkv did not build:\n%s", buildErr)
-	}
 }
 
 // node is one lockkv process of a cluster.
@@ -118,7 +110,6 @@ func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
 // --peers, and waits for a leader.
 func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 	t.Helper()
-	needBinary(t)
 	c := &cluster{t: t, net: newNetwork(t, n)}
 	for _, o := range opts {
 		c.extra = append(c.extra, o.extra...)

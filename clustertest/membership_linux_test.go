@@ -38,7 +38,6 @@ type proc struct {
 // startProc starts lockkv on fresh addresses with args added.
 func startProc(t testing.TB, id string, args ...string) *proc {
 	t.Helper()
-	needBinary(t)
 	dir := t.TempDir()
 	p := &proc{t: t, logPath: filepath.Join(dir, id+".log"), clientAddr: freeAddr(t), raftAddr: freeAddr(t), done: make(chan struct{})}
 	all := append([]string{"--addr", p.clientAddr, "--node-id", id, "--raft-addr", p.raftAddr,

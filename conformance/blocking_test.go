@@ -357,7 +357,7 @@ func TestBlockingNoBlockContexts(t *testing.T) {
 	a.Receive()
 
 	m := Connect(t)
-	requireLockkv(t, m, "MULTI")
+	m.Do("MULTI")
 	for _, cmd := range [][]string{
 		{"BLPOP", "nokey", "0"},
 		{"BRPOP", "nokey", "0"},

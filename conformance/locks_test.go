@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -51,23 +50,6 @@ func (p *lockPair) run(script string, keys []string, args ...string) Value {
 var leaseReplies = map[string]bool{
 	lockscripts.Acquire: true, lockscripts.RWReadAcquire: true, lockscripts.RWWriteAcquire: true,
 	lockscripts.SpinAcquire: true, lockscripts.FencedAcquire: true,
-}
-
-// requireOnLockkv skips t unless lockkv knows every command (other
-// families merge independently).
-func requireOnLockkv(t *testing.T, names ...string) {
-	t.Helper()
-	c, err := Dial(LockkvAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, n := range names {
-		v, err := c.Do(n)
-		if err != nil || (v.Kind == '-' && strings.HasPrefix(v.Str, "ERR unknown command")) {
-			t.Skipf("lockkv has no %s yet", strings.ToUpper(n))
-		}
-	}
 }
 
 // waitGone polls until key has expired on both servers.
@@ -126,7 +108,6 @@ const (
 )
 
 func TestLocksReentrant(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	lock, ch := "myLock", "redisson_lock__channel:{myLock}"
 	sub := Connect(t)
@@ -166,7 +147,6 @@ func TestLocksReentrantLease(t *testing.T) {
 }
 
 func TestLocksReadWrite(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	lock, ch := "rwLock", "redisson_rwlock:{rwLock}"
 	wA := clientA + ":write"
@@ -193,7 +173,6 @@ func TestLocksReadWrite(t *testing.T) {
 }
 
 func TestLocksSemaphore(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	sem, ch := "sem", "redisson_sc:{sem}"
 	sub := Connect(t)
@@ -213,7 +192,6 @@ func TestLocksSemaphore(t *testing.T) {
 }
 
 func TestLocksPermitExpirableSemaphore(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	avail, timeouts, ch := "pes", "redisson__timeout__set:{pes}", "redisson_sc:{pes}"
 	p.Do("SET", avail, "2")
@@ -232,7 +210,6 @@ func TestLocksPermitExpirableSemaphore(t *testing.T) {
 }
 
 func TestLocksCountDownLatch(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	latch, ch := "latch", "redisson_countdownlatch__channel__{latch}"
 	sub := Connect(t)

@@ -371,7 +371,7 @@ func TestMultiWatchExpire(t *testing.T) {
 
 func TestMultiBlockingInExec(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "LPUSH", "l", "a")
+	p.Do("LPUSH", "l", "a")
 	p.Do("MULTI")
 	p.Do("BLPOP", "l", "0")
 	p.Do("BLPOP", "l", "0")
