@@ -14,7 +14,6 @@
 package conformance
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -29,61 +28,20 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// Conn is a raw RESP connection.
-type Conn struct {
-	nc   net.Conn
-	r    *bufio.Reader
-	Addr string
-}
+// Conn is a raw RESP connection (testutil's).
+type Conn = testutil.Conn
+
+// Value is a parsed reply (testutil's).
+type Value = testutil.Value
 
 // Dial connects to addr.
-func Dial(addr string) (*Conn, error) {
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	return &Conn{nc: nc, r: bufio.NewReader(nc), Addr: addr}, nil
-}
+func Dial(addr string) (*Conn, error) { return testutil.Dial(addr) }
 
-// Close closes the connection.
-func (c *Conn) Close() error { return c.nc.Close() }
-
-// Send writes a command without reading its reply.
-func (c *Conn) Send(args ...string) error { return c.SendRaw(encodeCommand(args)) }
-
-// SendRaw writes raw bytes.
-func (c *Conn) SendRaw(b []byte) error {
-	c.nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	_, err := c.nc.Write(b)
-	return err
-}
-
-// Read reads one reply, waiting at most timeout.
-func (c *Conn) Read(timeout time.Duration) (Value, error) {
-	c.nc.SetReadDeadline(time.Now().Add(timeout))
-	return readValue(c.r)
-}
-
-// Do sends a command and reads its reply.
-func (c *Conn) Do(args ...string) (Value, error) {
-	if err := c.Send(args...); err != nil {
-		return Value{}, err
-	}
-	return c.Read(10 * time.Second)
-}
-
-// Closed reports whether the server closed the connection within timeout.
-func (c *Conn) Closed(timeout time.Duration) bool {
-	c.nc.SetReadDeadline(time.Now().Add(timeout))
-	_, err := c.r.ReadByte()
-	if err == nil {
-		return false
-	}
-	ne, ok := err.(net.Error)
-	return !(ok && ne.Timeout())
-}
+// Equal reports whether a and b are the same reply.
+func Equal(a, b Value) bool { return testutil.Equal(a, b) }
 
 var (
 	lockkvAddr string
@@ -177,22 +135,10 @@ func startRedisIn(dir string) (addr string, stop func(), err error) {
 		return "", nil, err
 	}
 	addr = free
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := Dial(addr)
-		if err == nil {
-			v, err := c.Do("PING")
-			c.Close()
-			if err == nil && v.Str == "PONG" {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return "", nil, fmt.Errorf("redis-server did not start on %s", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := testutil.Poll(10*time.Second, func() error { return testutil.Ping(addr) }); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return "", nil, fmt.Errorf("redis-server did not start on %s: %v", addr, err)
 	}
 	return addr, func() {
 		cmd.Process.Kill()

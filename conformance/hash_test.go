@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // encoding compares OBJECT ENCODING of key.
@@ -388,18 +391,14 @@ func TestHashRedissonLock(t *testing.T) {
 	// a lease that runs out
 	p.Do("HINCRBY", lock, owner, "1")
 	p.Do("PEXPIRE", lock, "50")
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	testutil.Eventually(t, 3*time.Second, func() error {
 		lv, _ := p.L.Do("EXISTS", lock)
 		rv, _ := p.R.Do("EXISTS", lock)
-		if lv.Str == "0" && rv.Str == "0" {
-			break
+		if lv.Str != "0" || rv.Str != "0" {
+			return fmt.Errorf("lease did not run out: lockkv %v redis %v", lv, rv)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lease did not run out: lockkv %v redis %v", lv, rv)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	p.Do("HEXISTS", lock, owner)
 	p.Do("HINCRBY", lock, owner, "1")
 	p.Do("HGETALL", lock)

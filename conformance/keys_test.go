@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // scanAll runs a whole SCAN-family iteration on one server and returns the
@@ -629,21 +631,13 @@ func TestKeysTOUCH(t *testing.T) {
 // short deadlines are over), failing after two seconds.
 func (p *Pair) waitExpired(keys ...string) {
 	p.t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
 	for _, c := range []*Conn{p.L, p.R} {
-		for {
-			v, err := c.Do(append([]string{"EXISTS"}, keys...)...)
-			if err != nil {
-				p.t.Fatalf("%s: EXISTS: %v", c.Addr, err)
+		testutil.Eventually(p.t, 2*time.Second, func() error {
+			if v := c.MustDo(p.t, append([]string{"EXISTS"}, keys...)...); v.Str != "0" {
+				return fmt.Errorf("%s: %v still exist (EXISTS: %v)", c.Addr, keys, v)
 			}
-			if v.Str == "0" {
-				break
-			}
-			if time.Now().After(deadline) {
-				p.t.Fatalf("%s: %v still exist", c.Addr, keys)
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return nil
+		})
 	}
 }
 

@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -55,18 +57,14 @@ var leaseReplies = map[string]bool{
 // waitGone polls until key has expired on both servers.
 func (p *lockPair) waitGone(key string) {
 	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(p.t, 5*time.Second, func() error {
 		l, _ := p.L.Do("EXISTS", key)
 		r, _ := p.R.Do("EXISTS", key)
-		if l.Str == "0" && r.Str == "0" {
-			return
+		if l.Str != "0" || r.Str != "0" {
+			return fmt.Errorf("%s did not expire (lockkv %v, redis %v)", key, l, r)
 		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s did not expire (lockkv %v, redis %v)", key, l, r)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // keyspace compares every key, its type, its content and its lease.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -76,9 +77,9 @@ func newBenchConn(b *testing.B, addr string) *benchConn {
 		b.Fatalf("script load on %s: %v %v", addr, rel, err)
 	}
 	const owner = "8743c9c0-0795-4907-87fd-6c719a6b4586:1"
-	bc := &benchConn{b: b, nc: c.nc, r: c.r}
-	bc.acquire = encodeCommand([]string{"EVALSHA", acq.Str, "1", "bench:{lock}", "30000", owner})
-	bc.release = encodeCommand([]string{"EVALSHA", rel.Str, "2", "bench:{lock}", "redisson_lock__channel:{bench:{lock}}", "0", "30000", owner})
+	bc := &benchConn{b: b, nc: c.NetConn(), r: c.Reader()}
+	bc.acquire = testutil.Command("EVALSHA", acq.Str, "1", "bench:{lock}", "30000", owner)
+	bc.release = testutil.Command("EVALSHA", rel.Str, "2", "bench:{lock}", "redisson_lock__channel:{bench:{lock}}", "0", "30000", owner)
 	return bc
 }
 
@@ -95,7 +96,7 @@ func (c *benchConn) pairs(n, depth int) {
 			c.b.Fatal(err)
 		}
 		for i := 0; i < 2*d; i++ {
-			v, err := readValue(c.r)
+			v, err := testutil.ReadValue(c.r)
 			if err != nil {
 				c.b.Fatal(err)
 			}
