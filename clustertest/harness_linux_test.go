@@ -104,8 +104,6 @@ type clusterOpts struct {
 // catches up by InstallSnapshot.
 var snapshotOften = clusterOpts{extra: []string{"--snapshot-threshold", "200", "--snapshot-interval", "500ms", "--trailing-logs", "100"}}
 
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
-
 // newCluster starts n nodes, every one with --bootstrap and the same
 // --peers, and waits for a leader.
 func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
@@ -126,8 +124,8 @@ func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 		nd := &node{
 			index:      i,
 			id:         fmt.Sprintf("n%d", i+1),
-			clientAddr: freeAddr(t),
-			raftAddr:   freeAddr(t),
+			clientAddr: testnet.FreeAddr(t),
+			raftAddr:   testnet.FreeAddr(t),
 			dataDir:    filepath.Join(base, fmt.Sprintf("n%d", i+1)),
 			logPath:    filepath.Join(base, fmt.Sprintf("n%d.log", i+1)),
 		}

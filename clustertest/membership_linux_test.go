@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -39,7 +40,7 @@ type proc struct {
 func startProc(t testing.TB, id string, args ...string) *proc {
 	t.Helper()
 	dir := t.TempDir()
-	p := &proc{t: t, logPath: filepath.Join(dir, id+".log"), clientAddr: freeAddr(t), raftAddr: freeAddr(t), done: make(chan struct{})}
+	p := &proc{t: t, logPath: filepath.Join(dir, id+".log"), clientAddr: testnet.FreeAddr(t), raftAddr: testnet.FreeAddr(t), done: make(chan struct{})}
 	all := append([]string{"--addr", p.clientAddr, "--node-id", id, "--raft-addr", p.raftAddr,
 		"--data-dir", filepath.Join(dir, "data"), "--raft-heartbeat-timeout", "300ms", "--raft-election-timeout", "300ms"}, args...)
 	logf, err := os.Create(p.logPath)

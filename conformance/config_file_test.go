@@ -66,8 +66,6 @@ func needRedisServer(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int { return testnet.FreePort(t) }
-
 // confServer is a server process started from a config file.
 type confServer struct {
 	name, dir, conf, addr string
@@ -79,7 +77,7 @@ type confServer struct {
 func startFromConf(t *testing.T, name, bin, conf string, inc string) *confServer {
 	t.Helper()
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testnet.FreePort(t)
 	s := &confServer{name: name, dir: dir, conf: filepath.Join(dir, "server.conf"), addr: "127.0.0.1:" + strconv.Itoa(port)}
 	if inc != "" {
 		if err := os.WriteFile(filepath.Join(dir, "inc.conf"), []byte(inc), 0o644); err != nil {

@@ -178,8 +178,6 @@ type testCluster struct {
 	nodes []*testNode
 }
 
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
-
 // newTestCluster bootstraps n nodes n1, n2, ...; opt configures node i
 // further.
 func newTestCluster(t testing.TB, n int, opt func(i int, c *Config)) *testCluster {
@@ -192,7 +190,7 @@ func newNamedCluster(t testing.TB, prefix string, n int, opt func(i int, c *Conf
 	t.Helper()
 	var peers []Peer
 	for i := 0; i < n; i++ {
-		peers = append(peers, Peer{ID: fmt.Sprintf("%s%d", prefix, i+1), RaftAddr: freeAddr(t)})
+		peers = append(peers, Peer{ID: fmt.Sprintf("%s%d", prefix, i+1), RaftAddr: testnet.FreeAddr(t)})
 	}
 	c := &testCluster{t: t}
 	for i, p := range peers {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // addNode asks the leader of c to add tn (voter or not) and waits for the
@@ -99,7 +100,7 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 		return info
 	}
 	newNode := func(name string) *testNode {
-		tn := startNode(t, Config{NodeID: name, RaftAddr: freeAddr(t), RaftSecret: "s3cret"})
+		tn := startNode(t, Config{NodeID: name, RaftAddr: testnet.FreeAddr(t), RaftSecret: "s3cret"})
 		if got := tn.node.ClusterID(); got != "" {
 			t.Fatalf("%s: a node with no state knows cluster ID %q", name, got)
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // logRecords parses a JSON log; a line that is no JSON object fails.
@@ -100,7 +102,7 @@ func TestClusterLogs(t *testing.T) {
 	nodes := make([]*node, 3)
 	var peers []string
 	for i := range nodes {
-		n := &node{id: fmt.Sprintf("n%d", i+1), addr: freeAddr(t), raft: freeAddr(t)}
+		n := &node{id: fmt.Sprintf("n%d", i+1), addr: testnet.FreeAddr(t), raft: testnet.FreeAddr(t)}
 		nodes[i] = n
 		peers = append(peers, n.id+"="+n.raft+"="+n.addr)
 	}
