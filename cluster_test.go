@@ -423,11 +423,13 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 	if err := tc.srvs[l].Node().Raft().LeadershipTransfer().Error(); err != nil {
 		t.Fatal(err)
 	}
-	nl := tc.leader()
-	for nl == l {
-		time.Sleep(10 * time.Millisecond)
-		nl = tc.leader()
-	}
+	var nl int
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if nl = tc.leader(); nl == l {
+			return fmt.Errorf("node %d still leads after the transfer", l)
+		}
+		return nil
+	})
 	if err := tc.client(nl).Set(ctx, "k", "2", 0).Err(); err != nil {
 		t.Fatal(err)
 	}

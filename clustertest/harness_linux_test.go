@@ -3,6 +3,7 @@ package clustertest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // lockkvBin is the binary TestMain built.
@@ -211,23 +213,19 @@ func (c *cluster) start(i int) {
 		nd.mu.Unlock()
 		close(done)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	err = testutil.Poll(20*time.Second, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.admin[i].Ping(ctx).Err()
 		cancel()
-		if err == nil {
-			return
-		}
 		select {
 		case <-done:
 			c.t.Fatalf("node %s exited at start: %s", nd.id, c.logTail(i, 30))
 		default:
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("node %s does not answer PING after 20s: %v\n%s", nd.id, err, c.logTail(i, 30))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err
+	})
+	if err != nil {
+		c.t.Fatalf("node %s does not answer PING after 20s: %v\n%s", nd.id, err, c.logTail(i, 30))
 	}
 }
 
@@ -395,19 +393,19 @@ func (c *cluster) Leader() int {
 }
 
 func (c *cluster) waitLeader(d time.Duration) (int, error) {
-	deadline := time.Now().Add(d)
-	var last string
-	for {
+	leader := -1
+	err := testutil.Poll(d, func() error {
 		i, why := c.leaderNow()
-		if i >= 0 {
-			return i, nil
+		if i < 0 {
+			return errors.New(why)
 		}
-		last = why
-		if time.Now().After(deadline) {
-			return -1, fmt.Errorf("no leader within %v: %s", d, last)
-		}
-		time.Sleep(25 * time.Millisecond)
+		leader = i
+		return nil
+	})
+	if err != nil {
+		return -1, fmt.Errorf("no leader within %v: %v", d, err)
 	}
+	return leader, nil
 }
 
 // leaderNow looks once; it returns -1 and what it saw when no node
@@ -533,47 +531,39 @@ func sortedMap(m map[string]string) []string {
 // and has applied the same index, and returns the dump.
 func (c *cluster) waitConverged(d time.Duration) string {
 	c.t.Helper()
-	deadline := time.Now().Add(d)
-	var why string
-	for {
-		var first string
+	var first string
+	err := testutil.Poll(d, func() error {
 		var applied string
-		ok := true
+		first = ""
 		for i := range c.nodes {
 			if !c.Running(i) {
 				continue
 			}
 			m, err := c.info(i)
 			if err != nil {
-				ok, why = false, fmt.Sprintf("INFO on %s: %v", c.nodes[i].id, err)
-				break
+				return fmt.Errorf("INFO on %s: %v", c.nodes[i].id, err)
 			}
 			if applied == "" {
 				applied = m["raft_applied_index"]
 			} else if m["raft_applied_index"] != applied {
-				ok, why = false, fmt.Sprintf("applied index %s on %s, %s on the first node", m["raft_applied_index"], c.nodes[i].id, applied)
-				break
+				return fmt.Errorf("applied index %s on %s, %s on the first node", m["raft_applied_index"], c.nodes[i].id, applied)
 			}
 			s, err := c.dump(i)
 			if err != nil {
-				ok, why = false, fmt.Sprintf("dump of %s: %v", c.nodes[i].id, err)
-				break
+				return fmt.Errorf("dump of %s: %v", c.nodes[i].id, err)
 			}
 			if first == "" && i == c.firstRunning() {
 				first = s
 			} else if s != first {
-				ok, why = false, fmt.Sprintf("%s differs:\n%s\nfirst node:\n%s", c.nodes[i].id, s, first)
-				break
+				return fmt.Errorf("%s differs:\n%s\nfirst node:\n%s", c.nodes[i].id, s, first)
 			}
 		}
-		if ok {
-			return first
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("nodes did not converge within %v: %s", d, why)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		c.t.Fatalf("nodes did not converge within %v: %v", d, err)
 	}
+	return first
 }
 
 func (c *cluster) firstRunning() int {
@@ -583,20 +573,4 @@ func (c *cluster) firstRunning() int {
 		}
 	}
 	return -1
-}
-
-// eventually polls f until it returns nil or d passes.
-func eventually(t testing.TB, d time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -122,7 +123,7 @@ func TestLoneNodeWaitsToBeAdded(t *testing.T) {
 	ctx := context.Background()
 	lone := startProc(t, "lone")
 	lc := lone.client("")
-	eventually(t, 20*time.Second, "the lone node to answer", func() error { return lc.Ping(ctx).Err() })
+	testutil.Eventually(t, 20*time.Second, func() error { return lc.Ping(ctx).Err() })
 	for deadline := time.Now().Add(10 * 300 * time.Millisecond); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		m, err := infoMap(ctx, lc)
 		if err != nil {

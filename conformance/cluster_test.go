@@ -120,10 +120,6 @@ func (f *fakeCluster) Nodes() []commands.Node {
 
 func (f *fakeCluster) Status() commands.ClusterStatus { return f.status }
 
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // engineConn is a connection to an in-process engine.
 type engineConn struct{ out []byte }
 
@@ -145,7 +141,7 @@ type engineClient struct {
 }
 
 func newEngineClient(t *testing.T, cluster commands.Cluster) *engineClient {
-	e := commands.NewEngine(nil, systemClock{})
+	e := commands.NewEngine(nil, testutil.SystemClock{})
 	e.Cluster = cluster
 	conn := &engineConn{}
 	return &engineClient{t: t, e: e, cl: e.NewClient(conn), conn: conn}

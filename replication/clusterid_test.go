@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // addNode asks the leader of c to add tn (voter or not) and waits for the
@@ -111,7 +112,7 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 	}
 	learns := func(tn *testNode) {
 		t.Helper()
-		eventually(t, 20*time.Second, func() error {
+		testutil.Eventually(t, 20*time.Second, func() error {
 			if got := tn.node.ClusterID(); got != id {
 				return fmt.Errorf("%s: cluster ID %q, want %q", tn.cfg.NodeID, got, id)
 			}
@@ -191,7 +192,7 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 	}
 	// The transport's refusals (AddNode's was logged as a failed change).
 	const msg = "belongs to another cluster (its cluster ID %s, ours"
-	eventually(t, 20*time.Second, func() error {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		if n := a1.node.refusals.count.Load(); n < 3 {
 			return fmt.Errorf("a1 refused %d times so far", n)
 		}
