@@ -12,30 +12,27 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // waitBlockedClients polls the engine until n clients are blocked.
 func waitBlockedClients(t *testing.T, srv *lockkv.Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	testutil.Eventually(t, 3*time.Second, func() error {
 		var got int
 		srv.Do(func(e *commands.Engine) { got = e.BlockedClients() })
-		if got == n {
-			return
+		if got != n {
+			return fmt.Errorf("%d blocked clients, want %d", got, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d blocked clients, want %d", got, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // TestBlockingFastForward: a blocking command's timeout follows the
 // server's clock, so a test can make a 30 s BLPOP time out at once.
 func TestBlockingFastForward(t *testing.T) {
 	srv := lockkv.RunT(t)
-	a := mustDial(t, srv.Addr())
+	a := testutil.MustDial(t, srv.Addr())
 	if err := a.Send("BLPOP", "jobs", "30"); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +60,7 @@ func TestBlockingFastForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitBlockedClients(t, srv, 1)
-	b := mustDial(t, srv.Addr())
+	b := testutil.MustDial(t, srv.Addr())
 	mustDo(t, b, ":2", "RPUSH", "jobs", "j1", "j2")
 	if v, err = a.Read(2 * time.Second); err != nil || v.String() != `*["jobs", "j2"]` {
 		t.Fatalf("BRPOP served %v, %v", v, err)

@@ -3,6 +3,8 @@ package lockkv_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // Memory and time bounds for slow, greedy and vanishing clients (see
@@ -45,38 +47,6 @@ func runLogged(t *testing.T) (*lockkv.Server, *syncBuffer) {
 	logs := &syncBuffer{}
 	srv := lockkv.RunTWith(t, lockkv.Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	return srv, logs
-}
-
-// command encodes a request.
-func command(args ...string) []byte {
-	b := []byte("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		b = append(b, "$"+strconv.Itoa(len(a))+"\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
-	}
-	return b
-}
-
-// dialSlowReader connects with a small receive buffer, as a client that
-// reads slowly or not at all: the server's output backs up early.
-func dialSlowReader(t testing.TB, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Timeout: 5 * time.Second, Control: func(network, address string, c syscall.RawConn) error {
-		var serr error
-		if err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		}); err != nil {
-			return err
-		}
-		return serr
-	}}
-	nc, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return nc
 }
 
 // liveHeap collects garbage and returns the heap in use (server and test
@@ -128,7 +98,7 @@ func clientInfoLine(t testing.TB, c *rawConn, name string) (string, int64) {
 	head := c.line()
 	n, _ := strconv.Atoi(strings.TrimPrefix(head, "$"))
 	body := make([]byte, n+2)
-	if _, err := io.ReadFull(c.r, body); err != nil {
+	if _, err := io.ReadFull(c.Reader(), body); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(body), "\n") {
@@ -147,9 +117,9 @@ func clientInfoLine(t testing.TB, c *rawConn, name string) (string, int64) {
 // memory stays within that limit, not the 400 MB published.
 func TestSlowSubscriberIsBounded(t *testing.T) {
 	srv, logs := runLogged(t)
-	sub := dialSlowReader(t, srv.Addr())
-	sub.Write(command("CLIENT", "SETNAME", "slowsub"))
-	sub.Write(command("SUBSCRIBE", "ch"))
+	sub := testutil.DialSlowReader(t, srv.Addr()).NetConn()
+	sub.Write(testutil.Command("CLIENT", "SETNAME", "slowsub"))
+	sub.Write(testutil.Command("SUBSCRIBE", "ch"))
 	r := bufio.NewReader(sub)
 	sub.SetReadDeadline(time.Now().Add(5 * time.Second))
 	for _, want := range []string{"+OK", "*3", "$9", "subscribe", "$2", "ch", ":1"} {
@@ -160,7 +130,7 @@ func TestSlowSubscriberIsBounded(t *testing.T) {
 	pub := dialRaw(t, srv.Addr())
 	admin := dialRaw(t, srv.Addr())
 	base := liveHeap()
-	msg := command("PUBLISH", "ch", strings.Repeat("m", 1<<20))
+	msg := testutil.Command("PUBLISH", "ch", strings.Repeat("m", 1<<20))
 	var peak uint64
 	var maxOmem int64
 	receivers := 0
@@ -208,12 +178,12 @@ func TestSlowSubscriberIsBounded(t *testing.T) {
 func TestSlowReaderPipelineClosed(t *testing.T) {
 	srv, logs := runLogged(t)
 	admin := dialRaw(t, srv.Addr())
-	admin.send(string(command("CONFIG", "SET", "client-output-buffer-limit", "normal 8mb 0 0")))
+	admin.send(string(testutil.Command("CONFIG", "SET", "client-output-buffer-limit", "normal 8mb 0 0")))
 	admin.expect("+OK")
-	admin.send(string(command("SET", "big", strings.Repeat("b", 100<<10))))
+	admin.send(string(testutil.Command("SET", "big", strings.Repeat("b", 100<<10))))
 	admin.expect("+OK")
-	slow := dialSlowReader(t, srv.Addr())
-	slow.Write(command("CLIENT", "SETNAME", "slowreader"))
+	slow := testutil.DialSlowReader(t, srv.Addr()).NetConn()
+	slow.Write(testutil.Command("CLIENT", "SETNAME", "slowreader"))
 	var ok [5]byte
 	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.ReadFull(slow, ok[:]); err != nil || string(ok[:]) != "+OK\r\n" {
@@ -221,23 +191,17 @@ func TestSlowReaderPipelineClosed(t *testing.T) {
 	}
 	var pipe []byte
 	for i := 0; i < 2000; i++ {
-		pipe = append(pipe, command("GET", "big")...)
+		pipe = append(pipe, testutil.Command("GET", "big")...)
 	}
-	pipe = append(pipe, command("SET", "after", "1")...)
+	pipe = append(pipe, testutil.Command("SET", "after", "1")...)
 	go slow.Write(pipe)
-	gone := false
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		if line, _ := clientInfoLine(t, admin, "slowreader"); line == "" {
-			gone = true
-			break
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if line, _ := clientInfoLine(t, admin, "slowreader"); line != "" {
+			return fmt.Errorf("the slow reader was not closed: %s", line)
 		}
-		admin.send("PING\r\n")
-		admin.expect("+PONG")
-	}
-	if !gone {
-		t.Fatal("the slow reader was not closed")
-	}
-	admin.send(string(command("EXISTS", "after")))
+		return nil
+	})
+	admin.send(string(testutil.Command("EXISTS", "after")))
 	admin.expect(":0")
 	if !strings.Contains(logs.String(), "class=normal") {
 		t.Errorf("log: %s", logs.String())
@@ -256,29 +220,30 @@ func TestSlowReaderPipelineClosed(t *testing.T) {
 func TestQueryBufferLimitLogged(t *testing.T) {
 	srv, logs := runLogged(t)
 	admin := dialRaw(t, srv.Addr())
-	admin.send(string(command("CONFIG", "SET", "client-query-buffer-limit", "1mb")))
+	admin.send(string(testutil.Command("CONFIG", "SET", "client-query-buffer-limit", "1mb")))
 	admin.expect("+OK")
 	c := dialRaw(t, srv.Addr())
 	c.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3000000\r\n")
-	go c.nc.Write(bytes.Repeat([]byte("q"), 3000000))
-	if !c.closed(10 * time.Second) {
+	go c.NetConn().Write(bytes.Repeat([]byte("q"), 3000000))
+	if !c.Closed(10 * time.Second) {
 		t.Fatal("not closed")
 	}
 	// Redis shows the start of its query buffer, which holds a big
 	// argument's data from its first byte. The reader closes the socket
 	// as it hands the close to the command goroutine, which logs it.
 	var l string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if l = logs.String(); strings.Contains(l, "max query buffer length") {
-			break
+	testutil.Poll(10*time.Second, func() error {
+		if l = logs.String(); !strings.Contains(l, "max query buffer length") {
+			return errors.New("not logged")
 		}
-	}
-	for _, want := range []string{"Closing client that reached max query buffer length: id=2 addr=" + c.nc.LocalAddr().String(),
+		return nil
+	})
+	for _, want := range []string{"Closing client that reached max query buffer length: id=2 addr=" + c.NetConn().LocalAddr().String(),
 		"(qbuf initial bytes: ", strings.Repeat("q", 64)} {
 		if !strings.Contains(l, want) {
 			t.Errorf("log lacks %q: %s", want, l)
 		}
 	}
-	admin.send(string(command("EXISTS", "k")))
+	admin.send(string(testutil.Command("EXISTS", "k")))
 	admin.expect(":0")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/replication"
 )
@@ -75,8 +76,7 @@ func TestClusterDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want string
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		digests := make([]string, len(tc.srvs))
 		applied := make([]uint64, len(tc.srvs))
 		for i, s := range tc.srvs {
@@ -87,13 +87,10 @@ func TestClusterDeterminism(t *testing.T) {
 		}
 		if applied[0] == applied[1] && applied[1] == applied[2] && digests[0] == digests[1] && digests[1] == digests[2] {
 			want = digests[0]
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nodes differ: applied %v, digests %v", applied, digests)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("nodes differ: applied %v, digests %v", applied, digests)
+	})
 	snaps := 0
 	for _, s := range tc.srvs {
 		s.Do(func(e *commands.Engine) {

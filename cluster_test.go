@@ -2,6 +2,7 @@ package lockkv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
@@ -26,8 +28,6 @@ type testCluster struct {
 	peers []replication.Peer
 	cfgs  []Config
 }
-
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
 
 func startCluster(t *testing.T, n int) *testCluster {
 	t.Helper()
@@ -45,7 +45,7 @@ func startClusterCfg(t *testing.T, n int, opt func(*Config)) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t, srvs: make([]*Server, n)}
 	for i := 0; i < n; i++ {
-		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)})
+		tc.peers = append(tc.peers, replication.Peer{ID: fmt.Sprintf("n%d", i+1), RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)})
 	}
 	for i := 0; i < n; i++ {
 		p := tc.peers[i]
@@ -82,8 +82,8 @@ func (tc *testCluster) stop(i int) {
 // leader waits for a node that leads and serves.
 func (tc *testCluster) leader() int {
 	tc.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	leader := -1
+	testutil.Eventually(tc.t, 15*time.Second, func() error {
 		for i, s := range tc.srvs {
 			if s == nil {
 				continue
@@ -91,13 +91,13 @@ func (tc *testCluster) leader() int {
 			var ok bool
 			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
 			if ok {
-				return i
+				leader = i
+				return nil
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	tc.t.Fatal("no leader within 15s")
-	return -1
+		return errors.New("no leader")
+	})
+	return leader
 }
 
 func (tc *testCluster) client(i int) *redis.Client {
@@ -146,8 +146,7 @@ func TestClusterReplicatesAndFailsOver(t *testing.T) {
 	}
 	tc.start(l)
 	// The old leader catches up as a follower.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, 10*time.Second, func() error {
 		var got string
 		tc.srvs[l].Do(func(e *commands.Engine) {
 			if ent := e.DBs[0].Peek("k"); ent != nil {
@@ -156,14 +155,11 @@ func TestClusterReplicatesAndFailsOver(t *testing.T) {
 				}
 			}
 		})
-		if got == "v2" {
-			break
+		if got != "v2" {
+			return fmt.Errorf("restarted node has k=%q", got)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("restarted node has k=%q", got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // peek reads a key's raw entry on node i (nil when absent), bypassing the
@@ -174,15 +170,16 @@ func (tc *testCluster) has(i int, key string) bool {
 	return ok
 }
 
+// waitFor is testutil.Eventually for a condition without an error of its
+// own: it waits up to 10 s for cond.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if !cond() {
+			return errors.New("waiting for " + what)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestClusterSemantics(t *testing.T) {
@@ -426,11 +423,13 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 	if err := tc.srvs[l].Node().Raft().LeadershipTransfer().Error(); err != nil {
 		t.Fatal(err)
 	}
-	nl := tc.leader()
-	for nl == l {
-		time.Sleep(10 * time.Millisecond)
-		nl = tc.leader()
-	}
+	var nl int
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if nl = tc.leader(); nl == l {
+			return fmt.Errorf("node %d still leads after the transfer", l)
+		}
+		return nil
+	})
 	if err := tc.client(nl).Set(ctx, "k", "2", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +476,7 @@ func TestClusterMembership(t *testing.T) {
 	if err := lc.Set(ctx, "before", "1", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
+	p := replication.Peer{ID: "n4", RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)}
 	follower := tc.peers[(l+1)%3].ClientAddr
 	log4 := &captureHandler{}
 	s4 := NewServer(Config{Addr: p.ClientAddr, Logger: slog.New(log4), Cluster: &replication.Config{

@@ -7,27 +7,15 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
-	"github.com/lockkv/lockkv/conformance"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/store"
 )
 
-func mustDial(t *testing.T, addr string) *conformance.Conn {
+// mustDo sends args on c and requires the reply want (in Value.String's
+// form).
+func mustDo(t *testing.T, c *testutil.Conn, want string, args ...string) {
 	t.Helper()
-	c, err := conformance.Dial(addr)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-func mustDo(t *testing.T, c *conformance.Conn, want string, args ...string) {
-	t.Helper()
-	v, err := c.Do(args...)
-	if err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	if got := v.String(); got != want {
+	if got := c.MustDo(t, args...).String(); got != want {
 		t.Fatalf("%q: got %s, want %s", args, got, want)
 	}
 }
@@ -37,7 +25,7 @@ func mustDo(t *testing.T, c *conformance.Conn, want string, args ...string) {
 // reclaimed without a client touching them.
 func TestRunTFastForward(t *testing.T) {
 	srv := lockkv.RunT(t)
-	c := mustDial(t, srv.Addr())
+	c := testutil.MustDial(t, srv.Addr())
 	srv.Do(func(e *commands.Engine) {
 		now := e.NowMs()
 		e.DBs[0].Set("lease", store.NewString([]byte("owner")), now+30_000, now)
@@ -75,7 +63,7 @@ func TestCloseIsIdempotentAndClosesClients(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := mustDial(t, srv.Addr())
+	c := testutil.MustDial(t, srv.Addr())
 	mustDo(t, c, "+PONG", "PING")
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
@@ -94,7 +82,7 @@ func TestManyClientsPipelines(t *testing.T) {
 	errs := make(chan error, clients)
 	for i := 0; i < clients; i++ {
 		go func() {
-			c, err := conformance.Dial(srv.Addr())
+			c, err := testutil.Dial(srv.Addr())
 			if err != nil {
 				errs <- err
 				return

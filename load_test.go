@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // loadShape is how much of each kind of client TestLoad runs.
@@ -57,9 +59,9 @@ func TestLoad(t *testing.T) {
 	srv, logs := runLogged(t)
 	admin := dialRaw(t, srv.Addr())
 	const pubsubHard = 1 << 20
-	admin.send(string(command("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 1")))
+	admin.send(string(testutil.Command("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 1")))
 	admin.expect("+OK")
-	admin.send(string(command("SET", "small", strings.Repeat("v", 100))))
+	admin.send(string(testutil.Command("SET", "small", strings.Repeat("v", 100))))
 	admin.expect("+OK")
 	runtime.GC()
 	base := liveBytes()
@@ -133,7 +135,7 @@ func TestLoad(t *testing.T) {
 		key := "p" + strconv.Itoa(i)
 		var pipe []byte
 		for j := 0; j < shape.depth; j++ {
-			pipe = append(pipe, command("INCR", key)...)
+			pipe = append(pipe, testutil.Command("INCR", key)...)
 		}
 		r := bufio.NewReader(nc)
 		for n := 0; !stopped(); n++ {
@@ -154,7 +156,7 @@ func TestLoad(t *testing.T) {
 	})
 	// Clients that send part of a pipeline and vanish.
 	run(shape.vanishers, func(i int) {
-		pipe := append(command("GET", "small"), command("INCR", "vanish")...)
+		pipe := append(testutil.Command("GET", "small"), testutil.Command("INCR", "vanish")...)
 		pipe = []byte(strings.Repeat(string(pipe), 200))
 		for ; !stopped(); time.Sleep(10 * time.Millisecond) {
 			nc, err := net.DialTimeout("tcp", srv.Addr(), 10*time.Second)
@@ -171,11 +173,11 @@ func TestLoad(t *testing.T) {
 	// (a write then fails).
 	run(shape.subscribers, func(i int) {
 		for !stopped() {
-			nc := dialSlowReader(t, srv.Addr())
-			nc.Write(command("SUBSCRIBE", "flood"))
+			nc := testutil.DialSlowReader(t, srv.Addr()).NetConn()
+			nc.Write(testutil.Command("SUBSCRIBE", "flood"))
 			for !stopped() {
 				time.Sleep(20 * time.Millisecond)
-				if _, err := nc.Write(command("PING")); err != nil {
+				if _, err := nc.Write(testutil.Command("PING")); err != nil {
 					closedS.Add(1)
 					break
 				}
@@ -190,7 +192,7 @@ func TestLoad(t *testing.T) {
 			return
 		}
 		defer nc.Close()
-		burst := []byte(strings.Repeat(string(command("PUBLISH", "flood", strings.Repeat("f", 16<<10))), 16))
+		burst := []byte(strings.Repeat(string(testutil.Command("PUBLISH", "flood", strings.Repeat("f", 16<<10))), 16))
 		r := bufio.NewReader(nc)
 		for !stopped() {
 			nc.Write(burst)
@@ -227,11 +229,10 @@ func TestLoad(t *testing.T) {
 	for n := 0; time.Now().Before(deadline); n++ {
 		start := time.Now()
 		v := strconv.Itoa(n)
-		good.send(string(command("SET", "good", v)) + string(command("GET", "good")))
-		good.nc.SetReadDeadline(time.Now().Add(60 * time.Second))
+		good.send(string(testutil.Command("SET", "good", v)) + string(testutil.Command("GET", "good")))
 		for _, want := range []string{"+OK", "$" + strconv.Itoa(len(v)), v} {
-			l, err := good.r.ReadString('\n')
-			if err != nil || strings.TrimSuffix(l, "\r\n") != want {
+			l, err := good.ReadLine(60 * time.Second)
+			if err != nil || l != want {
 				t.Fatalf("well-behaved client, request %d: %q %v, want %q", n, l, err, want)
 			}
 		}

@@ -3,6 +3,7 @@ package lockkv_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // Real lock clients, unchanged, against lockkv: redsync and redislock (Go's
@@ -187,17 +189,12 @@ func TestRueidisDefaults(t *testing.T) {
 	if err := other.Set(ctx, "k", "v2", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		v, err := get().ToString()
-		if err == nil && v == "v2" {
-			break
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if v, err := get().ToString(); err != nil || v != "v2" {
+			return fmt.Errorf("DoCache GET still %q, %v after another client's SET", v, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("DoCache GET still %q, %v after another client's SET", v, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	// Pipelines and a lock-style script.
 	res := cl.DoMulti(ctx,
 		cl.B().Hincrby().Key("lock").Field("owner:1").Increment(1).Build(),

@@ -1,9 +1,7 @@
 package lockkv_test
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -16,29 +14,24 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// rawConn is a bare TCP client for bad-input cases.
+// rawConn is a testutil.Conn for bad-input cases: it sends raw bytes
+// and reads the reply line by line, failing t on a network error.
 type rawConn struct {
-	t  *testing.T
-	nc net.Conn
-	r  *bufio.Reader
+	t *testing.T
+	*testutil.Conn
 }
 
 func dialRaw(t *testing.T, addr string) *rawConn {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return &rawConn{t: t, nc: nc, r: bufio.NewReader(nc)}
+	return &rawConn{t: t, Conn: testutil.MustDial(t, addr)}
 }
 
 func (c *rawConn) send(s string) {
 	c.t.Helper()
-	c.nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	if _, err := c.nc.Write([]byte(s)); err != nil {
+	if err := c.SendRaw([]byte(s)); err != nil {
 		c.t.Fatalf("write: %v", err)
 	}
 }
@@ -46,12 +39,11 @@ func (c *rawConn) send(s string) {
 // line reads one reply line (without CRLF).
 func (c *rawConn) line() string {
 	c.t.Helper()
-	c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	l, err := c.r.ReadString('\n')
+	l, err := c.ReadLine(5 * time.Second)
 	if err != nil {
 		c.t.Fatalf("read: %v (got %q)", err, l)
 	}
-	return strings.TrimSuffix(l, "\r\n")
+	return l
 }
 
 func (c *rawConn) expect(want string) {
@@ -59,14 +51,6 @@ func (c *rawConn) expect(want string) {
 	if got := c.line(); got != want {
 		c.t.Fatalf("got %q, want %q", got, want)
 	}
-}
-
-// closed reports whether the server closed the connection within d.
-func (c *rawConn) closed(d time.Duration) bool {
-	c.nc.SetReadDeadline(time.Now().Add(d))
-	_, err := c.r.ReadByte()
-	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
 }
 
 // healthy checks that the server still serves a fresh client.
@@ -261,7 +245,7 @@ func TestBadInput(t *testing.T) {
 			if got := rc.line(); got != c.want {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
-			if strings.Contains(c.want, "Protocol error") && !rc.closed(2*time.Second) {
+			if strings.Contains(c.want, "Protocol error") && !rc.Closed(2*time.Second) {
 				t.Fatal("connection not closed after a protocol error")
 			}
 		})
@@ -271,7 +255,7 @@ func TestBadInput(t *testing.T) {
 	// nothing happens until the inline limit is exceeded.
 	nul := dialRaw(t, srv.Addr())
 	nul.send("\x00PING\r\n")
-	if nul.closed(200 * time.Millisecond) {
+	if nul.Closed(200 * time.Millisecond) {
 		t.Fatal("closed on a NUL inline request")
 	}
 	nul.send(strings.Repeat("x", 70000))
@@ -333,23 +317,17 @@ func TestMaxClients(t *testing.T) {
 	b.expect("+PONG")
 	c := dialRaw(t, srv.Addr())
 	c.expect("-ERR max number of clients reached")
-	if !c.closed(2 * time.Second) {
+	if !c.Closed(2 * time.Second) {
 		t.Fatal("the client over maxclients was not closed")
 	}
-	b.nc.Close()
+	b.Close()
 	// Once a slot frees up, a new client is served.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		d := dialRaw(t, srv.Addr())
-		d.send("PING\r\n")
-		if d.line() == "+PONG" {
-			break
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if l := dialRaw(t, srv.Addr()).MustDo(t, "PING"); l.Str != "PONG" {
+			return fmt.Errorf("no slot after a client left: %v", l)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no slot after a client left")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestIdleTimeout(t *testing.T) {
@@ -367,14 +345,14 @@ func TestIdleTimeout(t *testing.T) {
 	srv.Clock().FastForward(5 * time.Second)
 	admin.send("PING\r\n") // admin stays active
 	admin.expect("+PONG")
-	if idle.closed(100 * time.Millisecond) {
+	if idle.Closed(100 * time.Millisecond) {
 		t.Fatal("closed before its timeout")
 	}
 	srv.Clock().FastForward(6 * time.Second)
-	if !idle.closed(2 * time.Second) {
+	if !idle.Closed(2 * time.Second) {
 		t.Fatal("idle client not closed after the timeout")
 	}
-	if !sub.closed(2 * time.Second) {
+	if !sub.Closed(2 * time.Second) {
 		t.Fatal("never-active client not closed after the timeout")
 	}
 	admin.send("PING\r\n")
@@ -422,7 +400,7 @@ func TestShutdownCommand(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("SHUTDOWN did not stop the server")
 	}
-	if !c.closed(time.Second) || !other.closed(time.Second) {
+	if !c.Closed(time.Second) || !other.Closed(time.Second) {
 		t.Fatal("connections still open after SHUTDOWN")
 	}
 	if _, err := net.DialTimeout("tcp", srv.Addr(), time.Second); err == nil {
@@ -438,7 +416,7 @@ func TestClientKillClosesConnection(t *testing.T) {
 	killer := dialRaw(t, srv.Addr())
 	killer.send("CLIENT KILL ID " + id + "\r\n")
 	killer.expect(":1")
-	if !victim.closed(2 * time.Second) {
+	if !victim.Closed(2 * time.Second) {
 		t.Fatal("killed client still connected")
 	}
 	killer.send("CLIENT KILL ID " + id + "\r\n")
@@ -520,15 +498,10 @@ func TestPauseStopsActiveExpiry(t *testing.T) {
 	c.expect("$-1")
 	c.expect(":1")
 	srv.Clock().FastForward(10 * time.Second)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c.send("DBSIZE\r\n")
-		if c.line() == ":0" {
-			break
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if v := c.MustDo(t, "DBSIZE"); v.Str != "0" {
+			return fmt.Errorf("the key was not reclaimed after the pause: DBSIZE %v", v)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the key was not reclaimed after the pause")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -34,7 +35,7 @@ func newNode(t *testing.T, id string, opt func(*Config)) (*Server, replication.P
 }
 
 func tryNewNode(t *testing.T, id string, opt func(*Config)) (*Server, replication.Peer, error) {
-	p := replication.Peer{ID: id, RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
+	p := replication.Peer{ID: id, RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)}
 	cfg := Config{Addr: p.ClientAddr, Cluster: &replication.Config{
 		NodeID: id, RaftAddr: p.RaftAddr,
 		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
@@ -129,7 +130,7 @@ func TestMembershipAddChecks(t *testing.T) {
 	refuses("ERR invalid node ID: "+commands.NodeIDRule, "ADD", strings.Repeat("x", 256), "127.0.0.1:7000", "127.0.0.1:7001")
 	refuses("ERR syntax error", "ADD", "n6", "127.0.0.1:7000", "127.0.0.1:7001", "MAYBE")
 	// Nothing there, or no such host.
-	nobody := freeAddr(t)
+	nobody := testnet.FreeAddr(t)
 	refuses("ERR cannot reach n6's Raft port "+nobody+": ", "ADD", "n6", nobody, "127.0.0.1:7001")
 	refuses("ERR cannot resolve n6's Raft address nosuchhost.invalid:7000", "ADD", "n6", "nosuchhost.invalid:7000", "127.0.0.1:7001")
 	// An address in use, a member's ID on another address.
@@ -152,7 +153,7 @@ func TestMembershipAddChecks(t *testing.T) {
 	// came, so it never elected anyone.
 	_, ps := newNode(t, "stateful", func(c *Config) {
 		c.Cluster.Bootstrap = true
-		c.Cluster.Peers = []replication.Peer{{ID: "stateful", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: freeAddr(t)}}
+		c.Cluster.Peers = []replication.Peer{{ID: "stateful", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
 	})
 	refuses("ERR refusing to add stateful: it has Raft state of its own but no cluster ID", "ADD", "stateful", ps.RaftAddr, ps.ClientAddr)
 
@@ -438,7 +439,7 @@ func TestJoinFailsFast(t *testing.T) {
 	c1, _ := newNode(t, "c1", func(c *Config) {
 		c.Cluster.Bootstrap = true
 		c.Cluster.DataDir = dir
-		c.Cluster.Peers = []replication.Peer{{ID: "c1", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: freeAddr(t)}}
+		c.Cluster.Peers = []replication.Peer{{ID: "c1", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
 	})
 	c1.Close()
 	err = join("c1", func(c *Config) {

@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -320,7 +321,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 		return strings.Contains(info, "connected_slaves:2")
 	})
 
-	p := replication.Peer{ID: "n4", RaftAddr: freeAddr(t), ClientAddr: freeAddr(t)}
+	p := replication.Peer{ID: "n4", RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)}
 	cfg4 := Config{Addr: p.ClientAddr, Cluster: &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Join: tc.peers[fi].ClientAddr,
 		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}}
 	tlsNode(&cfg4)

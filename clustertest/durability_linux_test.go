@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // TestRestartDurability: writes and locks acknowledged by the leader
@@ -64,7 +66,7 @@ func TestRestartDurability(t *testing.T) {
 	// writes follow until every node has passed its snapshot threshold.
 	filler := c.client(l)
 	fill := 0
-	eventually(t, 30*time.Second, "a snapshot on every node", func() error {
+	testutil.Eventually(t, 30*time.Second, func() error { // until a snapshot on every node
 		for i := 0; i < 20; i++ {
 			key := fmt.Sprintf("d:fill:%d", fill)
 			fill++

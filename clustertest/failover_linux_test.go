@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // heldLock is a lock a client was told it holds.
@@ -112,7 +114,7 @@ func TestFailover(t *testing.T) {
 	// acknowledges.
 	var nl int
 	var firstWrite time.Time
-	eventually(t, 30*time.Second, "a write acknowledged after the kill", func() error {
+	testutil.Eventually(t, 30*time.Second, func() error { // until a write acknowledged after the kill
 		var errs []error
 		for _, i := range survivors {
 			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)

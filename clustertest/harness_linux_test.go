@@ -3,6 +3,7 @@ package clustertest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,11 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// lockkvBin is the binary TestMain built, "" if the build failed
-// (buildErr says why).
-var lockkvBin, buildErr string
+// lockkvBin is the binary TestMain built.
+var lockkvBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "lockkv-clustertest")
@@ -31,11 +32,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	if err := build(dir); err != nil {
-		buildErr = err.Error()
-		fmt.Fprintf(os.Stderr, "clustertest: CANNOT BUILD cmd/lockkv, every test skips:\n%s\n", buildErr)
-	} else {
-		lockkvBin = filepath.Join(dir, "lockkv")
+		fmt.Fprintf(os.Stderr, "clustertest: cannot build cmd/lockkv:\n%v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
+	lockkvBin = filepath.Join(dir, "lockkv")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -57,13 +58,6 @@ func build(dir string) error {
 		return fmt.Errorf("go build ./cmd/lockkv: %v\n%s", err, out)
 	}
 	return nil
-}
-
-func needBinary(t testing.TB) {
-	t.Helper()
-	if lockkvBin == "" {
-		t.Skipf("SKIPPED: cmd/lockkv did not build:\n%s", buildErr)
-	}
 }
 
 // node is one lockkv process of a cluster.
@@ -112,13 +106,10 @@ type clusterOpts struct {
 // catches up by InstallSnapshot.
 var snapshotOften = clusterOpts{extra: []string{"--snapshot-threshold", "200", "--snapshot-interval", "500ms", "--trailing-logs", "100"}}
 
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
-
 // newCluster starts n nodes, every one with --bootstrap and the same
 // --peers, and waits for a leader.
 func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 	t.Helper()
-	needBinary(t)
 	c := &cluster{t: t, net: newNetwork(t, n)}
 	for _, o := range opts {
 		c.extra = append(c.extra, o.extra...)
@@ -135,8 +126,8 @@ func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {
 		nd := &node{
 			index:      i,
 			id:         fmt.Sprintf("n%d", i+1),
-			clientAddr: freeAddr(t),
-			raftAddr:   freeAddr(t),
+			clientAddr: testnet.FreeAddr(t),
+			raftAddr:   testnet.FreeAddr(t),
 			dataDir:    filepath.Join(base, fmt.Sprintf("n%d", i+1)),
 			logPath:    filepath.Join(base, fmt.Sprintf("n%d.log", i+1)),
 		}
@@ -222,23 +213,19 @@ func (c *cluster) start(i int) {
 		nd.mu.Unlock()
 		close(done)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	err = testutil.Poll(20*time.Second, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.admin[i].Ping(ctx).Err()
 		cancel()
-		if err == nil {
-			return
-		}
 		select {
 		case <-done:
 			c.t.Fatalf("node %s exited at start: %s", nd.id, c.logTail(i, 30))
 		default:
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("node %s does not answer PING after 20s: %v\n%s", nd.id, err, c.logTail(i, 30))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err
+	})
+	if err != nil {
+		c.t.Fatalf("node %s does not answer PING after 20s: %v\n%s", nd.id, err, c.logTail(i, 30))
 	}
 }
 
@@ -406,19 +393,19 @@ func (c *cluster) Leader() int {
 }
 
 func (c *cluster) waitLeader(d time.Duration) (int, error) {
-	deadline := time.Now().Add(d)
-	var last string
-	for {
+	leader := -1
+	err := testutil.Poll(d, func() error {
 		i, why := c.leaderNow()
-		if i >= 0 {
-			return i, nil
+		if i < 0 {
+			return errors.New(why)
 		}
-		last = why
-		if time.Now().After(deadline) {
-			return -1, fmt.Errorf("no leader within %v: %s", d, last)
-		}
-		time.Sleep(25 * time.Millisecond)
+		leader = i
+		return nil
+	})
+	if err != nil {
+		return -1, fmt.Errorf("no leader within %v: %v", d, err)
 	}
+	return leader, nil
 }
 
 // leaderNow looks once; it returns -1 and what it saw when no node
@@ -544,47 +531,39 @@ func sortedMap(m map[string]string) []string {
 // and has applied the same index, and returns the dump.
 func (c *cluster) waitConverged(d time.Duration) string {
 	c.t.Helper()
-	deadline := time.Now().Add(d)
-	var why string
-	for {
-		var first string
+	var first string
+	err := testutil.Poll(d, func() error {
 		var applied string
-		ok := true
+		first = ""
 		for i := range c.nodes {
 			if !c.Running(i) {
 				continue
 			}
 			m, err := c.info(i)
 			if err != nil {
-				ok, why = false, fmt.Sprintf("INFO on %s: %v", c.nodes[i].id, err)
-				break
+				return fmt.Errorf("INFO on %s: %v", c.nodes[i].id, err)
 			}
 			if applied == "" {
 				applied = m["raft_applied_index"]
 			} else if m["raft_applied_index"] != applied {
-				ok, why = false, fmt.Sprintf("applied index %s on %s, %s on the first node", m["raft_applied_index"], c.nodes[i].id, applied)
-				break
+				return fmt.Errorf("applied index %s on %s, %s on the first node", m["raft_applied_index"], c.nodes[i].id, applied)
 			}
 			s, err := c.dump(i)
 			if err != nil {
-				ok, why = false, fmt.Sprintf("dump of %s: %v", c.nodes[i].id, err)
-				break
+				return fmt.Errorf("dump of %s: %v", c.nodes[i].id, err)
 			}
 			if first == "" && i == c.firstRunning() {
 				first = s
 			} else if s != first {
-				ok, why = false, fmt.Sprintf("%s differs:\n%s\nfirst node:\n%s", c.nodes[i].id, s, first)
-				break
+				return fmt.Errorf("%s differs:\n%s\nfirst node:\n%s", c.nodes[i].id, s, first)
 			}
 		}
-		if ok {
-			return first
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("nodes did not converge within %v: %s", d, why)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		c.t.Fatalf("nodes did not converge within %v: %v", d, err)
 	}
+	return first
 }
 
 func (c *cluster) firstRunning() int {
@@ -594,20 +573,4 @@ func (c *cluster) firstRunning() int {
 		}
 	}
 	return -1
-}
-
-// eventually polls f until it returns nil or d passes.
-func eventually(t testing.TB, d time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // TestHarness checks the harness itself: the proxies really cut a node
@@ -35,7 +37,7 @@ func TestHarness(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	c.Heal()
-	eventually(t, 20*time.Second, "the healed node follows the new leader", func() error {
+	testutil.Eventually(t, 20*time.Second, func() error { // until the healed node follows the new leader
 		m, err := c.info(l)
 		if err != nil {
 			return err

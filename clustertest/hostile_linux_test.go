@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // hostileInputs are commands that once took a node down (a Go panic, a
@@ -70,7 +72,7 @@ func TestHostileInputs(t *testing.T) {
 	// A snapshot on every node first: the restart restores it, then
 	// replays the log after it, where the hostile inputs are.
 	fill := 0
-	eventually(t, 30*time.Second, "a snapshot on every node", func() error {
+	testutil.Eventually(t, 30*time.Second, func() error { // until a snapshot on every node
 		for i := 0; i < 50; i++ {
 			if err := cl.Set(ctx, fmt.Sprintf("h:fill:%d", fill), "x", 0).Err(); err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -120,7 +121,7 @@ func TestLockClientFailover(t *testing.T) {
 		}
 		woke <- err
 	}()
-	eventually(t, 10*time.Second, "the waiter's subscription", func() error {
+	testutil.Eventually(t, 10*time.Second, func() error { // until the waiter's subscription
 		var n int64
 		for i, a := range c.admin {
 			if i == leader {
@@ -150,7 +151,7 @@ func TestLockClientFailover(t *testing.T) {
 	}
 
 	var after int64
-	eventually(t, 20*time.Second, "a fenced lock after the failover", func() error {
+	testutil.Eventually(t, 20*time.Second, func() error { // until a fenced lock after the failover
 		tok, err := fenced.TryLockAndGetToken(lock.WithHolder(bg, lc.NewHolder()), 2*time.Second, 10*time.Second)
 		if err != nil {
 			return err

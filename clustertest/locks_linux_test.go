@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -155,12 +156,12 @@ func (s *subscriber) got(channel string) []string {
 // waitMessage waits until s has received payload on channel.
 func (s *subscriber) waitMessage(t testing.TB, d time.Duration, channel, payload string) {
 	t.Helper()
-	eventually(t, d, "message on "+channel, func() error {
+	testutil.Eventually(t, d, func() error {
 		for _, p := range s.got(channel) {
 			if p == payload {
 				return nil
 			}
 		}
-		return fmt.Errorf("received %q", s.got(channel))
+		return fmt.Errorf("on %s received %q", channel, s.got(channel))
 	})
 }

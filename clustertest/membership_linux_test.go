@@ -15,6 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -38,9 +40,8 @@ type proc struct {
 // startProc starts lockkv on fresh addresses with args added.
 func startProc(t testing.TB, id string, args ...string) *proc {
 	t.Helper()
-	needBinary(t)
 	dir := t.TempDir()
-	p := &proc{t: t, logPath: filepath.Join(dir, id+".log"), clientAddr: freeAddr(t), raftAddr: freeAddr(t), done: make(chan struct{})}
+	p := &proc{t: t, logPath: filepath.Join(dir, id+".log"), clientAddr: testnet.FreeAddr(t), raftAddr: testnet.FreeAddr(t), done: make(chan struct{})}
 	all := append([]string{"--addr", p.clientAddr, "--node-id", id, "--raft-addr", p.raftAddr,
 		"--data-dir", filepath.Join(dir, "data"), "--raft-heartbeat-timeout", "300ms", "--raft-election-timeout", "300ms"}, args...)
 	logf, err := os.Create(p.logPath)
@@ -122,7 +123,7 @@ func TestLoneNodeWaitsToBeAdded(t *testing.T) {
 	ctx := context.Background()
 	lone := startProc(t, "lone")
 	lc := lone.client("")
-	eventually(t, 20*time.Second, "the lone node to answer", func() error { return lc.Ping(ctx).Err() })
+	testutil.Eventually(t, 20*time.Second, func() error { return lc.Ping(ctx).Err() })
 	for deadline := time.Now().Add(10 * 300 * time.Millisecond); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		m, err := infoMap(ctx, lc)
 		if err != nil {

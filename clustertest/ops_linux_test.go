@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -55,7 +56,7 @@ func TestSIGTERMHandsOver(t *testing.T) {
 // last contact growing, the writes counted. With -v it prints an excerpt
 // of each survivor's page (what the README's "Observe" section quotes).
 func TestMetricsUnderLeaderKill(t *testing.T) {
-	metrics := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
+	metrics := []string{testnet.FreeAddr(t), testnet.FreeAddr(t), testnet.FreeAddr(t)}
 	c := newCluster(t, 3, clusterOpts{nodeExtra: func(i int) []string { return []string{"--metrics-addr", metrics[i]} }})
 	l := c.Leader()
 	ctx := context.Background()

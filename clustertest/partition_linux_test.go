@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // TestPartition: the leader is cut off from the others. Writes sent to it
@@ -97,15 +99,19 @@ func TestPartition(t *testing.T) {
 				// Should the majority change leaders under load, the same
 				// owner asks the new one (a second entry by the same owner
 				// only counts up its hold).
-				for deadline := time.Now().Add(20 * time.Second); err != nil; {
-					if time.Now().After(deadline) {
-						t.Errorf("acquire %s on the majority's side: %v", lock, err)
-						return
-					}
-					if i, lerr := c.waitLeader(5 * time.Second); lerr == nil {
-						cl = c.client(i)
-					}
-					held, pttl, err = acquire(ctx, cl, lock, who, lease)
+				if err != nil {
+					err = testutil.Poll(20*time.Second, func() error {
+						if i, lerr := c.waitLeader(5 * time.Second); lerr == nil {
+							cl = c.client(i)
+						}
+						var err error
+						held, pttl, err = acquire(ctx, cl, lock, who, lease)
+						return err
+					})
+				}
+				if err != nil {
+					t.Errorf("acquire %s on the majority's side: %v", lock, err)
+					return
 				}
 				if held {
 					mu.Lock()
@@ -145,7 +151,7 @@ func TestPartition(t *testing.T) {
 	}
 
 	// The old leader follows again and converges.
-	eventually(t, 30*time.Second, "the old leader follows", func() error {
+	testutil.Eventually(t, 30*time.Second, func() error { // until the old leader follows
 		m, err := c.info(l)
 		if err != nil {
 			return err

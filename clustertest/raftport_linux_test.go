@@ -13,6 +13,7 @@ import (
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/raftforge"
 	"github.com/lockkv/lockkv/internal/testcerts"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -62,7 +63,7 @@ func TestRaftPortSecured(t *testing.T) {
 				// The nodes' own connections to each other's client
 				// ports AUTH: followers' progress reports (WAIT counts
 				// them) and, with --forward, a follower's forwarding.
-				eventually(t, 10*time.Second, "WAIT 2 on the leader", func() error {
+				testutil.Eventually(t, 10*time.Second, func() error { // until WAIT 2 on the leader
 					n, err := c.client(l).Wait(ctx, 2, 2*time.Second).Result()
 					if err == nil && n != 2 {
 						err = fmt.Errorf("WAIT 2 = %d", n)
@@ -137,7 +138,7 @@ func TestRaftPortSecured(t *testing.T) {
 			}
 
 			if tc.open {
-				eventually(t, 20*time.Second, "the forged entry applied on the follower and the leader deposed", func() error {
+				testutil.Eventually(t, 20*time.Second, func() error { // until the forged entry applied on the follower and the leader deposed
 					m, err := c.info(l)
 					if err != nil {
 						return err

@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 var blockedRe = regexp.MustCompile(`blocked_clients:(\d+)`)
@@ -34,27 +37,14 @@ func unblockBoth(t *testing.T, p, a *Pair, lid, rid string, mode ...string) {
 func waitBlocked(t *testing.T, n int) {
 	t.Helper()
 	for _, addr := range []string{lockkvAddr, redisAddr} {
-		c, err := Dial(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(3 * time.Second)
-		for {
-			v, err := c.Do("INFO", "clients")
-			if err != nil {
-				c.Close()
-				t.Fatalf("%s: INFO: %v", addr, err)
+		c := testutil.MustDial(t, addr)
+		testutil.Eventually(t, 3*time.Second, func() error {
+			m := blockedRe.FindStringSubmatch(c.MustDo(t, "INFO", "clients").Str)
+			if m == nil || m[1] != strconv.Itoa(n) {
+				return fmt.Errorf("%s: want %d blocked clients, INFO says %v", addr, n, m)
 			}
-			m := blockedRe.FindStringSubmatch(v.Str)
-			if m != nil && m[1] == strconv.Itoa(n) {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.Close()
-				t.Fatalf("%s: want %d blocked clients, INFO says %v", addr, n, m)
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return nil
+		})
 		c.Close()
 	}
 }
@@ -357,7 +347,7 @@ func TestBlockingNoBlockContexts(t *testing.T) {
 	a.Receive()
 
 	m := Connect(t)
-	requireLockkv(t, m, "MULTI")
+	m.Do("MULTI")
 	for _, cmd := range [][]string{
 		{"BLPOP", "nokey", "0"},
 		{"BRPOP", "nokey", "0"},

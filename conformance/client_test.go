@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 func TestClientBasics(t *testing.T) {
@@ -320,14 +322,12 @@ func TestClientUNBLOCK(t *testing.T) {
 			c  *Conn
 			id string
 		}{{p.L, lid}, {p.R, rid}} {
-			deadline := time.Now().Add(2 * time.Second)
-			for {
-				v, _ := side.c.Do("CLIENT", "LIST", "ID", side.id)
-				if strings.Contains(v.Str, "flags=b") || time.Now().After(deadline) {
-					break
+			testutil.Eventually(t, 2*time.Second, func() error {
+				if v := side.c.MustDo(t, "CLIENT", "LIST", "ID", side.id); !strings.Contains(v.Str, "flags=b") {
+					return fmt.Errorf("%s: not blocked: %v", side.c.Addr, v)
 				}
-				time.Sleep(5 * time.Millisecond)
-			}
+				return nil
+			})
 		}
 		args := func(id string) []string {
 			return append([]string{"CLIENT", "UNBLOCK", id}, tc.reason...)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // Leader discovery. A standalone lockkv answers CLUSTER, READONLY and
@@ -119,10 +120,6 @@ func (f *fakeCluster) Nodes() []commands.Node {
 
 func (f *fakeCluster) Status() commands.ClusterStatus { return f.status }
 
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // engineConn is a connection to an in-process engine.
 type engineConn struct{ out []byte }
 
@@ -144,7 +141,7 @@ type engineClient struct {
 }
 
 func newEngineClient(t *testing.T, cluster commands.Cluster) *engineClient {
-	e := commands.NewEngine(nil, systemClock{})
+	e := commands.NewEngine(nil, testutil.SystemClock{})
 	e.Cluster = cluster
 	conn := &engineConn{}
 	return &engineClient{t: t, e: e, cl: e.NewClient(conn), conn: conn}
@@ -159,7 +156,7 @@ func (c *engineClient) Do(args ...string) Value {
 	c.e.Call(c.cl, a)
 	c.e.FlushOutputs()
 	r := bufio.NewReader(bytes.NewReader(c.conn.out))
-	v, err := readValue(r)
+	v, err := testutil.ReadValue(r)
 	if err != nil || r.Buffered() != 0 {
 		c.t.Fatalf("%v: bad reply %q: %v", args, c.conn.out, err)
 	}
@@ -209,47 +206,8 @@ func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, p
 		cmd.Wait()
 	})
 	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitFor(t, 10*time.Second, addr+" answering PING", func() bool {
-		c, err := Dial(addr)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		v, err := c.Do("PING")
-		return err == nil && v.Str == "PONG"
-	})
+	testutil.Eventually(t, 10*time.Second, func() error { return testutil.Ping(addr) })
 	return addr, port
-}
-
-// waitFor polls cond until it holds, failing the test at the deadline.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func mustDial(t *testing.T, addr string) *Conn {
-	t.Helper()
-	c, err := Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-func mustDo(t *testing.T, c *Conn, args ...string) Value {
-	t.Helper()
-	v, err := c.Do(args...)
-	if err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return v
 }
 
 // infoField returns field's value in an INFO-style text.
@@ -322,23 +280,29 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 	mBus, rBus := testnet.FreePort(t), testnet.FreePort(t)
 	mAddr, _ := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(mBus), "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
 	rAddr, rPort := startRedisServer(t, "redis-server", "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(rBus), "--cluster-announce-ip", "127.0.0.1", "--cluster-node-timeout", "5000")
-	m, r := mustDial(t, mAddr), mustDial(t, rAddr)
-	mustDo(t, m, "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
-	mustDo(t, m, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(rPort), strconv.Itoa(rBus))
-	mID, rID := mustDo(t, m, "CLUSTER", "MYID").Str, mustDo(t, r, "CLUSTER", "MYID").Str
-	waitFor(t, 20*time.Second, "the replica to know the master", func() bool {
-		return strings.Contains(mustDo(t, r, "CLUSTER", "NODES").Str, mID)
+	m, r := testutil.MustDial(t, mAddr), testutil.MustDial(t, rAddr)
+	m.MustDo(t, "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+	m.MustDo(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(rPort), strconv.Itoa(rBus))
+	mID, rID := m.MustDo(t, "CLUSTER", "MYID").Str, r.MustDo(t, "CLUSTER", "MYID").Str
+	testutil.Eventually(t, 20*time.Second, func() error {
+		if v := r.MustDo(t, "CLUSTER", "NODES"); !strings.Contains(v.Str, mID) {
+			return fmt.Errorf("the replica does not know the master: %v", v)
+		}
+		return nil
 	})
-	mustDo(t, r, "CLUSTER", "REPLICATE", mID)
-	waitFor(t, 30*time.Second, "the replica in sync and both nodes ok", func() bool {
-		sl := mustDo(t, m, "CLUSTER", "SLOTS")
-		return len(sl.Elems) == 1 && len(sl.Elems[0].Elems) == 4 &&
-			infoField(mustDo(t, m, "CLUSTER", "INFO").Str, "cluster_state") == "ok" &&
-			infoField(mustDo(t, r, "CLUSTER", "INFO").Str, "cluster_state") == "ok" &&
-			strings.Contains(mustDo(t, r, "CLUSTER", "SHARDS").String(), `"replica", "replication-offset", :`) &&
-			!strings.Contains(mustDo(t, m, "CLUSTER", "SHARDS").String(), `"loading"`)
+	r.MustDo(t, "CLUSTER", "REPLICATE", mID)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		sl := m.MustDo(t, "CLUSTER", "SLOTS")
+		if len(sl.Elems) == 1 && len(sl.Elems[0].Elems) == 4 &&
+			infoField(m.MustDo(t, "CLUSTER", "INFO").Str, "cluster_state") == "ok" &&
+			infoField(r.MustDo(t, "CLUSTER", "INFO").Str, "cluster_state") == "ok" &&
+			strings.Contains(r.MustDo(t, "CLUSTER", "SHARDS").String(), `"replica", "replication-offset", :`) &&
+			!strings.Contains(m.MustDo(t, "CLUSTER", "SHARDS").String(), `"loading"`) {
+			return nil
+		}
+		return fmt.Errorf("the replica not in sync or a node not ok: CLUSTER SLOTS %v", sl)
 	})
-	epoch, _ := strconv.ParseUint(infoField(mustDo(t, m, "CLUSTER", "INFO").Str, "cluster_current_epoch"), 10, 64)
+	epoch, _ := strconv.ParseUint(infoField(m.MustDo(t, "CLUSTER", "INFO").Str, "cluster_current_epoch"), 10, 64)
 
 	// The same cluster in lockkv: n1 leads at the master's address, n2
 	// follows at the replica's; the Raft ports are Redis's bus ports.
@@ -359,8 +323,8 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 	}
 	keys := []string{"foo", "{foo}x", "bar", "user:1000", "{user1000}.following", "a{}b", "a{b}{c}", "", "{", "}{x}", "\x00\xff"}
 	for _, proto := range []string{"2", "3"} {
-		mustDo(t, m, "HELLO", proto)
-		mustDo(t, r, "HELLO", proto)
+		m.MustDo(t, "HELLO", proto)
+		r.MustDo(t, "HELLO", proto)
 		lk.Do("HELLO", proto)
 		for _, side := range []struct {
 			self string
@@ -382,7 +346,7 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 				for i, s := range args {
 					a[i] = ids.Replace(s)
 				}
-				rv := mustDo(t, side.c, args...)
+				rv := side.c.MustDo(t, args...)
 				if len(args) > 1 && (args[1] == "REPLICAS" || args[1] == "SLAVES") {
 					// Lines of CLUSTER NODES: pong times masked.
 					for i, e := range rv.Elems {
@@ -398,13 +362,13 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 				same(pfx+strings.Join(args, " "), lk.Do(a...), rv)
 			}
 			for _, k := range keys {
-				same(pfx+"CLUSTER KEYSLOT "+strconv.Quote(k), lk.Do("CLUSTER", "KEYSLOT", k), mustDo(t, side.c, "CLUSTER", "KEYSLOT", k))
+				same(pfx+"CLUSTER KEYSLOT "+strconv.Quote(k), lk.Do("CLUSTER", "KEYSLOT", k), side.c.MustDo(t, "CLUSTER", "KEYSLOT", k))
 			}
 			// SHARDS with the replication offsets masked.
 			same(pfx+"CLUSTER SHARDS", maskMapValues(lk.Do("CLUSTER", "SHARDS"), "replication-offset"),
-				maskMapValues(mustDo(t, side.c, "CLUSTER", "SHARDS"), "replication-offset"))
+				maskMapValues(side.c.MustDo(t, "CLUSTER", "SHARDS"), "replication-offset"))
 			// NODES as sorted lines with other nodes' pong times masked.
-			lv, rv := lk.Do("CLUSTER", "NODES"), mustDo(t, side.c, "CLUSTER", "NODES")
+			lv, rv := lk.Do("CLUSTER", "NODES"), side.c.MustDo(t, "CLUSTER", "NODES")
 			if lv.Kind != rv.Kind {
 				t.Errorf("%sCLUSTER NODES: type %c, redis %c", pfx, lv.Kind, rv.Kind)
 			}
@@ -415,7 +379,7 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 			}
 			// CLUSTER INFO: the same fields in the same order; Redis counts
 			// its bus messages, lockkv has none.
-			li, ri := lk.Do("CLUSTER", "INFO"), mustDo(t, side.c, "CLUSTER", "INFO")
+			li, ri := lk.Do("CLUSTER", "INFO"), side.c.MustDo(t, "CLUSTER", "INFO")
 			if li.Kind != ri.Kind || infoShape(li.Str) != infoShape(ri.Str) {
 				t.Errorf("%sCLUSTER INFO:\n lockkv: %q\n  redis: %q", pfx, li.Str, ri.Str)
 			}
@@ -425,11 +389,11 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 				}
 			}
 			// ROLE and INFO replication have Redis's shape (offsets differ).
-			lr, rr := lk.Do("ROLE"), mustDo(t, side.c, "ROLE")
+			lr, rr := lk.Do("ROLE"), side.c.MustDo(t, "ROLE")
 			if !sameShape(lr, rr) || lr.Elems[0].Str != rr.Elems[0].Str {
 				t.Errorf("%sROLE: lockkv %s, redis %s", pfx, lr, rr)
 			}
-			lrep, rrep := lk.Do("INFO", "replication").Str, mustDo(t, side.c, "INFO", "replication").Str
+			lrep, rrep := lk.Do("INFO", "replication").Str, side.c.MustDo(t, "INFO", "replication").Str
 			if lf, rf := infoFieldNames(lrep), infoFieldNames(rrep); !strings.HasPrefix(lf, rf) {
 				t.Errorf("%sINFO replication fields:\n lockkv: %s\n  redis: %s", pfx, lf, rf)
 			}
@@ -442,16 +406,16 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 	}
 
 	// Keys in slots: the same keys on the master and in lockkv.
-	mustDo(t, m, "HELLO", "2")
+	m.MustDo(t, "HELLO", "2")
 	lk.Do("HELLO", "2")
 	fc.self = "n1"
 	for _, k := range []string{"foo", "{foo}x", "{foo}y", "bar", "user:1"} {
-		mustDo(t, m, "SET", k, "v")
+		m.MustDo(t, "SET", k, "v")
 		lk.Do("SET", k, "v")
 	}
 	for _, slot := range []string{"12182", "5061", "0"} {
-		same("CLUSTER COUNTKEYSINSLOT "+slot, lk.Do("CLUSTER", "COUNTKEYSINSLOT", slot), mustDo(t, m, "CLUSTER", "COUNTKEYSINSLOT", slot))
-		same("CLUSTER GETKEYSINSLOT "+slot, lk.Do("CLUSTER", "GETKEYSINSLOT", slot, "10").Sorted(), mustDo(t, m, "CLUSTER", "GETKEYSINSLOT", slot, "10").Sorted())
+		same("CLUSTER COUNTKEYSINSLOT "+slot, lk.Do("CLUSTER", "COUNTKEYSINSLOT", slot), m.MustDo(t, "CLUSTER", "COUNTKEYSINSLOT", slot))
+		same("CLUSTER GETKEYSINSLOT "+slot, lk.Do("CLUSTER", "GETKEYSINSLOT", slot, "10").Sorted(), m.MustDo(t, "CLUSTER", "GETKEYSINSLOT", slot, "10").Sorted())
 	}
 }
 
@@ -500,15 +464,17 @@ func TestSentinelFormatsAgainstRedisSentinel(t *testing.T) {
 	monitor := []string{fmt.Sprintf("sentinel monitor mymaster 127.0.0.1 %d 2", mPort), "sentinel down-after-milliseconds mymaster 5000"}
 	sAddr, _ := startRedisServer(t, "redis-sentinel", monitor...)
 	startRedisServer(t, "redis-sentinel", monitor...)
-	s := mustDial(t, sAddr)
-	waitFor(t, 30*time.Second, "the sentinel to know the replica and the other sentinel", func() bool {
-		reps := mustDo(t, s, "SENTINEL", "REPLICAS", "mymaster")
-		sents := mustDo(t, s, "SENTINEL", "SENTINELS", "mymaster")
+	s := testutil.MustDial(t, sAddr)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		reps := s.MustDo(t, "SENTINEL", "REPLICAS", "mymaster")
+		sents := s.MustDo(t, "SENTINEL", "SENTINELS", "mymaster")
 		if len(reps.Elems) != 1 || len(sents.Elems) != 1 {
-			return false
+			return fmt.Errorf("the sentinel knows replicas %v and sentinels %v", reps, sents)
 		}
-		_, rv := flatFields(reps.Elems[0])
-		return rv["master-link-status"] == "ok" && rv["flags"] == "slave"
+		if _, rv := flatFields(reps.Elems[0]); rv["master-link-status"] != "ok" || rv["flags"] != "slave" {
+			return fmt.Errorf("the replica is %v", reps.Elems[0])
+		}
+		return nil
 	})
 
 	// lockkv: n1 leads at the master's address, n2 (a non-voter) follows
@@ -556,7 +522,7 @@ func TestSentinelFormatsAgainstRedisSentinel(t *testing.T) {
 		}
 	}
 	for _, proto := range []string{"2", "3"} {
-		mustDo(t, s, "HELLO", proto)
+		s.MustDo(t, "HELLO", proto)
 		lk.Do("HELLO", proto)
 		pfx := "RESP" + proto + " "
 		for _, args := range [][]string{
@@ -571,25 +537,25 @@ func TestSentinelFormatsAgainstRedisSentinel(t *testing.T) {
 			{"SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1"},
 			{"SENTINEL", "PENDING-SCRIPTS"},
 		} {
-			same(pfx+strings.Join(args, " "), lk.Do(args...), mustDo(t, s, args...))
+			same(pfx+strings.Join(args, " "), lk.Do(args...), s.MustDo(t, args...))
 		}
-		if l, r := lk.Do("SENTINEL", "MYID"), mustDo(t, s, "SENTINEL", "MYID"); l.Kind != r.Kind || len(l.Str) != len(r.Str) {
+		if l, r := lk.Do("SENTINEL", "MYID"), s.MustDo(t, "SENTINEL", "MYID"); l.Kind != r.Kind || len(l.Str) != len(r.Str) {
 			t.Errorf("SENTINEL MYID: lockkv %s, redis %s", l, r)
 		}
-		sameInstance(pfx+"SENTINEL MASTER", lk.Do("SENTINEL", "MASTER", "mymaster"), mustDo(t, s, "SENTINEL", "MASTER", "mymaster"))
-		lm, rm := lk.Do("SENTINEL", "MASTERS"), mustDo(t, s, "SENTINEL", "MASTERS")
+		sameInstance(pfx+"SENTINEL MASTER", lk.Do("SENTINEL", "MASTER", "mymaster"), s.MustDo(t, "SENTINEL", "MASTER", "mymaster"))
+		lm, rm := lk.Do("SENTINEL", "MASTERS"), s.MustDo(t, "SENTINEL", "MASTERS")
 		if len(lm.Elems) != 1 || len(rm.Elems) != 1 {
 			t.Fatalf("SENTINEL MASTERS: lockkv %s, redis %s", lm, rm)
 		}
 		sameInstance(pfx+"SENTINEL MASTERS", lm.Elems[0], rm.Elems[0])
 		for _, sub := range []string{"REPLICAS", "SLAVES"} {
-			l, r := lk.Do("SENTINEL", sub, "mymaster"), mustDo(t, s, "SENTINEL", sub, "mymaster")
+			l, r := lk.Do("SENTINEL", sub, "mymaster"), s.MustDo(t, "SENTINEL", sub, "mymaster")
 			if len(l.Elems) != 2 || len(r.Elems) != 1 {
 				t.Fatalf("SENTINEL %s: lockkv %s, redis %s", sub, l, r)
 			}
 			sameInstance(pfx+"SENTINEL "+sub, l.Elems[0], r.Elems[0])
 		}
-		l, r := lk.Do("SENTINEL", "SENTINELS", "mymaster"), mustDo(t, s, "SENTINEL", "SENTINELS", "mymaster")
+		l, r := lk.Do("SENTINEL", "SENTINELS", "mymaster"), s.MustDo(t, "SENTINEL", "SENTINELS", "mymaster")
 		if len(l.Elems) != 2 || len(r.Elems) != 1 {
 			t.Fatalf("SENTINEL SENTINELS: lockkv %s, redis %s", l, r)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // TestCommandDOCS: COMMAND DOCS answers byte for byte as Redis 7.0 for
@@ -139,7 +140,7 @@ func normDoc(doc Value, keep func(name string) bool) Value {
 // discovery replies (TestSentinelFormatsAgainstRedisSentinel).
 func TestSentinelCommandDOCS(t *testing.T) {
 	sAddr, _ := startRedisServer(t, "redis-sentinel")
-	s := mustDial(t, sAddr)
+	s := testutil.MustDial(t, sAddr)
 	lk := newEngineClient(t, &fakeCluster{self: "n1", leader: "n1", nodes: []commands.Node{
 		{ID: "n1", ClientAddr: "127.0.0.1:1", RaftAddr: "127.0.0.1:2", Voter: true}}})
 	var subs []string
@@ -155,10 +156,10 @@ func TestSentinelCommandDOCS(t *testing.T) {
 	}
 	all := func(string) bool { return true }
 	for _, proto := range []string{"2", "3"} {
-		mustDo(t, s, "HELLO", proto)
+		s.MustDo(t, "HELLO", proto)
 		lk.Do("HELLO", proto)
 		for _, args := range [][]string{{"COMMAND", "DOCS", "sentinel"}, append([]string{"COMMAND", "DOCS"}, subs...)} {
-			l, r := normDocs(lk.Do(args...), all), normDocs(mustDo(t, s, args...), all)
+			l, r := normDocs(lk.Do(args...), all), normDocs(s.MustDo(t, args...), all)
 			comparisons.Add(1)
 			if !Equal(l, r) {
 				divergences.Add(1)
@@ -166,7 +167,7 @@ func TestSentinelCommandDOCS(t *testing.T) {
 			}
 		}
 		for _, sub := range subs {
-			l, r := lk.Do("COMMAND", "DOCS", sub), mustDo(t, s, "COMMAND", "DOCS", sub)
+			l, r := lk.Do("COMMAND", "DOCS", sub), s.MustDo(t, "COMMAND", "DOCS", sub)
 			comparisons.Add(1)
 			if !Equal(l, r) {
 				divergences.Add(1)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // Config files: lockkv and redis-server 7.0.15 are each started from a
@@ -65,8 +66,6 @@ func needRedisServer(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int { return testnet.FreePort(t) }
-
 // confServer is a server process started from a config file.
 type confServer struct {
 	name, dir, conf, addr string
@@ -78,7 +77,7 @@ type confServer struct {
 func startFromConf(t *testing.T, name, bin, conf string, inc string) *confServer {
 	t.Helper()
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testnet.FreePort(t)
 	s := &confServer{name: name, dir: dir, conf: filepath.Join(dir, "server.conf"), addr: "127.0.0.1:" + strconv.Itoa(port)}
 	if inc != "" {
 		if err := os.WriteFile(filepath.Join(dir, "inc.conf"), []byte(inc), 0o644); err != nil {
@@ -102,18 +101,11 @@ func startFromConf(t *testing.T, name, bin, conf string, inc string) *confServer
 		s.cmd.Wait()
 		out.Close()
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := Dial(s.addr); err == nil {
-			c.Close()
-			return s
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "stdout"))
-			t.Fatalf("%s did not start from %s:\n%s\n%s", name, s.conf, text, b)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := testutil.Poll(10*time.Second, func() error { return testutil.Ping(s.addr) }); err != nil {
+		b, _ := os.ReadFile(filepath.Join(dir, "stdout"))
+		t.Fatalf("%s did not start from %s (%v):\n%s\n%s", name, s.conf, err, text, b)
 	}
+	return s
 }
 
 // do runs a command (AUTHing first when pass is set).
@@ -314,19 +306,16 @@ maxmemory 1mb
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	var after Value
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := Dial(l.addr); err == nil {
-			c.Do("AUTH", "s3cret pass")
-			after, _ = c.Do("CONFIG", "GET", "*")
-			c.Close()
-			break
+	testutil.Eventually(t, 10*time.Second, func() error {
+		c, err := Dial(l.addr)
+		if err != nil {
+			return fmt.Errorf("lockkv did not start again from its rewritten file: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("lockkv did not start again from its rewritten file")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer c.Close()
+		c.Do("AUTH", "s3cret pass")
+		after, _ = c.Do("CONFIG", "GET", "*")
+		return nil
+	})
 	if before.String() != after.String() {
 		t.Errorf("CONFIG GET * after a restart from the rewritten file:\n%v\nbefore:\n%v", after, before)
 	}

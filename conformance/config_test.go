@@ -13,7 +13,7 @@ var configPerServer = map[string]bool{"port": true, "dir": true, "logfile": true
 // configAll returns CONFIG GET * as a map.
 func configAll(t *testing.T, c *Conn) map[string]string {
 	t.Helper()
-	v := mustDo(t, c, "CONFIG", "GET", "*")
+	v := c.MustDo(t, "CONFIG", "GET", "*")
 	m := map[string]string{}
 	for i := 0; i+1 < len(v.Elems); i += 2 {
 		m[v.Elems[i].Str] = v.Elems[i+1].Str
@@ -234,8 +234,8 @@ func TestConfigSetMulti(t *testing.T) {
 func configSetUnsupported(t *testing.T, p *Pair, name, value string) {
 	t.Helper()
 	args := []string{"CONFIG", "SET", name, value}
-	lBefore := mustDo(t, p.L, "CONFIG", "GET", name)
-	rBefore := mustDo(t, p.R, "CONFIG", "GET", name)
+	lBefore := p.L.MustDo(t, "CONFIG", "GET", name)
+	rBefore := p.R.MustDo(t, "CONFIG", "GET", name)
 	lv, rv := p.both(args)
 	if rv.Kind == '-' || lv.Kind != '-' {
 		p.check(args, lv, rv, Equal(lv, rv))
@@ -246,11 +246,11 @@ func configSetUnsupported(t *testing.T, p *Pair, name, value string) {
 			divergences.Add(1)
 			t.Errorf("%q: lockkv answered %v; want its refusal %q...", args, lv, prefix)
 		}
-		if after := mustDo(t, p.L, "CONFIG", "GET", name); !Equal(after, lBefore) {
+		if after := p.L.MustDo(t, "CONFIG", "GET", name); !Equal(after, lBefore) {
 			t.Errorf("%q: a refused value changed lockkv's setting from %v to %v", args, lBefore, after)
 		}
 		if len(rBefore.Elems) == 2 {
-			mustDo(t, p.R, "CONFIG", "SET", name, rBefore.Elems[1].Str)
+			p.R.MustDo(t, "CONFIG", "SET", name, rBefore.Elems[1].Str)
 		}
 	}
 	if !configPerServer[name] {
@@ -296,11 +296,11 @@ func TestConfigSetUnsupported(t *testing.T) {
 	p.Do("CONFIG", "SET", "save", "100 10", "hz", "x")
 	p.DoPairsSorted("CONFIG", "GET", "save", "hz")
 	// And nothing of the command is kept.
-	l := mustDo(t, p.L, "CONFIG", "SET", "hz", "20", "appendonly", "yes")
+	l := p.L.MustDo(t, "CONFIG", "SET", "hz", "20", "appendonly", "yes")
 	if !strings.HasPrefix(l.Str, "ERR CONFIG SET failed (possibly related to argument 'appendonly') - lockkv does not support ") {
 		t.Errorf("CONFIG SET hz 20 appendonly yes: %v", l)
 	}
-	if v := mustDo(t, p.L, "CONFIG", "GET", "hz"); len(v.Elems) != 2 || v.Elems[1].Str != "10" {
+	if v := p.L.MustDo(t, "CONFIG", "GET", "hz"); len(v.Elems) != 2 || v.Elems[1].Str != "10" {
 		t.Errorf("hz after a refused CONFIG SET: %v", v)
 	}
 	// loglevel is honoured (the embedded server has a level).

@@ -73,7 +73,7 @@ func sameKey(p *Pair, key string) {
 	p.t.Helper()
 	p.Do("TYPE", key)
 	p.Do("OBJECT", "ENCODING", key)
-	switch p.R.mustDo(p.t, "TYPE", key).Str {
+	switch p.R.MustDo(p.t, "TYPE", key).Str {
 	case "string":
 		p.Do("GET", key)
 	case "list":
@@ -85,15 +85,6 @@ func sameKey(p *Pair, key string) {
 	case "zset":
 		p.Do("ZRANGE", key, "0", "-1", "WITHSCORES")
 	}
-}
-
-func (c *Conn) mustDo(t testing.TB, args ...string) Value {
-	t.Helper()
-	v, err := c.Do(args...)
-	if err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	return v
 }
 
 func TestDumpSameBytes(t *testing.T) {
@@ -126,7 +117,7 @@ func TestRestoreBothWays(t *testing.T) {
 	keys := dumpFixtures(p)
 	for _, from := range []*Conn{p.R, p.L} {
 		for _, k := range keys {
-			payload := from.mustDo(t, "DUMP", k).Str
+			payload := from.MustDo(t, "DUMP", k).Str
 			p.Do("RESTORE", "copy:"+k, "0", payload)
 			sameKey(p, "copy:"+k)
 			p.Do("DEL", "copy:"+k)
@@ -137,7 +128,7 @@ func TestRestoreBothWays(t *testing.T) {
 func TestRestoreOptions(t *testing.T) {
 	p := NewPair(t)
 	p.Do("SET", "k", "v")
-	payload := p.R.mustDo(t, "DUMP", "k").Str
+	payload := p.R.MustDo(t, "DUMP", "k").Str
 	p.Do("RESTORE", "k", "0", payload)
 	p.Do("RESTORE", "k", "0", payload, "REPLACE")
 	p.Do("RESTORE", "k", "0", payload, "replace", "foo")
@@ -179,7 +170,7 @@ func footer(b []byte) []byte {
 func TestRestoreTTL(t *testing.T) {
 	p := NewPair(t)
 	p.Do("SET", "k", "v")
-	payload := p.R.mustDo(t, "DUMP", "k").Str
+	payload := p.R.MustDo(t, "DUMP", "k").Str
 	p.Do("RESTORE", "a", "100000", payload)
 	p.DoLease("PTTL", "a")
 	// An absolute deadline in the past: nothing is added, and REPLACE
@@ -195,7 +186,7 @@ func TestRestoreTTL(t *testing.T) {
 func TestRestoreIdleFreq(t *testing.T) {
 	p := NewPair(t)
 	p.Do("SET", "k", "v")
-	payload := p.R.mustDo(t, "DUMP", "k").Str
+	payload := p.R.MustDo(t, "DUMP", "k").Str
 	p.Do("RESTORE", "a", "0", payload, "IDLETIME", "1000")
 	p.DoApprox(1, "OBJECT", "IDLETIME", "a")
 	p.Do("RESTORE", "b", "0", payload, "FREQ", "100")
@@ -215,14 +206,14 @@ func TestRestoreEncodingLimits(t *testing.T) {
 	keys := dumpFixtures(p)
 	payloads := map[string]string{}
 	for _, k := range keys {
-		payloads[k] = p.R.mustDo(t, "DUMP", k).Str
+		payloads[k] = p.R.MustDo(t, "DUMP", k).Str
 	}
 	for _, kv := range [][2]string{
 		{"hash-max-listpack-entries", "2"}, {"hash-max-listpack-value", "3"},
 		{"set-max-intset-entries", "2"}, {"zset-max-listpack-entries", "3"},
 		{"zset-max-listpack-value", "1"},
 	} {
-		old := p.R.mustDo(t, "CONFIG", "GET", kv[0]).Elems[1].Str
+		old := p.R.MustDo(t, "CONFIG", "GET", kv[0]).Elems[1].Str
 		p.Do("CONFIG", "SET", kv[0], kv[1])
 		for _, k := range keys {
 			p.Do("RESTORE", "copy", "0", payloads[k], "REPLACE")
@@ -374,7 +365,7 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 	p := NewPair(t)
 	keys := dumpFixtures(p)
 	for _, k := range keys {
-		payload := []byte(p.R.mustDo(t, "DUMP", k).Str)
+		payload := []byte(p.R.MustDo(t, "DUMP", k).Str)
 		body := payload[:len(payload)-10]
 		for cut := 1; cut < len(body) && cut < 40; cut++ {
 			args := []string{"RESTORE", "bad", "0", string(footer(append([]byte(nil), body[:len(body)-cut]...))), "REPLACE"}
@@ -387,8 +378,8 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 			if !refusedMore {
 				p.Do("DEL", "bad")
 			}
-			p.L.mustDo(t, "DEL", "bad")
-			p.R.mustDo(t, "DEL", "bad")
+			p.L.MustDo(t, "DEL", "bad")
+			p.R.MustDo(t, "DEL", "bad")
 		}
 	}
 }

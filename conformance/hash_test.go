@@ -1,53 +1,19 @@
 package conformance
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// doIfSupported sends args to lockkv first; if lockkv does not know the
-// command yet (another family not merged), it reports false and sends
-// nothing to Redis. Otherwise it compares as Do.
-func doIfSupported(p *Pair, args ...string) bool {
-	p.t.Helper()
-	lv, err := p.L.Do(args...)
-	if err != nil {
-		p.t.Fatalf("%q: lockkv: %v", args, err)
-	}
-	if lv.Kind == '-' && (strings.HasPrefix(lv.Str, "ERR unknown command") || strings.HasPrefix(lv.Str, "ERR unknown subcommand")) {
-		p.t.Logf("lockkv has no %q yet: skipped", args)
-		return false
-	}
-	rv, err := p.R.Do(args...)
-	if err != nil {
-		p.t.Fatalf("%q: redis: %v", args, err)
-	}
-	p.check(args, lv, rv, Equal(lv, rv))
-	return true
-}
-
-// encoding checks OBJECT ENCODING of key when lockkv has OBJECT.
+// encoding compares OBJECT ENCODING of key.
 func encoding(p *Pair, key string) {
 	p.t.Helper()
-	doIfSupported(p, "OBJECT", "ENCODING", key)
-}
-
-// resp3 switches the pair to RESP3, or skips the test while lockkv has no
-// HELLO. HELLO's own reply (server id, client id) is not compared.
-func resp3(t *testing.T, p *Pair) {
-	t.Helper()
-	lv, err := p.L.Do("HELLO", "3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lv.Kind == '-' {
-		t.Skip("lockkv has no HELLO yet: RESP3 cases skipped")
-	}
-	if _, err := p.R.Do("HELLO", "3"); err != nil {
-		t.Fatal(err)
-	}
+	p.Do("OBJECT", "ENCODING", key)
 }
 
 // members returns the bulk strings of an array/set/map reply (one level,
@@ -97,7 +63,7 @@ func TestHashHSET(t *testing.T) {
 	p.Do("HGET", "s", "f")
 	p.Do("HMGET", "s", "f")
 	p.Do("GET", "s")
-	doIfSupported(p, "TYPE", "h")
+	p.Do("TYPE", "h")
 	p.Do("hset", "H2", "F", "V")
 	p.Do("HgEt", "H2", "F")
 }
@@ -425,18 +391,14 @@ func TestHashRedissonLock(t *testing.T) {
 	// a lease that runs out
 	p.Do("HINCRBY", lock, owner, "1")
 	p.Do("PEXPIRE", lock, "50")
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	testutil.Eventually(t, 3*time.Second, func() error {
 		lv, _ := p.L.Do("EXISTS", lock)
 		rv, _ := p.R.Do("EXISTS", lock)
-		if lv.Str == "0" && rv.Str == "0" {
-			break
+		if lv.Str != "0" || rv.Str != "0" {
+			return fmt.Errorf("lease did not run out: lockkv %v redis %v", lv, rv)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lease did not run out: lockkv %v redis %v", lv, rv)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	p.Do("HEXISTS", lock, owner)
 	p.Do("HINCRBY", lock, owner, "1")
 	p.Do("HGETALL", lock)
@@ -444,7 +406,7 @@ func TestHashRedissonLock(t *testing.T) {
 
 func TestHashRESP3(t *testing.T) {
 	p := NewPair(t)
-	resp3(t, p)
+	p.Do("HELLO", "3")
 	p.Do("HSET", "h", "a", "1", "b", "2")
 	p.Do("HGETALL", "h")
 	p.Do("HGETALL", "nokey")
@@ -478,12 +440,8 @@ func TestHashRESP3(t *testing.T) {
 func TestHashNotifications(t *testing.T) {
 	p := NewPair(t)
 	sub := Connect(t)
-	if !doIfSupported(sub, "PSUBSCRIBE", "__key*__:*") {
-		t.Skip("lockkv has no PSUBSCRIBE yet")
-	}
-	if !doIfSupported(p, "CONFIG", "SET", "notify-keyspace-events", "KEA") {
-		t.Skip("lockkv has no CONFIG SET yet")
-	}
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	p.Do("HSET", "h", "a", "1")
 	p.Do("HSETNX", "h", "a", "1") // no event
@@ -638,10 +596,6 @@ const (
 
 func TestHashRedissonLockScript(t *testing.T) {
 	p := NewPair(t)
-	lv, _ := p.L.Do("EVAL", "return 1", "0")
-	if lv.Kind == '-' {
-		t.Skip("lockkv has no EVAL yet")
-	}
 	const lock, me, other = "myLock", "8743c9c0-0795-4907-87fd-6c719a6b4586:1", "8743c9c0-0795-4907-87fd-6c719a6b4586:2"
 	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)         // acquired: nil
 	p.Do("EVAL", redissonLockScript, "1", lock, "30000", me)         // reentered: nil

@@ -5,18 +5,6 @@ import (
 	"time"
 )
 
-// requireLockkv skips the test unless lockkv accepts cmd (a command another
-// family provides), then runs cmd on Redis too.
-func requireLockkv(t *testing.T, p *Pair, cmd ...string) {
-	t.Helper()
-	if v, err := p.L.Do(cmd...); err != nil || v.Kind == '-' {
-		t.Skipf("lockkv does not support %q yet", cmd)
-	}
-	if _, err := p.R.Do(cmd...); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // drainMarker is the channel drainEvents synchronises on. A subscriber
 // subscribes to it (subscribeDrain) besides what it watches.
 const drainMarker = "conformance:drain"
@@ -61,10 +49,10 @@ func drainEvents(t *testing.T, pub, sub *Pair) int {
 
 func TestKeysNotifications(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEAn")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	sub := Connect(t)
-	requireLockkv(t, sub, "PSUBSCRIBE", "__key*@*__:*")
+	sub.Do("PSUBSCRIBE", "__key*@*__:*")
 	subscribeDrain(sub)
 	for _, cmd := range [][]string{
 		{"SET", "a", "1"}, {"SET", "a", "2", "EX", "100"}, {"SET", "a", "3", "KEEPTTL"},
@@ -108,7 +96,7 @@ func TestKeysNotifications(t *testing.T) {
 func TestStringEncoding(t *testing.T) {
 	p := NewPair(t)
 	p.Do("SET", "probe", "1")
-	requireLockkv(t, p, "OBJECT", "ENCODING", "probe")
+	p.Do("OBJECT", "ENCODING", "probe")
 	for _, v := range []string{"1", "0", "-1", "12345", "9223372036854775807", "9223372036854775808",
 		"-9223372036854775808", "01", "-0", "+1", " 1", "abc", "", "1.5",
 		"12345678901234567890123456789012345678901234", "123456789012345678901234567890123456789012345"} {
@@ -132,7 +120,7 @@ func TestStringEncoding(t *testing.T) {
 
 func TestKeysStringsRESP3(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "HELLO", "3")
+	p.Do("HELLO", "3")
 	for _, cmd := range [][]string{
 		{"GET", "nosuch"}, {"SET", "k", "v"}, {"SET", "k", "w", "NX"}, {"SET", "k", "w", "GET"},
 		{"SET", "n", "w", "GET"}, {"SET", "k", "x", "XX", "GET"}, {"GETEX", "nosuch"}, {"GETDEL", "nosuch"},
@@ -154,10 +142,10 @@ func TestKeysStringsRESP3(t *testing.T) {
 // do not.
 func TestKeysKeymiss(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "Em")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "Em")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	sub := Connect(t)
-	requireLockkv(t, sub, "PSUBSCRIBE", "__keyevent@*__:*")
+	sub.Do("PSUBSCRIBE", "__keyevent@*__:*")
 	subscribeDrain(sub)
 	p.Do("SET", "exists", "1")
 	for _, cmd := range [][]string{

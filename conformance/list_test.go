@@ -407,10 +407,10 @@ func TestListExpiredKey(t *testing.T) {
 
 func TestListNotifications(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEAn")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	sub := Connect(t)
-	requireLockkv(t, sub, "PSUBSCRIBE", "__key*@*__:*")
+	sub.Do("PSUBSCRIBE", "__key*@*__:*")
 	for _, cmd := range [][]string{
 		{"RPUSH", "l", "a", "b", "c", "d", "e", "f"}, {"LPUSH", "l", "z"}, {"LPUSHX", "l", "y"},
 		{"RPUSHX", "l", "x"}, {"LPUSHX", "nokey", "a"}, {"LPOP", "l"}, {"RPOP", "l", "2"},

@@ -1,10 +1,11 @@
 package conformance
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -53,38 +54,17 @@ var leaseReplies = map[string]bool{
 	lockscripts.SpinAcquire: true, lockscripts.FencedAcquire: true,
 }
 
-// requireOnLockkv skips t unless lockkv knows every command (other
-// families merge independently).
-func requireOnLockkv(t *testing.T, names ...string) {
-	t.Helper()
-	c, err := Dial(LockkvAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, n := range names {
-		v, err := c.Do(n)
-		if err != nil || (v.Kind == '-' && strings.HasPrefix(v.Str, "ERR unknown command")) {
-			t.Skipf("lockkv has no %s yet", strings.ToUpper(n))
-		}
-	}
-}
-
 // waitGone polls until key has expired on both servers.
 func (p *lockPair) waitGone(key string) {
 	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(p.t, 5*time.Second, func() error {
 		l, _ := p.L.Do("EXISTS", key)
 		r, _ := p.R.Do("EXISTS", key)
-		if l.Str == "0" && r.Str == "0" {
-			return
+		if l.Str != "0" || r.Str != "0" {
+			return fmt.Errorf("%s did not expire (lockkv %v, redis %v)", key, l, r)
 		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s did not expire (lockkv %v, redis %v)", key, l, r)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // keyspace compares every key, its type, its content and its lease.
@@ -126,7 +106,6 @@ const (
 )
 
 func TestLocksReentrant(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	lock, ch := "myLock", "redisson_lock__channel:{myLock}"
 	sub := Connect(t)
@@ -166,7 +145,6 @@ func TestLocksReentrantLease(t *testing.T) {
 }
 
 func TestLocksReadWrite(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	lock, ch := "rwLock", "redisson_rwlock:{rwLock}"
 	wA := clientA + ":write"
@@ -193,7 +171,6 @@ func TestLocksReadWrite(t *testing.T) {
 }
 
 func TestLocksSemaphore(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	sem, ch := "sem", "redisson_sc:{sem}"
 	sub := Connect(t)
@@ -213,7 +190,6 @@ func TestLocksSemaphore(t *testing.T) {
 }
 
 func TestLocksPermitExpirableSemaphore(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	avail, timeouts, ch := "pes", "redisson__timeout__set:{pes}", "redisson_sc:{pes}"
 	p.Do("SET", avail, "2")
@@ -232,7 +208,6 @@ func TestLocksPermitExpirableSemaphore(t *testing.T) {
 }
 
 func TestLocksCountDownLatch(t *testing.T) {
-	requireOnLockkv(t, "publish")
 	p := newLockPair(t)
 	latch, ch := "latch", "redisson_countdownlatch__channel__{latch}"
 	sub := Connect(t)

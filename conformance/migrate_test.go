@@ -38,7 +38,7 @@ func (m *migratePair) mig(rest ...string) Value {
 func (m *migratePair) targets() *Pair { return &Pair{t: m.t, L: m.tL, R: m.tR} }
 
 func portOf(t *testing.T, c *Conn) string {
-	_, port, err := net.SplitHostPort(c.nc.RemoteAddr().String())
+	_, port, err := net.SplitHostPort(c.NetConn().RemoteAddr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 func TestMultiExec(t *testing.T) {
@@ -297,20 +300,12 @@ func liveWatch(t *testing.T, p *Pair, key string) [2]int64 {
 func waitGone(t *testing.T, p *Pair, key string) {
 	t.Helper()
 	for _, c := range []*Conn{p.L, p.R} {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			v, err := c.Do("DBSIZE")
-			if err != nil {
-				t.Fatal(err)
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if v := c.MustDo(t, "DBSIZE"); v.Str != "0" {
+				return fmt.Errorf("%s: %s not reclaimed (DBSIZE %v)", c.Addr, key, v)
 			}
-			if v.Str == "0" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s not reclaimed", c.Addr, key)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 }
 
@@ -322,13 +317,12 @@ func TestMultiWatchExpire(t *testing.T) {
 	for i, c := range []*Conn{p.L, p.R} {
 		// Until each server's clock passes the deadline; reading the key
 		// would reclaim it on Redis, which is the next case.
-		deadline := time.Now().Add(10 * time.Second)
-		for serverMs(t, c) <= expires[i] {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: its clock does not reach %d", c.Addr, expires[i])
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if ms := serverMs(t, c); ms <= expires[i] {
+				return fmt.Errorf("%s: its clock (%d) does not reach %d", c.Addr, ms, expires[i])
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	p.Do("MULTI")
 	p.Do("PING")
@@ -371,7 +365,7 @@ func TestMultiWatchExpire(t *testing.T) {
 
 func TestMultiBlockingInExec(t *testing.T) {
 	p := NewPair(t)
-	requireLockkv(t, p, "LPUSH", "l", "a")
+	p.Do("LPUSH", "l", "a")
 	p.Do("MULTI")
 	p.Do("BLPOP", "l", "0")
 	p.Do("BLPOP", "l", "0")

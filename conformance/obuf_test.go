@@ -1,14 +1,15 @@
 package conformance
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // client-output-buffer-limit, after Redis's tests/unit/obuf-limits.tcl.
@@ -26,28 +27,6 @@ func setOutputBufferLimit(t *testing.T, value string) {
 	t.Helper()
 	Connect(t).Do("CONFIG", "SET", "client-output-buffer-limit", value)
 	t.Cleanup(func() { Connect(t).Do("CONFIG", "SET", "client-output-buffer-limit", defaultOutputBufferLimit) })
-}
-
-// dialSlowReader connects with a small receive buffer, so that the
-// server's output backs up after little data.
-func dialSlowReader(t *testing.T, addr string) *Conn {
-	t.Helper()
-	d := net.Dialer{Timeout: 5 * time.Second, Control: func(network, address string, c syscall.RawConn) error {
-		var serr error
-		err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		})
-		if err != nil {
-			return err
-		}
-		return serr
-	}}
-	nc, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return &Conn{nc: nc, r: bufio.NewReader(nc), Addr: addr}
 }
 
 // clientLine returns the CLIENT LIST line of the client named name, "" if
@@ -76,7 +55,7 @@ func clientField(line, field string) int64 {
 // subscribeSlow subscribes a slow reader named name to channel foo.
 func subscribeSlow(t *testing.T, addr, name string) *Conn {
 	t.Helper()
-	sub := dialSlowReader(t, addr)
+	sub := testutil.DialSlowReader(t, addr)
 	for _, cmd := range [][]string{{"CLIENT", "SETNAME", name}, {"SUBSCRIBE", "foo"}} {
 		if _, err := sub.Do(cmd...); err != nil {
 			t.Fatalf("%s: %q: %v", addr, cmd, err)
@@ -104,7 +83,7 @@ func TestOutputBufferPubSubHardLimit(t *testing.T) {
 	msg := strings.Repeat("x", 1000)
 	run := func(addr string) outcome {
 		sub := subscribeSlow(t, addr, "hardsub")
-		pub := mustDial(t, addr)
+		pub := testutil.MustDial(t, addr)
 		var last int64
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
@@ -113,7 +92,7 @@ func TestOutputBufferPubSubHardLimit(t *testing.T) {
 				burst = 50 // the kernel's buffers fill first
 			}
 			for i := 0; i < burst; i++ {
-				mustDo(t, pub, "PUBLISH", "foo", msg)
+				pub.MustDo(t, "PUBLISH", "foo", msg)
 			}
 			line := clientLine(t, pub, "hardsub")
 			if line == "" {
@@ -136,9 +115,9 @@ func TestOutputBufferPubSubHardLimit(t *testing.T) {
 // drainedToEOF reads c until the server closes it.
 func drainedToEOF(c *Conn) bool {
 	buf := make([]byte, 64*1024)
-	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
-		if _, err := c.r.Read(buf); err != nil {
+		if _, err := c.Reader().Read(buf); err != nil {
 			ne, ok := err.(net.Error)
 			return !(ok && ne.Timeout())
 		}
@@ -155,12 +134,12 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 	msg := strings.Repeat("x", 1000)
 	run := func(addr string) outcome {
 		sub := subscribeSlow(t, addr, "softsub")
-		pub := mustDial(t, addr)
+		pub := testutil.MustDial(t, addr)
 		var over time.Time // when omem was last seen under the limit, once over
 		underAt := time.Now()
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
-			mustDo(t, pub, "PUBLISH", "foo", msg)
+			pub.MustDo(t, "PUBLISH", "foo", msg)
 			line := clientLine(t, pub, "softsub")
 			if line == "" {
 				return outcome{"closed while publishing": "true"}
@@ -180,13 +159,12 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 		if over.IsZero() {
 			return outcome{"went over": "false"}
 		}
-		gone := false
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-			if clientLine(t, pub, "softsub") == "" {
-				gone = true
-				break
+		gone := testutil.Poll(10*time.Second, func() error {
+			if line := clientLine(t, pub, "softsub"); line != "" {
+				return errors.New(line)
 			}
-		}
+			return nil
+		}) == nil
 		return outcome{"stayed over for the soft seconds": "true", "closed without traffic": strconv.FormatBool(gone),
 			"connection closed": strconv.FormatBool(gone && drainedToEOF(sub))}
 	}

@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // receiveN reads n replies or messages from both servers, requiring each
@@ -212,20 +215,13 @@ func TestPubSubIntrospection(t *testing.T) {
 	// Subscriptions of a closed connection go away.
 	a.L.Close()
 	a.R.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		lv, _ := p.L.Do("PUBSUB", "NUMSUB", "beta")
-		if lv.String() == `*["beta", :0]` || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	for {
-		rv, _ := p.R.Do("PUBSUB", "NUMSUB", "beta")
-		if rv.String() == `*["beta", :0]` || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	for _, c := range []*Conn{p.L, p.R} {
+		testutil.Eventually(t, 2*time.Second, func() error {
+			if v := c.MustDo(t, "PUBSUB", "NUMSUB", "beta"); v.String() != `*["beta", :0]` {
+				return fmt.Errorf("%s: PUBSUB NUMSUB beta: %v", c.Addr, v)
+			}
+			return nil
+		})
 	}
 	p.DoSorted("PUBSUB", "CHANNELS")
 	p.Do("PUBSUB", "NUMSUB", "alpha", "beta")

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/chisquare"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
@@ -167,10 +169,10 @@ func runSampler(t *testing.T, c *Conn, who string, s sampler) {
 		for i := 0; i < n; i++ {
 			if s.resetup {
 				for _, cmd := range s.setup {
-					buf = append(buf, encodeCommand(cmd)...)
+					buf = append(buf, testutil.Command(cmd...)...)
 				}
 			}
-			buf = append(buf, encodeCommand(s.draw)...)
+			buf = append(buf, testutil.Command(s.draw...)...)
 		}
 		if err := c.SendRaw(buf); err != nil {
 			t.Fatalf("%s: send: %v", who, err)
@@ -332,8 +334,7 @@ func TestRandomDistributionCluster(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) { runSampler(t, c, "lockkv cluster", s) })
 	}
 	// Every node applies the same log; the keyspaces must agree.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		var digests []string
 		var applied []uint64
 		for _, s := range srvs {
@@ -354,13 +355,10 @@ func TestRandomDistributionCluster(t *testing.T) {
 				}
 				t.Fatalf("nodes applied the same log (index %d) and differ: %v", applied[0], digests)
 			}
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nodes did not catch up: applied %v", applied)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("nodes did not catch up: applied %v", applied)
+	})
 }
 
 // startCluster starts an in-process lockkv cluster of n nodes. Its Raft
@@ -392,17 +390,17 @@ func startCluster(t *testing.T, n int) []*lockkv.Server {
 // clusterLeader waits for the node that leads and serves.
 func clusterLeader(t *testing.T, srvs []*lockkv.Server) *lockkv.Server {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	var leader *lockkv.Server
+	testutil.Eventually(t, 15*time.Second, func() error {
 		for _, s := range srvs {
 			var ok bool
 			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
 			if ok {
-				return s
+				leader = s
+				return nil
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("no leader within 15s")
-	return nil
+		return errors.New("no leader")
+	})
+	return leader
 }

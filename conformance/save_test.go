@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // SAVE writes an RDB file redis-server 7.0.15 loads, and lockkv loads the
@@ -86,7 +88,7 @@ func sameValues(p *Pair, keys []string) {
 	p.DoSorted("KEYS", "*")
 	for _, k := range keys {
 		p.Do("TYPE", k)
-		switch p.R.mustDo(p.t, "TYPE", k).Str {
+		switch p.R.MustDo(p.t, "TYPE", k).Str {
 		case "string":
 			p.Do("GET", k)
 		case "list":
@@ -107,10 +109,10 @@ func TestSaveLoadsInRedis(t *testing.T) {
 	dir := t.TempDir()
 	src := startOwnLockkv(t, lockkv.Config{EnableProtectedConfigs: "yes", Settings: []lockkv.Setting{{Name: "dir", Args: []string{dir}}}})
 	keys := fillForSave(&Pair{t: t, L: src, R: ref.R})
-	if v := src.mustDo(t, "SAVE"); v.Str != "OK" {
+	if v := src.MustDo(t, "SAVE"); v.Str != "OK" {
 		t.Fatalf("SAVE: %v", v)
 	}
-	if v := src.mustDo(t, "LASTSAVE"); v.Kind != ':' {
+	if v := src.MustDo(t, "LASTSAVE"); v.Kind != ':' {
 		t.Fatalf("LASTSAVE: %v", v)
 	}
 	// redis-server loads it; so does lockkv, alike; and it holds what
@@ -121,15 +123,17 @@ func TestSaveLoadsInRedis(t *testing.T) {
 	sameValues(&Pair{t: t, L: src, R: r}, keys)
 
 	// BGSAVE writes the same state.
-	src.mustDo(t, "CONFIG", "SET", "dbfilename", "bg.rdb")
-	if v := src.mustDo(t, "BGSAVE"); v.Str != "Background saving started" {
+	src.MustDo(t, "CONFIG", "SET", "dbfilename", "bg.rdb")
+	if v := src.MustDo(t, "BGSAVE"); v.Str != "Background saving started" {
 		t.Fatalf("BGSAVE: %v", v)
 	}
-	waitFor(t, 10*time.Second, "BGSAVE", func() bool {
-		v := src.mustDo(t, "INFO", "persistence")
-		return infoField(v.Str, "rdb_bgsave_in_progress") == "0"
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if v := src.MustDo(t, "INFO", "persistence"); infoField(v.Str, "rdb_bgsave_in_progress") != "0" {
+			return errors.New("BGSAVE still in progress")
+		}
+		return nil
 	})
-	if v := src.mustDo(t, "INFO", "persistence"); infoField(v.Str, "rdb_last_bgsave_status") != "ok" || infoField(v.Str, "rdb_changes_since_last_save") != "0" {
+	if v := src.MustDo(t, "INFO", "persistence"); infoField(v.Str, "rdb_last_bgsave_status") != "ok" || infoField(v.Str, "rdb_changes_since_last_save") != "0" {
 		t.Fatalf("BGSAVE failed, or left changes unsaved: %s", v.Str)
 	}
 	dir2 := t.TempDir()
@@ -148,14 +152,14 @@ func TestLoadRedisDump(t *testing.T) {
 	dir := t.TempDir()
 	src := startRedisT(t, dir)
 	keys := fillForSave(&Pair{t: t, L: ref.L, R: src})
-	ref.L.mustDo(t, "FUNCTION", "FLUSH")
-	if v := src.mustDo(t, "SAVE"); v.Str != "OK" {
+	ref.L.MustDo(t, "FUNCTION", "FLUSH")
+	if v := src.MustDo(t, "SAVE"); v.Str != "OK" {
 		t.Fatalf("redis SAVE: %v", v)
 	}
 	l := startOwnLockkv(t, lockkv.Config{LoadRDB: filepath.Join(dir, "dump.rdb")})
 	r := startRedisT(t, dir)
 	for _, f := range []string{"rdb_last_load_keys_loaded", "rdb_last_load_keys_expired"} {
-		lv, rv := infoField(l.mustDo(t, "INFO", "persistence").Str, f), infoField(r.mustDo(t, "INFO", "persistence").Str, f)
+		lv, rv := infoField(l.MustDo(t, "INFO", "persistence").Str, f), infoField(r.MustDo(t, "INFO", "persistence").Str, f)
 		if lv != rv {
 			t.Errorf("%s: lockkv %s, redis %s", f, lv, rv)
 		}

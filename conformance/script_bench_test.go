@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 )
 
@@ -21,19 +22,13 @@ func BenchmarkEvalshaLockPair(b *testing.B) {
 	if RedisAddr() == "" {
 		b.Skip("no redis-server")
 	}
-	release := lockscripts.Release
-	if !hasCommand(LockkvAddr(), "publish") {
-		// PUBLISH is another family's; without it release without the
-		// notification on both servers.
-		release = lockReleaseNoPublish
-	}
 	for _, mode := range []struct {
 		name  string
 		depth int
 	}{{"rtt", 1}, {"pipe", 64}} {
 		b.Run(mode.name, func(b *testing.B) {
-			lk := newBenchConn(b, LockkvAddr(), release)
-			rd := newBenchConn(b, RedisAddr(), release)
+			lk := newBenchConn(b, LockkvAddr())
+			rd := newBenchConn(b, RedisAddr())
 			// Warm up both, then alternate in slices so that machine noise
 			// hits both sides alike.
 			lk.pairs(200, mode.depth)
@@ -58,29 +53,6 @@ func BenchmarkEvalshaLockPair(b *testing.B) {
 	}
 }
 
-const lockReleaseNoPublish = `if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then
-    return nil;
-end;
-local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1);
-if (counter > 0) then
-    redis.call('pexpire', KEYS[1], ARGV[2]);
-    return 0;
-else
-    redis.call('del', KEYS[1]);
-    return 1;
-end;
-return nil;`
-
-func hasCommand(addr, name string) bool {
-	c, err := Dial(addr)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	v, err := c.Do(name)
-	return err == nil && !(v.Kind == '-' && len(v.Str) > 19 && v.Str[:19] == "ERR unknown command")
-}
-
 type benchConn struct {
 	b       *testing.B
 	nc      net.Conn
@@ -90,7 +62,7 @@ type benchConn struct {
 	buf     []byte
 }
 
-func newBenchConn(b *testing.B, addr, release string) *benchConn {
+func newBenchConn(b *testing.B, addr string) *benchConn {
 	c, err := Dial(addr)
 	if err != nil {
 		b.Fatal(err)
@@ -100,14 +72,14 @@ func newBenchConn(b *testing.B, addr, release string) *benchConn {
 	if err != nil || acq.Kind != '$' {
 		b.Fatalf("script load on %s: %v %v", addr, acq, err)
 	}
-	rel, err := c.Do("SCRIPT", "LOAD", release)
+	rel, err := c.Do("SCRIPT", "LOAD", lockscripts.Release)
 	if err != nil || rel.Kind != '$' {
 		b.Fatalf("script load on %s: %v %v", addr, rel, err)
 	}
 	const owner = "8743c9c0-0795-4907-87fd-6c719a6b4586:1"
-	bc := &benchConn{b: b, nc: c.nc, r: c.r}
-	bc.acquire = encodeCommand([]string{"EVALSHA", acq.Str, "1", "bench:{lock}", "30000", owner})
-	bc.release = encodeCommand([]string{"EVALSHA", rel.Str, "2", "bench:{lock}", "redisson_lock__channel:{bench:{lock}}", "0", "30000", owner})
+	bc := &benchConn{b: b, nc: c.NetConn(), r: c.Reader()}
+	bc.acquire = testutil.Command("EVALSHA", acq.Str, "1", "bench:{lock}", "30000", owner)
+	bc.release = testutil.Command("EVALSHA", rel.Str, "2", "bench:{lock}", "redisson_lock__channel:{bench:{lock}}", "0", "30000", owner)
 	return bc
 }
 
@@ -124,7 +96,7 @@ func (c *benchConn) pairs(n, depth int) {
 			c.b.Fatal(err)
 		}
 		for i := 0; i < 2*d; i++ {
-			v, err := readValue(c.r)
+			v, err := testutil.ReadValue(c.r)
 			if err != nil {
 				c.b.Fatal(err)
 			}

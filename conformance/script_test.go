@@ -1,12 +1,15 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // evalAll runs each script with EVAL on both servers (no keys).
@@ -540,19 +543,15 @@ func waitBusy(t *testing.T, p *Pair) {
 func busyBoth(t *testing.T, p *Pair, deadline time.Time) bool {
 	t.Helper()
 	for _, c := range []*Conn{p.L, p.R} {
-		for {
-			v, err := c.Do("GET", "probe")
-			if err != nil {
-				t.Fatal(err)
+		err := testutil.Poll(time.Until(deadline), func() error {
+			if v := c.MustDo(t, "GET", "probe"); v.Kind != '-' || !strings.HasPrefix(v.Str, "BUSY") {
+				return fmt.Errorf("%s not busy by the deadline (last %v)", c.Addr, v)
 			}
-			if v.Kind == '-' && strings.HasPrefix(v.Str, "BUSY") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Logf("%s not busy by the deadline (last %v)", c.Addr, v)
-				return false
-			}
-			time.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		if err != nil {
+			t.Log(err)
+			return false
 		}
 	}
 	return true
@@ -562,17 +561,17 @@ func busyBoth(t *testing.T, p *Pair, deadline time.Time) bool {
 // and waits until both answer again (a failed busy test must not leave a
 // spinning script behind for the tests after it).
 func unbusy(t *testing.T, p *Pair) {
-	deadline := time.Now().Add(30 * time.Second)
 	for _, c := range []*Conn{p.L, p.R} {
-		for time.Now().Before(deadline) {
+		// Best effort: the test has failed already if this does not end.
+		testutil.Poll(30*time.Second, func() error {
 			v, err := c.Do("PING")
 			if err != nil || v.Kind != '-' || !strings.HasPrefix(v.Str, "BUSY") {
-				break
+				return nil
 			}
 			c.Do("SCRIPT", "KILL")
 			c.Do("FUNCTION", "KILL")
-			time.Sleep(50 * time.Millisecond)
-		}
+			return errors.New(v.Str)
+		})
 		c.Do("CONFIG", "SET", "busy-reply-threshold", "5000")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // Who may connect and who may run DEBUG, against redis-servers started
@@ -50,15 +51,15 @@ func startLockkv(t *testing.T, cfg lockkv.Config) (port int) {
 // pairAt connects to lockkv and Redis on host at their ports.
 func pairAt(t *testing.T, host string, lport, rport int) *Pair {
 	t.Helper()
-	l := mustDial(t, net.JoinHostPort(host, strconv.Itoa(lport)))
-	r := mustDial(t, net.JoinHostPort(host, strconv.Itoa(rport)))
+	l := testutil.MustDial(t, net.JoinHostPort(host, strconv.Itoa(lport)))
+	r := testutil.MustDial(t, net.JoinHostPort(host, strconv.Itoa(rport)))
 	return &Pair{t: t, L: l, R: r}
 }
 
 // statCounts reads total_connections_received and rejected_connections.
 func statCounts(t *testing.T, c *Conn) (conns, rejected int64) {
 	t.Helper()
-	v := mustDo(t, c, "INFO", "stats")
+	v := c.MustDo(t, "INFO", "stats")
 	conns, _ = strconv.ParseInt(infoField(v.Str, "total_connections_received"), 10, 64)
 	rejected, _ = strconv.ParseInt(infoField(v.Str, "rejected_connections"), 10, 64)
 	return conns, rejected

@@ -23,7 +23,7 @@ func TestSetSADD(t *testing.T) {
 	p.Do("SADD")
 	p.Do("SET", "str", "x")
 	p.Do("SADD", "str", "a")
-	doIfSupported(p, "TYPE", "s")
+	p.Do("TYPE", "s")
 	// Members that are not canonical integers make a hashtable.
 	for _, m := range []string{"01", "+1", "-0", " 1", "1.0", "9223372036854775808", ""} {
 		key := "nc" + m
@@ -239,7 +239,7 @@ func TestSetSRANDMEMBER(t *testing.T) {
 
 func TestSetRESP3(t *testing.T) {
 	p := NewPair(t)
-	resp3(t, p)
+	p.Do("HELLO", "3")
 	p.Do("SADD", "s", "3", "1", "2")
 	p.Do("SMEMBERS", "s")
 	p.Do("SMEMBERS", "nokey")
@@ -268,12 +268,8 @@ func TestSetRESP3(t *testing.T) {
 func TestSetNotifications(t *testing.T) {
 	p := NewPair(t)
 	sub := Connect(t)
-	if !doIfSupported(sub, "PSUBSCRIBE", "__key*__:*") {
-		t.Skip("lockkv has no PSUBSCRIBE yet")
-	}
-	if !doIfSupported(p, "CONFIG", "SET", "notify-keyspace-events", "KEA") {
-		t.Skip("lockkv has no CONFIG SET yet")
-	}
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	p.Do("SADD", "s", "1", "2", "3", "4")
 	p.Do("SADD", "s", "1") // no event
@@ -509,9 +505,6 @@ func TestHashSetCommandTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lv.Kind == '-' {
-			t.Skip("lockkv has no COMMAND INFO yet")
-		}
 		rv, err := p.R.Do("COMMAND", "INFO", name)
 		if err != nil {
 			t.Fatal(err)
@@ -530,9 +523,7 @@ func TestHashSetCommandTable(t *testing.T) {
 // TestHashSetConfigThresholds moves the encoding thresholds with CONFIG SET.
 func TestHashSetConfigThresholds(t *testing.T) {
 	p := NewPair(t)
-	if !doIfSupported(p, "CONFIG", "SET", "hash-max-listpack-entries", "4") {
-		t.Skip("lockkv has no CONFIG SET yet")
-	}
+	p.Do("CONFIG", "SET", "hash-max-listpack-entries", "4")
 	defer func() {
 		p.Do("CONFIG", "SET", "hash-max-listpack-entries", "512")
 		p.Do("CONFIG", "SET", "hash-max-listpack-value", "64")
@@ -574,12 +565,8 @@ func TestHashSetConfigThresholds(t *testing.T) {
 func TestHashSetNewKeyEvents(t *testing.T) {
 	p := NewPair(t)
 	sub := Connect(t)
-	if !doIfSupported(sub, "PSUBSCRIBE", "__key*__:*") {
-		t.Skip("lockkv has no PSUBSCRIBE yet")
-	}
-	if !doIfSupported(p, "CONFIG", "SET", "notify-keyspace-events", "Ehsgn") {
-		t.Skip("lockkv has no CONFIG SET yet")
-	}
+	sub.Do("PSUBSCRIBE", "__key*__:*")
+	p.Do("CONFIG", "SET", "notify-keyspace-events", "Ehsgn")
 	defer p.Do("CONFIG", "SET", "notify-keyspace-events", "")
 	p.Do("HSET", "h1", "a", "1")           // new, hset
 	p.Do("HSETNX", "h2", "a", "1")         // new, hset
@@ -616,9 +603,7 @@ func hsKeyspaceStats(v Value) string {
 // (lookupKeyWrite).
 func TestHashSetKeyspaceStats(t *testing.T) {
 	p := NewPair(t)
-	if !doIfSupported(p, "CONFIG", "RESETSTAT") {
-		t.Skip("lockkv has no CONFIG RESETSTAT yet")
-	}
+	p.Do("CONFIG", "RESETSTAT")
 	p.Do("HSET", "h", "a", "1")
 	p.Do("SADD", "s", "a")
 	for _, c := range [][]string{{"HGET", "h", "a"}, {"HGET", "nokey", "a"}, {"HMGET", "h", "a"}, {"HLEN", "nokey"},

@@ -1,8 +1,11 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // clientIDs returns the CLIENT ID of p's lockkv and Redis connections.
@@ -383,18 +386,10 @@ func TestTrackingReplyOff(t *testing.T) {
 // waitClientGone polls c until the client with the given ID has left.
 func waitClientGone(t *testing.T, c *Conn, id string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		v, err := c.Do("CLIENT", "LIST", "ID", id)
-		if err != nil {
-			t.Fatal(err)
+	testutil.Eventually(t, 2*time.Second, func() error {
+		if v := c.MustDo(t, "CLIENT", "LIST", "ID", id); v.Str != "" && v.Str != "txt:" { // bulk or RESP3 verbatim
+			return fmt.Errorf("%s: client %s still connected: %v", c.Addr, id, v)
 		}
-		if v.Str == "" || v.Str == "txt:" { // bulk or RESP3 verbatim
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: client %s still connected: %v", c.Addr, id, v)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }

@@ -2,65 +2,13 @@ package conformance
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
 )
-
-// zsetHas reports whether the lockkv under test has command name, so cases
-// that need another family's command (OBJECT, CONFIG, HELLO) run once it
-// lands instead of diverging before.
-func zsetHas(name string) bool {
-	return LockkvAddr() != "" && commands.Lookup([]byte(name)) != nil
-}
-
-// zsetPair is NewPair for the zset cases. Until FLUSHALL exists on main
-// it gives each test a fresh in-process lockkv instead (and flushes only
-// Redis), so the cases can use plain key names.
-func zsetPair(t *testing.T) *Pair {
-	t.Helper()
-	if zsetHas("flushall") || os.Getenv("LOCKKV_ADDR") != "" {
-		return NewPair(t)
-	}
-	if RedisAddr() == "" {
-		t.Skip("conformance: no Redis to compare against: " + skipReason)
-	}
-	srv := lockkv.NewServer(lockkv.Config{})
-	if err := srv.Start(); err != nil {
-		t.Fatalf("start lockkv: %v", err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	l, err := Dial(srv.Addr())
-	if err != nil {
-		t.Fatalf("dial lockkv: %v", err)
-	}
-	r, err := Dial(RedisAddr())
-	if err != nil {
-		l.Close()
-		t.Fatalf("dial redis: %v", err)
-	}
-	t.Cleanup(func() { l.Close(); r.Close() })
-	if v, err := r.Do("FLUSHALL"); err != nil || v.Str != "OK" {
-		t.Fatalf("redis FLUSHALL: %v %v", v, err)
-	}
-	return &Pair{t: t, L: l, R: r}
-}
-
-// zsetExists compares whether key exists (EXISTS once it is on main; GET,
-// which answers nil or WRONGTYPE for a zset key, before).
-func zsetExists(p *Pair, key string) {
-	p.t.Helper()
-	if zsetHas("exists") {
-		p.Do("EXISTS", key)
-	} else {
-		p.Do("GET", key)
-	}
-}
 
 // zsetBig fills key with n members "m000".. scored by index, in one ZADD.
 func zsetBig(p *Pair, key string, n int, score func(i int) string) {
@@ -72,9 +20,8 @@ func zsetBig(p *Pair, key string, n int, score func(i int) string) {
 }
 
 func zsetEncoding(p *Pair, key string) {
-	if zsetHas("object") {
-		p.Do("OBJECT", "ENCODING", key)
-	}
+	p.t.Helper()
+	p.Do("OBJECT", "ENCODING", key)
 }
 
 var long65 = strings.Repeat("x", 65)
@@ -86,7 +33,7 @@ var long64 = strings.Repeat("y", 64)
 func forEachEncoding(t *testing.T, f func(t *testing.T, p *Pair, setup func(args ...string))) {
 	for _, enc := range []string{"listpack", "skiplist"} {
 		t.Run(enc, func(t *testing.T) {
-			p := zsetPair(t)
+			p := NewPair(t)
 			setup := func(args ...string) {
 				if enc == "skiplist" {
 					p.Do("ZADD", "z", "0", long65)
@@ -103,7 +50,7 @@ func forEachEncoding(t *testing.T, f func(t *testing.T, p *Pair, setup func(args
 }
 
 func TestZsetZADD(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	p.Do("ZADD", "z", "1", "a")
 	p.Do("ZADD", "z", "1", "a", "2", "b", "3", "c")
 	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
@@ -127,7 +74,7 @@ func TestZsetZADD(t *testing.T) {
 	p.Do("ZADD", "z", "INCR", "0", "a")
 	p.Do("ZADD", "nokey", "XX", "INCR", "1", "a")
 	p.Do("ZADD", "nokey", "XX", "1", "a")
-	zsetExists(p, "nokey")
+	p.Do("EXISTS", "nokey")
 	// Option errors, in Redis's order.
 	p.Do("ZADD", "z", "NX", "XX", "1", "a")
 	p.Do("ZADD", "z", "NX", "GT", "1", "a")
@@ -211,7 +158,7 @@ func TestZsetZREM(t *testing.T) {
 		p.Do("ZREM", "z", "x")
 		p.Do("ZCARD", "z")
 		p.Do("ZREM", "z", "b", "c", "d")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		p.Do("ZREM", "z", "a")
 		p.Do("ZREM", "z")
 		p.Do("SET", "str", "x")
@@ -357,7 +304,7 @@ func TestZsetLex(t *testing.T) {
 		p.Do("ZREMRANGEBYLEX", "z", "x", "(d")
 		p.Do("ZREMRANGEBYLEX", "z", "(z", "+")
 		p.Do("ZREMRANGEBYLEX", "z", "-", "+")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		p.Do("ZREMRANGEBYLEX", "nokey", "-", "+")
 		p.Do("SET", "str", "x")
 		p.Do("ZLEXCOUNT", "str", "-", "+")
@@ -370,7 +317,7 @@ func TestZsetLex(t *testing.T) {
 func TestZsetLexMixedScoresListpack(t *testing.T) {
 	// Lex ranges over different scores are "undefined" but deterministic
 	// for listpacks: Redis scans from the head.
-	p := zsetPair(t)
+	p := NewPair(t)
 	p.Do("ZADD", "z", "1", "d", "2", "a", "3", "c", "4", "b", "5", "e")
 	for _, r := range [][2]string{{"-", "+"}, {"[b", "[d"}, {"(a", "(e"}, {"[c", "+"}, {"-", "[c"}} {
 		p.Do("ZRANGEBYLEX", "z", r[0], r[1])
@@ -400,10 +347,10 @@ func TestZsetZREMRANGE(t *testing.T) {
 		p.Do("ZREMRANGEBYRANK", "z", "-100", "0")
 		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
 		p.Do("ZREMRANGEBYRANK", "z", "0", "-1")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		setup("1", "a", "2", "b")
 		p.Do("ZREMRANGEBYSCORE", "z", "-inf", "+inf")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		p.Do("ZREMRANGEBYSCORE", "nokey", "-inf", "+inf")
 		p.Do("ZREMRANGEBYRANK", "nokey", "0", "-1")
 		p.Do("ZREMRANGEBYSCORE", "nokey", "x", "+inf")
@@ -427,7 +374,7 @@ func TestZsetZPOP(t *testing.T) {
 		p.Do("ZPOPMIN", "z", "x")
 		p.Do("ZPOPMIN", "z", "1", "2")
 		p.Do("ZPOPMAX", "z", "100")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		p.Do("ZPOPMIN", "z")
 		p.Do("ZPOPMIN", "z", "0")
 		p.Do("ZPOPMIN", "z", "-1")
@@ -447,7 +394,7 @@ func TestZsetZMPOP(t *testing.T) {
 		p.Do("ZMPOP", "2", "nokey", "z", "MIN", "COUNT", "2")
 		p.Do("ZMPOP", "2", "nokey", "nokey2", "MIN")
 		p.Do("ZMPOP", "1", "z", "MAX", "COUNT", "100")
-		zsetExists(p, "z")
+		p.Do("EXISTS", "z")
 		for _, bad := range [][]string{
 			{"0", "z", "MIN"}, {"-1", "z", "MIN"}, {"x", "z", "MIN"}, {"1", "z"}, {"2", "z", "MIN"},
 			{"1", "z", "MID"}, {"1", "z", "MIN", "COUNT"}, {"1", "z", "MIN", "COUNT", "0"},
@@ -467,7 +414,7 @@ func TestZsetZMPOP(t *testing.T) {
 }
 
 func TestZsetEncodings(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	// 128 entries stay a listpack, the 129th converts.
 	zsetBig(p, "z", 128, func(i int) string { return strconv.Itoa(i % 7) })
 	zsetEncoding(p, "z")
@@ -553,7 +500,7 @@ func zsetScanCompare(t *testing.T, p *Pair, key string, extra ...string) {
 }
 
 func TestZsetZSCAN(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	p.Do("ZADD", "small", "1", "a", "2", "b", "1.5", "c", "-inf", "d", "1e20", "e")
 	p.Do("ZSCAN", "small", "0")
 	p.Do("ZSCAN", "small", "0", "MATCH", "[ab]")
@@ -582,7 +529,7 @@ func TestZsetZSCAN(t *testing.T) {
 }
 
 func TestZsetTies(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	// Equal scores order by member bytes: shorter prefix first, binary.
 	p.Do("ZADD", "z", "1", "b", "1", "a", "1", "ab", "1", "B", "1", "", "1", "\xff", "1", "a\x00", "0", "zz", "2", "0")
 	p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
@@ -608,7 +555,7 @@ func TestZsetTies(t *testing.T) {
 // TestZsetRedissonFairLock replays, with plain commands, what Redisson's
 // fair lock does with its timeout zset: waiters' deadlines in Unix ms.
 func TestZsetRedissonFairLock(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	ts := "redisson_lock_timeout:{lock}"
 	now := int64(1700000000000)
 	threads := []string{"b7f2c1d4-6a1e-4a8e-9f62-1:1", "b7f2c1d4-6a1e-4a8e-9f62-1:2", "c0ffee00-0000-4000-8000-2:77"}
@@ -630,7 +577,7 @@ func TestZsetRedissonFairLock(t *testing.T) {
 	p.Do("ZINCRBY", ts, "-5000", threads[2])
 	p.Do("ZSCORE", ts, threads[2])
 	p.Do("ZREM", ts, threads[1], threads[2])
-	zsetExists(p, ts)
+	p.Do("EXISTS", ts)
 	p.Do("ZRANGE", ts, "0", "-1")
 	p.Do("ZSCORE", ts, threads[1])
 	// Permit-expirable semaphore: permits with expiry, reclaimed by score.
@@ -647,10 +594,7 @@ func TestZsetRedissonFairLock(t *testing.T) {
 }
 
 func TestZsetRESP3(t *testing.T) {
-	p := zsetPair(t)
-	if !zsetHas("hello") {
-		t.Skip("HELLO not on this branch yet")
-	}
+	p := NewPair(t)
 	p.Do("HELLO", "3")
 	p.Do("ZADD", "z", "1.1", "a", "2", "b", "3", "c", "4", "d")
 	p.Do("ZADD", "z", "INCR", "1", "a")
@@ -709,16 +653,13 @@ func TestZsetRESP3(t *testing.T) {
 }
 
 func TestZsetNotifications(t *testing.T) {
-	if !zsetHas("config") || !zsetHas("psubscribe") {
-		t.Skip("CONFIG or PSUBSCRIBE not on this branch yet")
-	}
 	for _, flags := range []string{"KEA", "KEAn", "Ez"} {
 		t.Run(flags, func(t *testing.T) { zsetNotifications(t, flags) })
 	}
 }
 
 func zsetNotifications(t *testing.T, flags string) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	p.Do("CONFIG", "SET", "notify-keyspace-events", flags)
 	t.Cleanup(func() { p.Do("CONFIG", "SET", "notify-keyspace-events", "") })
 	sub := Connect(t)
@@ -818,11 +759,11 @@ func TestZsetZRANGESTORE(t *testing.T) {
 		p.Do("TYPE", "str")
 		p.Do("TTL", "str")
 		p.Do("ZRANGESTORE", "str", "z", "10", "20")
-		zsetExists(p, "str")
+		p.Do("EXISTS", "str")
 		p.Do("ZRANGESTORE", "d1", "nokey", "0", "-1")
-		zsetExists(p, "d1")
+		p.Do("EXISTS", "d1")
 		p.Do("ZRANGESTORE", "d2", "z", "100", "200", "BYSCORE")
-		zsetExists(p, "d2")
+		p.Do("EXISTS", "d2")
 		// Errors.
 		p.Do("ZRANGESTORE", "d1", "z", "0", "-1", "WITHSCORES")
 		p.Do("ZRANGESTORE", "d1", "z", "0", "-1", "LIMIT", "0", "1")
@@ -835,7 +776,7 @@ func TestZsetZRANGESTORE(t *testing.T) {
 		p.Do("ZRANGESTORE", "z", "z", "0", "1")
 		p.Do("ZRANGE", "z", "0", "-1", "WITHSCORES")
 	})
-	p := zsetPair(t)
+	p := NewPair(t)
 	// A rank range over 128 members is stored as a skiplist from the start
 	// (so -0 survives), a score range as a listpack first.
 	args := []string{"ZADD", "big", "0", long65}
@@ -926,7 +867,7 @@ func TestZsetSetOps(t *testing.T) {
 			p.Do(store, "str", "1", "z")
 			p.Do("TYPE", "str")
 			p.Do(store, "dst", "1", "nokey")
-			zsetExists(p, "dst")
+			p.Do("EXISTS", "dst")
 			p.Do(store, "dst", "0", "z")
 			p.Do(store, "dst", "1")
 			p.Do(store, "z", "2", "z", "y")
@@ -945,7 +886,7 @@ func TestZsetSetOps(t *testing.T) {
 	})
 	// A big union stays a skiplist, a small one becomes a listpack (so -0
 	// turns into 0, visible through ZSCAN).
-	p := zsetPair(t)
+	p := NewPair(t)
 	zsetBig(p, "a", 200, func(i int) string { return "-0" })
 	p.Do("ZADD", "b", "-0", "x")
 	p.Do("ZUNIONSTORE", "u", "2", "a", "b")
@@ -964,7 +905,7 @@ func TestZsetSetOps(t *testing.T) {
 // results and deleted keys frequent. Key "big" is pushed past the listpack
 // limits; "lex" keeps equal scores so lex ranges are defined.
 func TestZsetRandomized(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	r := newTestRand(7)
 	keys := []string{"small", "big", "lex"}
 	scores := []string{"0", "1", "2", "-1", "1.5", "-0", "inf", "-inf", "3", "10", "2.25"}
@@ -1098,7 +1039,7 @@ func (r *testRand) Intn(n int) int {
 // TestZsetCommandTable checks the zset specs (arity, flags, key positions,
 // ACL categories) against Redis's COMMAND INFO.
 func TestZsetCommandTable(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	for _, name := range []string{"zadd", "zincrby", "zrem", "zscore", "zmscore", "zcard", "zcount", "zlexcount",
 		"zrank", "zrevrank", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
 		"zrevrangebylex", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
@@ -1141,7 +1082,7 @@ func TestZsetCommandTable(t *testing.T) {
 }
 
 func TestZsetConfigThresholds(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	t.Cleanup(func() {
 		p.Do("CONFIG", "SET", "zset-max-listpack-entries", "128")
 		p.Do("CONFIG", "SET", "zset-max-listpack-value", "64")
@@ -1185,7 +1126,7 @@ func TestZsetConfigThresholds(t *testing.T) {
 // TestZsetDirty compares how many changes each command counts
 // (INFO rdb_changes_since_last_save).
 func TestZsetDirty(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	dirty := func(c *Conn) int64 {
 		v, err := c.Do("INFO", "persistence")
 		if err != nil {
@@ -1232,7 +1173,7 @@ func TestZsetDirty(t *testing.T) {
 // TestZsetKeyspaceStats compares keyspace_hits/keyspace_misses deltas:
 // which commands look keys up for reading (lookupKeyRead) or writing.
 func TestZsetKeyspaceStats(t *testing.T) {
-	p := zsetPair(t)
+	p := NewPair(t)
 	stat := func(c *Conn) string {
 		v, err := c.Do("INFO", "stats")
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -151,7 +152,7 @@ func TestOneSubscriptionPerName(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, 5*time.Second, "unsubscribed", func() error {
+		testutil.Eventually(t, 5*time.Second, func() error { // until unsubscribed
 			if n := subscribers(t, rdb, "redisson_lock__channel:{shared-sub}"); n != 0 {
 				return fmt.Errorf("%d subscribers", n)
 			}
@@ -414,7 +415,7 @@ func TestShardedPubSub(t *testing.T) {
 		}
 		got := make(chan error, 1)
 		go func() { got <- c2.Lock("sharded").Lock(holderCtx(c2)) }()
-		eventually(t, 10*time.Second, "SSUBSCRIBE", func() error {
+		testutil.Eventually(t, 10*time.Second, func() error { // until SSUBSCRIBE
 			m, err := rdb.PubSubShardNumSub(bg, "redisson_lock__channel:{sharded}").Result()
 			if err != nil || m["redisson_lock__channel:{sharded}"] != 1 {
 				return fmt.Errorf("SHARDNUMSUB %v, %v", m, err)
@@ -436,7 +437,7 @@ func TestShardedPubSub(t *testing.T) {
 		sem.TrySetPermits(bg, 0)
 		acquired := make(chan error, 1)
 		go func() { acquired <- c2.Semaphore("sharded-sem").Acquire(bg, 1) }()
-		eventually(t, 10*time.Second, "SSUBSCRIBE", func() error {
+		testutil.Eventually(t, 10*time.Second, func() error { // until SSUBSCRIBE
 			m, err := rdb.PubSubShardNumSub(bg, "redisson_sc:{sharded-sem}").Result()
 			if err != nil || m["redisson_sc:{sharded-sem}"] != 1 {
 				return fmt.Errorf("SHARDNUMSUB %v, %v", m, err)
@@ -492,7 +493,7 @@ func TestReacquiredAfterTheServerLetGo(t *testing.T) {
 		if err := l.LockLease(a, 100*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 5*time.Second, "the lease to pass", func() error {
+		testutil.Eventually(t, 5*time.Second, func() error { // until the lease to pass
 			if rdb.Exists(bg, "let-go").Val() != 0 {
 				return errors.New("still there")
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/conformance"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -53,22 +54,6 @@ func holderCtx(c *lock.Client) context.Context {
 	return lock.WithHolder(context.Background(), c.NewHolder())
 }
 
-// eventually polls f until it returns nil, failing the test after d.
-func eventually(t *testing.T, d time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, d, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // subscribers is PUBSUB NUMSUB channel: how many connections wait on it.
 func subscribers(t *testing.T, rdb *redis.Client, channel string) int64 {
 	t.Helper()
@@ -82,9 +67,9 @@ func subscribers(t *testing.T, rdb *redis.Client, channel string) int64 {
 // waitSubscribed waits until n connections listen on channel.
 func waitSubscribed(t *testing.T, rdb *redis.Client, channel string, n int64) {
 	t.Helper()
-	eventually(t, 10*time.Second, "subscribed to "+channel, func() error {
+	testutil.Eventually(t, 10*time.Second, func() error {
 		if got := subscribers(t, rdb, channel); got < n {
-			return fmt.Errorf("%d subscribers", got)
+			return fmt.Errorf("%d subscribers to %s", got, channel)
 		}
 		return nil
 	})
@@ -122,8 +107,8 @@ func (s *server) down(t *testing.T) {
 	}
 	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialerRetries: 1})
 	defer c.Close()
-	c.Do(context.Background(), "shutdown", "nosave") // answers nothing: the connection closes
-	eventually(t, 10*time.Second, "redis-server down", func() error {
+	c.Do(context.Background(), "shutdown", "nosave")      // answers nothing: the connection closes
+	testutil.Eventually(t, 10*time.Second, func() error { // until redis-server down
 		if c.Ping(context.Background()).Err() == nil {
 			return fmt.Errorf("%s still answers", s.addr)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -47,7 +48,7 @@ func TestRedissonLayout(t *testing.T) {
 		f.Lock(a)
 		waited := make(chan error, 1)
 		go func() { waited <- f.Lock(b) }()
-		eventually(t, 10*time.Second, "b queued", func() error {
+		testutil.Eventually(t, 10*time.Second, func() error { // until b queued
 			q := rdb.LRange(bg, "redisson_lock_queue:{fl}", 0, -1).Val()
 			if fmt.Sprint(q) != fmt.Sprint([]string{fb}) {
 				return fmt.Errorf("queue %v", q)

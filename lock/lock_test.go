@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lock"
 )
 
@@ -154,7 +155,7 @@ func TestWakeByPublish(t *testing.T) {
 			t.Fatalf("PTTL %v: the waiter's lease is not the one it asked for", pttl)
 		}
 		// The waiter left: the client unsubscribed.
-		eventually(t, 5*time.Second, "unsubscribe", func() error {
+		testutil.Eventually(t, 5*time.Second, func() error { // until unsubscribe
 			if n := subscribers(t, rdb, "redisson_lock__channel:{pub}"); n != 0 {
 				return fmt.Errorf("%d subscribers", n)
 			}
@@ -263,7 +264,7 @@ func TestWatchdog(t *testing.T) {
 		default:
 		}
 		stop()
-		eventually(t, 5*time.Second, "lock expiry once the holder's ctx ended", func() error {
+		testutil.Eventually(t, 5*time.Second, func() error { // until lock expiry once the holder's ctx ended
 			if n := rdb.Exists(context.Background(), "dog").Val(); n != 0 {
 				return errors.New("still there")
 			}
@@ -314,7 +315,7 @@ func TestFairOrder(t *testing.T) {
 				c.FairLock("fair").Unlock(ctx)
 			}()
 			// The next asks once this one is queued.
-			eventually(t, 10*time.Second, "queued", func() error {
+			testutil.Eventually(t, 10*time.Second, func() error { // until queued
 				if n := rdb.LLen(context.Background(), "redisson_lock_queue:{fair}").Val(); n != int64(i) {
 					return fmt.Errorf("queue length %d", n)
 				}

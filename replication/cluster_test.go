@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -12,16 +13,13 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/store"
 )
 
 // An in-process cluster for this package's tests: each node is a Node with
 // its own engine and command goroutine, on real TCP Raft transports (the
 // stream layer and handshake under test) on loopback.
-
-type sysClock struct{}
-
-func (sysClock) Now() time.Time { return time.Now() }
 
 // logBuffer collects a node's log lines.
 type logBuffer struct {
@@ -91,13 +89,13 @@ func startNode(t testing.TB, cfg Config) *testNode {
 
 func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
 	tn := &testNode{t: t, logs: &logBuffer{}, calls: make(chan func()), quit: make(chan struct{})}
-	cfg.Clock = sysClock{}
+	cfg.Clock = testutil.SystemClock{}
 	cfg.Logger = slog.New(slog.NewTextHandler(tn.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if cfg.ClientAdvertise == "" {
 		cfg.ClientAdvertise = "127.0.0.1:1" // never dialled: no --forward, no acks read
 	}
 	tn.cfg = cfg
-	tn.eng = commands.NewEngine(commands.NewConfig(), sysClock{})
+	tn.eng = commands.NewEngine(commands.NewConfig(), testutil.SystemClock{})
 	n, err := New(cfg, tn.run)
 	if err != nil {
 		return nil, err
@@ -178,8 +176,6 @@ type testCluster struct {
 	nodes []*testNode
 }
 
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
-
 // newTestCluster bootstraps n nodes n1, n2, ...; opt configures node i
 // further.
 func newTestCluster(t testing.TB, n int, opt func(i int, c *Config)) *testCluster {
@@ -192,7 +188,7 @@ func newNamedCluster(t testing.TB, prefix string, n int, opt func(i int, c *Conf
 	t.Helper()
 	var peers []Peer
 	for i := 0; i < n; i++ {
-		peers = append(peers, Peer{ID: fmt.Sprintf("%s%d", prefix, i+1), RaftAddr: freeAddr(t)})
+		peers = append(peers, Peer{ID: fmt.Sprintf("%s%d", prefix, i+1), RaftAddr: testnet.FreeAddr(t)})
 	}
 	c := &testCluster{t: t}
 	for i, p := range peers {
@@ -209,26 +205,26 @@ func newNamedCluster(t testing.TB, prefix string, n int, opt func(i int, c *Conf
 // name it.
 func (c *testCluster) leader() int {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	leader := -1
+	testutil.Eventually(c.t, 20*time.Second, func() error {
+		err := errors.New("no node leads")
+	nodes:
 		for i, tn := range c.nodes {
 			if !tn.isLeader() {
 				continue
 			}
-			agree := true
 			for _, o := range c.nodes {
-				if o.raftState().leader != tn.cfg.NodeID {
-					agree = false
+				if l := o.raftState().leader; l != tn.cfg.NodeID {
+					err = fmt.Errorf("%s leads, %s names %q", tn.cfg.NodeID, o.cfg.NodeID, l)
+					continue nodes
 				}
 			}
-			if agree {
-				return i
-			}
+			leader = i
+			return nil
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c.t.Fatalf("no leader all nodes agree on within 20s")
-	return -1
+		return err
+	})
+	return leader
 }
 
 // set writes key=val through the leader's proposer and waits until every
@@ -244,7 +240,7 @@ func (c *testCluster) set(key, val string) {
 // waitValue waits until every node holds key=val.
 func (c *testCluster) waitValue(key, val string) {
 	c.t.Helper()
-	eventually(c.t, 10*time.Second, func() error {
+	testutil.Eventually(c.t, 10*time.Second, func() error {
 		for _, tn := range c.nodes {
 			if got := tn.get(key); got != val {
 				return fmt.Errorf("%s has %s=%q, want %q", tn.cfg.NodeID, key, got, val)
@@ -258,7 +254,7 @@ func (c *testCluster) waitValue(key, val string) {
 // same keyspace and knows the same leader, term and cluster ID.
 func (c *testCluster) converged() {
 	c.t.Helper()
-	eventually(c.t, 10*time.Second, func() error {
+	testutil.Eventually(c.t, 10*time.Second, func() error {
 		first := c.nodes[0]
 		for _, tn := range c.nodes[1:] {
 			if a, b := first.node.Raft().AppliedIndex(), tn.node.Raft().AppliedIndex(); a != b {
@@ -276,20 +272,4 @@ func (c *testCluster) converged() {
 		}
 		return nil
 	})
-}
-
-// eventually polls f until it returns nil or d passes.
-func eventually(t testing.TB, d time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // addNode asks the leader of c to add tn (voter or not) and waits for the
@@ -99,7 +101,7 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 		return info
 	}
 	newNode := func(name string) *testNode {
-		tn := startNode(t, Config{NodeID: name, RaftAddr: freeAddr(t), RaftSecret: "s3cret"})
+		tn := startNode(t, Config{NodeID: name, RaftAddr: testnet.FreeAddr(t), RaftSecret: "s3cret"})
 		if got := tn.node.ClusterID(); got != "" {
 			t.Fatalf("%s: a node with no state knows cluster ID %q", name, got)
 		}
@@ -110,7 +112,7 @@ func TestClusterIDNewMemberLearns(t *testing.T) {
 	}
 	learns := func(tn *testNode) {
 		t.Helper()
-		eventually(t, 20*time.Second, func() error {
+		testutil.Eventually(t, 20*time.Second, func() error {
 			if got := tn.node.ClusterID(); got != id {
 				return fmt.Errorf("%s: cluster ID %q, want %q", tn.cfg.NodeID, got, id)
 			}
@@ -190,7 +192,7 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 	}
 	// The transport's refusals (AddNode's was logged as a failed change).
 	const msg = "belongs to another cluster (its cluster ID %s, ours"
-	eventually(t, 20*time.Second, func() error {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		if n := a1.node.refusals.count.Load(); n < 3 {
 			return fmt.Errorf("a1 refused %d times so far", n)
 		}

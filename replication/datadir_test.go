@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 func TestDataDirLock(t *testing.T) {
@@ -48,7 +49,7 @@ func TestNodeDataDirInUse(t *testing.T) {
 	c := newTestCluster(t, 1, func(i int, cfg *Config) { cfg.DataDir = dir })
 	c.set("k", "v")
 	cfg := c.nodes[0].cfg
-	cfg.RaftAddr = freeAddr(t)
+	cfg.RaftAddr = testnet.FreeAddr(t)
 	n, err := New(cfg, func(func(*commands.Engine)) bool { return false })
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // TestLeaderProbe: with heartbeat and election timeouts of a minute, the
@@ -34,7 +36,7 @@ func TestLeaderProbe(t *testing.T) {
 		}
 	}
 	// The survivors elect a leader long before a minute of silence.
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		for _, tn := range survivors {
 			if tn.isLeader() {
 				return nil
@@ -49,7 +51,7 @@ func TestLeaderProbe(t *testing.T) {
 	if probed == 0 {
 		t.Errorf("no survivor logged that the leader's address refuses connections:\n%s\n%s", survivors[0].logs, survivors[1].logs)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testutil.Eventually(t, 10*time.Second, func() error {
 		for _, tn := range survivors {
 			rc := tn.node.Raft().ReloadableConfig()
 			if rc.HeartbeatTimeout != timeout || rc.ElectionTimeout != timeout {

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // removeNode asks the leader of c to remove id and waits for the outcome.
@@ -104,7 +105,7 @@ func TestAddFailsWithoutProgress(t *testing.T) {
 	c.set("k", "v")
 	l := c.nodes[0]
 
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	sec := &raftSecurity{}
 	auth := &handshakeAuth{local: func() hello { return hello{nodeID: "mute", addr: addr} }}
 	sl, err := newStreamLayer(addr, nil, sec, auth, newRefusalLog(l.node.log))
@@ -146,7 +147,7 @@ func TestRemovedNodeStaysOut(t *testing.T) {
 	c.set("k", "v")
 	// Its election timeout sets how long it waits before taking itself
 	// as removed.
-	cfg4 := Config{NodeID: "n4", RaftAddr: freeAddr(t), HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}
+	cfg4 := Config{NodeID: "n4", RaftAddr: testnet.FreeAddr(t), HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}
 	dir(&cfg4)
 	n4 := startNode(t, cfg4)
 	if err := c.addNode(n4, true); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/raftforge"
 	"github.com/lockkv/lockkv/internal/testcerts"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // The Raft port of a secured cluster refuses forged RPCs: an AppendEntries
@@ -266,7 +267,7 @@ func TestRaftPortOpenTakesForgedRPCs(t *testing.T) {
 	if appendErr != nil || voteErr != nil {
 		t.Fatalf("forged RPCs failed on an open port: %v, %v", appendErr, voteErr)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testutil.Eventually(t, 10*time.Second, func() error {
 		if got := follower.get("lockA"); got != "attacker" {
 			return fmt.Errorf("the follower's lockA = %q, want the forged value", got)
 		}

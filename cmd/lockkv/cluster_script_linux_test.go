@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // freeBase finds a BASE for deploy/cluster.sh whose six ports are free.
@@ -57,18 +57,14 @@ func TestClusterScript(t *testing.T) {
 	if out, code := script("start"); code != 0 {
 		t.Fatalf("start: exit %d\n%s", code, out)
 	}
-	deadline := time.Now().Add(20 * time.Second)
 	for i := 1; i <= 3; i++ {
 		addr := fmt.Sprintf("127.0.0.1:%d", base+i)
-		for {
-			if infoField(t, addr, "raft_leader_id") != "" {
-				break
+		testutil.Eventually(t, 20*time.Second, func() error {
+			if infoField(t, addr, "raft_leader_id") == "" {
+				return fmt.Errorf("n%d knows no leader", i)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("n%d knows no leader", i)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	if out, code := script("status"); code != 0 || strings.Count(out, ": up on ") != 3 {
 		t.Fatalf("status: exit %d\n%s", code, out)
@@ -84,27 +80,16 @@ func TestClusterScript(t *testing.T) {
 // infoField is a field of INFO replication at addr (AUTH pw).
 func infoField(t *testing.T, addr, field string) string {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	c := testutil.MustDial(t, addr)
+	defer c.Close()
+	if v := c.MustDo(t, "AUTH", "pw"); v.Str != "OK" {
+		t.Fatalf("AUTH: %v", v)
 	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(5 * time.Second))
-	nc.Write([]byte("*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n*2\r\n$4\r\nINFO\r\n$11\r\nreplication\r\n"))
-	r := bufio.NewReader(nc)
-	if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
-		t.Fatalf("AUTH: %q %v", line, err)
+	v := c.MustDo(t, "INFO", "replication")
+	if v.Kind != '$' {
+		t.Fatalf("INFO: %v", v)
 	}
-	head, err := r.ReadString('\n')
-	if err != nil || !strings.HasPrefix(head, "$") {
-		t.Fatalf("INFO: %q %v", head, err)
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(head[1:]))
-	body := make([]byte, n+2)
-	if _, err := io.ReadFull(r, body); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(body), "\r\n") {
+	for _, line := range strings.Split(v.Str, "\r\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			return v
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -68,18 +70,17 @@ func TestLocksCommandFollowsLeader(t *testing.T) {
 	}
 	ctx := context.Background()
 	leader := -1
-	for deadline := time.Now().Add(15 * time.Second); leader < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testutil.Eventually(t, 15*time.Second, func() error {
 		for i, s := range srvs {
 			var ok bool
 			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
 			if ok {
 				leader = i
+				return nil
 			}
 		}
-	}
-	if leader < 0 {
-		t.Fatal("no leader")
-	}
+		return errors.New("no leader")
+	})
 	rdb := redis.NewClient(&redis.Options{Addr: peers[leader].ClientAddr})
 	defer rdb.Close()
 	if err := rdb.Set(ctx, "job-lock", "tok-7", time.Minute).Err(); err != nil {

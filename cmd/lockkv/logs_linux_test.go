@@ -1,15 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // logRecords parses a JSON log; a line that is no JSON object fails.
@@ -43,45 +45,30 @@ func count(recs []map[string]any, level, msg, peer string) int {
 // waitRecord waits until p's log has a record for which ok holds.
 func waitRecord(t *testing.T, p *proc, d time.Duration, what string, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
+	var rec map[string]any
+	err := testutil.Poll(d, func() error {
 		for _, r := range logRecords(t, p) {
 			if ok(r) {
-				return r
+				rec = r
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s in the log within %v:\n%s", what, d, p.output())
-		}
-		time.Sleep(50 * time.Millisecond)
+		return errors.New("not logged")
+	})
+	if err != nil {
+		t.Fatalf("no %s in the log within %v:\n%s", what, d, p.output())
 	}
+	return rec
 }
 
-// do AUTHs with pw, sends one command and returns its reply's first line.
+// do AUTHs with pw, sends one command and returns its reply (in
+// testutil.Value's form: "+OK").
 func do(t *testing.T, addr string, args ...string) string {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(5 * time.Second))
-	var b strings.Builder
-	for _, cmd := range [][]string{{"AUTH", "pw"}, args} {
-		fmt.Fprintf(&b, "*%d\r\n", len(cmd))
-		for _, a := range cmd {
-			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-		}
-	}
-	nc.Write([]byte(b.String()))
-	r := bufio.NewReader(nc)
-	var line string
-	for i := 0; i < 2; i++ {
-		if line, err = r.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return strings.TrimSpace(line)
+	c := testutil.MustDial(t, addr)
+	defer c.Close()
+	c.MustDo(t, "AUTH", "pw")
+	return c.MustDo(t, args...).String()
 }
 
 // A 3-node cluster logs, in JSON, one record per event: a healthy start
@@ -100,7 +87,7 @@ func TestClusterLogs(t *testing.T) {
 	nodes := make([]*node, 3)
 	var peers []string
 	for i := range nodes {
-		n := &node{id: fmt.Sprintf("n%d", i+1), addr: freeAddr(t), raft: freeAddr(t)}
+		n := &node{id: fmt.Sprintf("n%d", i+1), addr: testnet.FreeAddr(t), raft: testnet.FreeAddr(t)}
 		nodes[i] = n
 		peers = append(peers, n.id+"="+n.raft+"="+n.addr)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/internal/testcerts"
+	"github.com/lockkv/lockkv/internal/testnet"
 )
 
 // deploy/lockkv.service passes systemd-analyze verify (with ExecStart
@@ -63,7 +64,7 @@ func TestPing(t *testing.T) {
 		{[]string{"--addr", addr, "--requirepass", "bad"}, "", 1, "WRONGPASS"},
 		{[]string{"--addr", addr, "--requirepass", "pw"}, "", 0, "PONG"},
 		{[]string{"--addr", addr}, "pw", 0, "PONG"},
-		{[]string{"--addr", freeAddr(t), "--timeout", "2s"}, "pw", 1, "connection refused"},
+		{[]string{"--addr", testnet.FreeAddr(t), "--timeout", "2s"}, "pw", 1, "connection refused"},
 		{[]string{"--addr", addr, "extra"}, "", 2, `unexpected argument "extra"`},
 	} {
 		cmd := exec.Command(bin, append([]string{"ping"}, tc.args...)...)
@@ -128,12 +129,12 @@ func TestReady(t *testing.T) {
 	}
 	// A node that waits to be added serves PING but is not ready.
 	w := startProc(t, nil, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--node-id", "n9",
-		"--data-dir", t.TempDir(), "--raft-addr", freeAddr(t))
+		"--data-dir", t.TempDir(), "--raft-addr", testnet.FreeAddr(t))
 	wm := w.waitLine(metricsRE, 10*time.Second)[1]
 	if code, out := run("--metrics-addr", wm); code != 1 || !strings.Contains(out, "503") {
 		t.Errorf("lockkv ready on a node waiting to be added: exit %d, %q", code, out)
 	}
-	if code, out := run("--metrics-addr", freeAddr(t), "--timeout", "2s"); code != 1 || !strings.Contains(out, "connection refused") {
+	if code, out := run("--metrics-addr", testnet.FreeAddr(t), "--timeout", "2s"); code != 1 || !strings.Contains(out, "connection refused") {
 		t.Errorf("lockkv ready with nothing listening: exit %d, %q", code, out)
 	}
 	if code, out := run("extra"); code != 2 || !strings.Contains(out, `unexpected argument "extra"`) {

@@ -16,8 +16,6 @@ import (
 	"github.com/lockkv/lockkv/internal/testnet"
 )
 
-func freeAddr(t testing.TB) string { return testnet.FreeAddr(t) }
-
 // notListening checks that nothing accepts connections at addr.
 func notListening(t *testing.T, addr string) {
 	t.Helper()
@@ -33,8 +31,8 @@ func notListening(t *testing.T, addr string) {
 
 // nodeArgs are the flags of a durable single node on dir.
 func nodeArgs(t *testing.T, dir string) (addr string, args []string) {
-	addr = freeAddr(t)
-	return addr, []string{"--addr", addr, "--raft-addr", freeAddr(t), "--data-dir", dir, "--requirepass", "pw"}
+	addr = testnet.FreeAddr(t)
+	return addr, []string{"--addr", addr, "--raft-addr", testnet.FreeAddr(t), "--data-dir", dir, "--requirepass", "pw"}
 }
 
 // A second lockkv on a data dir another one holds fails at once, naming

@@ -1,4 +1,4 @@
-package conformance
+package testutil
 
 import (
 	"bufio"
@@ -106,8 +106,8 @@ func (v Value) SortedPairs() Value {
 	return m
 }
 
-// readValue reads one complete reply.
-func readValue(r *bufio.Reader) (Value, error) {
+// ReadValue reads one complete reply.
+func ReadValue(r *bufio.Reader) (Value, error) {
 	line, err := r.ReadString('\n')
 	if err != nil {
 		return Value{}, err
@@ -151,7 +151,7 @@ func readValue(r *bufio.Reader) (Value, error) {
 		}
 		v := Value{Kind: kind, Elems: make([]Value, 0, count)}
 		for i := 0; i < count; i++ {
-			e, err := readValue(r)
+			e, err := ReadValue(r)
 			if err != nil {
 				return Value{}, err
 			}
@@ -162,8 +162,9 @@ func readValue(r *bufio.Reader) (Value, error) {
 	return Value{}, fmt.Errorf("unknown reply type %q", line)
 }
 
-// encodeCommand encodes args as a RESP array of bulk strings.
-func encodeCommand(args []string) []byte {
+// Command encodes args as a RESP array of bulk strings, the way clients
+// send commands.
+func Command(args ...string) []byte {
 	var b []byte
 	b = append(b, '*')
 	b = strconv.AppendInt(b, int64(len(args)), 10)
