@@ -30,8 +30,11 @@ func zsetPair(t *testing.T) *Pair {
 	if RedisAddr() == "" {
 		t.Skip("conformance: no Redis to compare against: " + skipReason)
 	}
-	srv := lockkv.NewServer(lockkv.Config{})
-	if err := srv.Start(); err != nil {
+	srv, err := lockkv.NewServer(lockkv.Config{})
+	if err == nil {
+		err = srv.Start()
+	}
+	if err != nil {
 		t.Fatalf("start lockkv: %v", err)
 	}
 	t.Cleanup(func() { srv.Close() })

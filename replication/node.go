@@ -4,7 +4,6 @@ import (
 	crand "crypto/rand"
 	"crypto/tls"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -240,11 +239,8 @@ type proposal struct {
 
 // New prepares a node; Start starts Raft once the command goroutine runs.
 func New(cfg Config, run Runner) (*Node, error) {
-	if cfg.NodeID == "" {
-		return nil, errors.New("replication: a node ID is required")
-	}
-	if cfg.RaftAddr == "" && cfg.Transport == nil {
-		return nil, errors.New("replication: a Raft address is required")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.RaftAdvertise == "" {
 		cfg.RaftAdvertise = cfg.RaftAddr
@@ -272,18 +268,6 @@ func New(cfg Config, run Runner) (*Node, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if !commands.ValidNodeID(cfg.NodeID) {
-		return nil, fmt.Errorf("replication: bad node ID %q: %s", cfg.NodeID, commands.NodeIDRule)
-	}
-	if len(cfg.RaftAdvertise) > 255 {
-		return nil, errors.New("replication: the Raft address must be at most 255 bytes")
-	}
-	if cfg.Bootstrap && cfg.Join != "" {
-		return nil, errors.New("replication: --bootstrap forms a new cluster and --join joins one: give one of them")
-	}
-	if cfg.Bootstrap && len(cfg.Peers) > 0 && !slices.ContainsFunc(cfg.Peers, func(p Peer) bool { return p.ID == cfg.NodeID }) {
-		return nil, fmt.Errorf("replication: --peers must include this node (%s)", cfg.NodeID)
 	}
 	sec, err := newRaftSecurity(&cfg)
 	if err != nil {
