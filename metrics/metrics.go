@@ -33,8 +33,7 @@ import (
 // a copy of its counters (observe), waits for it at most observeTimeout,
 // and builds the metrics outside it. Per-command latency comes from the
 // power-of-two buckets endCall fills (commands.CommandStat); Raft's
-// events from the node's own histograms (replication.Metrics), found on
-// the node by its Collectors method.
+// events from the node's own instruments (host.RaftMetrics).
 
 // observeTimeout bounds a scrape's wait for the command goroutine (a busy
 // script, DEBUG SLEEP): past it the scrape reports what needs no engine
@@ -76,12 +75,6 @@ type port struct {
 	maxLag  time.Duration
 	ln      net.Listener
 	httpSrv *http.Server
-}
-
-// nodeCollectors is what a cluster node offers a registry
-// (replication.Node's Collectors).
-type nodeCollectors interface {
-	Collectors() []prometheus.Collector
 }
 
 // observation is what one scrape reads on the command goroutine.
@@ -167,9 +160,6 @@ func (c *Config) StartMetrics(h host.Server) (host.Service, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		serverCollector{s})
-	if nc, ok := h.Node.(nodeCollectors); ok {
-		reg.MustRegister(nc.Collectors()...)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogAdapter{s}}))
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
@@ -305,17 +295,37 @@ var (
 	descPeerApplied  = desc("lockkv_raft_peer_applied_index", "Last index a member applied, as it last reported.", "peer")
 	descPeerLag      = desc("lockkv_raft_peer_lag_seconds", "Replication lag: age of the oldest committed write a member has not applied (0: caught up).", "peer")
 	descPeerUp       = desc("lockkv_raft_peer_reachable", "1 when a member was heard from within 5 s (INFO's link up), 0 when not or never (the leader's view of every member; a follower's of the leader).", "peer")
+	descLogStore     = desc("lockkv_raft_log_store_seconds", "Time to write a batch of entries to the Raft log, its fsync included (with a data dir and --raft-fsync).")
+	descApply        = desc("lockkv_raft_apply_seconds", "Time to apply a batch of committed entries to the keyspace, the wait for the command goroutine included.")
+	descApplied      = desc("lockkv_raft_applied_entries_total", "Committed log entries applied to the keyspace by this node.")
+	descSnapPersist  = desc("lockkv_raft_snapshot_persist_seconds", "Time to write a snapshot of the keyspace to the snapshot store.")
+	descSnapBytes    = desc("lockkv_raft_snapshot_size_bytes", "Size of the last snapshot this node wrote.")
+	descLeaderChange = desc("lockkv_raft_leader_changes_total", "Times this node saw the cluster's leader change (a new leader known, or none).")
 	descPeerContact  = desc("lockkv_raft_peer_last_contact_seconds", "Time since a member was last heard from (the leader's view; a follower knows only the leader).", "peer")
 )
 
 func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
-	o, ok := c.s.observe(observeTimeout)
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
+	if node := c.s.h.Node; node != nil {
+		// The node's instruments need no engine state.
+		m := node.RaftMetrics()
+		for _, h := range []struct {
+			d *prometheus.Desc
+			h *host.Histogram
+		}{{descLogStore, m.LogStore}, {descApply, m.Apply}, {descSnapPersist, m.SnapshotPersist}} {
+			count, sum, buckets := h.h.Read()
+			ch <- prometheus.MustNewConstHistogram(h.d, count, sum, buckets)
+		}
+		counter(descApplied, float64(m.ApplyEntries.Load()))
+		gauge(descSnapBytes, float64(m.SnapshotBytes.Load()))
+		counter(descLeaderChange, float64(m.LeaderChanges.Load()))
+	}
+	o, ok := c.s.observe(observeTimeout)
 	if !ok {
 		gauge(descResponsive, 0)
 		return

@@ -28,6 +28,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/host"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -202,7 +203,7 @@ type Node struct {
 	// members is the registry of client addresses (command goroutine).
 	members map[string]string
 	// metrics are the node's instruments (metrics.go).
-	metrics *Metrics
+	metrics *host.RaftMetrics
 	// acks are the followers' reports to this leader (command goroutine).
 	acks map[string]ack
 	// snapIndex is the newest snapshot's index as read at snapAt
@@ -825,7 +826,7 @@ func (n *Node) registerMembers() {
 // changes: "leader lost" (WARN: no leader is known; a leader that stepped
 // down says "leadership lost" instead) and "leader changed".
 func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
-	n.metrics.LeaderChanges.Inc()
+	n.metrics.LeaderChanges.Add(1)
 	switch {
 	case cur == "" && old != n.cfg.NodeID:
 		n.log.Warn("leader lost", "node", n.cfg.NodeID, "leader", old)

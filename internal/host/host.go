@@ -68,6 +68,8 @@ type Node interface {
 	// HandOver asks another member to lead when this node does, and
 	// reports whether one did within timeout.
 	HandOver(timeout time.Duration) bool
+	// RaftMetrics are the node's instruments.
+	RaftMetrics() *RaftMetrics
 }
 
 // Service is a part the server started and Close stops (the metrics
