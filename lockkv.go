@@ -13,6 +13,11 @@
 // Unlike a fake, this is the server the lockkv binary runs: one goroutine
 // owns the keyspace and runs every command in arrival order, time passes by
 // itself, and a test may take control of the clock.
+//
+// This package brings no Raft and no Prometheus into a build: a cluster
+// node is Config.Cluster set to a *replication.Config (package
+// github.com/lockkv/lockkv/replication), the metrics port Config.Metrics
+// set to a *metrics.Config (package github.com/lockkv/lockkv/metrics).
 package lockkv
 
 import (

@@ -41,7 +41,9 @@ func TestNewServerRefusesBadSettings(t *testing.T) {
 		{Config{Cluster: &replication.Config{NodeID: "n1"}}, "a Raft address is required"},
 		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", Bootstrap: true, Join: "127.0.0.1:1"}}, "give one of them"},
 		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", LogStore: "sqlite"}}, `unknown log store "sqlite"`},
+		{Config{Cluster: (*replication.Config)(nil)}, "a nil *Config"},
 		{Config{Metrics: &metrics.Config{Addr: "9100"}}, `bad metrics address "9100"`},
+		{Config{Metrics: (*metrics.Config)(nil)}, "a nil *metrics.Config"},
 	} {
 		s, err := NewServer(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -58,6 +58,9 @@ type Config struct {
 
 // Validate reports a setting the port could not start with.
 func (c *Config) Validate() error {
+	if c == nil {
+		return errors.New("lockkv: a nil *metrics.Config")
+	}
 	if c.Addr != "" {
 		if err := host.CheckAddr("metrics address", c.Addr); err != nil {
 			return err

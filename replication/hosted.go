@@ -15,6 +15,9 @@ import (
 // Validate reports the settings no node could start with (what New
 // checks before it reads any file).
 func (c *Config) Validate() error {
+	if c == nil {
+		return errors.New("replication: a nil *Config")
+	}
 	if c.NodeID == "" {
 		return errors.New("replication: a node ID is required")
 	}

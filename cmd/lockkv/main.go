@@ -162,12 +162,6 @@ func main() {
 	if o.metricsAddr != "" {
 		cfg.Metrics = &metrics.Config{Addr: o.metricsAddr, ReadyMaxLag: o.readyMaxLag}
 	}
-	switch o.readMode {
-	case "linearizable", "lease", "stale":
-	default:
-		fmt.Fprintf(os.Stderr, "lockkv: bad --read-mode %q: want linearizable, lease or stale\n", o.readMode)
-		os.Exit(2)
-	}
 	if o.nodeID != "" || o.dataDir != "" || o.bootstrap || o.join != "" || o.peers != "" {
 		pl, err := replication.ParsePeers(o.peers)
 		if err != nil {
