@@ -43,7 +43,7 @@ func TestClusterBackupRestore(t *testing.T) {
 	dirs := map[string]string{}
 	tc := startClusterCfg(t, 3, func(c *Config) {
 		d := t.TempDir()
-		dirs[c.Cluster.NodeID] = d
+		dirs[rc(c).NodeID] = d
 		c.Settings = append(c.Settings, Setting{Name: "dir", Args: []string{d}})
 	})
 	ctx := context.Background()

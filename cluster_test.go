@@ -37,7 +37,7 @@ func startCluster(t *testing.T, n int) *testCluster {
 // startClusterWith starts n nodes, each configured further by opt.
 func startClusterWith(t *testing.T, n int, opt func(*replication.Config)) *testCluster {
 	t.Helper()
-	return startClusterCfg(t, n, func(c *Config) { opt(c.Cluster) })
+	return startClusterCfg(t, n, func(c *Config) { opt(rc(c)) })
 }
 
 // startClusterCfg starts n nodes whose server configuration opt changes.
@@ -67,7 +67,7 @@ func startClusterCfg(t *testing.T, n int, opt func(*Config)) *testCluster {
 }
 
 func (tc *testCluster) start(i int) {
-	s := NewServer(tc.cfgs[i])
+	s := mustNewServer(tc.t, tc.cfgs[i])
 	if err := s.Start(); err != nil {
 		tc.t.Fatalf("start %d: %v", i, err)
 	}
@@ -479,7 +479,7 @@ func TestClusterMembership(t *testing.T) {
 	p := replication.Peer{ID: "n4", RaftAddr: testnet.FreeAddr(t), ClientAddr: testnet.FreeAddr(t)}
 	follower := tc.peers[(l+1)%3].ClientAddr
 	log4 := &captureHandler{}
-	s4 := NewServer(Config{Addr: p.ClientAddr, Logger: slog.New(log4), Cluster: &replication.Config{
+	s4 := mustNewServer(t, Config{Addr: p.ClientAddr, Logger: slog.New(log4), Cluster: &replication.Config{
 		NodeID: p.ID, RaftAddr: p.RaftAddr, Join: follower,
 		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond,
 	}})

@@ -59,7 +59,10 @@ func TestFrozenClock(t *testing.T) {
 }
 
 func TestCloseIsIdempotentAndClosesClients(t *testing.T) {
-	srv := lockkv.NewServer(lockkv.Config{})
+	srv, err := lockkv.NewServer(lockkv.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,11 @@
 // Unlike a fake, this is the server the lockkv binary runs: one goroutine
 // owns the keyspace and runs every command in arrival order, time passes by
 // itself, and a test may take control of the clock.
+//
+// This package brings no Raft and no Prometheus into a build: a cluster
+// node is Config.Cluster set to a *replication.Config (package
+// github.com/lockkv/lockkv/replication), the metrics port Config.Metrics
+// set to a *metrics.Config (package github.com/lockkv/lockkv/metrics).
 package lockkv
 
 import (
@@ -24,7 +29,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -34,10 +38,10 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/host"
 	"github.com/lockkv/lockkv/internal/rdbrestore"
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/internal/resp"
-	"github.com/lockkv/lockkv/replication"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -58,10 +62,12 @@ type Config struct {
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 	// Cluster, when set, makes the server a node of a Raft cluster (a
-	// cluster of one with a data directory is a durable single server).
-	Cluster *replication.Config
+	// cluster of one with a data directory is a durable single server):
+	// a *replication.Config. Package replication brings in Raft and its
+	// stores; a program that leaves Cluster nil does not build them.
+	Cluster ClusterConfig
 	// ReadMode is how a cluster node serves reads: "linearizable"
-	// (default), "lease" or "stale".
+	// (default), "lease" or "stale"; anything else is an error.
 	ReadMode string
 	// SentinelMasterName is the master name a cluster node answers SENTINEL
 	// for (get-master-addr-by-name and the like); "" is "mymaster".
@@ -124,13 +130,10 @@ type Config struct {
 	// rewrites. Without it CONFIG REWRITE answers Redis's "The server is
 	// running without a config file".
 	ConfigFile string
-	// MetricsAddr, when set, is the HTTP address serving /metrics
-	// (Prometheus), /health, /ready and a read-only status page
-	// (metrics.go).
-	MetricsAddr string
-	// ReadyMaxLag is the replication lag past which /ready says a cluster
-	// member is not ready (default 5 s).
-	ReadyMaxLag time.Duration
+	// Metrics, when set, is the HTTP port serving /metrics (Prometheus),
+	// /health, /ready and a read-only status page: a *metrics.Config
+	// (package metrics, which brings in Prometheus's client).
+	Metrics MetricsConfig
 
 	// ConfigDirectives are the directives ConfigFile may hold besides
 	// CONFIG settings (cmd/lockkv's flags): CONFIG REWRITE keeps their
@@ -138,6 +141,21 @@ type Config struct {
 	// ("log-level": "loglevel"), rewrites them as that setting. Other
 	// lines that are no setting become "# ??? " comments, as in Redis.
 	ConfigDirectives map[string]string
+}
+
+// ClusterConfig is what Config.Cluster holds: *replication.Config is
+// the implementation. NewServer calls Validate; Start calls NewNode.
+type ClusterConfig interface {
+	Validate() error
+	NewNode(host.Server) (host.Node, error)
+}
+
+// MetricsConfig is what Config.Metrics holds: *metrics.Config is the
+// implementation. NewServer calls Validate; Start calls StartMetrics
+// once the server serves, and Close closes what it returned.
+type MetricsConfig interface {
+	Validate() error
+	StartMetrics(host.Server) (host.Service, error)
 }
 
 // Setting is a CONFIG setting with its arguments as a config file line
@@ -163,7 +181,7 @@ type Server struct {
 	// behind a backlog of new commands.
 	applies chan request
 	quit    chan struct{}
-	node    *replication.Node
+	node    host.Node // nil on a standalone server
 	loopWG  sync.WaitGroup
 	connWG  sync.WaitGroup
 
@@ -190,12 +208,9 @@ type Server struct {
 	queued []request
 	// gathered is the loop's buffer of requests taken together.
 	gathered []request
-	// startErr is a setting NewServer could not apply; Start returns it.
-	startErr error
 
-	// The metrics port (metrics.go), when Config.MetricsAddr is set.
-	metricsLn net.Listener
-	httpSrv   *http.Server
+	// metrics is the metrics port, when Config.Metrics is set.
+	metrics host.Service
 }
 
 type request struct {
@@ -214,8 +229,16 @@ const (
 	reqTaken = -1
 )
 
-// NewServer returns a server for cfg; Start makes it listen.
-func NewServer(cfg Config) *Server {
+// NewServer returns a server for cfg; Start makes it listen. A setting
+// no server could start with is an error here: a value outside its
+// choices (ReadMode, ProtectedMode, TLSAuthClients, ...), an address that
+// is not host:port, settings that contradict each other, a Settings line
+// CONFIG SET would refuse, and what Cluster's and Metrics' Validate
+// report. Files (TLS, LoadRDB, a data directory) are read by Start.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
@@ -252,14 +275,12 @@ func NewServer(cfg Config) *Server {
 	if cfg.SentinelMasterName != "" {
 		ecfg.SentinelMasterName = cfg.SentinelMasterName
 	}
-	var startErr error
 	for _, st := range cfg.Settings {
-		if msg := ecfg.LoadDirective(st.Name, st.Args); msg != "" && startErr == nil {
-			startErr = fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
+		if msg := ecfg.LoadDirective(st.Name, st.Args); msg != "" {
+			return nil, fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
 		}
 	}
 	s := &Server{
-		startErr: startErr,
 		cfg:      cfg,
 		log:      log,
 		level:    level,
@@ -294,7 +315,7 @@ func NewServer(cfg Config) *Server {
 		lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]
 		s.log.Log(context.Background(), lv, msg, "source", "script")
 	}
-	return s
+	return s, nil
 }
 
 // serveWhileBusy runs on the command goroutine, from inside a script that
@@ -349,12 +370,6 @@ func (s *Server) handleHeld() {
 // directory, so that a directory in use or unusable is an error before
 // the client port opens.
 func (s *Server) Start() error {
-	if s.startErr != nil {
-		return s.startErr
-	}
-	if err := s.cfg.check(); err != nil {
-		return err
-	}
 	var tlsServer, tlsPeer *tls.Config
 	if s.cfg.tlsEnabled() {
 		var err error
@@ -374,23 +389,11 @@ func (s *Server) Start() error {
 		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
 	}
 	if s.cfg.Cluster != nil {
-		rc := *s.cfg.Cluster
-		if rc.Clock == nil {
-			rc.Clock = s.clock
+		h := s.host()
+		if s.cfg.TLSOnly {
+			h.ClientTLS = tlsPeer
 		}
-		if rc.Logger == nil {
-			rc.Logger = s.log
-		}
-		if rc.Password == "" {
-			rc.Password = s.cfg.RequirePass
-		}
-		if s.cfg.TLSOnly && rc.ClientTLS == nil {
-			rc.ClientTLS = tlsPeer
-		}
-		if rc.Stalled == nil {
-			rc.Stalled = s.stalled
-		}
-		node, err := replication.New(rc, s.run)
+		node, err := s.cfg.Cluster.NewNode(h)
 		if err != nil {
 			return err
 		}
@@ -467,12 +470,15 @@ func (s *Server) Start() error {
 			go s.acceptLoop(l)
 		}
 	}
-	if s.cfg.MetricsAddr != "" {
-		s.Do(func(e *commands.Engine) { e.EnableLockSampling() })
-		if err := s.startMetrics(); err != nil {
+	if s.cfg.Metrics != nil {
+		m, err := s.cfg.Metrics.StartMetrics(s.host())
+		if err != nil {
 			s.Close()
 			return err
 		}
+		s.mu.Lock()
+		s.metrics = m
+		s.mu.Unlock()
 	}
 	if ln != nil {
 		s.log.Info("lockkv listening", "addr", ln.Addr().String())
@@ -510,11 +516,27 @@ func (s *Server) rewriteConfig() error {
 	})
 }
 
-// check validates the settings Start cannot take.
+// host is what the server gives its cluster node and metrics port.
+func (s *Server) host() host.Server {
+	return host.Server{
+		Run:       s.run,
+		RunWithin: s.runWithin,
+		Clock:     s.clock,
+		Logger:    s.log,
+		Password:  s.cfg.RequirePass,
+		Stalled:   s.stalled,
+		Node:      s.node,
+	}
+}
+
+// check reports the settings no server could start with (NewServer).
 func (cfg *Config) check() error {
-	for name, v := range map[string]string{"enable-debug-command": cfg.EnableDebugCommand, "enable-protected-configs": cfg.EnableProtectedConfigs} {
-		if v != "" && !commands.ValidProtectedAction(v) {
-			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", name, v)
+	for _, v := range []struct{ name, v string }{
+		{"enable-debug-command", cfg.EnableDebugCommand},
+		{"enable-protected-configs", cfg.EnableProtectedConfigs},
+	} {
+		if v.v != "" && !commands.ValidProtectedAction(v.v) {
+			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", v.name, v.v)
 		}
 	}
 	switch cfg.ProtectedMode {
@@ -522,8 +544,56 @@ func (cfg *Config) check() error {
 	default:
 		return fmt.Errorf("lockkv: bad protected-mode %q: want yes or no", cfg.ProtectedMode)
 	}
-	if cfg.TLSOnly && !cfg.tlsEnabled() {
-		return errors.New("lockkv: TLSOnly without a TLS certificate: no listener would serve clients")
+	switch cfg.ReadMode {
+	case "", commands.ReadLinearizable, commands.ReadLease, commands.ReadStale:
+	default:
+		return fmt.Errorf("lockkv: bad read mode %q: want %s, %s or %s", cfg.ReadMode, commands.ReadLinearizable, commands.ReadLease, commands.ReadStale)
+	}
+	switch cfg.TLSAuthClients {
+	case "", "yes", "optional", "no":
+	default:
+		return fmt.Errorf("lockkv: bad tls-auth-clients %q: want yes, no or optional", cfg.TLSAuthClients)
+	}
+	if cfg.Databases < 0 {
+		return fmt.Errorf("lockkv: bad Databases %d: want 1 or more (0: the default, 16)", cfg.Databases)
+	}
+	if cfg.MaxClients < 0 {
+		return fmt.Errorf("lockkv: bad MaxClients %d: want 1 or more (0: the default, 10000)", cfg.MaxClients)
+	}
+	if cfg.Addr != "" {
+		if cfg.TLSOnly {
+			return errors.New("lockkv: TLSOnly serves no plain TCP: Addr must be empty")
+		}
+		if err := host.CheckAddr("address", cfg.Addr); err != nil {
+			return err
+		}
+	}
+	if cfg.TLSAddr != "" {
+		if err := host.CheckAddr("TLS address", cfg.TLSAddr); err != nil {
+			return err
+		}
+	}
+	if cfg.tlsEnabled() {
+		if cfg.TLSCertFile == "" || cfg.TLSKeyFile == "" {
+			return errors.New("lockkv: TLS needs both a certificate file and a key file")
+		}
+	} else {
+		if cfg.TLSOnly {
+			return errors.New("lockkv: TLSOnly without a TLS certificate: no listener would serve clients")
+		}
+		if cfg.TLSAddr != "" || cfg.TLSCACertFile != "" || cfg.TLSAuthClients != "" {
+			return errors.New("lockkv: TLSAddr, TLSCACertFile and TLSAuthClients need TLSCertFile and TLSKeyFile")
+		}
+	}
+	if cfg.Cluster != nil {
+		if err := cfg.Cluster.Validate(); err != nil {
+			return err
+		}
+	}
+	if cfg.Metrics != nil {
+		if err := cfg.Metrics.Validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -605,9 +675,6 @@ func (s *Server) TLSAddr() string {
 	return s.tlsLn.Addr().String()
 }
 
-// Engine returns the command engine. It must only be used inside Do.
-func (s *Server) Engine() *commands.Engine { return s.eng }
-
 // Do runs fn on the command goroutine, between commands, and waits for it.
 // It is how embedding code and tests touch the keyspace directly.
 func (s *Server) Do(fn func(e *commands.Engine)) { s.run(fn) }
@@ -625,8 +692,53 @@ func (s *Server) run(fn func(e *commands.Engine)) bool {
 	}
 }
 
-// Node returns the server's Raft node, nil when it is not clustered.
-func (s *Server) Node() *replication.Node { return s.node }
+// runWithin is run waiting at most timeout for fn to be taken up and
+// to finish; false when it was not (fn may still run later).
+func (s *Server) runWithin(timeout time.Duration, fn func(e *commands.Engine)) bool {
+	done := make(chan struct{})
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+	case <-s.quit:
+		return false
+	case <-t.C:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-s.quit:
+	case <-t.C:
+	}
+	return false
+}
+
+// Removed is closed once this cluster node was removed from its cluster
+// (RAFT.NODE REMOVE); nil on a standalone server, and before Start.
+func (s *Server) Removed() <-chan struct{} {
+	if s.node == nil {
+		return nil
+	}
+	return s.node.Removed()
+}
+
+// HandOver asks another member to lead when this cluster node leads
+// (before a planned stop) and reports whether one did within timeout;
+// false on a standalone server.
+func (s *Server) HandOver(timeout time.Duration) bool {
+	return s.node != nil && s.node.HandOver(timeout)
+}
+
+// MetricsAddr is the address of the metrics port, "" without one.
+func (s *Server) MetricsAddr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.metrics == nil {
+		return ""
+	}
+	return s.metrics.Addr()
+}
 
 // Close stops listening, closes every connection and stops the command
 // goroutine. It waits for all of them.
@@ -642,6 +754,7 @@ func (s *Server) Close() error {
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
+	metrics := s.metrics
 	s.mu.Unlock()
 	var err error
 	if s.ln != nil {
@@ -652,7 +765,9 @@ func (s *Server) Close() error {
 			err = e
 		}
 	}
-	s.stopMetrics()
+	if metrics != nil {
+		_ = metrics.Close()
+	}
 	for _, c := range conns {
 		c.shutdown()
 	}

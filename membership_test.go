@@ -43,7 +43,10 @@ func tryNewNode(t *testing.T, id string, opt func(*Config)) (*Server, replicatio
 	if opt != nil {
 		opt(&cfg)
 	}
-	s := NewServer(cfg)
+	s, err := NewServer(cfg)
+	if err != nil {
+		return nil, p, err
+	}
 	if err := s.Start(); err != nil {
 		return nil, p, err
 	}
@@ -145,15 +148,15 @@ func TestMembershipAddChecks(t *testing.T) {
 
 	// A node started alone: it made itself a cluster with an ID of its
 	// own (the trap of a node started without --peers or --join).
-	lone, pl := newNode(t, "lone", func(c *Config) { c.Cluster.Bootstrap = true })
+	lone, pl := newNode(t, "lone", func(c *Config) { rc(c).Bootstrap = true })
 	waitFor(t, "the lone node to lead and have an ID", func() bool { return lone.Node().ClusterID() != "" })
 	refuses("ERR refusing to add lone: it belongs to another cluster (its cluster ID "+lone.Node().ClusterID()+", this cluster's "+tc.srvs[0].Node().ClusterID()+")",
 		"ADD", "lone", pl.RaftAddr, pl.ClientAddr)
 	// A node with state but no ID: bootstrapped with peers that never
 	// came, so it never elected anyone.
 	_, ps := newNode(t, "stateful", func(c *Config) {
-		c.Cluster.Bootstrap = true
-		c.Cluster.Peers = []replication.Peer{{ID: "stateful", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
+		rc(c).Bootstrap = true
+		rc(c).Peers = []replication.Peer{{ID: "stateful", RaftAddr: rc(c).RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
 	})
 	refuses("ERR refusing to add stateful: it has Raft state of its own but no cluster ID", "ADD", "stateful", ps.RaftAddr, ps.ClientAddr)
 
@@ -356,7 +359,7 @@ func TestMembershipRemovedWhileDown(t *testing.T) {
 	logs := make([]*captureHandler, 3)
 	i := 0
 	tc := startClusterCfg(t, 3, func(c *Config) {
-		c.Cluster.DataDir = filepath.Join(base, c.Cluster.NodeID)
+		rc(c).DataDir = filepath.Join(base, rc(c).NodeID)
 		logs[i] = &captureHandler{}
 		c.Logger = slog.New(logs[i])
 		i++
@@ -400,8 +403,8 @@ func TestJoinFailsFast(t *testing.T) {
 	member := tc.peers[0].ClientAddr
 	join := func(id string, opt func(*Config)) error {
 		_, _, err := tryNewNode(t, id, func(c *Config) {
-			c.Cluster.Join = member
-			c.Cluster.JoinTimeout = time.Minute
+			rc(c).Join = member
+			rc(c).JoinTimeout = time.Minute
 			opt(c)
 		})
 		return err
@@ -419,15 +422,15 @@ func TestJoinFailsFast(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "b1")
 	b, _ := newNode(t, "b1", func(c *Config) {
 		c.RequirePass = "pw"
-		c.Cluster.Bootstrap = true
-		c.Cluster.DataDir = dir
+		rc(c).Bootstrap = true
+		rc(c).DataDir = dir
 	})
 	waitFor(t, "b1 to have an ID", func() bool { return b.Node().ClusterID() != "" })
 	bID := b.Node().ClusterID()
 	b.Close()
 	err = join("b1", func(c *Config) {
 		c.RequirePass = "pw"
-		c.Cluster.DataDir = dir
+		rc(c).DataDir = dir
 	})
 	want := fmt.Sprintf("this node belongs to cluster %s, and %s to cluster %s", bID, member, tc.srvs[0].Node().ClusterID())
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -437,14 +440,14 @@ func TestJoinFailsFast(t *testing.T) {
 	// never came, so no leader ever made one up.
 	dir = filepath.Join(t.TempDir(), "c1")
 	c1, _ := newNode(t, "c1", func(c *Config) {
-		c.Cluster.Bootstrap = true
-		c.Cluster.DataDir = dir
-		c.Cluster.Peers = []replication.Peer{{ID: "c1", RaftAddr: c.Cluster.RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
+		rc(c).Bootstrap = true
+		rc(c).DataDir = dir
+		rc(c).Peers = []replication.Peer{{ID: "c1", RaftAddr: rc(c).RaftAddr}, {ID: "ghost", RaftAddr: testnet.FreeAddr(t)}}
 	})
 	c1.Close()
 	err = join("c1", func(c *Config) {
 		c.RequirePass = "pw"
-		c.Cluster.DataDir = dir
+		rc(c).DataDir = dir
 	})
 	if want := "this node has Raft state of its own but no cluster ID"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--join of a node with state but no ID: %v, want ...%q...", err, want)
@@ -458,7 +461,7 @@ func TestJoinFailsFast(t *testing.T) {
 
 	// A server that is no cluster node.
 	plain := RunT(t)
-	err = join("n3", func(c *Config) { c.Cluster.Join = plain.Addr() })
+	err = join("n3", func(c *Config) { rc(c).Join = plain.Addr() })
 	if want := plain.Addr() + " is not a lockkv cluster node"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--join of a standalone server: %v, want ...%q...", err, want)
 	}

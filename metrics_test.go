@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/lockscripts"
+	"github.com/lockkv/lockkv/metrics"
 )
 
 // httpGet fetches path from the metrics port: status code and body.
@@ -44,7 +45,7 @@ func metricValue(page, sample string) (float64, bool) {
 }
 
 func TestMetricsStandalone(t *testing.T) {
-	srv := RunTWith(t, Config{MetricsAddr: "127.0.0.1:0"})
+	srv := RunTWith(t, Config{Metrics: &metrics.Config{}})
 	ma := srv.MetricsAddr()
 	if ma == "" {
 		t.Fatal("no metrics address")
@@ -141,9 +142,9 @@ func TestMetricsStandalone(t *testing.T) {
 
 func TestMetricsCluster(t *testing.T) {
 	tc := startClusterCfg(t, 3, func(c *Config) {
-		c.MetricsAddr, c.ReadyMaxLag = "127.0.0.1:0", 2*time.Second
+		c.Metrics = &metrics.Config{ReadyMaxLag: 2 * time.Second}
 		// A loaded machine must not change leaders under the test.
-		c.Cluster.HeartbeatTimeout, c.Cluster.ElectionTimeout = time.Second, time.Second
+		rc(c).HeartbeatTimeout, rc(c).ElectionTimeout = time.Second, time.Second
 	})
 	ctx := context.Background()
 	l := tc.leader()

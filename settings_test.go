@@ -112,10 +112,8 @@ func TestDebugDisabledByDefault(t *testing.T) {
 	if err := c2.Do(ctx, "DEBUG", "SLEEP", "0").Err(); err != nil {
 		t.Errorf("DEBUG under local from 127.0.0.1: %v", err)
 	}
-	srv := NewServer(Config{EnableDebugCommand: "sometimes"})
-	if err := srv.Start(); err == nil {
-		srv.Close()
-		t.Error("enable-debug-command sometimes: started")
+	if _, err := NewServer(Config{EnableDebugCommand: "sometimes"}); err == nil {
+		t.Error("enable-debug-command sometimes: accepted")
 	}
 }
 
@@ -154,10 +152,8 @@ func TestConfigSettings(t *testing.T) {
 		{Name: "no-such-setting", Args: []string{"1"}},
 		{Name: "timeout", Args: []string{"1", "2"}},
 	} {
-		s := NewServer(Config{Settings: []Setting{st}})
-		if err := s.Start(); err == nil || !strings.Contains(err.Error(), st.Name) {
-			s.Close()
-			t.Errorf("%v: Start: %v, want an error naming it", st, err)
+		if _, err := NewServer(Config{Settings: []Setting{st}}); err == nil || !strings.Contains(err.Error(), st.Name) {
+			t.Errorf("%v: NewServer: %v, want an error naming it", st, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/lockscripts"
+	"github.com/lockkv/lockkv/metrics"
 )
 
 // TestStatusPageInBrowser renders the status page of a 3-node cluster in
@@ -27,9 +28,9 @@ func TestStatusPageInBrowser(t *testing.T) {
 		t.Skip("no headless Chromium on PATH (apt-get install chromium); the page is tested over HTTP by TestMetricsCluster")
 	}
 	tc := startClusterCfg(t, 3, func(c *Config) {
-		c.MetricsAddr = "127.0.0.1:0"
+		c.Metrics = &metrics.Config{}
 		// A loaded machine must not change leaders under the test.
-		c.Cluster.HeartbeatTimeout, c.Cluster.ElectionTimeout = time.Second, time.Second
+		rc(c).HeartbeatTimeout, rc(c).ElectionTimeout = time.Second, time.Second
 	})
 	ctx := context.Background()
 	l := tc.leader()

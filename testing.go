@@ -15,7 +15,10 @@ func RunTWith(t testing.TB, cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = NewTestClock()
 	}
-	s := NewServer(cfg)
+	s, err := NewServer(cfg)
+	if err != nil {
+		t.Fatalf("lockkv: %v", err)
+	}
 	if err := s.Start(); err != nil {
 		t.Fatalf("lockkv: start: %v", err)
 	}

@@ -228,7 +228,8 @@ func TestTLSAuthClientsOptional(t *testing.T) {
 	}
 }
 
-// TestTLSBadConfig: what cannot serve is refused at start.
+// TestTLSBadConfig: what cannot serve is refused, by NewServer or (a
+// file that cannot be read or used) by Start.
 func TestTLSBadConfig(t *testing.T) {
 	f := newTLSFixture(t)
 	for name, cfg := range map[string]Config{
@@ -240,7 +241,10 @@ func TestTLSBadConfig(t *testing.T) {
 		"bad auth":                {TLSCertFile: f.srvCert, TLSKeyFile: f.srvKey, TLSCACertFile: f.ca.file, TLSAuthClients: "maybe"},
 		"TLS only without TLS":    {TLSOnly: true},
 	} {
-		srv := NewServer(cfg)
+		srv, err := NewServer(cfg)
+		if err != nil {
+			continue
+		}
 		if err := srv.Start(); err == nil {
 			srv.Close()
 			t.Errorf("%s: started", name)
@@ -302,7 +306,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 	}
 	tc := startClusterCfg(t, n, func(c *Config) {
 		tlsNode(c)
-		c.Cluster.Forward = true
+		rc(c).Forward = true
 	})
 	l := tc.leader()
 	fi := (l + 1) % n
@@ -325,7 +329,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 	cfg4 := Config{Addr: p.ClientAddr, Cluster: &replication.Config{NodeID: p.ID, RaftAddr: p.RaftAddr, Join: tc.peers[fi].ClientAddr,
 		HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}}
 	tlsNode(&cfg4)
-	s4 := NewServer(cfg4)
+	s4 := mustNewServer(t, cfg4)
 	if err := s4.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -64,8 +64,11 @@ func Main(m *testing.M) int {
 	lockkvAddr = os.Getenv("LOCKKV_ADDR")
 	if lockkvAddr == "" {
 		// DEBUG is enabled on both servers (redis-server below too).
-		srv := lockkv.NewServer(lockkv.Config{EnableDebugCommand: "yes"})
-		if err := srv.Start(); err != nil {
+		srv, err := lockkv.NewServer(lockkv.Config{EnableDebugCommand: "yes"})
+		if err == nil {
+			err = srv.Start()
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "conformance: cannot start lockkv:", err)
 			return 1
 		}

@@ -374,11 +374,14 @@ func startCluster(t *testing.T, n int) []*lockkv.Server {
 	}
 	srvs := make([]*lockkv.Server, n)
 	for i, p := range peers {
-		s := lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+		s, err := lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
 			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: peers,
 			HeartbeatTimeout: 2 * time.Second, ElectionTimeout: 2 * time.Second,
 		}})
-		if err := s.Start(); err != nil {
+		if err == nil {
+			err = s.Start()
+		}
+		if err != nil {
 			t.Fatalf("start node %d: %v", i, err)
 		}
 		t.Cleanup(func() { s.Close() })

@@ -19,8 +19,11 @@ import (
 func startOwnLockkv(t *testing.T, cfg lockkv.Config) *Conn {
 	t.Helper()
 	cfg.EnableDebugCommand = "yes"
-	srv := lockkv.NewServer(cfg)
-	if err := srv.Start(); err != nil {
+	srv, err := lockkv.NewServer(cfg)
+	if err == nil {
+		err = srv.Start()
+	}
+	if err != nil {
 		t.Fatalf("lockkv: %v", err)
 	}
 	t.Cleanup(func() { srv.Close() })

@@ -38,8 +38,11 @@ func outsideIP(t *testing.T) string {
 func startLockkv(t *testing.T, cfg lockkv.Config) (port int) {
 	t.Helper()
 	cfg.Addr = "0.0.0.0:0"
-	srv := lockkv.NewServer(cfg)
-	if err := srv.Start(); err != nil {
+	srv, err := lockkv.NewServer(cfg)
+	if err == nil {
+		err = srv.Start()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })

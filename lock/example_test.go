@@ -14,8 +14,11 @@ import (
 // exampleServer starts an embedded lockkv for an example; point the
 // go-redis client at Redis, a lockkv node or cluster instead.
 func exampleServer() (redis.UniversalClient, func()) {
-	srv := lockkv.NewServer(lockkv.Config{})
-	if err := srv.Start(); err != nil {
+	srv, err := lockkv.NewServer(lockkv.Config{})
+	if err == nil {
+		err = srv.Start()
+	}
+	if err != nil {
 		panic(err)
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})

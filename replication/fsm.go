@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/host"
 )
 
 // fsm is the node seen as Raft's state machine. Every method hands its work
@@ -32,7 +33,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	start := time.Now()
 	defer func() {
 		n.metrics.Apply.Observe(since(start))
-		n.metrics.ApplyEntries.Add(float64(len(logs)))
+		n.metrics.ApplyEntries.Add(uint64(len(logs)))
 	}()
 	out := make([]interface{}, len(logs))
 	entries := make([]*Entry, len(logs))
@@ -153,7 +154,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 
 type fsmSnapshot struct {
 	s *commands.Snapshot
-	m *Metrics
+	m *host.RaftMetrics
 }
 
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
@@ -167,7 +168,7 @@ func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		return err
 	}
 	s.m.SnapshotPersist.Observe(since(start))
-	s.m.SnapshotBytes.Set(float64(cs.n))
+	s.m.SnapshotBytes.Store(cs.n)
 	return nil
 }
 

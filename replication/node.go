@@ -4,7 +4,6 @@ import (
 	crand "crypto/rand"
 	"crypto/tls"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +28,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/host"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -203,7 +203,7 @@ type Node struct {
 	// members is the registry of client addresses (command goroutine).
 	members map[string]string
 	// metrics are the node's instruments (metrics.go).
-	metrics *Metrics
+	metrics *host.RaftMetrics
 	// acks are the followers' reports to this leader (command goroutine).
 	acks map[string]ack
 	// snapIndex is the newest snapshot's index as read at snapAt
@@ -240,11 +240,8 @@ type proposal struct {
 
 // New prepares a node; Start starts Raft once the command goroutine runs.
 func New(cfg Config, run Runner) (*Node, error) {
-	if cfg.NodeID == "" {
-		return nil, errors.New("replication: a node ID is required")
-	}
-	if cfg.RaftAddr == "" && cfg.Transport == nil {
-		return nil, errors.New("replication: a Raft address is required")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.RaftAdvertise == "" {
 		cfg.RaftAdvertise = cfg.RaftAddr
@@ -272,18 +269,6 @@ func New(cfg Config, run Runner) (*Node, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if !commands.ValidNodeID(cfg.NodeID) {
-		return nil, fmt.Errorf("replication: bad node ID %q: %s", cfg.NodeID, commands.NodeIDRule)
-	}
-	if len(cfg.RaftAdvertise) > 255 {
-		return nil, errors.New("replication: the Raft address must be at most 255 bytes")
-	}
-	if cfg.Bootstrap && cfg.Join != "" {
-		return nil, errors.New("replication: --bootstrap forms a new cluster and --join joins one: give one of them")
-	}
-	if cfg.Bootstrap && len(cfg.Peers) > 0 && !slices.ContainsFunc(cfg.Peers, func(p Peer) bool { return p.ID == cfg.NodeID }) {
-		return nil, fmt.Errorf("replication: --peers must include this node (%s)", cfg.NodeID)
 	}
 	sec, err := newRaftSecurity(&cfg)
 	if err != nil {
@@ -841,7 +826,7 @@ func (n *Node) registerMembers() {
 // changes: "leader lost" (WARN: no leader is known; a leader that stepped
 // down says "leadership lost" instead) and "leader changed".
 func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
-	n.metrics.LeaderChanges.Inc()
+	n.metrics.LeaderChanges.Add(1)
 	switch {
 	case cur == "" && old != n.cfg.NodeID:
 		n.log.Warn("leader lost", "node", n.cfg.NodeID, "leader", old)

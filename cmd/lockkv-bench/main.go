@@ -400,8 +400,11 @@ func processRSS(pid int) int64 {
 
 // serve runs lockkv until SIGTERM (the re-executed child).
 func serve(addr string) {
-	srv := lockkv.NewServer(lockkv.Config{Addr: addr})
-	if err := srv.Start(); err != nil {
+	srv, err := lockkv.NewServer(lockkv.Config{Addr: addr})
+	if err == nil {
+		err = srv.Start()
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 	sig := make(chan os.Signal, 1)

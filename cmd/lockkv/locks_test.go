@@ -60,12 +60,16 @@ func TestLocksCommandFollowsLeader(t *testing.T) {
 	}
 	srvs := make([]*lockkv.Server, 3)
 	for i, p := range peers {
-		srvs[i] = lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
+		s, err := lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
 			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: peers,
 			HeartbeatTimeout: 300 * time.Millisecond, ElectionTimeout: 300 * time.Millisecond}})
-		if err := srvs[i].Start(); err != nil {
+		if err == nil {
+			err = s.Start()
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
+		srvs[i] = s
 		t.Cleanup(func() { srvs[i].Close() })
 	}
 	ctx := context.Background()

@@ -21,6 +21,7 @@ import (
 	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/internal/buildinfo"
 	"github.com/lockkv/lockkv/internal/redisconf"
+	"github.com/lockkv/lockkv/metrics"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -152,19 +153,14 @@ func main() {
 		TLSAuthClients: o.tlsAuthClients,
 		TLSOnly:        o.addr == "",
 
-		LoadRDB:     o.loadRDB,
-		MetricsAddr: o.metricsAddr,
-		ReadyMaxLag: o.readyMaxLag,
+		LoadRDB: o.loadRDB,
 
 		Settings:         settings,
 		ConfigFile:       confPath,
 		ConfigDirectives: configDirectives(fs),
 	}
-	switch o.readMode {
-	case "linearizable", "lease", "stale":
-	default:
-		fmt.Fprintf(os.Stderr, "lockkv: bad --read-mode %q: want linearizable, lease or stale\n", o.readMode)
-		os.Exit(2)
+	if o.metricsAddr != "" {
+		cfg.Metrics = &metrics.Config{Addr: o.metricsAddr, ReadyMaxLag: o.readyMaxLag}
 	}
 	if o.nodeID != "" || o.dataDir != "" || o.bootstrap || o.join != "" || o.peers != "" {
 		pl, err := replication.ParsePeers(o.peers)
@@ -229,7 +225,11 @@ func main() {
 		log.Info("serving pprof", "addr", ln.Addr().String())
 		go func() { _ = http.Serve(ln, nil) }() // net/http/pprof registers on the default mux
 	}
-	srv := lockkv.NewServer(cfg)
+	srv, err := lockkv.NewServer(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	// Catch signals before starting: starting may take long (opening and
 	// locking the data dir, restoring a snapshot), and a signal must stop
 	// it then too. A signal before the server has started ends the process
@@ -264,17 +264,14 @@ func main() {
 	}
 	// A node removed from its cluster stops, as etcd's removed members do;
 	// it was the operator's decision, so the exit status is 0.
-	var removed <-chan struct{}
-	if n := srv.Node(); n != nil {
-		removed = n.Removed()
-	}
+	removed := srv.Removed() // nil, never ready, on a standalone server
 	if early != nil {
 		log.Info("shutting down", "signal", early.String())
 	} else {
 		select {
 		case s := <-sig:
 			log.Info("shutting down", "signal", s.String())
-			if n := srv.Node(); n != nil && n.HandOver(handOverTimeout) {
+			if srv.HandOver(handOverTimeout) {
 				log.Info("handed leadership over before stopping")
 			}
 		case <-srv.Done():

@@ -18,8 +18,11 @@ import (
 func TestRestoreRDB(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	src := lockkv.NewServer(lockkv.Config{Settings: []lockkv.Setting{{Name: "dir", Args: []string{dir}}}})
-	if err := src.Start(); err != nil {
+	src, err := lockkv.NewServer(lockkv.Config{Settings: []lockkv.Setting{{Name: "dir", Args: []string{dir}}}})
+	if err == nil {
+		err = src.Start()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
@@ -57,8 +60,11 @@ func TestRestoreRDB(t *testing.T) {
 		}
 	}
 
-	dst := lockkv.NewServer(lockkv.Config{RequirePass: "pw"})
-	if err := dst.Start(); err != nil {
+	dst, err := lockkv.NewServer(lockkv.Config{RequirePass: "pw"})
+	if err == nil {
+		err = dst.Start()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer dst.Close()

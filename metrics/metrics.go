@@ -1,4 +1,9 @@
-package lockkv
+// Package metrics serves a lockkv server's metrics port: Prometheus text
+// at /metrics, /health, /ready and a read-only status page. A server
+// starts it when its Config.Metrics holds a *Config (cmd/lockkv's
+// --metrics-addr); it is a package of its own so that a program that
+// embeds a server without it does not build Prometheus's client.
+package metrics
 
 import (
 	"context"
@@ -14,9 +19,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/internal/host"
 )
 
-// The metrics port (Config.MetricsAddr): Prometheus text at /metrics,
+// The metrics port: Prometheus text at /metrics,
 // /health (the process serves HTTP), /ready (this node can serve: a
 // standalone server that is serving, a cluster member that knows a
 // leader and has applied what it committed, within ReadyMaxLag), and a
@@ -27,7 +33,7 @@ import (
 // a copy of its counters (observe), waits for it at most observeTimeout,
 // and builds the metrics outside it. Per-command latency comes from the
 // power-of-two buckets endCall fills (commands.CommandStat); Raft's
-// events from the node's own histograms (replication.Metrics).
+// events from the node's own instruments (host.RaftMetrics).
 
 // observeTimeout bounds a scrape's wait for the command goroutine (a busy
 // script, DEBUG SLEEP): past it the scrape reports what needs no engine
@@ -40,6 +46,39 @@ const peerDownMs = 5000
 
 // defaultReadyMaxLag is ReadyMaxLag's default.
 const defaultReadyMaxLag = 5 * time.Second
+
+// Config configures the metrics port.
+type Config struct {
+	// Addr is the HTTP address to listen on; "" means "127.0.0.1:0".
+	Addr string
+	// ReadyMaxLag is the replication lag past which /ready says a cluster
+	// member is not ready (default 5 s).
+	ReadyMaxLag time.Duration
+}
+
+// Validate reports a setting the port could not start with.
+func (c *Config) Validate() error {
+	if c == nil {
+		return errors.New("lockkv: a nil *metrics.Config")
+	}
+	if c.Addr != "" {
+		if err := host.CheckAddr("metrics address", c.Addr); err != nil {
+			return err
+		}
+	}
+	if c.ReadyMaxLag < 0 {
+		return fmt.Errorf("lockkv: negative ReadyMaxLag %v", c.ReadyMaxLag)
+	}
+	return nil
+}
+
+// port is a running metrics port.
+type port struct {
+	h       host.Server
+	maxLag  time.Duration
+	ln      net.Listener
+	httpSrv *http.Server
+}
 
 // observation is what one scrape reads on the command goroutine.
 type observation struct {
@@ -69,16 +108,15 @@ type clusterObservation struct {
 // observe copies the engine's counters on the command goroutine, waiting
 // at most timeout. It reports false when the goroutine did not get to it
 // (the copy, made later, is then dropped unread).
-func (s *Server) observe(timeout time.Duration) (*observation, bool) {
+func (s *port) observe(timeout time.Duration) (*observation, bool) {
 	return s.observeWith(timeout, false)
 }
 
 // observeWith is observe, with the status page's list of locks.
-func (s *Server) observeWith(timeout time.Duration, locks bool) (*observation, bool) {
+func (s *port) observeWith(timeout time.Duration, locks bool) (*observation, bool) {
 	o := &observation{}
-	done := make(chan struct{})
-	fill := func() {
-		e := s.eng
+	node := s.h.Node
+	fill := func(e *commands.Engine) {
 		o.cmds = e.CommandStats(nil)
 		o.clients = len(e.Clients())
 		o.blocked = e.BlockedClients()
@@ -91,46 +129,40 @@ func (s *Server) observeWith(timeout time.Duration, locks bool) (*observation, b
 		o.slowlogLen = e.SlowlogLen()
 		o.locks = e.LockCounts()
 		o.now = e.NowMs()
-		if s.node != nil {
-			c := &clusterObservation{status: s.node.Status(), nodes: s.node.NodesWithLag()}
-			c.leader, c.hasLeader = s.node.Leader()
+		if node != nil {
+			c := &clusterObservation{status: node.Status(), nodes: node.NodesWithLag()}
+			c.leader, c.hasLeader = node.Leader()
 			o.cluster = c
 		}
 		if locks {
 			o.heldLocks, o.truncated = heldLocks(e)
 		}
-		close(done)
 	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case s.applies <- request{kind: reqCall, fn: fill}:
-	case <-s.quit:
-		return nil, false
-	case <-t.C:
+	if !s.h.RunWithin(timeout, fill) {
 		return nil, false
 	}
-	select {
-	case <-done:
-		return o, true
-	case <-s.quit:
-	case <-t.C:
-	}
-	return nil, false
+	return o, true
 }
 
-// startMetrics listens on MetricsAddr and serves in the background.
-func (s *Server) startMetrics() error {
-	ln, err := net.Listen("tcp", s.cfg.MetricsAddr)
-	if err != nil {
-		return fmt.Errorf("lockkv: metrics address: %w", err)
+// StartMetrics listens on c.Addr and serves in the background until the
+// Service is closed; the server calls it in Start.
+func (c *Config) StartMetrics(h host.Server) (host.Service, error) {
+	addr := c.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
 	}
+	s := &port{h: h, maxLag: c.ReadyMaxLag}
+	if s.maxLag <= 0 {
+		s.maxLag = defaultReadyMaxLag
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("lockkv: metrics address: %w", err)
+	}
+	h.Run(func(e *commands.Engine) { e.EnableLockSampling() })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		serverCollector{s})
-	if s.node != nil {
-		reg.MustRegister(s.node.Collectors()...)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogAdapter{s}}))
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
@@ -139,40 +171,33 @@ func (s *Server) startMetrics() error {
 	})
 	mux.HandleFunc("/ready", s.serveReady)
 	mux.HandleFunc("/", s.serveStatus)
-	s.metricsLn = ln
+	s.ln = ln
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.log.Info("serving metrics", "addr", ln.Addr().String())
+	h.Logger.Info("serving metrics", "addr", ln.Addr().String())
 	go func() {
 		if err := s.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Warn("metrics server stopped", "err", err)
+			h.Logger.Warn("metrics server stopped", "err", err)
 		}
 	}()
-	return nil
+	return s, nil
 }
 
-// stopMetrics closes the metrics port.
-func (s *Server) stopMetrics() {
-	if s.httpSrv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = s.httpSrv.Shutdown(ctx)
-	}
+// Close closes the metrics port.
+func (s *port) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return s.httpSrv.Shutdown(ctx)
 }
 
-// MetricsAddr is the address of the metrics port, "" without one.
-func (s *Server) MetricsAddr() string {
-	if s.metricsLn == nil {
-		return ""
-	}
-	return s.metricsLn.Addr().String()
-}
+// Addr is the address of the metrics port.
+func (s *port) Addr() string { return s.ln.Addr().String() }
 
-type slogAdapter struct{ s *Server }
+type slogAdapter struct{ s *port }
 
-func (a slogAdapter) Println(v ...interface{}) { a.s.log.Warn("metrics: " + fmt.Sprint(v...)) }
+func (a slogAdapter) Println(v ...interface{}) { a.s.h.Logger.Warn("metrics: " + fmt.Sprint(v...)) }
 
 // readiness is /ready's answer: ready, or why not.
-func (s *Server) readiness() (bool, string) {
+func (s *port) readiness() (bool, string) {
 	o, ok := s.observe(observeTimeout)
 	if !ok {
 		return false, "the command goroutine did not answer within " + observeTimeout.String()
@@ -197,10 +222,7 @@ func (s *Server) readiness() (bool, string) {
 	if self == nil {
 		return false, "not a member of the cluster's configuration"
 	}
-	maxLag := s.cfg.ReadyMaxLag
-	if maxLag <= 0 {
-		maxLag = defaultReadyMaxLag
-	}
+	maxLag := s.maxLag
 	if !self.Voter {
 		return false, "a non-voter (still catching up to be promoted)"
 	}
@@ -215,7 +237,7 @@ func (s *Server) readiness() (bool, string) {
 	return true, "member of cluster " + c.status.ClusterID + ", leader " + c.leader.ID + ", " + c.status.State + ", lag " + strconv.FormatInt(self.ReplLagMs, 10) + " ms"
 }
 
-func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+func (s *port) serveReady(w http.ResponseWriter, r *http.Request) {
 	ok, why := s.readiness()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if !ok {
@@ -227,7 +249,7 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 }
 
 // serverCollector turns an observation into metrics at scrape time.
-type serverCollector struct{ s *Server }
+type serverCollector struct{ s *port }
 
 // Describe sends nothing: the collector is unchecked (the commands and
 // peers it reports come and go).
@@ -276,17 +298,37 @@ var (
 	descPeerApplied  = desc("lockkv_raft_peer_applied_index", "Last index a member applied, as it last reported.", "peer")
 	descPeerLag      = desc("lockkv_raft_peer_lag_seconds", "Replication lag: age of the oldest committed write a member has not applied (0: caught up).", "peer")
 	descPeerUp       = desc("lockkv_raft_peer_reachable", "1 when a member was heard from within 5 s (INFO's link up), 0 when not or never (the leader's view of every member; a follower's of the leader).", "peer")
+	descLogStore     = desc("lockkv_raft_log_store_seconds", "Time to write a batch of entries to the Raft log, its fsync included (with a data dir and --raft-fsync).")
+	descApply        = desc("lockkv_raft_apply_seconds", "Time to apply a batch of committed entries to the keyspace, the wait for the command goroutine included.")
+	descApplied      = desc("lockkv_raft_applied_entries_total", "Committed log entries applied to the keyspace by this node.")
+	descSnapPersist  = desc("lockkv_raft_snapshot_persist_seconds", "Time to write a snapshot of the keyspace to the snapshot store.")
+	descSnapBytes    = desc("lockkv_raft_snapshot_size_bytes", "Size of the last snapshot this node wrote.")
+	descLeaderChange = desc("lockkv_raft_leader_changes_total", "Times this node saw the cluster's leader change (a new leader known, or none).")
 	descPeerContact  = desc("lockkv_raft_peer_last_contact_seconds", "Time since a member was last heard from (the leader's view; a follower knows only the leader).", "peer")
 )
 
 func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
-	o, ok := c.s.observe(observeTimeout)
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
+	if node := c.s.h.Node; node != nil {
+		// The node's instruments need no engine state.
+		m := node.RaftMetrics()
+		for _, h := range []struct {
+			d *prometheus.Desc
+			h *host.Histogram
+		}{{descLogStore, m.LogStore}, {descApply, m.Apply}, {descSnapPersist, m.SnapshotPersist}} {
+			count, sum, buckets := h.h.Read()
+			ch <- prometheus.MustNewConstHistogram(h.d, count, sum, buckets)
+		}
+		counter(descApplied, float64(m.ApplyEntries.Load()))
+		gauge(descSnapBytes, float64(m.SnapshotBytes.Load()))
+		counter(descLeaderChange, float64(m.LeaderChanges.Load()))
+	}
+	o, ok := c.s.observe(observeTimeout)
 	if !ok {
 		gauge(descResponsive, 0)
 		return

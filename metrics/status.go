@@ -1,4 +1,4 @@
-package lockkv
+package metrics
 
 import (
 	"html/template"
@@ -110,7 +110,7 @@ commit index {{.CommitIndex}}, applied {{.Applied}}.</p>
 </body></html>
 `))
 
-func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+func (s *port) serveStatus(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/" {
 		http.NotFound(w, r)
 		return
@@ -134,6 +134,6 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := statusTmpl.Execute(w, page); err != nil {
-		s.log.Warn("status page", "err", err)
+		s.h.Logger.Warn("status page", "err", err)
 	}
 }
