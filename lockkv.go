@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/rdbrestore"
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -230,7 +231,7 @@ func NewServer(cfg Config) *Server {
 	} else {
 		log = slog.New(levelHandler{cfg.Logger.Handler(), level})
 	}
-	ecfg := commands.NewConfig()
+	ecfg := config.NewConfig()
 	ecfg.LogLevel = level
 	if cfg.EnableDebugCommand != "" {
 		ecfg.EnableDebugCommand = cfg.EnableDebugCommand
@@ -494,7 +495,7 @@ func (s *Server) Start() error {
 // values of the settings into ConfigFile, Redis's way.
 func (s *Server) rewriteConfig() error {
 	return redisconf.Rewrite(s.cfg.ConfigFile, s.eng.Config.RewriteLines(), func(name string) (string, redisconf.Kind) {
-		if opt, ok := commands.SettingName(name); ok {
+		if opt, ok := config.SettingName(name); ok {
 			return opt, redisconf.Option
 		}
 		if opt, ok := s.cfg.ConfigDirectives[name]; ok {
@@ -513,7 +514,7 @@ func (s *Server) rewriteConfig() error {
 // check validates the settings Start cannot take.
 func (cfg *Config) check() error {
 	for name, v := range map[string]string{"enable-debug-command": cfg.EnableDebugCommand, "enable-protected-configs": cfg.EnableProtectedConfigs} {
-		if v != "" && !commands.ValidProtectedAction(v) {
+		if v != "" && !config.ValidProtectedAction(v) {
 			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", name, v)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -186,7 +187,7 @@ func setbit(c *Ctx, args [][]byte) {
 		if e != nil {
 			c.Modified(key)
 		}
-		c.Notify(NotifyString, "setbit", key)
+		c.Notify(config.NotifyString, "setbit", key)
 	}
 	c.W.Int(int64(old))
 }
@@ -375,7 +376,7 @@ func bitop(c *Ctx, args [][]byte) {
 	if maxlen == 0 {
 		if c.DB.Delete(string(dst)) {
 			c.Modified(dst)
-			c.Notify(NotifyGeneric, "del", dst)
+			c.Notify(config.NotifyGeneric, "del", dst)
 		}
 		c.W.Int(0)
 		return
@@ -407,7 +408,7 @@ func bitop(c *Ctx, args [][]byte) {
 		res[j] = x
 	}
 	c.setKey(dst, &store.String{B: res, Raw: true}, c.LookupWrite(dst), false)
-	c.Notify(NotifyString, "set", dst)
+	c.Notify(config.NotifyString, "set", dst)
 	c.W.Int(int64(maxlen))
 }
 
@@ -716,7 +717,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 	}
 	if changes > 0 {
 		c.Modified(key)
-		c.Notify(NotifyString, "setbit", key)
+		c.Notify(config.NotifyString, "setbit", key)
 	}
 }
 

@@ -1,6 +1,10 @@
 package commands
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/lockkv/lockkv/config"
+)
 
 // Cluster is what the engine knows about the Raft cluster the server
 // belongs to. It is nil on a standalone server (no replication): then
@@ -136,7 +140,7 @@ func (c *Ctx) redirect(spec *Spec, args [][]byte) string {
 	if ok && leader.ID == e.Cluster.Self().ID {
 		return ""
 	}
-	if spec.Flags&ReadOnly != 0 && (c.C.Readonly || e.Config.ReadMode == ReadStale) {
+	if spec.Flags&ReadOnly != 0 && (c.C.Readonly || e.Config.ReadMode == config.ReadStale) {
 		return ""
 	}
 	if !ok || leader.ClientAddr == "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lockkv/lockkv/config"
 )
 
 // fakeCluster is a Cluster whose state a test sets directly.
@@ -275,12 +277,12 @@ func TestRedirect(t *testing.T) {
 	check("MOVED 12182 10.0.0.1:6001", "SET", "foo", "v")
 	cl.Readonly = false
 	// So does the stale read mode; lease reads still go to the leader.
-	te.e.Config.ReadMode = ReadStale
+	te.e.Config.ReadMode = config.ReadStale
 	check("", "GET", "foo")
 	check("MOVED 12182 10.0.0.1:6001", "INCR", "foo")
-	te.e.Config.ReadMode = ReadLease
+	te.e.Config.ReadMode = config.ReadLease
 	check("MOVED 12182 10.0.0.1:6001", "GET", "foo")
-	te.e.Config.ReadMode = ReadLinearizable
+	te.e.Config.ReadMode = config.ReadLinearizable
 	// A leader without a client address cannot be named.
 	fc.nodes[0].ClientAddr = ""
 	check(ErrClusterDown, "GET", "foo")

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/config"
 )
 
 // cmdstatUsec returns the usec and usec_per_call INFO commandstats shows
@@ -23,7 +25,7 @@ func cmdstatUsec(t *testing.T, info, name string) (int64, string) {
 // strtod and no check of what follows: "0.03x" and " 0x.08" (hex) sleep.
 func TestDebugSleepStrtod(t *testing.T) {
 	te := newTestEngine(t)
-	te.e.Config.EnableDebugCommand = ProtectedYes
+	te.e.Config.EnableDebugCommand = config.ProtectedYes
 	cl, conn := te.client()
 	for _, tc := range []struct {
 		arg   string
@@ -42,7 +44,7 @@ func TestDebugSleepStrtod(t *testing.T) {
 // starts the next), and usec_per_call is (float)usec/calls.
 func TestCommandStatsTime(t *testing.T) {
 	te := newTestEngine(t)
-	te.e.Config.EnableDebugCommand = ProtectedYes
+	te.e.Config.EnableDebugCommand = config.ProtectedYes
 	cl, conn := te.client()
 	te.do(cl, conn, "DEBUG", "SLEEP", "0.02")
 	te.do(cl, conn, "PING")

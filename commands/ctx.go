@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -151,7 +152,7 @@ func (c *Ctx) Modified(key []byte) {
 }
 
 // Notify fires a keyspace notification (Redis's notifyKeyspaceEvent).
-func (c *Ctx) Notify(class NotifyClass, event string, key []byte) {
+func (c *Ctx) Notify(class config.NotifyClass, event string, key []byte) {
 	c.E.notify(c.C.DB, class, event, string(key))
 }
 

@@ -3,6 +3,7 @@ package commands
 import (
 	"math"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -125,7 +126,7 @@ func restoreCmd(c *Ctx, args [][]byte) {
 		// Already expired: Redis adds nothing (and deletes the old key).
 		if deleted {
 			c.Modified(key)
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 		}
 		c.W.OK()
 		return
@@ -134,7 +135,7 @@ func restoreCmd(c *Ctx, args [][]byte) {
 	c.readyIfBlockable(c.C.DB, k, v)
 	c.notifyNew(key)
 	c.Modified(key)
-	c.Notify(NotifyGeneric, "restore", key)
+	c.Notify(config.NotifyGeneric, "restore", key)
 	c.W.OK()
 }
 

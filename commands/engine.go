@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/store"
 )
@@ -15,7 +16,7 @@ import (
 type Engine struct {
 	DBs    []*store.DB
 	Clock  store.Clock
-	Config *Config
+	Config *config.Config
 	Stats  Stats
 	// Rand is the engine's source of randomness (RANDOMKEY, SPOP, ...).
 	Rand *rand.Rand
@@ -101,9 +102,9 @@ type Stats struct {
 
 // NewEngine returns an engine with cfg's databases and settings. clock may
 // not be nil.
-func NewEngine(cfg *Config, clock store.Clock) *Engine {
+func NewEngine(cfg *config.Config, clock store.Clock) *Engine {
 	if cfg == nil {
-		cfg = NewConfig()
+		cfg = config.NewConfig()
 	}
 	e := &Engine{
 		Clock:        clock,
@@ -314,6 +315,19 @@ func (e *Engine) keyExpired(db int, key string) {
 	e.Stats.ExpiredKeys++
 	// Redis's deleteExpiredKeyAndPropagate: the event, then
 	// signalModifiedKey (WATCH and tracking).
-	e.notify(db, NotifyExpired, "expired", key)
+	e.notify(db, config.NotifyExpired, "expired", key)
 	e.signalModified(db, key)
+}
+
+// ConfigChanged applies the effect of settings CONFIG SET changed (their
+// canonical names) on the running engine.
+func (e *Engine) ConfigChanged(names ...string) {
+	for _, name := range names {
+		switch name {
+		case "requirepass":
+			e.refreshAuth()
+		case "maxmemory":
+			e.maxmemoryChanged()
+		}
+	}
 }

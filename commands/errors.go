@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 )
 
@@ -239,7 +240,8 @@ const (
 	ErrOOM = "OOM command not allowed when used memory > 'maxmemory'."
 	// ErrEvictionPolicy is lockkv's own: it never evicts keys, so CONFIG
 	// SET refuses a maxmemory limit with any other policy than noeviction.
-	ErrEvictionPolicy = "lockkv never evicts keys: maxmemory can only be set with maxmemory-policy noeviction"
+	// The settings table (package config) gives it for a config file too.
+	ErrEvictionPolicy = config.ErrEvictionPolicy
 )
 
 // Connection and server commands (HELLO, AUTH, CLIENT, CONFIG, INFO, ...).

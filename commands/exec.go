@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -46,7 +47,7 @@ func Exec(c *Ctx, args [][]byte) {
 		return
 	}
 	if spec.Flags&Protected != 0 && !c.InScript && !c.InExec && !c.Applying &&
-		!allowProtectedAction(c.E.Config.EnableDebugCommand, c.C) {
+		!config.ProtectedActionAllowed(c.E.Config.EnableDebugCommand, c.C != nil && c.C.Local) {
 		// Right after the arity check, before AUTH, as processCommand.
 		c.rejectFor(spec, ErrDebugNotAllowed)
 		return

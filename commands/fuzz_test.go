@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -491,7 +492,7 @@ func FuzzApply(f *testing.F) {
 		r := &stubReplicator{}
 		leader.EnableReplication(r, 7)
 		leader.SetLeader(true)
-		leader.Config.ReadMode = ReadLease
+		leader.Config.ReadMode = config.ReadLease
 		var clients [2]*Client
 		for i := range clients {
 			clients[i] = leader.NewClient(&fuzzConn{})

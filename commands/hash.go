@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -51,7 +52,7 @@ func writeHash(c *Ctx, key []byte) *store.Hash {
 	if e == nil {
 		h := store.NewHash()
 		c.DB.Set(string(key), h, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", key)
+		c.Notify(config.NotifyNew, "new", key)
 		return h
 	}
 	if h, ok := e.Value.(*store.Hash); ok {
@@ -101,7 +102,7 @@ func hsetGeneric(c *Ctx, args [][]byte, replyOK bool) {
 		c.W.Int(int64(created))
 	}
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hset", args[1])
+	c.Notify(config.NotifyHash, "hset", args[1])
 }
 
 func hsetnx(c *Ctx, args [][]byte) {
@@ -116,7 +117,7 @@ func hsetnx(c *Ctx, args [][]byte) {
 	c.hashSet(h, args[2], args[3])
 	c.W.Int(1)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hset", args[1])
+	c.Notify(config.NotifyHash, "hset", args[1])
 }
 
 func hget(c *Ctx, args [][]byte) {
@@ -177,7 +178,7 @@ func hincrby(c *Ctx, args [][]byte) {
 	c.hashSet(h, args[2], strconv.AppendInt(buf[:0], value, 10))
 	c.W.Int(value)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hincrby", args[1])
+	c.Notify(config.NotifyHash, "hincrby", args[1])
 }
 
 const (
@@ -215,7 +216,7 @@ func hincrbyfloat(c *Ctx, args [][]byte) {
 	c.hashSet(h, args[2], out)
 	c.W.Bulk(out)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hincrbyfloat", args[1])
+	c.Notify(config.NotifyHash, "hincrbyfloat", args[1])
 }
 
 func hdel(c *Ctx, args [][]byte) {
@@ -242,9 +243,9 @@ func hdel(c *Ctx, args [][]byte) {
 	}
 	if deleted > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifyHash, "hdel", args[1])
+		c.Notify(config.NotifyHash, "hdel", args[1])
 		if removed {
-			c.Notify(NotifyGeneric, "del", args[1])
+			c.Notify(config.NotifyGeneric, "del", args[1])
 		}
 	}
 	c.W.Int(int64(deleted))

@@ -171,7 +171,7 @@ func infoMemory(e *Engine, b []byte, now int64) []byte {
 	b = kv(b, "used_memory_scripts_human", "0B")
 	b = kv(b, "maxmemory", strconv.FormatUint(e.Config.Maxmemory, 10))
 	b = kv(b, "maxmemory_human", humanBytes(int64(e.Config.Maxmemory)))
-	b = kv(b, "maxmemory_policy", settingString(e, "maxmemory-policy"))
+	b = kv(b, "maxmemory_policy", e.Config.String("maxmemory-policy"))
 	b = kv(b, "allocator_frag_ratio", "1.00")
 	b = kvi(b, "allocator_frag_bytes", 0)
 	b = kv(b, "allocator_rss_ratio", "1.00")
@@ -213,7 +213,7 @@ func infoPersistence(e *Engine, b []byte, now int64) []byte {
 	b = kvi(b, "rdb_last_load_keys_expired", e.saves.expired)
 	b = kvi(b, "rdb_last_load_keys_loaded", e.saves.loaded)
 	aof := int64(0)
-	if settingString(e, "appendonly") == "yes" {
+	if e.Config.String("appendonly") == "yes" {
 		aof = 1
 	}
 	b = kvi(b, "aof_enabled", aof)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -73,7 +74,7 @@ func (c *Ctx) lookupWriteIn(db int, key string) *store.Entry {
 
 // notifyNew fires the "new" event Redis's dbAdd fires whenever a key is
 // created (class 'n', off unless asked for explicitly).
-func (c *Ctx) notifyNew(key []byte) { c.Notify(NotifyNew, "new", key) }
+func (c *Ctx) notifyNew(key []byte) { c.Notify(config.NotifyNew, "new", key) }
 
 // readyIfBlockable is the signalKeyAsReady of Redis's dbAdd: a list or
 // sorted set that appears under key may serve clients blocked on it.
@@ -118,7 +119,7 @@ func del(c *Ctx, args [][]byte) {
 		}
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		n++
 	}
 	c.W.Int(n)
@@ -242,8 +243,8 @@ func renameGeneric(c *Ctx, args [][]byte, nx bool) {
 	c.DB.Delete(string(src))
 	c.Modified(src)
 	c.modifiedIn(c.C.DB, d)
-	c.Notify(NotifyGeneric, "rename_from", src)
-	c.Notify(NotifyGeneric, "rename_to", dst)
+	c.Notify(config.NotifyGeneric, "rename_from", src)
+	c.Notify(config.NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -277,12 +278,12 @@ func move(c *Ctx, args [][]byte) {
 	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.newAccess())
 	ne.Access = e.Access
 	c.readyIfBlockable(dbid, key, e.Value)
-	c.E.notify(dbid, NotifyNew, "new", key)
+	c.E.notify(dbid, config.NotifyNew, "new", key)
 	c.DB.Delete(key)
 	c.Modified(args[1])
 	c.modifiedIn(dbid, key)
-	c.Notify(NotifyGeneric, "move_from", args[1])
-	c.E.notify(dbid, NotifyGeneric, "move_to", key)
+	c.Notify(config.NotifyGeneric, "move_from", args[1])
+	c.E.notify(dbid, config.NotifyGeneric, "move_to", key)
 	c.W.Int(1)
 }
 
@@ -333,10 +334,10 @@ func copyCmd(c *Ctx, args [][]byte) {
 	nv := cl.Clone()
 	ddb.Set(d, nv, e.Expire, c.newAccess())
 	c.readyIfBlockable(dbid, d, nv)
-	c.E.notify(dbid, NotifyNew, "new", d)
+	c.E.notify(dbid, config.NotifyNew, "new", d)
 	c.E.Stats.Dirty++
 	c.modifiedIn(dbid, d)
-	c.E.notify(dbid, NotifyGeneric, "copy_to", d)
+	c.E.notify(dbid, config.NotifyGeneric, "copy_to", d)
 	c.W.Int(1)
 }
 
@@ -550,14 +551,14 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 	if when <= c.Now {
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		c.W.Int(1)
 		return
 	}
 	c.DB.SetExpire(string(key), when)
 	c.W.Int(1)
 	c.Modified(key)
-	c.Notify(NotifyGeneric, "expire", key)
+	c.Notify(config.NotifyGeneric, "expire", key)
 }
 
 func expire(c *Ctx, args [][]byte)    { expireGeneric(c, args, c.Now, true) }
@@ -603,7 +604,7 @@ func persist(c *Ctx, args [][]byte) {
 	}
 	c.DB.SetExpire(string(args[1]), 0)
 	c.Modified(args[1])
-	c.Notify(NotifyGeneric, "persist", args[1])
+	c.Notify(config.NotifyGeneric, "persist", args[1])
 	c.W.Int(1)
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -76,7 +77,7 @@ func (c *Ctx) listCreate(key []byte) *store.List {
 	l := store.NewList()
 	c.DB.Set(string(key), l, 0, c.newAccess())
 	c.Ready(key)
-	c.Notify(NotifyNew, "new", key)
+	c.Notify(config.NotifyNew, "new", key)
 	return l
 }
 
@@ -112,10 +113,10 @@ func pushEvent(head bool) string {
 // listElementsRemoved fires what Redis's listElementsRemoved fires after a
 // pop: the pop event, the key's deletion when emptied, WATCH/tracking.
 func (c *Ctx) listElementsRemoved(key []byte, l *store.List, head bool, n int) (deleted bool) {
-	c.Notify(NotifyList, popEvent(head), key)
+	c.Notify(config.NotifyList, popEvent(head), key)
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		deleted = true
 	}
 	c.Modified(key)
@@ -215,7 +216,7 @@ func pushGeneric(c *Ctx, args [][]byte, head, xx bool) {
 	c.W.Int(int64(l.Len()))
 	c.Modified(key)
 	c.E.Stats.Dirty += int64(len(args) - 3)
-	c.Notify(NotifyList, pushEvent(head), key)
+	c.Notify(config.NotifyList, pushEvent(head), key)
 	c.Ready(key)
 }
 
@@ -352,7 +353,7 @@ func lset(c *Ctx, args [][]byte) {
 	l.Set(int(idx), listDup(args[3]))
 	c.W.OK()
 	c.Modified(key)
-	c.Notify(NotifyList, "lset", key)
+	c.Notify(config.NotifyList, "lset", key)
 }
 
 func lrem(c *Ctx, args [][]byte) {
@@ -373,11 +374,11 @@ func lrem(c *Ctx, args [][]byte) {
 	if removed > 0 {
 		c.Modified(key)
 		c.E.Stats.Dirty += removed - 1
-		c.Notify(NotifyList, "lrem", key)
+		c.Notify(config.NotifyList, "lrem", key)
 	}
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.W.Int(removed)
 }
@@ -418,10 +419,10 @@ func ltrim(c *Ctx, args [][]byte) {
 		}
 		l.Trim(int(start), int(end-start+1))
 	}
-	c.Notify(NotifyList, "ltrim", key)
+	c.Notify(config.NotifyList, "ltrim", key)
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
 	c.W.OK()
@@ -456,7 +457,7 @@ func linsert(c *Ctx, args [][]byte) {
 	}
 	l.Insert(i, listDup(args[4]))
 	c.Modified(key)
-	c.Notify(NotifyList, "linsert", key)
+	c.Notify(config.NotifyList, "linsert", key)
 	c.W.Int(int64(l.Len()))
 }
 
@@ -562,7 +563,7 @@ func lmoveHandlePush(c *Ctx, dst []byte, dl *store.List, value []byte, head bool
 	}
 	c.Modified(dst)
 	listPush(dl, value, head)
-	c.Notify(NotifyList, pushEvent(head), dst)
+	c.Notify(config.NotifyList, pushEvent(head), dst)
 	c.Ready(dst)
 	c.W.Bulk(value)
 }
@@ -596,10 +597,10 @@ func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
 	}
 	value := listPop(sl, from)
 	lmoveHandlePush(c, dst, dl, value, to)
-	c.Notify(NotifyList, popEvent(from), src)
+	c.Notify(config.NotifyList, popEvent(from), src)
 	if sl.Len() == 0 {
 		c.DB.Delete(string(src))
-		c.Notify(NotifyGeneric, "del", src)
+		c.Notify(config.NotifyGeneric, "del", src)
 	}
 	c.Modified(src)
 }
@@ -714,10 +715,10 @@ func blockingPop(c *Ctx, keys [][]byte, timeout []byte, head bool, count int64) 
 		c.W.Array(2)
 		c.W.Bulk(key)
 		c.W.Bulk(v)
-		c.Notify(NotifyList, popEvent(head), key)
+		c.Notify(config.NotifyList, popEvent(head), key)
 		if l.Len() == 0 {
 			c.DB.Delete(string(key))
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 			return true
 		}
 		return false
@@ -772,10 +773,10 @@ func blmoveGeneric(c *Ctx, src, dst []byte, from, to bool, deadline int64) {
 		sl := c.DB.Peek(string(key)).Value.(*store.List)
 		value := listPop(sl, from)
 		lmoveHandlePush(c, dstKey, dl, value, to)
-		c.Notify(NotifyList, popEvent(from), key)
+		c.Notify(config.NotifyList, popEvent(from), key)
 		if sl.Len() == 0 {
 			c.DB.Delete(string(key))
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 			return true
 		}
 		return false

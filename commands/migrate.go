@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -168,7 +169,7 @@ func (c *Ctx) migrateOnLeader(args [][]byte) bool {
 		rs.execWaiters = append(rs.execWaiters, cl)
 		return true
 	}
-	if e.Config.ReadMode == ReadLinearizable && cl.repl.readNeed > rs.readConfirmed {
+	if e.Config.ReadMode == config.ReadLinearizable && cl.repl.readNeed > rs.readConfirmed {
 		e.park(cl, parkReadRound)
 		rs.readWaiters = append(rs.readWaiters, cl)
 		if rs.readStarted < cl.repl.readNeed {

@@ -1,120 +1,29 @@
 package commands
 
-import "strconv"
+import (
+	"strconv"
 
-// NotifyClass is a keyspace-notification class (notify-keyspace-events).
-type NotifyClass int
-
-// Classes, as in Redis's server.h NOTIFY_*.
-const (
-	NotifyKeyspace NotifyClass = 1 << iota // K
-	NotifyKeyevent                         // E
-	NotifyGeneric                          // g
-	NotifyString                           // $
-	NotifyList                             // l
-	NotifySet                              // s
-	NotifyHash                             // h
-	NotifyZSet                             // z
-	NotifyExpired                          // x
-	NotifyEvicted                          // e
-	NotifyStream                           // t
-	NotifyKeyMiss                          // m
-	NotifyModule                           // d
-	NotifyNew                              // n
-	NotifyAll      = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash |
-		NotifyZSet | NotifyExpired | NotifyEvicted | NotifyStream | NotifyModule // A
+	"github.com/lockkv/lockkv/config"
 )
-
-// ParseNotifyFlags parses a notify-keyspace-events string; ok is false for
-// an unknown character.
-func ParseNotifyFlags(s string) (NotifyClass, bool) {
-	var f NotifyClass
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case 'A':
-			f |= NotifyAll
-		case 'g':
-			f |= NotifyGeneric
-		case '$':
-			f |= NotifyString
-		case 'l':
-			f |= NotifyList
-		case 's':
-			f |= NotifySet
-		case 'h':
-			f |= NotifyHash
-		case 'z':
-			f |= NotifyZSet
-		case 'x':
-			f |= NotifyExpired
-		case 'e':
-			f |= NotifyEvicted
-		case 'K':
-			f |= NotifyKeyspace
-		case 'E':
-			f |= NotifyKeyevent
-		case 't':
-			f |= NotifyStream
-		case 'm':
-			f |= NotifyKeyMiss
-		case 'd':
-			f |= NotifyModule
-		case 'n':
-			f |= NotifyNew
-		default:
-			return 0, false
-		}
-	}
-	return f, true
-}
-
-// NotifyFlagsString renders flags as Redis's CONFIG GET does.
-func NotifyFlagsString(f NotifyClass) string {
-	var b []byte
-	if f&NotifyAll == NotifyAll {
-		b = append(b, 'A')
-	} else {
-		for _, x := range []struct {
-			c NotifyClass
-			b byte
-		}{{NotifyGeneric, 'g'}, {NotifyString, '$'}, {NotifyList, 'l'}, {NotifySet, 's'},
-			{NotifyHash, 'h'}, {NotifyZSet, 'z'}, {NotifyExpired, 'x'}, {NotifyEvicted, 'e'},
-			{NotifyStream, 't'}, {NotifyModule, 'd'}, {NotifyNew, 'n'}} {
-			if f&x.c != 0 {
-				b = append(b, x.b)
-			}
-		}
-	}
-	if f&NotifyKeyspace != 0 {
-		b = append(b, 'K')
-	}
-	if f&NotifyKeyevent != 0 {
-		b = append(b, 'E')
-	}
-	if f&NotifyKeyMiss != 0 {
-		b = append(b, 'm')
-	}
-	return string(b)
-}
 
 // notify publishes a keyspace event as Redis's notifyKeyspaceEvent does:
 // "__keyspace@<db>__:<key>" with the event as message, then
 // "__keyevent@<db>__:<event>" with the key as message. The channel names
 // are built in a reused buffer: nothing is allocated per event.
-func (e *Engine) notify(db int, class NotifyClass, event, key string) {
+func (e *Engine) notify(db int, class config.NotifyClass, event, key string) {
 	flags := e.Config.NotifyFlags
 	if flags&class == 0 {
 		return
 	}
 	buf := e.pubsub.notifyBuf[:0]
-	if flags&NotifyKeyspace != 0 {
+	if flags&config.NotifyKeyspace != 0 {
 		buf = append(buf, "__keyspace@"...)
 		buf = strconv.AppendInt(buf, int64(db), 10)
 		buf = append(buf, "__:"...)
 		buf = append(buf, key...)
 		publishMessage(e, buf, event, false)
 	}
-	if flags&NotifyKeyevent != 0 {
+	if flags&config.NotifyKeyevent != 0 {
 		buf = append(buf[:0], "__keyevent@"...)
 		buf = strconv.AppendInt(buf, int64(db), 10)
 		buf = append(buf, "__:"...)
@@ -128,7 +37,7 @@ func (e *Engine) notify(db int, class NotifyClass, event, key string) {
 // miss and fire the "keymiss" event (class 'm').
 func (c *Ctx) readMiss(key []byte) {
 	c.E.Stats.KeyspaceMisses++
-	if c.E.Config.NotifyFlags&NotifyKeyMiss != 0 {
-		c.Notify(NotifyKeyMiss, "keymiss", key)
+	if c.E.Config.NotifyFlags&config.NotifyKeyMiss != 0 {
+		c.Notify(config.NotifyKeyMiss, "keymiss", key)
 	}
 }

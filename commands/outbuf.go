@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 )
 
@@ -29,21 +30,6 @@ import (
 // commands, and it is freed in FlushOutputs (Redis's beforeSleep); the
 // connection is closed without writing, which never waits on the peer.
 
-// Client classes for client-output-buffer-limit (Redis's CLIENT_TYPE_*).
-const (
-	ClassNormal = iota
-	ClassReplica
-	ClassPubSub
-)
-
-// OutputBufferLimit is one class's client-output-buffer-limit: a client is
-// closed when its output reaches Hard bytes, or stays at Soft bytes or
-// more for more than SoftSeconds. 0 disables a limit.
-type OutputBufferLimit struct {
-	Hard, Soft  uint64
-	SoftSeconds int64
-}
-
 // replyChunk is Redis's PROTO_REPLY_CHUNK_BYTES: the reply buffer every
 // client has (CLIENT LIST rbs), which the limits do not count.
 const replyChunk = 16 * 1024
@@ -54,9 +40,9 @@ const replyChunk = 16 * 1024
 // normal, as in Redis.
 func outputClass(cl *Client) int {
 	if cl.sub.count() > 0 {
-		return ClassPubSub
+		return config.ClassPubSub
 	}
-	return ClassNormal
+	return config.ClassNormal
 }
 
 // outputUsage maps the client's queued output onto Redis's CLIENT LIST
@@ -114,7 +100,7 @@ func (e *Engine) checkOutput(cl *Client, async bool) bool {
 // outputLimitReached is checkClientOutputBufferLimits: the hard limit at
 // once, the soft one when it was reached continuously for more than its
 // seconds (of the server's clock, whole seconds as server.unixtime).
-func (e *Engine) outputLimitReached(cl *Client, l *OutputBufferLimit, used uint64) bool {
+func (e *Engine) outputLimitReached(cl *Client, l *config.OutputBufferLimit, used uint64) bool {
 	hard := l.Hard != 0 && used >= l.Hard
 	soft := l.Soft != 0 && used >= l.Soft
 	now := e.NowMs() / 1000
@@ -177,9 +163,9 @@ func (e *Engine) outputCron(now int64) {
 
 func className(class int) string {
 	switch class {
-	case ClassPubSub:
+	case config.ClassPubSub:
 		return "pubsub"
-	case ClassReplica:
+	case config.ClassReplica:
 		return "slave"
 	}
 	return "normal"

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/config"
 )
 
 // slowConn is a connection whose peer does not read: what the engine
@@ -44,7 +46,7 @@ func args(s ...string) [][]byte {
 func TestOutputBufferSoftLimitSeconds(t *testing.T) {
 	te := newTestEngine(t)
 	log := logTo(te)
-	te.e.Config.OutputBufferLimits[ClassPubSub] = OutputBufferLimit{Soft: 100000, SoftSeconds: 2}
+	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 2}
 	pub, pubConn := te.client()
 	sc := &slowConn{}
 	sub := te.e.NewClient(sc)
@@ -76,7 +78,7 @@ func TestOutputBufferSoftLimitSeconds(t *testing.T) {
 // restarts its clock.
 func TestOutputBufferSoftLimitResets(t *testing.T) {
 	te := newTestEngine(t)
-	te.e.Config.OutputBufferLimits[ClassPubSub] = OutputBufferLimit{Soft: 100000, SoftSeconds: 1}
+	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 1}
 	pub, pubConn := te.client()
 	sc := &slowConn{}
 	sub := te.e.NewClient(sc)
@@ -106,7 +108,7 @@ func TestOutputBufferSoftLimitResets(t *testing.T) {
 func TestOutputBufferHardLimitPipeline(t *testing.T) {
 	te := newTestEngine(t)
 	log := logTo(te)
-	te.e.Config.OutputBufferLimits[ClassPubSub] = OutputBufferLimit{Hard: 1 << 20}
+	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Hard: 1 << 20}
 	pub, pubConn := te.client()
 	sc := &slowConn{}
 	sub := te.e.NewClient(sc)
@@ -143,7 +145,7 @@ func TestOutputBufferHardLimitPipeline(t *testing.T) {
 // receives nothing.
 func TestOutputBufferNormalStopsPipeline(t *testing.T) {
 	te := newTestEngine(t)
-	te.e.Config.OutputBufferLimits[ClassNormal] = OutputBufferLimit{Hard: 100000}
+	te.e.Config.OutputBufferLimits[config.ClassNormal] = config.OutputBufferLimit{Hard: 100000}
 	cl, conn := te.client()
 	for i := 0; i < 150; i++ {
 		te.do(cl, conn, "RPUSH", "l", strings.Repeat("x", 1000))

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lockkv/lockkv/config"
 )
 
 // mustPanic runs fn and fails unless it panics.
@@ -253,7 +255,7 @@ func TestUnblockWhileRetrying(t *testing.T) {
 // not run yet, so the key it then reads is tracked.
 func TestCachingSurvivesReadRound(t *testing.T) {
 	te, r := replicatedEngine(t)
-	te.e.Config.ReadMode = ReadLinearizable
+	te.e.Config.ReadMode = config.ReadLinearizable
 	cl, conn := te.client()
 	writer, wconn := te.client()
 	te.do(cl, conn, "HELLO", "3")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -199,7 +200,7 @@ func replicatedEngine(t *testing.T) (*testEngine, *stubReplicator) {
 	r := &stubReplicator{}
 	te.e.EnableReplication(r, 7)
 	te.e.SetLeader(true)
-	te.e.Config.ReadMode = ReadLease
+	te.e.Config.ReadMode = config.ReadLease
 	return te, r
 }
 

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"container/heap"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
@@ -95,9 +97,10 @@ type ApplySettings struct {
 }
 
 // DefaultApplySettings are Redis 7.0's defaults.
-var DefaultApplySettings = NewConfig().applySettings()
+var DefaultApplySettings = applySettingsOf(config.NewConfig())
 
-func (c *Config) applySettings() ApplySettings {
+// applySettingsOf are c's settings that apply replicated ops.
+func applySettingsOf(c *config.Config) ApplySettings {
 	return ApplySettings{
 		ProtoMaxBulkLen:        c.ProtoMaxBulkLen,
 		HashMaxListpackEntries: c.HashMaxListpackEntries,
@@ -111,7 +114,8 @@ func (c *Config) applySettings() ApplySettings {
 	}
 }
 
-func (c *Config) setApplySettings(s *ApplySettings) {
+// setApplySettings sets c's settings that apply replicated ops.
+func setApplySettings(c *config.Config, s *ApplySettings) {
 	c.ProtoMaxBulkLen = s.ProtoMaxBulkLen
 	c.HashMaxListpackEntries, c.HashMaxListpackValue = s.HashMaxListpackEntries, s.HashMaxListpackValue
 	c.SetMaxIntsetEntries = s.SetMaxIntsetEntries
@@ -125,7 +129,7 @@ func (c *Config) setApplySettings(s *ApplySettings) {
 func (s *ApplySettings) valid() bool {
 	return s.ProtoMaxBulkLen >= 1 && s.HashMaxListpackEntries >= 0 && s.HashMaxListpackValue >= 0 &&
 		s.SetMaxIntsetEntries >= 0 && s.ZSetMaxListpackEntries >= 0 && s.ZSetMaxListpackValue >= 0 &&
-		s.LFULogFactor >= 0 && s.LFULogFactor <= intMax && s.LFUDecayTime >= 0 && s.LFUDecayTime <= intMax
+		s.LFULogFactor >= 0 && s.LFULogFactor <= math.MaxInt32 && s.LFUDecayTime >= 0 && s.LFUDecayTime <= math.MaxInt32
 }
 
 // Replicator is the replication layer as the engine sees it. Its methods
@@ -158,13 +162,6 @@ type Forwarder interface {
 // EnableForwarding makes a follower forward through f instead of
 // answering MOVED.
 func (e *Engine) EnableForwarding(f Forwarder) { e.repl.fwd = f }
-
-// Read modes (Config.ReadMode).
-const (
-	ReadLinearizable = "linearizable"
-	ReadLease        = "lease"
-	ReadStale        = "stale"
-)
 
 type replState struct {
 	r       Replicator
@@ -243,7 +240,7 @@ func (c *replClock) Now() time.Time {
 // EnableReplication makes the engine replicated through r. origin must be
 // unique to this process. The node starts as a follower.
 func (e *Engine) EnableReplication(r Replicator, origin uint64) {
-	e.Config.clustered = true
+	e.Config.SetClustered()
 	e.repl = &replState{
 		r:        r,
 		origin:   origin,
@@ -398,7 +395,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		return true
 	}
 	if !rs.leader {
-		if kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly) {
+		if kind == replRead && (e.Config.ReadMode == config.ReadStale || cl.Readonly) {
 			return false
 		}
 		c.rejectFor(spec, c.notLeaderError(spec, args))
@@ -409,7 +406,7 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 	}
 	switch kind {
 	case replRead:
-		if e.Config.ReadMode != ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
+		if e.Config.ReadMode != config.ReadLinearizable || cl.repl.readNeed <= rs.readConfirmed {
 			return false
 		}
 		e.park(cl, parkReadRound)
@@ -486,7 +483,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 	rs.inflight++
 	e.park(cl, parkProposed)
 	op := Op{Kind: kind, Origin: rs.origin, Seq: rs.seq, DB: cl.DB, Proto: cl.W.Proto, Args: args, OOM: e.preCommandOOM()}
-	if st := e.Config.applySettings(); st != DefaultApplySettings {
+	if st := applySettingsOf(e.Config); st != DefaultApplySettings {
 		op.Settings = &st
 	}
 	rs.propose(op)
@@ -596,17 +593,17 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	e.Rand = rand.New(rs.pcg)
 	// Each op applies with the settings its leader gave it, this node's
 	// own are put back after.
-	own := e.Config.applySettings()
+	own := applySettingsOf(e.Config)
 	for i := range ops {
 		if st := ops[i].Settings; st != nil {
-			e.Config.setApplySettings(st)
+			setApplySettings(e.Config, st)
 		} else {
-			e.Config.setApplySettings(&DefaultApplySettings)
+			setApplySettings(e.Config, &DefaultApplySettings)
 		}
 		rs.stepsLeft = luaengine.ReplicatedMaxSteps
 		e.applyOp(index, now, &ops[i])
 	}
-	e.Config.setApplySettings(&own)
+	setApplySettings(e.Config, &own)
 	e.Rand = saved
 	rs.applying = false
 	rs.inApply.Store(false)
@@ -930,7 +927,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		// WATCH, WAIT...: the leader's connection watches, and counts
 		// the replicas holding the client's last write.
 		cmds = [][][]byte{copyArgs(args)}
-	case kind == replRead && (e.Config.ReadMode == ReadStale || cl.Readonly):
+	case kind == replRead && (e.Config.ReadMode == config.ReadStale || cl.Readonly):
 		return false
 	default:
 		cmds = [][][]byte{copyArgs(args)}

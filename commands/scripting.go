@@ -3,6 +3,7 @@ package commands
 import (
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -289,8 +290,8 @@ func (c *Ctx) keepLuaState(lua *luaengine.Engine) func() {
 }
 
 // scriptVerbosity is the redis.log level loglevel lets through.
-func scriptVerbosity(c *Config) int {
-	switch readLogLevel(c) {
+func scriptVerbosity(c *config.Config) int {
+	switch c.String("loglevel") {
 	case "debug":
 		return luaengine.LogDebug
 	case "verbose":

@@ -4,33 +4,8 @@ import "net"
 
 // Who may connect and who may run DEBUG: Redis 7.0's protected mode
 // (networking.c clientAcceptHandler) and its protected actions
-// (server.c allowProtectedAction), which lockkv follows.
-
-// Values of enable-debug-command and enable-protected-configs.
-const (
-	ProtectedNo    = "no"
-	ProtectedYes   = "yes"
-	ProtectedLocal = "local"
-)
-
-var protectedActionValues = []string{ProtectedNo, ProtectedYes, ProtectedLocal}
-
-// ValidProtectedAction reports whether v is no, yes or local, as the
-// settings are spelled on the command line (lower case).
-func ValidProtectedAction(v string) bool {
-	for _, p := range protectedActionValues {
-		if v == p {
-			return true
-		}
-	}
-	return false
-}
-
-// allowProtectedAction is Redis's: "yes" admits everyone, "local" the
-// clients of the loopback interface.
-func allowProtectedAction(setting string, cl *Client) bool {
-	return setting == ProtectedYes || (setting == ProtectedLocal && cl != nil && cl.Local)
-}
+// (server.c allowProtectedAction), which lockkv follows; the values of
+// the protected-action settings and their check are config's.
 
 // IsLocalAddr reports whether a client's address ("ip:port") is Redis's
 // local client: 127.0.0.1 or ::1, compared as text as islocalClient does

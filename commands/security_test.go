@@ -1,6 +1,10 @@
 package commands
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lockkv/lockkv/config"
+)
 
 // farConn is a test connection from another host.
 type farConn struct{ testConn }
@@ -18,7 +22,7 @@ func TestDebugCommandGate(t *testing.T) {
 	do := func(cl *Client, conn *testConn, args ...string) string { return te.do(cl, conn, args...) }
 	refused := "-" + ErrDebugNotAllowed + "\r\n"
 
-	if te.e.Config.EnableDebugCommand != ProtectedNo {
+	if te.e.Config.EnableDebugCommand != config.ProtectedNo {
 		t.Fatalf("enable-debug-command defaults to %q", te.e.Config.EnableDebugCommand)
 	}
 	if got := do(local, lconn, "DEBUG", "SLEEP", "0"); got != refused {
@@ -36,7 +40,7 @@ func TestDebugCommandGate(t *testing.T) {
 		t.Errorf("EXEC after a refused DEBUG: %q", got)
 	}
 
-	te.e.Config.EnableDebugCommand = ProtectedLocal
+	te.e.Config.EnableDebugCommand = config.ProtectedLocal
 	if got := do(local, lconn, "DEBUG", "SLEEP", "0"); got != "+OK\r\n" {
 		t.Errorf("DEBUG under local from 127.0.0.1: %q", got)
 	}
@@ -44,13 +48,13 @@ func TestDebugCommandGate(t *testing.T) {
 		t.Errorf("DEBUG under local from afar: %q", got)
 	}
 
-	te.e.Config.EnableDebugCommand = ProtectedYes
+	te.e.Config.EnableDebugCommand = config.ProtectedYes
 	if got := do(far, &farC.testConn, "DEBUG", "SLEEP", "0"); got != "+OK\r\n" {
 		t.Errorf("DEBUG under yes from afar: %q", got)
 	}
 
 	// Before AUTH the refusal comes first, as in Redis.
-	te.e.Config.EnableDebugCommand = ProtectedNo
+	te.e.Config.EnableDebugCommand = config.ProtectedNo
 	te.e.Config.RequirePass = "pw"
 	cl, conn := te.client()
 	if got := do(cl, conn, "DEBUG", "SLEEP", "0"); got != refused {

@@ -192,7 +192,7 @@ func writeWaitAOF(w *resp.Writer, local, replicas int64) {
 // A durable cluster node logs every write to disk before it applies it, so
 // it counts as appendonly.
 func (e *Engine) appendOnly() bool {
-	return settingString(e, "appendonly") == "yes" || (e.Cluster != nil && e.Cluster.Status().Durable)
+	return e.Config.String("appendonly") == "yes" || (e.Cluster != nil && e.Cluster.Status().Durable)
 }
 
 // aofHolding answers WAITAOF: whether cl's last write is on this server's

@@ -3,6 +3,7 @@ package commands
 import (
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -61,7 +62,7 @@ func sadd(c *Ctx, args [][]byte) {
 	if s == nil {
 		s = store.NewSet()
 		c.DB.Set(string(args[1]), s, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", args[1])
+		c.Notify(config.NotifyNew, "new", args[1])
 	}
 	max := c.E.Config.SetMaxIntsetEntries
 	added := 0
@@ -72,7 +73,7 @@ func sadd(c *Ctx, args [][]byte) {
 	}
 	if added > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifySet, "sadd", args[1])
+		c.Notify(config.NotifySet, "sadd", args[1])
 	}
 	c.W.Int(int64(added))
 }
@@ -97,9 +98,9 @@ func srem(c *Ctx, args [][]byte) {
 	}
 	if deleted > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifySet, "srem", args[1])
+		c.Notify(config.NotifySet, "srem", args[1])
 		if removed {
-			c.Notify(NotifyGeneric, "del", args[1])
+			c.Notify(config.NotifyGeneric, "del", args[1])
 		}
 	}
 	c.W.Int(int64(deleted))
@@ -174,10 +175,10 @@ func spop(c *Ctx, args [][]byte) {
 		return
 	}
 	m := c.popMember(s)
-	c.Notify(NotifySet, "spop", args[1])
+	c.Notify(config.NotifySet, "spop", args[1])
 	c.W.Bulk(m)
 	if setDeleteIfEmpty(c, args[1], s) {
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 	}
 	c.Modified(args[1])
 }
@@ -199,13 +200,13 @@ func spopCount(c *Ctx, args [][]byte) {
 	}
 	count := uint64(n)
 	size := uint64(s.Len())
-	c.Notify(NotifySet, "spop", args[1])
+	c.Notify(config.NotifySet, "spop", args[1])
 	if count >= size {
 		// The whole set, then the key goes.
 		c.W.Set(int(size))
 		s.Range(func(m []byte) bool { c.W.Bulk(m); return true })
 		c.DB.Delete(string(args[1]))
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 		c.Modified(args[1])
 		return
 	}
@@ -387,19 +388,19 @@ func smove(c *Ctx, args [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	c.Notify(NotifySet, "srem", args[1])
+	c.Notify(config.NotifySet, "srem", args[1])
 	if setDeleteIfEmpty(c, args[1], ss) {
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 	}
 	if ds == nil {
 		ds = store.NewSet()
 		c.DB.Set(string(args[2]), ds, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", args[2])
+		c.Notify(config.NotifyNew, "new", args[2])
 	}
 	c.Modified(args[1])
 	if ds.Add(member, c.E.Config.SetMaxIntsetEntries) {
 		c.Modified(args[2])
-		c.Notify(NotifySet, "sadd", args[2])
+		c.Notify(config.NotifySet, "sadd", args[2])
 	}
 	c.W.Int(1)
 }
@@ -427,18 +428,18 @@ func setStoreResult(c *Ctx, dst []byte, res *store.Set, event string) {
 		existed := c.LookupWrite(dst) != nil
 		c.DB.Set(string(dst), res, 0, c.newAccess())
 		if !existed {
-			c.Notify(NotifyNew, "new", dst)
+			c.Notify(config.NotifyNew, "new", dst)
 		}
 		c.Modified(dst)
 		c.W.Int(int64(res.Len()))
-		c.Notify(NotifySet, event, dst)
+		c.Notify(config.NotifySet, event, dst)
 		return
 	}
 	c.W.Int(0)
 	if c.LookupWrite(dst) != nil {
 		c.DB.Delete(string(dst))
 		c.Modified(dst)
-		c.Notify(NotifyGeneric, "del", dst)
+		c.Notify(config.NotifyGeneric, "del", dst)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/hdrhist"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
@@ -628,7 +629,7 @@ func infoLatencyStats(e *Engine, b []byte, now int64) []byte {
 	if !e.Config.LatencyTracking {
 		return b
 	}
-	pcts := e.Config.latencyPercentiles
+	pcts := e.Config.LatencyPercentiles()
 	var walk func(specs []*Spec)
 	walk = func(specs []*Spec) {
 		for _, s := range specs {
@@ -641,7 +642,7 @@ func infoLatencyStats(e *Engine, b []byte, now int64) []byte {
 						b = append(b, ',')
 					}
 					b = append(b, 'p')
-					b = append(b, formatPercentile(p)...)
+					b = append(b, config.FormatPercentile(p)...)
 					b = append(b, '=')
 					// "%.3f" of the value in ns / 1000.0.
 					b = strconv.AppendFloat(b, float64(st.hist.ValueAtPercentile(p))/1000.0, 'f', 3, 64)
@@ -653,13 +654,6 @@ func infoLatencyStats(e *Engine, b []byte, now int64) []byte {
 	}
 	walk(All())
 	return b
-}
-
-// formatPercentile is a percentile as Redis shows it: "%f", trailing
-// zeros and point trimmed (trimDoubleString).
-func formatPercentile(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 6, 64)
-	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
 // CommandStat is one command's counters, as INFO commandstats has them,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/scriptcache"
 	"github.com/lockkv/lockkv/store"
 )
@@ -283,7 +284,7 @@ func TestRestoreRejectsBadStreams(t *testing.T) {
 	try("empty", nil)
 	// A database this server does not have.
 	small := &testEngine{t: t, clock: &fixedClock{t: time.UnixMilli(1_000_000)}}
-	cfg := NewConfig()
+	cfg := config.NewConfig()
 	cfg.Databases = 4
 	small.e = NewEngine(cfg, small.clock)
 	if _, err := small.e.Restore(bytes.NewReader(good)); err == nil || !errors.Is(err, ErrSnapshotFormat) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -329,10 +330,10 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 	if outputlen > 0 {
 		c.setKey(storekey, l, c.LookupWrite(storekey), false)
 		c.readyIfBlockable(c.C.DB, string(storekey), l)
-		c.Notify(NotifyList, "sortstore", storekey)
+		c.Notify(config.NotifyList, "sortstore", storekey)
 	} else if c.DB.Delete(string(storekey)) {
 		c.Modified(storekey)
-		c.Notify(NotifyGeneric, "del", storekey)
+		c.Notify(config.NotifyGeneric, "del", storekey)
 	}
 	c.W.Int(outputlen)
 }

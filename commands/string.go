@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -193,9 +194,9 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bo
 	}
 	// KEEPTTL never comes with a deadline, so Set applies when at once.
 	c.setKeyExpire(key, store.NewString(val), e, flags&setKeepTTL != 0, when)
-	c.Notify(NotifyString, "set", key)
+	c.Notify(config.NotifyString, "set", key)
 	if expire != nil {
-		c.Notify(NotifyGeneric, "expire", key)
+		c.Notify(config.NotifyGeneric, "expire", key)
 	}
 	if flags&setGet == 0 {
 		if intReplies {
@@ -253,7 +254,7 @@ func getset(c *Ctx, args [][]byte) {
 		c.W.Bulk(s.B)
 	}
 	c.setKey(args[1], store.NewString(args[2]), c.LookupWrite(args[1]), false)
-	c.Notify(NotifyString, "set", args[1])
+	c.Notify(config.NotifyString, "set", args[1])
 }
 
 func getdel(c *Ctx, args [][]byte) {
@@ -274,7 +275,7 @@ func getdel(c *Ctx, args [][]byte) {
 	c.W.Bulk(s.B)
 	c.DB.Delete(string(args[1]))
 	c.Modified(args[1])
-	c.Notify(NotifyGeneric, "del", args[1])
+	c.Notify(config.NotifyGeneric, "del", args[1])
 }
 
 func getex(c *Ctx, args [][]byte) {
@@ -302,16 +303,16 @@ func getex(c *Ctx, args [][]byte) {
 	case flags&(setEXAT|setPXAT) != 0 && when <= c.Now:
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	case expire != nil:
 		c.DB.SetExpire(string(key), when)
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "expire", key)
+		c.Notify(config.NotifyGeneric, "expire", key)
 	case flags&setPersist != 0:
 		if e := c.DB.Peek(string(key)); e != nil && e.Expire != 0 {
 			c.DB.SetExpire(string(key), 0)
 			c.Modified(key)
-			c.Notify(NotifyGeneric, "persist", key)
+			c.Notify(config.NotifyGeneric, "persist", key)
 		}
 	}
 }
@@ -347,7 +348,7 @@ func msetGeneric(c *Ctx, args [][]byte, nx bool) {
 	}
 	for j := 1; j < len(args); j += 2 {
 		c.setKey(args[j], store.NewString(args[j+1]), c.LookupWrite(args[j]), false)
-		c.Notify(NotifyString, "set", args[j])
+		c.Notify(config.NotifyString, "set", args[j])
 	}
 	if nx {
 		c.W.Int(1)
@@ -392,7 +393,7 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 	} else {
 		c.setKey(key, store.NewString(b), nil, false)
 	}
-	c.Notify(NotifyString, "incrby", key)
+	c.Notify(config.NotifyString, "incrby", key)
 	c.W.Int(v)
 }
 
@@ -457,7 +458,7 @@ func incrbyfloat(c *Ctx, args [][]byte) {
 	} else {
 		c.setKey(key, ns, nil, false)
 	}
-	c.Notify(NotifyString, "incrbyfloat", key)
+	c.Notify(config.NotifyString, "incrbyfloat", key)
 	c.W.Bulk(b)
 }
 
@@ -482,7 +483,7 @@ func appendCmd(c *Ctx, args [][]byte) {
 		total = len(s.B)
 		c.Modified(key)
 	}
-	c.Notify(NotifyString, "append", key)
+	c.Notify(config.NotifyString, "append", key)
 	c.W.Int(int64(total))
 }
 
@@ -578,7 +579,7 @@ func setrange(c *Ctx, args [][]byte) {
 		b := make([]byte, offset+int64(len(val)))
 		copy(b[offset:], val)
 		c.setKey(key, &store.String{B: b, Raw: true}, nil, false)
-		c.Notify(NotifyString, "setrange", key)
+		c.Notify(config.NotifyString, "setrange", key)
 		c.W.Int(int64(len(b)))
 		return
 	}
@@ -609,7 +610,7 @@ func setrange(c *Ctx, args [][]byte) {
 	copy(s.B[offset:], val)
 	s.Raw = true
 	c.Modified(key)
-	c.Notify(NotifyString, "setrange", key)
+	c.Notify(config.NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))
 }
 

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -254,7 +255,7 @@ options:
 		z = c.zsetNewForAdd(args[scoreidx+1])
 		c.DB.Set(string(key), z, 0, c.newAccess())
 		c.Ready(key)
-		c.Notify(NotifyNew, "new", key)
+		c.Notify(config.NotifyNew, "new", key)
 	}
 	{
 		cfg := c.E.Config
@@ -293,9 +294,9 @@ notify:
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(added + updated - 1) // Redis counts each change
 		if incr {
-			c.Notify(NotifyZSet, "zincr", key)
+			c.Notify(config.NotifyZSet, "zincr", key)
 		} else {
-			c.Notify(NotifyZSet, "zadd", key)
+			c.Notify(config.NotifyZSet, "zadd", key)
 		}
 	}
 }
@@ -326,9 +327,9 @@ func zrem(c *Ctx, args [][]byte) {
 		}
 	}
 	if deleted > 0 {
-		c.Notify(NotifyZSet, "zrem", key)
+		c.Notify(config.NotifyZSet, "zrem", key)
 		if removed {
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 		}
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(deleted - 1)
@@ -651,7 +652,7 @@ func (c *Ctx) zrangeStoreFinish(dst []byte, out *store.ZSet) {
 	if out != nil && out.Len() > 0 {
 		c.zsetStore(dst, out)
 		c.W.Int(int64(out.Len()))
-		c.Notify(NotifyZSet, "zrangestore", dst)
+		c.Notify(config.NotifyZSet, "zrangestore", dst)
 		return
 	}
 	c.W.Int(0)
@@ -665,7 +666,7 @@ func (c *Ctx) zsetStore(dst []byte, z *store.ZSet) {
 	c.DB.Set(string(dst), z, 0, c.newAccess())
 	if !existed {
 		c.Ready(dst)
-		c.Notify(NotifyNew, "new", dst)
+		c.Notify(config.NotifyNew, "new", dst)
 	}
 	c.Modified(dst)
 }
@@ -675,7 +676,7 @@ func (c *Ctx) zsetStoreEmpty(dst []byte) {
 	if c.LookupWrite(dst) != nil {
 		c.DB.Delete(string(dst))
 		c.Modified(dst)
-		c.Notify(NotifyGeneric, "del", dst)
+		c.Notify(config.NotifyGeneric, "del", dst)
 	}
 }
 
@@ -768,9 +769,9 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	if deleted > 0 {
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(deleted - 1)
-		c.Notify(NotifyZSet, event, key)
+		c.Notify(config.NotifyZSet, event, key)
 		if removed {
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 		}
 	}
 	c.W.Int(int64(deleted))
@@ -838,7 +839,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 	for i := int64(0); i < rangelen; i++ {
 		m, s := z.Pop(max)
 		if i == 0 {
-			c.Notify(NotifyZSet, event, key)
+			c.Notify(config.NotifyZSet, event, key)
 		}
 		if nested {
 			c.W.Array(2)
@@ -848,7 +849,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 	}
 	if c.zsetDeleteIfEmpty(key, z) {
 		deleted = true
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
 	c.E.Stats.Dirty += rangelen - 1 // one per popped member
@@ -1389,7 +1390,7 @@ done:
 		case zsetopDiff:
 			event = "zdiffstore"
 		}
-		c.Notify(NotifyZSet, event, dst)
+		c.Notify(config.NotifyZSet, event, dst)
 		return
 	}
 	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/store"
 )
@@ -97,7 +98,7 @@ func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
 		cfg.ClientAdvertise = "127.0.0.1:1" // never dialled: no --forward, no acks read
 	}
 	tn.cfg = cfg
-	tn.eng = commands.NewEngine(commands.NewConfig(), sysClock{})
+	tn.eng = commands.NewEngine(config.NewConfig(), sysClock{})
 	n, err := New(cfg, tn.run)
 	if err != nil {
 		return nil, err

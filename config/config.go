@@ -1,4 +1,4 @@
-package commands
+package config
 
 import (
 	"log/slog"
@@ -6,11 +6,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
@@ -54,8 +52,9 @@ type Config struct {
 	// it, is CONFIG REWRITE: it writes the running values into that file.
 	ConfigFile string
 	Rewrite    func() error
-	// clustered is set on a Raft node: the Redis replication and Redis
-	// Cluster settings then only take their current values.
+	// clustered is set on a Raft node (SetClustered): the Redis
+	// replication and Redis Cluster settings then only take their current
+	// values.
 	clustered bool
 
 	// Encoding thresholds (OBJECT ENCODING follows them).
@@ -249,9 +248,6 @@ type setting struct {
 	apply func(c *Config, v string)
 	// read, when set, renders the value from Config fields.
 	read func(c *Config) string
-	// changed, when set, runs after CONFIG SET applied the value: the
-	// setting's effect on the running engine.
-	changed func(e *Engine)
 }
 
 const (
@@ -308,7 +304,7 @@ var maxmemoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-rando
 var settings = []*setting{
 	// Honoured.
 	{name: "databases", kind: kindNum, min: 1, max: intMax, flags: immut, read: func(c *Config) string { return strconv.Itoa(c.Databases) }},
-	{name: "requirepass", kind: kindString, changed: (*Engine).refreshAuth, read: func(c *Config) string { return c.RequirePass },
+	{name: "requirepass", kind: kindString, read: func(c *Config) string { return c.RequirePass },
 		apply: func(c *Config, v string) { c.RequirePass = v }},
 	boundInt("maxclients", "", 1, uintMax, cfgUnsigned, func(c *Config) *int { return &c.MaxClients }),
 	boundInt("tracking-table-max-keys", "", 0, longMax, sizeT, func(c *Config) *int { return &c.TrackingTableMaxKeys }),
@@ -516,7 +512,7 @@ var settings = []*setting{
 			}
 			c.other["repl-backlog-size"] = v
 		}},
-	{name: "maxmemory", kind: kindNum, changed: (*Engine).maxmemoryChanged, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
+	{name: "maxmemory", kind: kindNum, min: 0, max: ullMax, flags: cfgMemory | cfgUnsigned,
 		read:  func(c *Config) string { return strconv.FormatUint(c.Maxmemory, 10) },
 		apply: func(c *Config, v string) { c.Maxmemory, _ = strconv.ParseUint(v, 10, 64) }},
 	numSetting("cluster-link-sendbuf-limit", "", 0, ullMax, 0, cfgMemory|cfgUnsigned),
@@ -920,7 +916,7 @@ func setLatencyPercentiles(c *Config, v string) (string, string) {
 		if f > 100 || f < 0 {
 			return "", "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
 		}
-		out = append(out, formatPercentile(f))
+		out = append(out, FormatPercentile(f))
 		vals = append(vals, f)
 	}
 	c.latencyPercentiles = vals
@@ -1049,189 +1045,16 @@ func checkProcTitleTemplate(v string) string {
 	return ""
 }
 
-// settingInt and settingString read a setting for INFO.
-func settingInt(e *Engine, name string) int64 {
-	v, _ := e.Config.Get(name)
-	n, _ := strconv.ParseInt(v, 10, 64)
-	return n
+// FormatPercentile is a percentile as Redis shows it: "%f", trailing
+// zeros and point trimmed (trimDoubleString).
+func FormatPercentile(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 6, 64)
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
-func settingString(e *Engine, name string) string {
-	v, _ := e.Config.Get(name)
-	return v
-}
+// SetClustered marks the settings of a Raft node: the Redis replication
+// and Redis Cluster settings then only take their current values.
+func (c *Config) SetClustered() { c.clustered = true }
 
-// CONFIG
-
-var configSubs = []*Spec{
-	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, Fn: configGet},
-	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
-	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configResetStat},
-	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configRewrite},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: configHelp},
-}
-
-var configCommands = []*Spec{
-	{Name: "config", Arity: -2, Sub: configSubs},
-}
-
-func init() { Register(configCommands) }
-
-// configGet answers every setting matching any pattern: a name without
-// glob characters is looked up (and answered as typed, as Redis does),
-// a pattern is matched against every name and alias but the hidden ones;
-// each name once, any case, spelled as first matched.
-// Redis answers in its hash table's order; lockkv by name.
-func configGet(c *Ctx, args [][]byte) {
-	type match struct{ name, value string }
-	var out []match
-	seen := map[string]bool{}
-	for _, a := range args[2:] {
-		pat := string(a)
-		if !strings.ContainsAny(pat, "[*?") {
-			s := lookupSetting(pat)
-			if key := strings.ToLower(pat); s != nil && !seen[key] {
-				seen[key] = true
-				out = append(out, match{pat, s.get(c.E.Config)})
-			}
-			continue
-		}
-		for name, s := range settingIndex {
-			if s.flags&cfgHidden == 0 && !seen[name] && glob.Match(pat, name, true) {
-				seen[name] = true
-				out = append(out, match{name, s.get(c.E.Config)})
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	c.W.Map(len(out))
-	for _, m := range out {
-		c.W.BulkString(m.name)
-		c.W.BulkString(m.value)
-	}
-}
-
-// configSet applies every name/value pair or none, as Redis 7.0's
-// configSetCommand: the first unknown, immutable, protected or repeated
-// name (in the order given) fails the command before anything changes;
-// then each value is set in turn, and a bad one restores the ones set
-// before it. A name and its alias are two names (the last one set wins).
-func configSet(c *Ctx, args [][]byte) {
-	if len(args)%2 != 0 {
-		c.Error(ErrSyntax)
-		return
-	}
-	type change struct {
-		s     *setting
-		name  string // the name or alias given, lower case
-		arg   string // as given
-		value string
-	}
-	fail := func(arg, msg string) {
-		c.Error("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
-	}
-	var changes []change
-	for i := 2; i < len(args); i += 2 {
-		arg := string(args[i])
-		s := lookupSetting(arg)
-		switch {
-		case s == nil:
-			c.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + arg + "'")
-			return
-		case s.flags&cfgImmutable != 0:
-			fail(arg, "can't set immutable config")
-			return
-		case s.flags&cfgProtected != 0 && !allowProtectedAction(c.E.Config.EnableProtectedConfigs, c.C):
-			fail(arg, "can't set protected config")
-			return
-		}
-		ch := change{s, strings.ToLower(arg), arg, string(args[i+1])}
-		for _, prev := range changes {
-			if prev.name == ch.name {
-				fail(arg, "duplicate parameter")
-				return
-			}
-		}
-		changes = append(changes, ch)
-	}
-	cfg := c.E.Config
-	old := make([]string, len(changes))
-	for i, ch := range changes {
-		old[i] = ch.s.get(cfg)
-	}
-	for i, ch := range changes {
-		if msg := ch.s.set(cfg, ch.value); msg != "" {
-			for j := i - 1; j >= 0; j-- {
-				changes[j].s.set(cfg, old[j])
-			}
-			fail(ch.name, msg)
-			return
-		}
-	}
-	// Values lockkv does not support fail as Redis's apply stage fails:
-	// after every value was validated, restoring them all.
-	for i, ch := range changes {
-		if msg := ch.s.refusal(cfg, old[i], ch.s.get(cfg)); msg != "" {
-			for j := len(changes) - 1; j >= 0; j-- {
-				changes[j].s.set(cfg, old[j])
-			}
-			fail(ch.s.name, msg) // the canonical name, as Redis's apply stage
-			return
-		}
-	}
-	if cfg.Maxmemory != 0 && cfg.MaxmemoryPolicy != "noeviction" {
-		// lockkv never evicts (see evict.go): a limit goes with noeviction.
-		for j := len(changes) - 1; j >= 0; j-- {
-			changes[j].s.set(cfg, old[j])
-		}
-		for _, ch := range changes {
-			if ch.s.name == "maxmemory" || ch.s.name == "maxmemory-policy" {
-				fail(ch.name, ErrEvictionPolicy)
-				return
-			}
-		}
-	}
-	for _, ch := range changes {
-		if ch.s.changed != nil {
-			ch.s.changed(c.E)
-		}
-	}
-	c.W.OK()
-}
-
-func configResetStat(c *Ctx, args [][]byte) {
-	c.E.Stats = Stats{Dirty: c.E.Stats.Dirty}
-	c.E.srv.errorStats = nil
-	c.E.srv.cmdStats = nil
-	c.W.OK()
-}
-
-// configRewrite is CONFIG REWRITE: the server's Rewrite writes the file
-// (see RewriteLines); without a config file it is Redis's error.
-func configRewrite(c *Ctx, args [][]byte) {
-	cfg := c.E.Config
-	if cfg.ConfigFile == "" || cfg.Rewrite == nil {
-		c.Error(ErrConfigRewriteNoCfg)
-		return
-	}
-	if err := cfg.Rewrite(); err != nil {
-		c.E.logger().Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
-		c.Error("ERR Rewriting config file: " + redisconf.Strerror(err))
-		return
-	}
-	c.E.logger().Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
-	c.W.OK()
-}
-
-var configHelpLines = []string{
-	"GET <pattern>",
-	"    Return parameters matching the glob-like <pattern> and their values.",
-	"SET <directive> <value>",
-	"    Set the configuration <directive> to <value>.",
-	"RESETSTAT",
-	"    Reset statistics reported by the INFO command.",
-	"REWRITE",
-	"    Rewrite the configuration file.",
-}
-
-func configHelp(c *Ctx, args [][]byte) { replyHelp(c, "config", configHelpLines) }
+// LatencyPercentiles are latency-tracking-info-percentiles, as parsed.
+func (c *Config) LatencyPercentiles() []float64 { return c.latencyPercentiles }
