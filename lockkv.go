@@ -33,8 +33,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/rdbrestore"
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -152,7 +152,7 @@ type Setting struct {
 type Server struct {
 	cfg   Config
 	log   *slog.Logger
-	eng   *commands.Engine
+	eng   *engine.Engine
 	clock store.Clock
 	ln    net.Listener // plain TCP; nil with TLSOnly
 	tlsLn net.Listener // nil without TLS
@@ -265,7 +265,7 @@ func NewServer(cfg Config) *Server {
 		log:      log,
 		level:    level,
 		clock:    cfg.Clock,
-		eng:      commands.NewEngine(ecfg, cfg.Clock),
+		eng:      engine.NewEngine(ecfg, cfg.Clock),
 		reqs:     make(chan request, 1024),
 		applies:  make(chan request, 16),
 		gathered: make([]request, 0, 64),
@@ -469,7 +469,7 @@ func (s *Server) Start() error {
 		}
 	}
 	if s.cfg.MetricsAddr != "" {
-		s.Do(func(e *commands.Engine) { e.EnableLockSampling() })
+		s.Do(func(e *engine.Engine) { e.EnableLockSampling() })
 		if err := s.startMetrics(); err != nil {
 			s.Close()
 			return err
@@ -607,15 +607,15 @@ func (s *Server) TLSAddr() string {
 }
 
 // Engine returns the command engine. It must only be used inside Do.
-func (s *Server) Engine() *commands.Engine { return s.eng }
+func (s *Server) Engine() *engine.Engine { return s.eng }
 
 // Do runs fn on the command goroutine, between commands, and waits for it.
 // It is how embedding code and tests touch the keyspace directly.
-func (s *Server) Do(fn func(e *commands.Engine)) { s.run(fn) }
+func (s *Server) Do(fn func(e *engine.Engine)) { s.run(fn) }
 
 // run runs fn on the command goroutine like Do; it reports false when the
 // server stopped before fn could run.
-func (s *Server) run(fn func(e *commands.Engine)) bool {
+func (s *Server) run(fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
@@ -877,7 +877,7 @@ func (s *Server) handle(r request) {
 			// Redis's clientAcceptHandler: the explanation, then close;
 			// counted as rejected, not as a connection.
 			s.eng.Stats.RejectedConns++
-			r.c.Deliver([]byte("-" + commands.ErrProtectedMode + "\r\n"))
+			r.c.Deliver([]byte("-" + engine.ErrProtectedMode + "\r\n"))
 			r.c.Close()
 			close(r.c.ready)
 			return
@@ -887,7 +887,7 @@ func (s *Server) handle(r request) {
 		if len(s.eng.Clients()) > s.eng.Config.MaxClients {
 			s.eng.Stats.RejectedConns++
 			w := s.eng.Writer(r.c.client)
-			w.Error(commands.ErrMaxClients)
+			w.Error(engine.ErrMaxClients)
 			r.c.client.CloseAfterReply = true
 		}
 		close(r.c.ready)
@@ -949,7 +949,7 @@ func (s *Server) submit(r request) bool {
 // cronNow asks the command goroutine to run its periodic work now (after a
 // test moved the clock).
 func (s *Server) cronNow() {
-	s.Do(func(e *commands.Engine) { e.Cron() })
+	s.Do(func(e *engine.Engine) { e.Cron() })
 }
 
 // loadRDBThroughLog is LoadRDB on a cluster node: when this node leads
@@ -967,7 +967,7 @@ func (s *Server) loadRDBThroughLog(path string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var leads, elsewhere, empty bool
-		if !s.run(func(e *commands.Engine) {
+		if !s.run(func(e *engine.Engine) {
 			leads = e.IsLeader()
 			if l, ok := e.Cluster.Leader(); ok && !l.Self {
 				elsewhere = true

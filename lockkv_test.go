@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // rawConn is a bare TCP client for bad-input cases.
@@ -362,7 +362,7 @@ func TestIdleTimeout(t *testing.T) {
 	idle.expect("+PONG")
 	sub := dialRaw(t, srv.Addr())
 	for n := 0; n < 3; {
-		srv.Do(func(e *commands.Engine) { n = len(e.Clients()) })
+		srv.Do(func(e *engine.Engine) { n = len(e.Clients()) })
 	}
 	srv.Clock().FastForward(5 * time.Second)
 	admin.send("PING\r\n") // admin stays active
@@ -393,7 +393,7 @@ func TestClientPauseWithTestClock(t *testing.T) {
 	r.send("GET paused\r\n")
 	r.expect("$-1") // reads go on
 	var blocked int
-	srv.Do(func(e *commands.Engine) {
+	srv.Do(func(e *engine.Engine) {
 		for _, cl := range e.Clients() {
 			if strings.Contains(e.Info(e.NowMs(), "clients"), "blocked_clients:1") {
 				blocked = 1

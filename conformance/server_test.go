@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // infoFields parses INFO text into section titles and fields.
@@ -187,11 +187,11 @@ func TestServerCONFIGTimeout(t *testing.T) {
 // checks their COMMAND entries.
 func newerThan70(name string) bool {
 	parent, sub, found := strings.Cut(name, "|")
-	s := commands.Lookup([]byte(parent))
+	s := engine.Lookup([]byte(parent))
 	if s != nil && found {
 		s = s.Subcommand([]byte(sub))
 	}
-	return s != nil && s.Origin != commands.OriginRedis70
+	return s != nil && s.Origin != engine.OriginRedis70
 }
 
 func TestServerCOMMAND(t *testing.T) {

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // zsetHas reports whether the lockkv under test has command name, so cases
 // that need another family's command (OBJECT, CONFIG, HELLO) run once it
 // lands instead of diverging before.
 func zsetHas(name string) bool {
-	return LockkvAddr() != "" && commands.Lookup([]byte(name)) != nil
+	return LockkvAddr() != "" && engine.Lookup([]byte(name)) != nil
 }
 
 // zsetPair is NewPair for the zset cases. Until FLUSHALL exists on main
@@ -1109,7 +1109,7 @@ func TestZsetCommandTable(t *testing.T) {
 			t.Fatalf("COMMAND INFO %s: %v %v", name, v, err)
 		}
 		info := v.Elems[0].Elems
-		spec := commands.Lookup([]byte(name))
+		spec := engine.Lookup([]byte(name))
 		if spec == nil {
 			t.Errorf("%s: not registered", name)
 			continue

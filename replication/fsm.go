@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // fsm is the node seen as Raft's state machine. Every method hands its work
@@ -57,7 +57,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			}
 		}
 	}
-	n.run(func(e *commands.Engine) {
+	n.run(func(e *engine.Engine) {
 		for i, en := range entries {
 			if en == nil {
 				continue
@@ -88,9 +88,9 @@ type snapshotMeta struct {
 // it while commands go on.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	n := (*Node)(f)
-	var snap *commands.Snapshot
+	var snap *engine.Snapshot
 	var err error
-	ok := n.run(func(e *commands.Engine) {
+	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
 		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
 		if err == nil {
@@ -112,7 +112,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	n.hasState.Store(true)
 	var err error
-	ok := n.run(func(e *commands.Engine) {
+	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
 		meta, err = e.Restore(rc)
 		if err != nil {
@@ -152,7 +152,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 }
 
 type fsmSnapshot struct {
-	s *commands.Snapshot
+	s *engine.Snapshot
 	m *Metrics
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
@@ -71,7 +71,7 @@ func TestLocksCommandFollowsLeader(t *testing.T) {
 	for deadline := time.Now().Add(15 * time.Second); leader < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for i, s := range srvs {
 			var ok bool
-			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			s.Do(func(e *engine.Engine) { ok = e.IsLeader() })
 			if ok {
 				leader = i
 			}

@@ -1,0 +1,644 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+	rtdebug "runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/lockkv/lockkv/internal/cstr"
+	"github.com/lockkv/lockkv/internal/redisnum"
+	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/store"
+)
+
+// Server commands: ROLE TIME LASTSAVE SHUTDOWN WAIT WAITAOF MEMORY OBJECT
+// DEBUG.
+
+var serverCommands = []*Spec{
+	{Name: "role", Arity: 1, Flags: NoScript | Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Fn: role},
+	{Name: "time", Arity: 1, Flags: Loading | Stale | Fast, Tips: []string{"nondeterministic_output"}, Fn: timeCmd},
+	{Name: "lastsave", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"admin", "dangerous"}, Tips: []string{"nondeterministic_output"}, Fn: lastsave},
+	{Name: "shutdown", Arity: -1, Flags: Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Fn: shutdown},
+	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Fn: waitCmd},
+	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, Fn: waitaofCmd}, // 7.2
+	{Name: "debug", Arity: -2, Flags: Admin | NoScript | Loading | Stale | Protected, Fn: debug},
+	{Name: "memory", Arity: -2, Sub: []*Spec{
+		{Name: "usage", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
+		{Name: "doctor", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryDoctor},
+		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryStats},
+		{Name: "malloc-stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryMallocStats},
+		{Name: "purge", Arity: 2, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: memoryPurge},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: memoryHelp},
+	}},
+	{Name: "object", Arity: -2, Sub: []*Spec{
+		{Name: "encoding", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
+		{Name: "freq", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
+		{Name: "idletime", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
+		{Name: "refcount", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
+		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
+	}},
+}
+
+func init() { Register(serverCommands) }
+
+func role(c *Ctx, args [][]byte) {
+	if c.E.Cluster != nil {
+		c.roleCluster()
+		return
+	}
+	c.W.Array(3)
+	c.W.BulkString("master")
+	c.W.Int(0)
+	c.W.Array(0)
+}
+
+func timeCmd(c *Ctx, args [][]byte) {
+	now := c.E.Clock.Now()
+	c.W.Array(2)
+	c.W.BulkInt(now.Unix())
+	c.W.BulkInt(int64(now.Nanosecond() / 1000))
+}
+
+func lastsave(c *Ctx, args [][]byte) { c.W.Int(c.E.saves.lastSave.Load()) }
+
+func shutdown(c *Ctx, args [][]byte) {
+	const (
+		nosave = 1 << iota
+		save
+		now
+		force
+	)
+	flags, abort := 0, false
+	for _, a := range args[1:] {
+		switch {
+		case cstr.EqualFold(a, "nosave"):
+			flags |= nosave
+		case cstr.EqualFold(a, "save"):
+			flags |= save
+		case cstr.EqualFold(a, "now"):
+			flags |= now
+		case cstr.EqualFold(a, "force"):
+			flags |= force
+		case cstr.EqualFold(a, "abort"):
+			abort = true
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if (abort && flags != 0) || (flags&nosave != 0 && flags&save != 0) {
+		c.Error(ErrSyntax)
+		return
+	}
+	if abort {
+		c.Error(ErrNoShutdown)
+		return
+	}
+	if c.E.srv.shutdown == nil {
+		c.Error(ErrShutdownFailed)
+		return
+	}
+	// Redis closes every connection without replying to SHUTDOWN.
+	c.E.srv.shutdown()
+}
+
+func waitCmd(c *Ctx, args [][]byte) {
+	if c.E.isReplica() {
+		c.Error(ErrWaitReplica) // before the arguments, as Redis
+		return
+	}
+	n, ok := redisnum.ParseInt(args[1])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	ms, ok := redisnum.ParseInt(args[2])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNegative)
+		return
+	}
+	have := c.E.replicasHolding(c.C)
+	if int64(have) >= n || c.C.multi.active || c.InExec || c.InScript {
+		c.W.Int(int64(have))
+		return
+	}
+	// Like Redis, wait until enough replicas hold the client's last write
+	// or the timeout (forever for 0) passes, then answer how many do. A
+	// standalone server has none and answers 0 at the timeout.
+	c.E.waitReplicas(c.C, waitEntry{n: n}, ms)
+}
+
+// waitaofCmd is Redis 7.2's WAITAOF numlocal numreplicas timeout (7.0.15
+// lacks it): wait until the client's last write is on disk here (numlocal,
+// 0 or 1, which needs appendonly) and on numreplicas replicas, then answer
+// [local, replicas]. The arguments are checked in 7.2's order and words.
+func waitaofCmd(c *Ctx, args [][]byte) {
+	if c.E.isReplica() {
+		c.Error(ErrWaitAOFReplica)
+		return
+	}
+	local, ok := redisnum.ParseInt(args[1])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if local < 0 || local > 1 {
+		c.Error(ErrWaitAOFLocalRange)
+		return
+	}
+	n, ok := redisnum.ParseInt(args[2]) // getPositiveLongFromObjectOrReply: one text for both
+	if !ok || n < 0 {
+		c.Error(ErrCountPositive)
+		return
+	}
+	ms, ok := redisnum.ParseInt(args[3])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNegative)
+		return
+	}
+	if ms > 0 && ms > math.MaxInt64-c.Now {
+		c.Error(ErrTimeoutOverflow) // 7.2 checks what 7.0's WAIT lets wrap
+		return
+	}
+	if local > 0 && !c.E.appendOnly() {
+		c.Error(ErrWaitAOFNoAOF)
+		return
+	}
+	haveLocal, have := c.E.aofHolding(c.C)
+	if (have >= n && haveLocal >= local) || c.C.multi.active || c.InExec || c.InScript {
+		writeWaitAOF(c.W, haveLocal, have)
+		return
+	}
+	c.E.waitReplicas(c.C, waitEntry{n: n, aof: true, local: local}, ms)
+}
+
+func writeWaitAOF(w *resp.Writer, local, replicas int64) {
+	w.Array(2)
+	w.Int(local)
+	w.Int(replicas)
+}
+
+// appendOnly reports whether appendonly is set (WAITAOF numlocal needs it).
+// A durable cluster node logs every write to disk before it applies it, so
+// it counts as appendonly.
+func (e *Engine) appendOnly() bool {
+	return e.Config.String("appendonly") == "yes" || (e.Cluster != nil && e.Cluster.Status().Durable)
+}
+
+// aofHolding answers WAITAOF: whether cl's last write is on this server's
+// disk (local, 0 or 1) and on how many replicas' disks. A standalone
+// lockkv writes nothing to disk: 0 and 0, as Redis with appendonly off
+// (its fsynced offset stays -1). With appendonly set it still reports 0
+// here, so WAITAOF 1 waits for its timeout: lockkv does not claim a copy
+// it does not have. In a Raft cluster a follower writes an entry to its
+// log store before it acknowledges it, so the replicas holding the write
+// (replicasHolding) hold it on disk.
+func (e *Engine) aofHolding(cl *Client) (local, replicas int64) {
+	if e.Cluster == nil || !e.IsLeader() {
+		return 0, 0
+	}
+	if e.Cluster.Status().Durable {
+		// The leader counts itself towards a commit only once the entry
+		// is in its own log on disk, and it answers after the commit.
+		local = 1
+	}
+	return local, int64(e.replicasHolding(cl))
+}
+
+// waitReplicas parks cl in WAIT or WAITAOF w until it is satisfied or its
+// timeout (ms, 0 for never) passes.
+func (e *Engine) waitReplicas(cl *Client, w waitEntry, ms int64) {
+	if ms > 0 {
+		w.deadline = e.NowMs() + ms
+	}
+	e.park(cl, parkWait)
+	w.cl = cl
+	e.srv.waits = append(e.srv.waits, w)
+}
+
+// replicasHolding counts the replicas known to hold cl's last write: on a
+// Raft leader, the followers that reported having its entry, and at least
+// the quorum's followers once it is committed (they wrote it to disk
+// before acknowledging it). 0 on a standalone server.
+func (e *Engine) replicasHolding(cl *Client) int {
+	if e.Cluster == nil || !e.IsLeader() {
+		return 0
+	}
+	index := cl.LastWriteIndex()
+	voters, have := 0, 0
+	for _, n := range e.Cluster.Nodes() {
+		if n.Voter {
+			voters++
+		}
+		if !n.Self && n.LagMs >= 0 && n.MatchIndex >= index {
+			have++
+		}
+	}
+	if index > 0 && have < voters/2 {
+		// The leader applied the entry, so it is committed.
+		have = voters / 2
+	}
+	return have
+}
+
+// waitSatisfied reports whether w can be answered now.
+func (e *Engine) waitSatisfied(w waitEntry) bool {
+	if !w.aof {
+		return int64(e.replicasHolding(w.cl)) >= w.n
+	}
+	local, have := e.aofHolding(w.cl)
+	return local >= w.local && have >= w.n
+}
+
+// waitRecheck answers the WAITs and WAITAOFs that are now satisfied (a
+// follower reported progress), and fails the WAITAOFs for a local copy
+// once appendonly is off, as Redis's processClientsWaitingReplicas does.
+func (e *Engine) waitRecheck() {
+	e.waitAnswer(func(w waitEntry) bool { return e.waitSatisfied(w) || w.aof && w.local > 0 && !e.appendOnly() })
+}
+
+// waitTimeouts answers the WAITs and WAITAOFs whose timeout passed.
+func (e *Engine) waitTimeouts(now int64) {
+	e.waitAnswer(func(w waitEntry) bool { return w.deadline != 0 && now >= w.deadline })
+}
+
+// waitAnswer answers, in the order they arrived, the waiting clients done
+// reports, and forgets freed ones.
+func (e *Engine) waitAnswer(done func(waitEntry) bool) {
+	if len(e.srv.waits) == 0 {
+		return
+	}
+	keep := e.srv.waits[:0]
+	var answer []waitEntry
+	for _, w := range e.srv.waits {
+		switch {
+		case w.cl.freed:
+		case done(w):
+			answer = append(answer, w)
+		default:
+			keep = append(keep, w)
+		}
+	}
+	for i := len(keep); i < len(e.srv.waits); i++ {
+		e.srv.waits[i] = waitEntry{}
+	}
+	e.srv.waits = keep
+	for _, w := range answer {
+		e.waitDone(w, "")
+	}
+}
+
+// waitUnblock ends cl's WAIT or WAITAOF for CLIENT UNBLOCK: with errMsg,
+// or with the reply of a timeout when errMsg is "". It reports whether cl
+// was waiting.
+func (e *Engine) waitUnblock(cl *Client, errMsg string) bool {
+	for i, w := range e.srv.waits {
+		if w.cl == cl {
+			e.srv.waits = append(e.srv.waits[:i], e.srv.waits[i+1:]...)
+			e.waitDone(w, errMsg)
+			return true
+		}
+	}
+	return false
+}
+
+// waitDone writes w's reply (errMsg, else the counts now); the client's
+// next commands run from FlushOutputs, as Redis runs unblocked clients
+// before it sleeps.
+func (e *Engine) waitDone(w waitEntry, errMsg string) {
+	cl := w.cl
+	e.unpark(cl, parkWait)
+	if cl.ReplyMode == ReplyOn {
+		out := e.Writer(cl)
+		switch {
+		case errMsg != "":
+			out.Error(errMsg)
+			e.countError([]byte(errMsg))
+		case w.aof && w.local > 0 && !e.appendOnly():
+			out.Error(ErrWaitAOFNoAOF)
+			e.countError([]byte(ErrWaitAOFNoAOF))
+		case w.aof:
+			local, have := e.aofHolding(cl)
+			writeWaitAOF(out, local, have)
+		default:
+			out.Int(int64(e.replicasHolding(cl)))
+		}
+	}
+	e.resumeLater(cl)
+}
+
+type waitEntry struct {
+	cl       *Client
+	deadline int64 // Unix ms; 0 = never
+	n        int64 // replicas wanted
+	aof      bool  // WAITAOF: the copies must be on disk
+	local    int64 // WAITAOF numlocal
+}
+
+func (e *Engine) waitDeadline() int64 {
+	at := int64(0)
+	for _, w := range e.srv.waits {
+		if w.deadline != 0 && (at == 0 || w.deadline < at) {
+			at = w.deadline
+		}
+	}
+	return at
+}
+
+// debug implements the cheap DEBUG subcommands.
+func debug(c *Ctx, args [][]byte) {
+	switch {
+	case cstr.EqualFold(args[1], "sleep") && len(args) == 3:
+		f, _, _ := redisnum.Strtod(cstr.CString(args[2])) // strtod(argv[2], NULL): "1x" sleeps 1s
+		if f > 0 {
+			time.Sleep(time.Duration(f * float64(time.Second)))
+		}
+		c.W.OK()
+	case cstr.EqualFold(args[1], "object") && len(args) == 3:
+		e := c.DB.Lookup(string(args[2]), c.Now)
+		if e == nil {
+			c.Error(ErrNoSuchKey)
+			return
+		}
+		c.W.Status("Value at:0x0 refcount:" + strconv.FormatInt(refcount(e.Value), 10) +
+			" encoding:" + e.Value.Encoding() + " serializedlength:0 lru:0 lru_seconds_idle:" +
+			strconv.FormatInt(idleSeconds(c.E.keyAccess(e), c.Now), 10))
+	default:
+		c.Error(ErrSubcommandSyntax("debug", args[1]))
+	}
+}
+
+// MEMORY
+
+// memoryUsage estimates a key's footprint: key, entry and the value's own
+// estimate (Sizer), or a per-element guess. Redis's figure comes from its
+// allocator and differs; only the reply's shape is comparable.
+func memoryUsage(c *Ctx, args [][]byte) {
+	for i := 3; i < len(args); i += 2 {
+		if !cstr.EqualFold(args[i], "samples") || i+1 >= len(args) {
+			c.Error(ErrSyntax)
+			return
+		}
+		n, ok := redisnum.ParseInt(args[i+1])
+		if !ok {
+			c.Error(ErrNotInt)
+			return
+		}
+		if n < 0 {
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	e := c.DB.Lookup(string(args[2]), c.Now)
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.Int(estimateSize(len(args[2]), e.Value))
+}
+
+// memoryPurge is Redis's jemalloc purge: here a full GC that returns free
+// pages to the OS, so that used_memory (the live heap at the last
+// collection) and RSS count live data only, as lockkv-bench's memory
+// measurement expects.
+func memoryPurge(c *Ctx, args [][]byte) {
+	rtdebug.FreeOSMemory()
+	c.W.OK()
+}
+
+// Sizer is implemented by values that can estimate their memory use.
+type Sizer interface{ MemoryUsage() int64 }
+
+func estimateSize(keyLen int, v store.Value) int64 {
+	n := int64(keyLen) + 24 + 16 // key sds, dict entry, robj
+	switch x := v.(type) {
+	case *store.String:
+		if x.Encoding() == "int" {
+			return n
+		}
+		n += int64(len(x.B)) + 3
+	case Sizer:
+		n += x.MemoryUsage()
+	case interface{ Len() int }:
+		n += 64 + 24*int64(x.Len())
+	default:
+		n += 64
+	}
+	return (n + 7) &^ 7
+}
+
+func memoryDoctor(c *Ctx, args [][]byte) {
+	c.W.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.", "txt")
+}
+
+// memoryStats reports Redis's MEMORY STATS fields; the allocator figures
+// come from the Go runtime, the per-database overheads are estimates.
+func memoryStats(c *Ctx, args [][]byte) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	used := int64(ms.HeapAlloc)
+	keys := int64(0)
+	type dbStat struct {
+		idx  int
+		main int64
+		exp  int64
+	}
+	var dbs []dbStat
+	for i, db := range c.E.DBs {
+		n := int64(db.Len())
+		keys += n
+		if n > 0 {
+			dbs = append(dbs, dbStat{i, n * 40, int64(db.ExpiresLen()) * 32})
+		}
+	}
+	perKey := int64(0)
+	if keys > 0 {
+		perKey = used / keys
+	}
+	w := c.W
+	w.Map(27 + len(dbs))
+	pair := func(k string, v int64) { w.BulkString(k); w.Int(v) }
+	double := func(k string, v float64) { w.BulkString(k); w.Double(v) }
+	pair("peak.allocated", used)
+	pair("total.allocated", used)
+	pair("startup.allocated", 0)
+	pair("replication.backlog", 0)
+	pair("clients.slaves", 0)
+	pair("clients.normal", 0)
+	pair("cluster.links", 0)
+	pair("aof.buffer", 0)
+	pair("lua.caches", 0)
+	pair("functions.caches", 0)
+	for _, d := range dbs {
+		w.BulkString("db." + strconv.Itoa(d.idx))
+		w.Map(3)
+		pair("overhead.hashtable.main", d.main)
+		pair("overhead.hashtable.expires", d.exp)
+		pair("overhead.hashtable.slot-to-keys", 0)
+	}
+	pair("overhead.total", 0)
+	pair("keys.count", keys)
+	pair("keys.bytes-per-key", perKey)
+	pair("dataset.bytes", used)
+	double("dataset.percentage", 100)
+	double("peak.percentage", 100)
+	pair("allocator.allocated", used)
+	pair("allocator.active", int64(ms.HeapInuse))
+	pair("allocator.resident", int64(ms.Sys))
+	double("allocator-fragmentation.ratio", 1)
+	pair("allocator-fragmentation.bytes", 0)
+	double("allocator-rss.ratio", 1)
+	pair("allocator-rss.bytes", 0)
+	double("rss-overhead.ratio", 1)
+	pair("rss-overhead.bytes", 0)
+	double("fragmentation", 1)
+	pair("fragmentation.bytes", 0)
+}
+
+func memoryMallocStats(c *Ctx, args [][]byte) {
+	c.W.Verbatim("Stats not supported for the current allocator", "txt")
+}
+
+var memoryHelpLines = []string{
+	"DOCTOR",
+	"    Return memory problems reports.",
+	"MALLOC-STATS",
+	"    Return internal statistics report from the memory allocator.",
+	"PURGE",
+	"    Attempt to purge dirty pages for reclamation by the allocator.",
+	"STATS",
+	"    Return information about the memory usage of the server.",
+	"USAGE <key> [SAMPLES <count>]",
+	"    Return memory in bytes used by <key> and its value. Nested values are",
+	"    sampled up to <count> times (default: 5, 0 means sample all).",
+}
+
+func memoryHelp(c *Ctx, args [][]byte) { replyHelp(c, "memory", memoryHelpLines) }
+
+// OBJECT
+
+// objectLookup finds a key for OBJECT without touching its access time.
+func objectLookup(c *Ctx, key []byte) *store.Entry {
+	return c.DB.Lookup(string(key), c.Now)
+}
+
+func objectEncoding(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(e.Value.Encoding())
+}
+
+func objectFreq(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	if !c.E.Config.LFU {
+		c.Error(ErrObjectFreqPolicy)
+		return
+	}
+	c.W.Int(c.E.lfuDecr(c.E.keyAccess(e), c.Now))
+}
+
+func objectIdletime(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	if c.E.Config.LFU {
+		c.Error(ErrObjectIdleLFU)
+		return
+	}
+	// Redis's LRU clock counts whole seconds: the idle time goes up at
+	// each second boundary.
+	c.W.Int(idleSeconds(c.E.keyAccess(e), c.Now))
+}
+
+// sharedInt reports whether v is one of the integers 0..9999 Redis shares
+// between keys (OBJ_SHARED_INTEGERS), and which: an int-encoded string
+// written canonically.
+func sharedInt(v store.Value) (int, bool) {
+	s, ok := v.(*store.String)
+	if !ok || len(s.B) == 0 || len(s.B) > 4 || s.Raw || s.NotInt || (s.B[0] == '0' && len(s.B) > 1) {
+		return 0, false
+	}
+	n := 0
+	for _, d := range s.B {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, true
+}
+
+// refcount is what OBJECT REFCOUNT reports: a shared integer's is INT_MAX.
+func refcount(v store.Value) int64 {
+	if _, ok := sharedInt(v); ok {
+		return 2147483647
+	}
+	return 1
+}
+
+// touchShared records an access to shared integer n.
+func (e *Engine) touchShared(n int, now int64) {
+	*e.sharedSlot(n) = e.accessed(e.sharedAccessTime(n), now)
+}
+
+// sharedSlot is shared integer n's access data.
+func (e *Engine) sharedSlot(n int) *int64 {
+	if e.sharedAccess == nil {
+		e.sharedAccess = make([]int64, 10000)
+	}
+	return &e.sharedAccess[n]
+}
+
+// sharedAccessTime is shared integer n's last access, or the server's
+// start, when Redis creates the shared objects.
+func (e *Engine) sharedAccessTime(n int) int64 {
+	if e.sharedAccess != nil && e.sharedAccess[n] != 0 {
+		return e.sharedAccess[n]
+	}
+	return e.StartTime.UnixMilli()
+}
+
+func objectRefcount(c *Ctx, args [][]byte) {
+	e := objectLookup(c, args[2])
+	if e == nil {
+		c.W.Null()
+		return
+	}
+	c.W.Int(refcount(e.Value))
+}
+
+var objectHelpLines = []string{
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+}
+
+func objectHelp(c *Ctx, args [][]byte) { replyHelp(c, "object", objectHelpLines) }

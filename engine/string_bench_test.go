@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkStringSetGet overwrites and reads keys of a 100,000-key
+// keyspace with 32-byte values: one SET and one GET per op.
+func BenchmarkStringSetGet(b *testing.B) {
+	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+	cl := e.NewClient(nil)
+	cl.Authenticated = true
+	keys := make([][]byte, 100000)
+	for i := range keys {
+		keys[i] = []byte("key:" + strconv.Itoa(i))
+	}
+	val := []byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+	ctx := Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0], Now: 1}
+	set := [][]byte{[]byte("SET"), nil, val}
+	get := [][]byte{[]byte("GET"), nil}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cl.W.Reset()
+		set[1] = keys[i%len(keys)]
+		Exec(&ctx, set)
+		get[1] = keys[(i*7)%len(keys)]
+		Exec(&ctx, get)
+	}
+}
