@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
+	"github.com/lockkv/lockkv/admin"
 	"github.com/lockkv/lockkv/engine"
 )
 
@@ -384,9 +385,9 @@ func TestIdleTimeout(t *testing.T) {
 func TestClientPauseWithTestClock(t *testing.T) {
 	srv := lockkv.RunT(t)
 	srv.Clock().Freeze()
-	admin := dialRaw(t, srv.Addr())
-	admin.send("CLIENT PAUSE 60000 WRITE\r\n")
-	admin.expect("+OK")
+	pauser := dialRaw(t, srv.Addr())
+	pauser.send("CLIENT PAUSE 60000 WRITE\r\n")
+	pauser.expect("+OK")
 	w := dialRaw(t, srv.Addr())
 	w.send("SET paused 1\r\nGET paused\r\n")
 	r := dialRaw(t, srv.Addr())
@@ -395,7 +396,7 @@ func TestClientPauseWithTestClock(t *testing.T) {
 	var blocked int
 	srv.Do(func(e *engine.Engine) {
 		for _, cl := range e.Clients() {
-			if strings.Contains(e.Info(e.NowMs(), "clients"), "blocked_clients:1") {
+			if strings.Contains(admin.Info(e, e.NowMs(), "clients"), "blocked_clients:1") {
 				blocked = 1
 			}
 			_ = cl

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/admin"
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 )
@@ -347,7 +348,7 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 		{ID: "n2", ClientAddr: rAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rBus)), Voter: true, LagMs: 10},
 	}, status: engine.ClusterStatus{State: "leader", Term: epoch}}
 	lk := newEngineClient(t, fc)
-	ids := strings.NewReplacer(mID, engine.NodeID("n1"), rID, engine.NodeID("n2"))
+	ids := strings.NewReplacer(mID, admin.NodeID("n1"), rID, admin.NodeID("n2"))
 	same := func(what string, l, rv Value) {
 		t.Helper()
 		rv = rewrite(rv, ids.Replace)

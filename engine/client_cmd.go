@@ -109,7 +109,7 @@ func mayWrite(cl *Client, spec *Spec) bool {
 		// The flags of what it queued, subcommands resolved, as Redis
 		// accumulates mstate.cmd_flags.
 		for _, q := range cl.multi.queue {
-			if s := lookupArgs(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
+			if s := LookupArgs(q); s != nil && s.Flags&(Write|MayReplicate) != 0 {
 				return true
 			}
 		}
@@ -354,9 +354,9 @@ func (e *Engine) sortedClients() []*Client {
 	return out
 }
 
-// replyHelp writes a HELP reply: the header, lines, and HELP's own entry,
-// as Redis's addReplyHelp does.
-func replyHelp(c *Ctx, container string, lines []string) {
+// ReplyHelp writes a HELP reply as Redis's addReplyHelp does: the header
+// (container upper-cased), lines, and HELP's own entry.
+func ReplyHelp(c *Ctx, container string, lines []string) {
 	c.W.Array(len(lines) + 3)
 	c.W.Status(strings.ToUpper(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines {
@@ -753,4 +753,4 @@ var clientHelpLines = []string{
 	"    Protect current client connection from eviction.",
 }
 
-func clientHelp(c *Ctx, args [][]byte) { replyHelp(c, "client", clientHelpLines) }
+func clientHelp(c *Ctx, args [][]byte) { ReplyHelp(c, "client", clientHelpLines) }

@@ -118,7 +118,7 @@ func crc16(b []byte) uint16 {
 	return crc
 }
 
-// redirect decides whether this node may run a command in cluster mode.
+// Redirect decides whether this node may run a command in cluster mode.
 // It returns "" when it may, else the error to answer: "MOVED <slot>
 // <leader client address>", the slot being that of the command's first
 // key, or ErrClusterDown while no leader (with a client address) is known.
@@ -127,7 +127,7 @@ func crc16(b []byte) uint16 {
 // never redirected: there is no slot to name), and read-only commands when
 // the client sent READONLY or the read mode is "stale"; everything else
 // goes to the leader. A standalone server runs everything.
-func (c *Ctx) redirect(spec *Spec, args [][]byte) string {
+func (c *Ctx) Redirect(spec *Spec, args [][]byte) string {
 	e := c.E
 	if e.Cluster == nil {
 		return ""

@@ -186,13 +186,9 @@ func hello(c *Ctx, args [][]byte) {
 	c.W.BulkString("id")
 	c.W.Int(c.C.ID)
 	c.W.BulkString("mode")
-	c.W.BulkString(c.E.redisMode())
+	c.W.BulkString(c.E.Mode())
 	c.W.BulkString("role")
-	if v := c.E.clusterViewOrNil(c.Now); v != nil && !v.selfLeads() {
-		c.W.BulkString("replica")
-	} else {
-		c.W.BulkString("master")
-	}
+	c.W.BulkString(c.E.helloRole(c.Now))
 	c.W.BulkString("modules")
 	c.W.Array(0)
 }

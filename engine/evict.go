@@ -165,7 +165,7 @@ func (e *Engine) denyOOM(spec *Spec, args [][]byte, cl *Client) bool {
 		}
 	case spec.Txn == TxnExec:
 		for _, q := range cl.multi.queue {
-			if s := lookupArgs(q); s != nil && s.CheckArity(len(q)) && e.denyOOM(s, q, cl) {
+			if s := LookupArgs(q); s != nil && s.CheckArity(len(q)) && e.denyOOM(s, q, cl) {
 				return true
 			}
 		}

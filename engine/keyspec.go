@@ -159,11 +159,11 @@ func lower(b []byte) []byte {
 	return out
 }
 
-// keyFlags returns the flags of the keys at argument positions pos: what
+// KeyFlags returns the flags of the keys at argument positions pos: what
 // s's GetKeyFlags says for a command whose flags depend on its arguments,
 // else those of the first key spec that finds each (Redis's
 // getKeysFromCommandWithSpecs).
-func (s *Spec) keyFlags(args [][]byte, pos []int) []KeyFlag {
+func (s *Spec) KeyFlags(args [][]byte, pos []int) []KeyFlag {
 	out := make([]KeyFlag, len(pos))
 	if s.GetKeyFlags != nil {
 		for i, p := range pos {
@@ -185,9 +185,9 @@ func (s *Spec) keyFlags(args [][]byte, pos []int) []KeyFlag {
 	return out
 }
 
-// onlyNotKeys reports whether every key spec of s is for arguments that
+// OnlyNotKeys reports whether every key spec of s is for arguments that
 // are not keys (shard channels): COMMAND GETKEYS reports none of them.
-func (s *Spec) onlyNotKeys() bool {
+func (s *Spec) OnlyNotKeys() bool {
 	if len(s.KeySpecs) == 0 {
 		return false
 	}

@@ -25,7 +25,7 @@ import (
 // that took the given nanoseconds, as endCall does.
 func injectLatency(t *testing.T, e *Engine, name string, ns ...int64) {
 	t.Helper()
-	s := e.lookupFullName(name)
+	s := e.LookupFullName(name)
 	if s == nil {
 		t.Fatalf("no command %s", name)
 	}

@@ -13,32 +13,37 @@ import (
 	"testing"
 )
 
-// TestNoNameComparisons: no code of this package chooses behaviour by a
-// command's name. Every fact about a command is a field of its table entry
-// (Spec), so the check type-checks the package's non-test sources and
-// fails on any comparison, switch, prefix test or map index whose operand
-// is a Spec's Name or FullName() (against anything), and on any
-// EqualFold(args[0], ...) (a handler asking which command it serves). Spec
-// literals themselves are the table and are allowed, and so is Register,
-// which keys the table by name.
+// TestNoNameComparisons: no code of the engine or of the command families
+// around it (admin) chooses behaviour by a command's name. Every fact about
+// a command is a field of its table entry (Spec), so the check type-checks
+// each package's non-test sources and fails on any comparison, switch,
+// prefix test or map index whose operand is a Spec's Name or FullName()
+// (against anything), and on any EqualFold(args[0], ...) (a handler asking
+// which command it serves). Spec literals themselves are the table and are
+// allowed, and so is Register, which keys the table by name.
 func TestNoNameComparisons(t *testing.T) {
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range pkg.GoFiles {
-		f, err := parser.ParseFile(fset, filepath.Join(pkg.Dir, name), nil, 0)
+	for _, dir := range familyDirs {
+		pkg, err := build.ImportDir(dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, f)
-	}
-	for _, v := range nameComparisons(t, fset, files) {
-		t.Error(v)
+		fset := token.NewFileSet()
+		var files []*ast.File
+		for _, name := range pkg.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(pkg.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		for _, v := range nameComparisons(t, fset, files) {
+			t.Error(v)
+		}
 	}
 }
+
+// familyDirs are the packages that hold command handlers.
+var familyDirs = []string{".", "../admin"}
 
 // TestNameComparisonsFound: the check above finds each kind of comparison
 // it is for, and nothing in code that only uses names as data.

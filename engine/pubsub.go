@@ -459,16 +459,4 @@ var pubsubHelpLines = []string{
 	"    Return the number of subscribers for the specified shard level channel(s)",
 }
 
-func pubsubHelp(c *Ctx, args [][]byte) { writeHelpReply(c.W, "PUBSUB", pubsubHelpLines) }
-
-// writeHelpReply is Redis's addReplyHelp: a header line, the lines, and
-// the HELP entry, all as simple strings.
-func writeHelpReply(w *resp.Writer, container string, lines []string) {
-	w.Array(len(lines) + 3)
-	w.Status(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-	for _, l := range lines {
-		w.Status(l)
-	}
-	w.Status("HELP")
-	w.Status("    Prints this help.")
-}
+func pubsubHelp(c *Ctx, args [][]byte) { ReplyHelp(c, "PUBSUB", pubsubHelpLines) }

@@ -447,7 +447,7 @@ func (e *Engine) execClass(cl *Client) replKind {
 	}
 	writes := false
 	for _, q := range cl.multi.queue {
-		if s := lookupArgs(q); s != nil && replClass(s) == replWrite {
+		if s := LookupArgs(q); s != nil && replClass(s) == replWrite {
 			writes = true
 		}
 	}
@@ -493,7 +493,7 @@ func (e *Engine) propose(cl *Client, kind OpKind, args [][][]byte) {
 // MOVED to the leader (with the first key's slot, 0 for a keyless command
 // such as PUBLISH), or CLUSTERDOWN while no leader serves.
 func (c *Ctx) notLeaderError(spec *Spec, args [][]byte) string {
-	if msg := c.redirect(spec, args); msg != "" {
+	if msg := c.Redirect(spec, args); msg != "" {
 		return msg
 	}
 	return c.E.movedToLeader()

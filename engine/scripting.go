@@ -78,7 +78,7 @@ func (e *Engine) scripts() *scriptingState {
 		s.client.W.Proto = 2
 		s.callFunc = func(args [][]byte, proto int) []byte { return e.scriptCall(args, proto) }
 		s.run.Call = s.callFunc
-		s.run.Exists = func(args [][]byte) bool { return lookupArgs(args) != nil }
+		s.run.Exists = func(args [][]byte) bool { return LookupArgs(args) != nil }
 		s.run.WhileBusy = func() {
 			s.busy = true
 			if e.OnBusy != nil {
@@ -137,10 +137,10 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 	return s.w.B
 }
 
-// lookupArgs is Redis's lookupCommand: the spec of the command args
+// LookupArgs is Redis's lookupCommand: the spec of the command args
 // names, its subcommand resolved; a container without a known subcommand
 // is no command.
-func lookupArgs(args [][]byte) *Spec {
+func LookupArgs(args [][]byte) *Spec {
 	spec := Lookup(args[0])
 	if spec != nil && len(spec.Sub) > 0 && len(args) >= 2 {
 		return spec.Subcommand(args[1])

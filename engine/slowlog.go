@@ -178,7 +178,7 @@ var slowlogHelpLines = []string{
 	"    Reset the slowlog.",
 }
 
-func slowlogHelp(c *Ctx, args [][]byte) { replyHelp(c, "slowlog", slowlogHelpLines) }
+func slowlogHelp(c *Ctx, args [][]byte) { ReplyHelp(c, "slowlog", slowlogHelpLines) }
 
 // LatencySample adds a sample of ms milliseconds to event's series, as
 // Redis's latencyAddSample (the caller checks the threshold).
@@ -508,7 +508,7 @@ var latencyHelpLines = []string{
 	"    If no commands are specified then all histograms are replied.",
 }
 
-func latencyHelp(c *Ctx, args [][]byte) { replyHelp(c, "latency", latencyHelpLines) }
+func latencyHelp(c *Ctx, args [][]byte) { ReplyHelp(c, "latency", latencyHelpLines) }
 
 // Per-command latency histograms, as Redis 7.0's latency tracking keeps
 // them (server.c updateCommandLatencyHistogram, latency.c
@@ -602,10 +602,10 @@ func latencyHistogram(c *Ctx, args [][]byte) {
 				walk(s.Sub)
 			}
 		}
-		walk(e.specs())
+		walk(e.Specs())
 	} else {
 		for _, a := range args[2:] {
-			s := e.lookupFullName(string(a))
+			s := e.LookupFullName(string(a))
 			if s == nil {
 				continue
 			}
@@ -662,6 +662,7 @@ type CommandStat struct {
 	Name                    string
 	Calls, Rejected, Failed int64
 	Seconds                 float64
+	Nanos                   int64 // the calls' time (Seconds, exact)
 	// Buckets counts the tracked calls up to each of LatencyBounds
 	// (cumulative); nil when none was tracked.
 	Buckets []uint64
@@ -676,7 +677,7 @@ func (e *Engine) CommandStats(out []CommandStat) []CommandStat {
 			if st := e.cmdStatIf(s); st != nil {
 				if st.calls > 0 || st.rejected > 0 || st.failed > 0 {
 					cs := CommandStat{Name: s.FullName(), Calls: st.calls, Rejected: st.rejected,
-						Failed: st.failed, Seconds: float64(st.ns) / 1e9}
+						Failed: st.failed, Seconds: float64(st.ns) / 1e9, Nanos: st.ns}
 					if st.hist != nil {
 						cs.Buckets = st.hist.CumulativeCounts(LatencyBounds, make([]uint64, len(LatencyBounds)))
 					}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,3 +53,5 @@ func TestSlowlogTrim(t *testing.T) {
 		t.Fatalf("logged with the slow log off: %+v", e)
 	}
 }
+
+func bulk(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }

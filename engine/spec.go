@@ -94,7 +94,7 @@ type Spec struct {
 	Tips []string
 	// Doc is the COMMAND DOCS reply of a command Redis 7.0 lacks (Origin
 	// other than OriginRedis70); Redis's own are recorded (docs.go).
-	Doc *cmdDoc
+	Doc *Doc
 	// Origin says where the command comes from: Redis 7.0 (the zero
 	// value), a later Redis, or lockkv.
 	Origin Origin

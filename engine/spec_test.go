@@ -19,7 +19,7 @@ func TestRegisterRefusesInconsistent(t *testing.T) {
 		{&Spec{Name: "x-admin", Arity: 1, Flags: Admin, ACL: []string{"dangerous"}, Fn: nop}, `ACL category "dangerous" is implied`},
 		{&Spec{Name: "x-read", Arity: 1, Flags: ReadOnly, ACL: []string{"read"}, Fn: nop}, `ACL category "read" is implied`},
 		{&Spec{Name: "x-unknown", Arity: 1, ACL: []string{"strings"}, Fn: nop}, `unknown ACL category "strings"`},
-		{&Spec{Name: "x-doc70", Arity: 1, Doc: &cmdDoc{summary: "s"}, Fn: nop}, "Doc is for exactly"},
+		{&Spec{Name: "x-doc70", Arity: 1, Doc: &Doc{Summary: "s"}, Fn: nop}, "Doc is for exactly"},
 		{&Spec{Name: "x-nodoc", Arity: 1, Origin: OriginRedis72, Fn: nop}, "Doc is for exactly"},
 		{&Spec{Name: "x-repl", Arity: 1, Flags: Write, Repl: ReplWrite, Fn: nop}, "Repl is what the flags give"},
 		{&Spec{Name: "x-repl-local", Arity: 1, Repl: ReplLocal, Fn: nop}, "Repl is what the flags give"},
@@ -85,12 +85,12 @@ func TestKeyFlagsCoverKeys(t *testing.T) {
 			for i, a := range f {
 				args[i] = []byte(a)
 			}
-			s := lookupArgs(args)
+			s := LookupArgs(args)
 			if s == nil || !s.CheckArity(len(args)) {
 				continue
 			}
 			pos := s.KeyPositions(args)
-			for i, fl := range s.keyFlags(args, pos) {
+			for i, fl := range s.KeyFlags(args, pos) {
 				checked++
 				if fl == 0 || fl&(KeyRO|KeyRW|KeyOW|KeyRM|KeyNotKey) == 0 {
 					t.Errorf("%q: key at %d has flags %v", line, pos[i], fl.Names())

@@ -1,7 +1,9 @@
-package engine
+package admin
 
 import (
 	"strconv"
+
+	"github.com/lockkv/lockkv/engine"
 )
 
 // INFO replication, ROLE and the server mode in cluster mode. The leader
@@ -9,20 +11,12 @@ import (
 // follower reports itself as a replica of the leader; replication offsets
 // are Raft log indexes. lockkv's own raft_* fields follow Redis's.
 
-// redisMode is INFO's redis_mode and HELLO's mode.
-func (e *Engine) redisMode() string {
-	if e.Cluster != nil {
-		return "cluster"
-	}
-	return "standalone"
-}
-
 // clusterViewOrNil is clusterView, or nil on a standalone server.
-func (e *Engine) clusterViewOrNil(now int64) *clusterView {
+func clusterViewOrNil(e *engine.Engine, now int64) *clusterView {
 	if e.Cluster == nil {
 		return nil
 	}
-	v := e.clusterView(now)
+	v := newClusterView(e, now)
 	return &v
 }
 
@@ -31,16 +25,16 @@ func (v *clusterView) selfLeads() bool { return v.hasLeader && v.leader.ID == v.
 
 // master is the leader a follower reports, or the last one seen while none
 // is known.
-func (e *Engine) masterFor(v *clusterView) (Node, bool) {
+func masterFor(e *engine.Engine, v *clusterView) (engine.Node, bool) {
 	if v.hasLeader {
 		return v.leader, true
 	}
-	return e.sentinel.last, false
+	return lastLeader(e), false
 }
 
 // connectedReplicas are the followers the leader hears from.
-func (v *clusterView) connectedReplicas() []Node {
-	var out []Node
+func (v *clusterView) connectedReplicas() []engine.Node {
+	var out []engine.Node
 	for _, n := range v.replicas() {
 		if n.ID != v.self.ID && n.LagMs >= 0 && v.linkUp(n) {
 			out = append(out, n)
@@ -71,8 +65,8 @@ func appendKV(b []byte, k string, v any) []byte {
 
 // infoReplicationCluster is INFO replication in cluster mode, with Redis
 // 7.0's fields in genRedisInfoString's order, then lockkv's raft_* fields.
-func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
-	v := e.clusterView(now)
+func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
+	v := newClusterView(e, now)
 	st := e.Cluster.Status()
 	var offset uint64
 	if v.selfLeads() {
@@ -81,7 +75,7 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 		reps := v.connectedReplicas()
 		b = kvi(b, "connected_slaves", int64(len(reps)))
 		for i, n := range reps {
-			host, port := splitAddr(n.ClientAddr)
+			host, port := engine.SplitAddr(n.ClientAddr)
 			b = append(b, "slave"...)
 			b = strconv.AppendInt(b, int64(i), 10)
 			b = append(b, ':')
@@ -94,8 +88,8 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 		}
 	} else {
 		offset = st.AppliedIndex
-		m, _ := e.masterFor(&v)
-		host, port := splitAddr(m.ClientAddr)
+		m, _ := masterFor(e, &v)
+		host, port := engine.SplitAddr(m.ClientAddr)
 		up := v.hasLeader && m.ClientAddr != "" && v.linkUp(m)
 		b = kv(b, "role", "slave")
 		b = kv(b, "master_host", host)
@@ -152,7 +146,7 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 	b = kvi(b, "raft_first_index", int64(st.FirstIndex))
 	b = kvi(b, "raft_last_snapshot_index", int64(st.LastSnapshotIndex))
 	peers := v.nodes
-	if lr, ok := e.Cluster.(LagReporter); ok {
+	if lr, ok := e.Cluster.(engine.LagReporter); ok {
 		peers = lr.NodesWithLag()
 	}
 	for i, n := range peers {
@@ -182,9 +176,9 @@ func (e *Engine) infoReplicationCluster(b []byte, now int64) []byte {
 
 // roleCluster is ROLE in cluster mode: the leader answers as a master
 // with its connected followers, a follower as a replica of the leader.
-func (c *Ctx) roleCluster() {
+func roleCluster(c *engine.Ctx) {
 	e := c.E
-	v := e.clusterView(c.Now)
+	v := newClusterView(e, c.Now)
 	st := e.Cluster.Status()
 	if v.selfLeads() {
 		reps := v.connectedReplicas()
@@ -193,7 +187,7 @@ func (c *Ctx) roleCluster() {
 		c.W.Int(int64(st.LastLogIndex))
 		c.W.Array(len(reps))
 		for _, n := range reps {
-			host, port := splitAddr(n.ClientAddr)
+			host, port := engine.SplitAddr(n.ClientAddr)
 			c.W.Array(3)
 			c.W.BulkString(host)
 			c.W.BulkInt(int64(port))
@@ -201,8 +195,8 @@ func (c *Ctx) roleCluster() {
 		}
 		return
 	}
-	m, _ := e.masterFor(&v)
-	host, port := splitAddr(m.ClientAddr)
+	m, _ := masterFor(e, &v)
+	host, port := engine.SplitAddr(m.ClientAddr)
 	c.W.Array(5)
 	c.W.BulkString("slave")
 	c.W.BulkString(host)
@@ -214,3 +208,9 @@ func (c *Ctx) roleCluster() {
 	}
 	c.W.Int(int64(st.AppliedIndex))
 }
+
+// lastLeader is the newest leader this node saw; leaderSince when it
+// became leader as far as this node saw (ms).
+func lastLeader(e *engine.Engine) engine.Node { n, _ := e.LastLeader(); return n }
+
+func leaderSince(e *engine.Engine) int64 { _, since := e.LastLeader(); return since }

@@ -1,9 +1,9 @@
-package engine
+package admin
 
 import (
-	"slices"
 	"strings"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 )
@@ -12,96 +12,26 @@ import (
 // Redis 7.0's ten-field format (name, arity, flags, first key, last key,
 // step, ACL categories, tips, key specs, subcommands).
 
-var commandSubs = []*Spec{
-	{Name: "count", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandCount},
-	{Name: "info", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
-	{Name: "docs", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
-	{Name: "list", Arity: -2, Flags: Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
-	{Name: "getkeys", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeys},
-	{Name: "getkeysandflags", Arity: -4, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandGetKeysAndFlags},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: commandHelp},
+var commandSubs = []*engine.Spec{
+	{Name: "count", Arity: 2, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Fn: commandCount},
+	{Name: "info", Arity: -2, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandInfo},
+	{Name: "docs", Arity: -2, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandDocs},
+	{Name: "list", Arity: -2, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output_order"}, Fn: commandList},
+	{Name: "getkeys", Arity: -4, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Fn: commandGetKeys},
+	{Name: "getkeysandflags", Arity: -4, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Fn: commandGetKeysAndFlags},
+	{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Fn: commandHelp},
 }
 
-var commandCommands = []*Spec{
-	{Name: "command", Arity: -1, Flags: Loading | Stale, ACL: []string{"connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
+var commandCommands = []*engine.Spec{
+	{Name: "command", Arity: -1, Flags: engine.Loading | engine.Stale, ACL: []string{"connection"}, Sub: commandSubs, Tips: []string{"nondeterministic_output_order"}, Fn: commandAll},
 }
 
-func init() { Register(commandCommands) }
+func init() { engine.Register(commandCommands) }
 
 // command helpers
 
-// aclCategories in Redis's order (ACLCommandCategories).
-var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash",
-	"string", "bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
-	"blocking", "dangerous", "connection", "transaction", "scripting"}
-
-// Categories returns the command's ACL categories as COMMAND INFO lists
-// them: its own and those Redis adds from the flags
-// (setImplicitACLCategories), in Redis's order.
-func (s *Spec) Categories() []string {
-	implied := s.impliedCategories()
-	out := make([]string, 0, len(s.ACL)+len(implied))
-	for _, c := range aclCategories {
-		if slices.Contains(s.ACL, c) || slices.Contains(implied, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// impliedCategories are the ACL categories Redis's
-// setImplicitACLCategories adds from the flags.
-func (s *Spec) impliedCategories() []string {
-	var out []string
-	f := s.Flags
-	if f&Write != 0 {
-		out = append(out, "write")
-	}
-	if f&ReadOnly != 0 && !slices.Contains(s.ACL, "scripting") {
-		out = append(out, "read")
-	}
-	if f&Admin != 0 {
-		out = append(out, "admin", "dangerous")
-	}
-	if f&PubSub != 0 {
-		out = append(out, "pubsub")
-	}
-	if f&Fast != 0 {
-		out = append(out, "fast")
-	}
-	if f&Blocking != 0 {
-		out = append(out, "blocking")
-	}
-	if f&Fast == 0 && !slices.Contains(s.ACL, "fast") {
-		out = append(out, "slow")
-	}
-	return out
-}
-
-// movable reports whether COMMAND shows spec as movablekeys: its key specs
-// are not plain ranges (Register checks that exactly these have Keys).
-func movable(s *Spec) bool { return s.movableFromSpecs() }
-
-func commandFlagNames(s *Spec) []string {
-	var out []string
-	for _, fn := range flagNames {
-		if fn.f == AllowBusy && movable(s) {
-			out = append(out, "movablekeys") // Redis lists it before allow_busy
-		}
-		if s.Flags&fn.f != 0 {
-			out = append(out, fn.name)
-		}
-	}
-	return out
-}
-
-// legacyRange is the (first, last, step) COMMAND reports.
-func legacyRange(s *Spec) (int64, int64, int64) {
-	return int64(s.first), int64(s.last), int64(s.step)
-}
-
 // writeKeySpecs writes s's key specs as Redis's addReplyCommandKeySpecs.
-func writeKeySpecs(c *Ctx, s *Spec) {
+func writeKeySpecs(c *engine.Ctx, s *engine.Spec) {
 	c.W.Set(len(s.KeySpecs))
 	for i := range s.KeySpecs {
 		ks := &s.KeySpecs[i]
@@ -120,13 +50,13 @@ func writeKeySpecs(c *Ctx, s *Spec) {
 		c.W.Map(2)
 		c.W.BulkString("type")
 		switch ks.Begin {
-		case BeginIndex:
+		case engine.BeginIndex:
 			c.W.BulkString("index")
 			c.W.BulkString("spec")
 			c.W.Map(1)
 			c.W.BulkString("index")
 			c.W.Int(int64(ks.Pos))
-		case BeginKeyword:
+		case engine.BeginKeyword:
 			c.W.BulkString("keyword")
 			c.W.BulkString("spec")
 			c.W.Map(2)
@@ -143,7 +73,7 @@ func writeKeySpecs(c *Ctx, s *Spec) {
 		c.W.Map(2)
 		c.W.BulkString("type")
 		switch ks.Find {
-		case FindRange:
+		case engine.FindRange:
 			c.W.BulkString("range")
 			c.W.BulkString("spec")
 			c.W.Map(3)
@@ -153,7 +83,7 @@ func writeKeySpecs(c *Ctx, s *Spec) {
 			c.W.Int(int64(ks.KeyStep))
 			c.W.BulkString("limit")
 			c.W.Int(int64(ks.Limit))
-		case FindKeyNum:
+		case engine.FindKeyNum:
 			c.W.BulkString("keynum")
 			c.W.BulkString("spec")
 			c.W.Map(3)
@@ -173,7 +103,7 @@ func writeKeySpecs(c *Ctx, s *Spec) {
 
 // writeKeyFlags writes key-spec flags as a set of status strings
 // (addReplyFlagsForKeyArgs).
-func writeKeyFlags(c *Ctx, f KeyFlag) {
+func writeKeyFlags(c *engine.Ctx, f engine.KeyFlag) {
 	names := f.Names()
 	c.W.Set(len(names))
 	for _, n := range names {
@@ -181,16 +111,16 @@ func writeKeyFlags(c *Ctx, f KeyFlag) {
 	}
 }
 
-func writeCommandInfo(c *Ctx, s *Spec) {
+func writeCommandInfo(c *engine.Ctx, s *engine.Spec) {
 	c.W.Array(10)
 	c.W.BulkString(s.FullName())
 	c.W.Int(int64(s.Arity))
-	flags := commandFlagNames(s)
+	flags := s.CommandFlags()
 	c.W.Set(len(flags))
 	for _, f := range flags {
 		c.W.Status(f)
 	}
-	first, last, step := legacyRange(s)
+	first, last, step := s.LegacyRange()
 	c.W.Int(first)
 	c.W.Int(last)
 	c.W.Int(step)
@@ -215,58 +145,26 @@ func writeCommandInfo(c *Ctx, s *Spec) {
 	}
 }
 
-// lookupFullName finds "get" or "config|get" among e's commands.
-func (e *Engine) lookupFullName(name string) *Spec {
-	parent, sub, found := strings.Cut(name, "|")
-	s := Lookup([]byte(parent))
-	if s != nil && s.ClusterOnly && e.Cluster == nil {
-		return nil
-	}
-	if s == nil || !found {
-		return s
-	}
-	if len(s.Sub) == 0 {
-		return nil
-	}
-	return s.Subcommand([]byte(sub))
-}
-
-// specs returns the commands e has, sorted by name: a standalone server
-// has no cluster-only ones (SENTINEL).
-func (e *Engine) specs() []*Spec {
-	all := All()
-	if e.Cluster != nil {
-		return all
-	}
-	out := all[:0]
-	for _, s := range all {
-		if !s.ClusterOnly {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // COMMAND subcommands
 
-func commandAll(c *Ctx, args [][]byte) {
-	all := c.E.specs()
+func commandAll(c *engine.Ctx, args [][]byte) {
+	all := c.E.Specs()
 	c.W.Array(len(all))
 	for _, s := range all {
 		writeCommandInfo(c, s)
 	}
 }
 
-func commandCount(c *Ctx, args [][]byte) { c.W.Int(int64(len(c.E.specs()))) }
+func commandCount(c *engine.Ctx, args [][]byte) { c.W.Int(int64(len(c.E.Specs()))) }
 
-func commandInfo(c *Ctx, args [][]byte) {
+func commandInfo(c *engine.Ctx, args [][]byte) {
 	if len(args) == 2 {
 		commandAll(c, args)
 		return
 	}
 	c.W.Array(len(args) - 2)
 	for _, a := range args[2:] {
-		s := c.E.lookupFullName(string(a))
+		s := c.E.LookupFullName(string(a))
 		if s == nil {
 			c.W.Null()
 			continue
@@ -276,7 +174,7 @@ func commandInfo(c *Ctx, args [][]byte) {
 }
 
 // commandGroup guesses the documentation group from the ACL categories.
-func commandGroup(s *Spec) string {
+func commandGroup(s *engine.Spec) string {
 	for _, c := range s.Categories() {
 		switch c {
 		case "string", "list", "set", "hash", "stream", "geo", "hyperloglog", "bitmap", "pubsub", "transaction", "scripting", "connection":
@@ -285,7 +183,7 @@ func commandGroup(s *Spec) string {
 			return "sorted-set"
 		}
 	}
-	if s.first > 0 {
+	if first, _, _ := s.LegacyRange(); first > 0 {
 		return "generic"
 	}
 	return "server"
@@ -293,13 +191,13 @@ func commandGroup(s *Spec) string {
 
 // commandDocs answers with each command's documentation (docs.go): in
 // the order given, unknown names left out; without names, every command.
-func commandDocs(c *Ctx, args [][]byte) {
-	var specs []*Spec
+func commandDocs(c *engine.Ctx, args [][]byte) {
+	var specs []*engine.Spec
 	if len(args) == 2 {
-		specs = c.E.specs()
+		specs = c.E.Specs()
 	} else {
 		for _, a := range args[2:] {
-			if s := c.E.lookupFullName(string(a)); s != nil {
+			if s := c.E.LookupFullName(string(a)); s != nil {
 				specs = append(specs, s)
 			}
 		}
@@ -311,19 +209,19 @@ func commandDocs(c *Ctx, args [][]byte) {
 	}
 }
 
-func commandList(c *Ctx, args [][]byte) {
-	var match func(s *Spec) bool
+func commandList(c *engine.Ctx, args [][]byte) {
+	var match func(s *engine.Spec) bool
 	switch {
 	case len(args) == 2:
-		match = func(*Spec) bool { return true }
+		match = func(*engine.Spec) bool { return true }
 	case len(args) == 5 && cstr.EqualFold(args[2], "filterby"):
 		val := string(args[4])
 		switch {
 		case cstr.EqualFold(args[3], "module"):
-			match = func(*Spec) bool { return false }
+			match = func(*engine.Spec) bool { return false }
 		case cstr.EqualFold(args[3], "aclcat"):
 			cat := strings.ToLower(val)
-			match = func(s *Spec) bool {
+			match = func(s *engine.Spec) bool {
 				for _, x := range s.Categories() {
 					if x == cat {
 						return true
@@ -332,17 +230,17 @@ func commandList(c *Ctx, args [][]byte) {
 				return false
 			}
 		case cstr.EqualFold(args[3], "pattern"):
-			match = func(s *Spec) bool { return glob.Match(val, s.FullName(), true) }
+			match = func(s *engine.Spec) bool { return glob.Match(val, s.FullName(), true) }
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	var names []string
-	for _, s := range c.E.specs() {
+	for _, s := range c.E.Specs() {
 		if match(s) {
 			names = append(names, s.FullName())
 		}
@@ -357,11 +255,11 @@ func commandList(c *Ctx, args [][]byte) {
 
 // getKeys resolves the command in args[2:] and its key positions, replying
 // with Redis's error when there is none.
-func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
+func getKeys(c *engine.Ctx, args [][]byte) ([][]byte, *engine.Spec, []int, bool) {
 	cmd := args[2:]
-	s := Lookup(cmd[0])
+	s := engine.Lookup(cmd[0])
 	if s == nil {
-		c.Error(ErrInvalidCommand)
+		c.Error(engine.ErrInvalidCommand)
 		return nil, nil, nil, false
 	}
 	if len(s.Sub) > 0 && len(cmd) >= 2 {
@@ -370,28 +268,28 @@ func getKeys(c *Ctx, args [][]byte) ([][]byte, *Spec, []int, bool) {
 		}
 	}
 	if !s.CheckArity(len(cmd)) {
-		c.Error(ErrInvalidArgsForCmd)
+		c.Error(engine.ErrInvalidArgsForCmd)
 		return nil, nil, nil, false
 	}
 	pos := s.KeyPositions(cmd)
-	notKey := s.onlyNotKeys()
+	notKey := s.OnlyNotKeys()
 	if notKey {
 		pos = nil
 	}
 	if len(pos) == 0 {
-		if (s.first > 0 || s.Keys != nil) && !notKey {
+		if first, _, _ := s.LegacyRange(); (first > 0 || s.Keys != nil) && !notKey {
 			// A command with keys whose arguments name none (LMPOP 0 ...):
 			// getKeysFromCommandWithSpecs found nothing.
-			c.Error(ErrInvalidArgsSpecified)
+			c.Error(engine.ErrInvalidArgsSpecified)
 		} else {
-			c.Error(ErrNoKeyArgs)
+			c.Error(engine.ErrNoKeyArgs)
 		}
 		return nil, nil, nil, false
 	}
 	return cmd, s, pos, true
 }
 
-func commandGetKeys(c *Ctx, args [][]byte) {
+func commandGetKeys(c *engine.Ctx, args [][]byte) {
 	cmd, _, pos, ok := getKeys(c, args)
 	if !ok {
 		return
@@ -402,12 +300,12 @@ func commandGetKeys(c *Ctx, args [][]byte) {
 	}
 }
 
-func commandGetKeysAndFlags(c *Ctx, args [][]byte) {
+func commandGetKeysAndFlags(c *engine.Ctx, args [][]byte) {
 	cmd, s, pos, ok := getKeys(c, args)
 	if !ok {
 		return
 	}
-	flags := s.keyFlags(cmd, pos)
+	flags := s.KeyFlags(cmd, pos)
 	c.W.Array(len(pos))
 	for i, p := range pos {
 		c.W.Array(2)
@@ -437,4 +335,4 @@ var commandHelpLines = []string{
 	"    Return the keys and the access flags from a full Redis command.",
 }
 
-func commandHelp(c *Ctx, args [][]byte) { replyHelp(c, "command", commandHelpLines) }
+func commandHelp(c *engine.Ctx, args [][]byte) { engine.ReplyHelp(c, "command", commandHelpLines) }

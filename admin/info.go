@@ -1,4 +1,4 @@
-package engine
+package admin
 
 import (
 	"os"
@@ -6,21 +6,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/buildinfo"
-	"github.com/lockkv/lockkv/internal/hdrhist"
 )
 
 // INFO, with Redis 7.0's sections and field names. Fields lockkv has no
 // counterpart for (fork, AOF, replication backlog) report what an idle
 // Redis without persistence or replicas reports.
 
-var infoCommands = []*Spec{
-	{Name: "info", Arity: -1, Flags: Loading | Stale, ACL: []string{"dangerous"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: info},
+var infoCommands = []*engine.Spec{
+	{Name: "info", Arity: -1, Flags: engine.Loading | engine.Stale, ACL: []string{"dangerous"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: info},
 }
 
-func init() { Register(infoCommands) }
+func init() { engine.Register(infoCommands) }
 
 // info helpers
 
@@ -30,7 +29,7 @@ var infoSections = []struct {
 	name    string
 	title   string
 	dflt    bool
-	section func(e *Engine, b []byte, now int64) []byte
+	section func(e *engine.Engine, b []byte, now int64) []byte
 }{
 	{"server", "Server", true, infoServer},
 	{"clients", "Clients", true, infoClients},
@@ -42,7 +41,7 @@ var infoSections = []struct {
 	{"modules", "Modules", true, nil},
 	{"commandstats", "Commandstats", false, infoCommandStats},
 	{"errorstats", "Errorstats", true, infoErrorStats},
-	{"latencystats", "Latencystats", false, infoLatencyStats},
+	{"latencystats", "Latencystats", false, (*engine.Engine).AppendLatencyStats},
 	{"cluster", "Cluster", true, infoCluster},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
@@ -77,12 +76,12 @@ func humanBytes(n int64) string {
 	return strconv.FormatFloat(f/(1024*1024*1024*1024), 'f', 2, 64) + "T"
 }
 
-func infoServer(e *Engine, b []byte, now int64) []byte {
+func infoServer(e *engine.Engine, b []byte, now int64) []byte {
 	b = kv(b, "redis_version", buildinfo.RedisVersion)
 	b = kv(b, "redis_git_sha1", "00000000")
 	b = kv(b, "redis_git_dirty", "0")
 	b = kv(b, "redis_build_id", "0")
-	b = kv(b, "redis_mode", e.redisMode())
+	b = kv(b, "redis_mode", e.Mode())
 	b = kv(b, "os", osName())
 	b = kvi(b, "arch_bits", 64)
 	b = kv(b, "monotonic_clock", "POSIX clock_gettime")
@@ -113,15 +112,10 @@ func infoServer(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoClients(e *Engine, b []byte, now int64) []byte {
-	blocked := 0
+func infoClients(e *engine.Engine, b []byte, now int64) []byte {
+	blocked := e.HeldClients()
 	tracking, _, _, _ := e.TrackingStats()
-	for _, cl := range e.clients {
-		if cl.held() { // WAIT blocks too (BLOCKED_WAIT)
-			blocked++
-		}
-	}
-	b = kvi(b, "connected_clients", int64(len(e.clients)))
+	b = kvi(b, "connected_clients", int64(len(e.Clients())))
 	b = kvi(b, "cluster_connections", 0)
 	b = kvi(b, "maxclients", int64(e.Config.MaxClients))
 	b = kvi(b, "client_recent_max_input_buffer", 0)
@@ -132,13 +126,12 @@ func infoClients(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoMemory(e *Engine, b []byte, now int64) []byte {
+func infoMemory(e *engine.Engine, b []byte, now int64) []byte {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	// used_memory is what maxmemory is compared with (see evict.go): the
 	// live heap as of the last collection.
-	e.mem.sampledAt = 0
-	used := int64(e.usedMemory())
+	used := int64(e.UsedMemoryNow())
 	rss := int64(ms.Sys)
 	b = kvi(b, "used_memory", used)
 	b = kv(b, "used_memory_human", humanBytes(used))
@@ -194,24 +187,24 @@ func infoMemory(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoPersistence(e *Engine, b []byte, now int64) []byte {
+func infoPersistence(e *engine.Engine, b []byte, now int64) []byte {
 	for _, f := range []string{"loading", "async_loading", "current_cow_peak", "current_cow_size", "current_cow_size_age"} {
 		b = kvi(b, f, 0)
 	}
 	b = kv(b, "current_fork_perc", "0.00")
 	b = kvi(b, "current_save_keys_processed", 0)
 	b = kvi(b, "current_save_keys_total", 0)
-	e.settleSaves()
+	sv := e.Saves()
 	b = kvi(b, "rdb_changes_since_last_save", e.Stats.Dirty)
-	b = kvi(b, "rdb_bgsave_in_progress", b2i(e.saves.inProgress.Load()))
-	b = kvi(b, "rdb_last_save_time", e.saves.lastSave.Load())
-	b = kv(b, "rdb_last_bgsave_status", e.saves.status())
-	b = kvi(b, "rdb_last_bgsave_time_sec", e.saves.lastBgsaveSec.Load())
-	b = kvi(b, "rdb_current_bgsave_time_sec", e.saves.currentSec())
-	b = kvi(b, "rdb_saves", e.saves.count.Load())
+	b = kvi(b, "rdb_bgsave_in_progress", b2i(sv.InProgress))
+	b = kvi(b, "rdb_last_save_time", sv.LastSave)
+	b = kv(b, "rdb_last_bgsave_status", sv.LastStatus)
+	b = kvi(b, "rdb_last_bgsave_time_sec", sv.LastBgsaveSec)
+	b = kvi(b, "rdb_current_bgsave_time_sec", sv.CurrentSec)
+	b = kvi(b, "rdb_saves", sv.Saves)
 	b = kvi(b, "rdb_last_cow_size", 0)
-	b = kvi(b, "rdb_last_load_keys_expired", e.saves.expired)
-	b = kvi(b, "rdb_last_load_keys_loaded", e.saves.loaded)
+	b = kvi(b, "rdb_last_load_keys_expired", sv.ExpiredSkipped)
+	b = kvi(b, "rdb_last_load_keys_loaded", sv.LoadedKeys)
 	aof := int64(0)
 	if e.Config.String("appendonly") == "yes" {
 		aof = 1
@@ -237,7 +230,7 @@ func infoPersistence(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoStats(e *Engine, b []byte, now int64) []byte {
+func infoStats(e *engine.Engine, b []byte, now int64) []byte {
 	s := &e.Stats
 	b = kvi(b, "total_connections_received", s.Connections)
 	b = kvi(b, "total_commands_processed", s.Commands)
@@ -292,9 +285,9 @@ func infoStats(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoReplication(e *Engine, b []byte, now int64) []byte {
+func infoReplication(e *engine.Engine, b []byte, now int64) []byte {
 	if e.Cluster != nil {
-		return e.infoReplicationCluster(b, now)
+		return infoReplicationCluster(e, b, now)
 	}
 	b = kv(b, "role", "master")
 	b = kvi(b, "connected_slaves", 0)
@@ -310,7 +303,7 @@ func infoReplication(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoCPU(e *Engine, b []byte, now int64) []byte {
+func infoCPU(e *engine.Engine, b []byte, now int64) []byte {
 	sys, user, csys, cuser := cpuTimes()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 	b = kv(b, "used_cpu_sys", f(sys))
@@ -322,14 +315,14 @@ func infoCPU(e *Engine, b []byte, now int64) []byte {
 	return b
 }
 
-func infoCluster(e *Engine, b []byte, now int64) []byte {
+func infoCluster(e *engine.Engine, b []byte, now int64) []byte {
 	if e.Cluster != nil {
 		return kvi(b, "cluster_enabled", 1)
 	}
 	return kvi(b, "cluster_enabled", 0)
 }
 
-func infoKeyspace(e *Engine, b []byte, now int64) []byte {
+func infoKeyspace(e *engine.Engine, b []byte, now int64) []byte {
 	for i, db := range e.DBs {
 		n := db.Len()
 		if n == 0 {
@@ -348,7 +341,7 @@ func infoKeyspace(e *Engine, b []byte, now int64) []byte {
 
 // Info renders INFO's text for the given section names (lower case;
 // none means "default").
-func (e *Engine) Info(now int64, names ...string) string {
+func Info(e *engine.Engine, now int64, names ...string) string {
 	want := map[string]bool{}
 	all, everything, dflt := false, false, len(names) == 0
 	for _, n := range names {
@@ -383,52 +376,18 @@ func (e *Engine) Info(now int64, names ...string) string {
 	return string(b)
 }
 
-func info(c *Ctx, args [][]byte) {
+func info(c *engine.Ctx, args [][]byte) {
 	names := make([]string, 0, len(args)-1)
 	for _, a := range args[1:] {
 		names = append(names, strings.ToLower(string(a)))
 	}
-	c.W.Verbatim(c.E.Info(c.Now, names...), "txt")
+	c.W.Verbatim(Info(c.E, c.Now, names...), "txt")
 }
 
-// countError records an error reply for INFO (total_error_replies and
-// errorstats), as Redis's afterErrorReply: reply is the text after '-'.
-// The code is the text before the first space, looked for within the
-// first 31 bytes (Redis searches 32 bytes of "-CODE ..."); without one
-// it is ERR.
-func (e *Engine) countError(reply []byte) {
-	e.Stats.TotalErrorReplies++
-	n := len(reply)
-	for i, ch := range reply {
-		if ch == '\r' {
-			n = i
-			break
-		}
-	}
-	code := []byte("ERR")
-	for i := 0; i < n && i < 31; i++ {
-		if reply[i] == ' ' {
-			code = reply[:i]
-			break
-		}
-	}
-	if e.srv.errorStats == nil {
-		e.srv.errorStats = map[string]int64{}
-	}
-	if _, ok := e.srv.errorStats[string(code)]; !ok && len(e.srv.errorStats) >= 128 {
-		return // Redis stops tracking new error codes past 128
-	}
-	e.srv.errorStats[string(code)]++
-}
-
-// CountErrorReply counts an error reply written outside the engine (a
-// protocol error) in INFO errorstats and total_error_replies, as Redis
-// counts every addReplyError. msg is the reply without '-'.
-func (e *Engine) CountErrorReply(msg string) { e.countError([]byte(msg)) }
-
-func infoErrorStats(e *Engine, b []byte, now int64) []byte {
-	codes := make([]string, 0, len(e.srv.errorStats))
-	for k := range e.srv.errorStats {
+func infoErrorStats(e *engine.Engine, b []byte, now int64) []byte {
+	stats := e.ErrorStats()
+	codes := make([]string, 0, len(stats))
+	for k := range stats {
 		codes = append(codes, k)
 	}
 	sort.Strings(codes)
@@ -436,121 +395,40 @@ func infoErrorStats(e *Engine, b []byte, now int64) []byte {
 		b = append(b, "errorstat_"...)
 		b = append(b, k...)
 		b = append(b, ":count="...)
-		b = strconv.AppendInt(b, e.srv.errorStats[k], 10)
+		b = strconv.AppendInt(b, stats[k], 10)
 		b = append(b, '\r', '\n')
 	}
 	return b
 }
 
-// cmdStat is one command's INFO commandstats counters; ns is the time
-// the calls took (Redis's microseconds, kept in nanoseconds).
-type cmdStat struct {
-	calls, rejected, failed, ns int64
-	hist                        *hdrhist.Histogram // latency tracking (slowlog.go)
-}
-
-// monoBase anchors monoNanos.
-var monoBase = time.Now()
-
-// monoNanos is a monotonic clock reading in nanoseconds, never 0: one
-// vDSO clock read (time.Since of a monotonic time reads only the
-// monotonic clock).
-func monoNanos() int64 { return int64(time.Since(monoBase)) + 1 }
-
-// Command statistics follow Redis 7.0's call() and
-// incrCommandStatsOnError. Every command that runs counts a call, whether
-// a client sent it, EXEC runs it from its queue or a script through
-// redis.call. It failed when error replies were counted (countError)
-// since the last command was accounted for: a command's own error reply,
-// or errors written to other clients while it ran (CLIENT UNBLOCK ...
-// ERROR), but not those of the commands it ran itself (EXEC's queue, a
-// script's redis.call), which are theirs. A command refused before it ran
-// counts a rejected call. Errors Redis counts where they arose and does
-// not count again when they are passed on (a script returning the error
-// of redis.call) make the passing command fail directly (failedCall).
-//
-// errPrev is Redis's prev_err_count: callStart sets it when a command
-// starts, so errors written between commands (a blocked client served
-// after a command) count against no command.
-
-// callStart marks the start of a command for countCall.
-func (e *Engine) callStart() { e.srv.errPrev = e.Stats.TotalErrorReplies }
-
-// countCall records a command: run (ran), taking ns, or refused. A
-// command queued by MULTI is neither.
-func (e *Engine) countCall(s *Spec, ran bool, ns int64) {
-	errs := e.Stats.TotalErrorReplies > e.srv.errPrev
-	e.srv.errPrev = e.Stats.TotalErrorReplies
-	if s == nil || (!ran && !errs) {
-		return
-	}
-	st := e.cmdStat(s)
-	if !ran {
-		st.rejected++
-		return
-	}
-	st.calls++
-	st.ns += ns
-	if e.Config.LatencyTracking {
-		st.recordLatency(ns)
-	}
-	if errs {
-		st.failed++
-	}
-}
-
-// failedCall counts a failed call of s whose error was counted elsewhere.
-func (e *Engine) failedCall(s *Spec) {
-	if s != nil {
-		e.cmdStat(s).failed++
-	}
-}
-
-func (e *Engine) cmdStat(s *Spec) *cmdStat {
-	if s.idx >= len(e.srv.cmdStats) {
-		e.srv.cmdStats = append(e.srv.cmdStats, make([]cmdStat, specCount-len(e.srv.cmdStats))...)
-	}
-	return &e.srv.cmdStats[s.idx]
-}
-
-// cmdStatIf is s's counters, or nil if none was made.
-func (e *Engine) cmdStatIf(s *Spec) *cmdStat {
-	if s.idx < len(e.srv.cmdStats) {
-		return &e.srv.cmdStats[s.idx]
-	}
-	return nil
-}
-
-func infoCommandStats(e *Engine, b []byte, now int64) []byte {
-	var walk func(specs []*Spec)
-	walk = func(specs []*Spec) {
-		for _, s := range specs {
-			if st := e.cmdStatIf(s); st != nil {
-				if st.calls > 0 || st.rejected > 0 || st.failed > 0 {
-					b = append(b, "cmdstat_"...)
-					b = append(b, s.FullName()...)
-					b = append(b, ":calls="...)
-					b = strconv.AppendInt(b, st.calls, 10)
-					// usec_per_call is C's (float)usec/calls, printed "%.2f".
-					usec := st.ns / 1000
-					b = append(b, ",usec="...)
-					b = strconv.AppendInt(b, usec, 10)
-					b = append(b, ",usec_per_call="...)
-					perCall := float32(0)
-					if st.calls > 0 {
-						perCall = float32(usec) / float32(st.calls)
-					}
-					b = strconv.AppendFloat(b, float64(perCall), 'f', 2, 64)
-					b = append(b, ",rejected_calls="...)
-					b = strconv.AppendInt(b, st.rejected, 10)
-					b = append(b, ",failed_calls="...)
-					b = strconv.AppendInt(b, st.failed, 10)
-					b = append(b, '\r', '\n')
-				}
-			}
-			walk(s.Sub)
+func infoCommandStats(e *engine.Engine, b []byte, now int64) []byte {
+	for _, st := range e.CommandStats(nil) {
+		b = append(b, "cmdstat_"...)
+		b = append(b, st.Name...)
+		b = append(b, ":calls="...)
+		b = strconv.AppendInt(b, st.Calls, 10)
+		// usec_per_call is C's (float)usec/calls, printed "%.2f".
+		usec := st.Nanos / 1000
+		b = append(b, ",usec="...)
+		b = strconv.AppendInt(b, usec, 10)
+		b = append(b, ",usec_per_call="...)
+		perCall := float32(0)
+		if st.Calls > 0 {
+			perCall = float32(usec) / float32(st.Calls)
 		}
+		b = strconv.AppendFloat(b, float64(perCall), 'f', 2, 64)
+		b = append(b, ",rejected_calls="...)
+		b = strconv.AppendInt(b, st.Rejected, 10)
+		b = append(b, ",failed_calls="...)
+		b = strconv.AppendInt(b, st.Failed, 10)
+		b = append(b, '\r', '\n')
 	}
-	walk(All())
 	return b
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,4 +1,4 @@
-package engine
+package admin
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -33,13 +35,13 @@ func TestCommandInfoRecorded(t *testing.T) {
 	if len(recorded) < 200 {
 		t.Fatalf("recorded COMMAND INFO of only %d commands", len(recorded))
 	}
-	te := newTestEngine(t)
-	te.e.Cluster = newFakeCluster("n1") // SENTINEL exists in cluster mode
-	cl, conn := te.client()
-	te.do(cl, conn, "HELLO", "3")
+	te := enginetest.New(t)
+	te.E.Cluster = enginetest.NewFakeCluster("n1") // SENTINEL exists in cluster mode
+	cl, conn := te.Client()
+	te.Do(cl, conn, "HELLO", "3")
 	compared := 0
-	for _, s := range All() {
-		if s.Origin != OriginRedis70 {
+	for _, s := range engine.All() {
+		if s.Origin != engine.OriginRedis70 {
 			continue
 		}
 		want, ok := recorded[s.Name]
@@ -47,7 +49,7 @@ func TestCommandInfoRecorded(t *testing.T) {
 			t.Errorf("%s: not in the recording", s.Name)
 			continue
 		}
-		got := rawElems(t, []byte(te.do(cl, conn, "COMMAND", "INFO", s.Name)))
+		got := rawElems(t, []byte(te.Do(cl, conn, "COMMAND", "INFO", s.Name)))
 		if len(got) != 1 {
 			t.Fatalf("COMMAND INFO %s: %d entries", s.Name, len(got))
 		}
@@ -71,7 +73,7 @@ func canonicalInfo(t *testing.T, entry []byte) []byte {
 	}
 	var subs [][]byte
 	for _, sub := range rawElems(t, fields[9]) {
-		if s := lookupArgs(bytes.Split([]byte(entryName(t, sub)), []byte("|"))); s == nil || s.Origin == OriginRedis70 {
+		if s := engine.LookupArgs(bytes.Split([]byte(entryName(t, sub)), []byte("|"))); s == nil || s.Origin == engine.OriginRedis70 {
 			subs = append(subs, canonicalInfo(t, sub))
 		}
 	}

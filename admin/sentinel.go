@@ -1,8 +1,9 @@
-package engine
+package admin
 
 import (
-	"strconv"
+	"fmt"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/redisnum"
 )
 
@@ -29,17 +30,17 @@ import (
 //
 // On a standalone server SENTINEL is an unknown command, as on Redis.
 
-var sentinelCommands = []*Spec{
-	{Name: "sentinel", Arity: -2, Flags: Admin | Sentinel, ClusterOnly: true, Sub: sentinelSubs()},
+var sentinelCommands = []*engine.Spec{
+	{Name: "sentinel", Arity: -2, Flags: engine.Admin | engine.Sentinel, ClusterOnly: true, Sub: sentinelSubs()},
 }
 
-func init() { Register(sentinelCommands) }
+func init() { engine.Register(sentinelCommands) }
 
-func sentinelSubs() []*Spec {
+func sentinelSubs() []*engine.Spec {
 	subs := []struct {
 		name  string
 		arity int
-		fn    Handler
+		fn    engine.Handler
 	}{
 		{"ckquorum", 3, sentinelCkquorum}, {"config", -3, nil}, {"debug", -2, nil},
 		{"failover", 3, nil}, {"flushconfig", 2, nil},
@@ -51,100 +52,37 @@ func sentinelSubs() []*Spec {
 		{"sentinels", 3, sentinelSentinels}, {"set", -5, nil}, {"simulate-failure", -3, nil},
 		{"slaves", 3, sentinelReplicas},
 	}
-	out := make([]*Spec, 0, len(subs)+1)
+	out := make([]*engine.Spec, 0, len(subs)+1)
 	for _, s := range subs {
 		fn := s.fn
 		if fn == nil {
 			fn = sentinelUnsupported
 		}
-		out = append(out, &Spec{Name: s.name, Arity: s.arity, Flags: Admin | Sentinel, Fn: fn})
+		out = append(out, &engine.Spec{Name: s.name, Arity: s.arity, Flags: engine.Admin | engine.Sentinel, Fn: fn})
 	}
-	out = append(out, &Spec{Name: "help", Arity: 2, Flags: Loading | Stale | Sentinel, Fn: sentinelHelp})
+	out = append(out, &engine.Spec{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale | engine.Sentinel, Fn: sentinelHelp})
 	return out
 }
 
 // sentinel helpers
 
-// sentinelState is what the engine remembers about leadership for
-// Sentinel's replies.
-type sentinelState struct {
-	// last is the newest leader seen, kept while none is known, so
-	// SENTINEL MASTERS still shows the master (down) during an election.
-	last Node
-	// since is when last became leader as far as this node saw (ms).
-	since int64
-	// announced is the leader the last +switch-master named (or the first
-	// leader LeaderChanged reported): the old address of the next one.
-	announced Node
-}
-
-// noteLeader records that n leads at now.
-func (e *Engine) noteLeader(n Node, now int64) {
-	if n.ID != e.sentinel.last.ID || e.sentinel.since == 0 {
-		e.sentinel.since = now
-	}
-	e.sentinel.last = n
-}
-
-// LeaderChanged is called by the replication layer, on the command
-// goroutine, when the leader this node knows changes (new.ID is empty
-// while none is known). When a leader follows another, local subscribers
-// of "+switch-master" get Sentinel's message "<master-name> <old-ip>
-// <old-port> <new-ip> <new-port>". The old leader is old or, while old is
-// unknown (an election ran in between), the leader LeaderChanged last
-// reported; addresses not known yet are looked up in the membership.
-// Output is delivered by the loop's next FlushOutputs.
-func (e *Engine) LeaderChanged(old, new Node) {
-	if old.ID == "" {
-		old = e.sentinel.announced
-	}
-	if new.ID == "" {
-		return
-	}
-	old, new = e.withClientAddr(old), e.withClientAddr(new)
-	e.noteLeader(new, e.NowMs())
-	e.sentinel.announced = new
-	if old.ID == new.ID || old.ClientAddr == "" || new.ClientAddr == "" {
-		return
-	}
-	oh, op := splitAddr(old.ClientAddr)
-	nh, np := splitAddr(new.ClientAddr)
-	msg := e.Config.SentinelMasterName + " " + oh + " " + strconv.Itoa(op) + " " + nh + " " + strconv.Itoa(np)
-	publishMessage(e, "+switch-master", msg, false)
-}
-
-// withClientAddr fills in n's client address from the membership when n
-// does not carry it (a member whose address was not known yet).
-func (e *Engine) withClientAddr(n Node) Node {
-	if n.ID == "" || n.ClientAddr != "" || e.Cluster == nil {
-		return n
-	}
-	for _, m := range e.Cluster.Nodes() {
-		if m.ID == n.ID {
-			n.ClientAddr = m.ClientAddr
-			break
-		}
-	}
-	return n
-}
-
 // sentinelMasterView returns the cluster view and the master to report for
 // name: the current leader, or the last one seen, marked down. ok is
 // false when name is not the configured master name or no leader was
 // ever seen.
-func (c *Ctx) sentinelMasterView(name []byte) (v clusterView, master Node, down, ok bool) {
-	v = c.E.clusterView(c.Now)
+func sentinelMasterView(c *engine.Ctx, name []byte) (v clusterView, master engine.Node, down, ok bool) {
+	v = newClusterView(c.E, c.Now)
 	if string(name) != c.E.Config.SentinelMasterName {
-		return v, Node{}, false, false
+		return v, engine.Node{}, false, false
 	}
 	if v.hasLeader && v.leader.ClientAddr != "" {
 		return v, v.leader, false, true
 	}
-	last := c.E.withClientAddr(c.E.sentinel.last)
+	last := c.E.WithClientAddr(lastLeader(c.E))
 	return v, last, true, last.ClientAddr != ""
 }
 
-func lagOf(n Node) int64 {
+func lagOf(n engine.Node) int64 {
 	if n.Self || n.LagMs < 0 {
 		return 0
 	}
@@ -153,9 +91,9 @@ func lagOf(n Node) int64 {
 
 // sentinelInstance writes one instance map (addReplySentinelRedisInstance).
 // kind is "master", "slave" or "sentinel".
-func (c *Ctx) sentinelInstance(v *clusterView, n Node, kind string, master Node, down bool) {
+func sentinelInstance(c *engine.Ctx, v *clusterView, n engine.Node, kind string, master engine.Node, down bool) {
 	w := c.W
-	host, port := splitAddr(n.ClientAddr)
+	host, port := engine.SplitAddr(n.ClientAddr)
 	lag := lagOf(n)
 	if !down && kind != "master" {
 		down = !v.linkUp(n)
@@ -234,14 +172,14 @@ func (c *Ctx) sentinelInstance(v *clusterView, n Node, kind string, master Node,
 	w.BulkString("role-reported")
 	w.BulkString(kind)
 	w.BulkString("role-reported-time")
-	w.BulkInt(c.Now - c.E.sentinel.since)
+	w.BulkInt(c.Now - leaderSince(c.E))
 	if kind == "master" {
 		w.BulkString("config-epoch")
 		w.BulkInt(int64(v.term))
 		w.BulkString("num-slaves")
-		w.BulkInt(int64(len(c.sentinelReplicaNodes(v, master))))
+		w.BulkInt(int64(len(sentinelReplicaNodes(c, v, master))))
 		w.BulkString("num-other-sentinels")
-		w.BulkInt(int64(len(c.sentinelOthers(v))))
+		w.BulkInt(int64(len(sentinelOthers(c, v))))
 		w.BulkString("quorum")
 		w.BulkInt(int64(v.quorum()))
 		w.BulkString("failover-timeout")
@@ -250,7 +188,7 @@ func (c *Ctx) sentinelInstance(v *clusterView, n Node, kind string, master Node,
 		w.BulkInt(1)
 		return
 	}
-	mh, mp := splitAddr(master.ClientAddr)
+	mh, mp := engine.SplitAddr(master.ClientAddr)
 	w.BulkString("master-link-down-time")
 	if down {
 		w.BulkInt(lag)
@@ -288,8 +226,8 @@ func (v *clusterView) quorum() int {
 
 // sentinelReplicaNodes are the members other than master that have a
 // client address.
-func (c *Ctx) sentinelReplicaNodes(v *clusterView, master Node) []Node {
-	var out []Node
+func sentinelReplicaNodes(c *engine.Ctx, v *clusterView, master engine.Node) []engine.Node {
+	var out []engine.Node
 	for _, n := range v.nodes {
 		if n.ID != master.ID && n.ClientAddr != "" {
 			out = append(out, n)
@@ -300,8 +238,8 @@ func (c *Ctx) sentinelReplicaNodes(v *clusterView, master Node) []Node {
 
 // sentinelOthers are the other members with a client address: every node
 // answers as a Sentinel.
-func (c *Ctx) sentinelOthers(v *clusterView) []Node {
-	var out []Node
+func sentinelOthers(c *engine.Ctx, v *clusterView) []engine.Node {
+	var out []engine.Node
 	for _, n := range v.nodes {
 		if n.ID != v.self.ID && n.ClientAddr != "" {
 			out = append(out, n)
@@ -312,14 +250,14 @@ func (c *Ctx) sentinelOthers(v *clusterView) []Node {
 
 // SENTINEL subcommands
 
-func sentinelUnsupported(c *Ctx, args [][]byte) {
-	c.Error(ErrSentinelUnsupported(c.Spec.Name))
+func sentinelUnsupported(c *engine.Ctx, args [][]byte) {
+	c.Error(engine.ErrSentinelUnsupported(c.Spec.Name))
 }
 
-func sentinelCkquorum(c *Ctx, args [][]byte) {
-	v, _, _, ok := c.sentinelMasterView(args[2])
+func sentinelCkquorum(c *engine.Ctx, args [][]byte) {
+	v, _, _, ok := sentinelMasterView(c, args[2])
 	if !ok && string(args[2]) != c.E.Config.SentinelMasterName {
-		c.Error(ErrNoSuchMaster)
+		c.Error(engine.ErrNoSuchMaster)
 		return
 	}
 	usable := 0
@@ -329,14 +267,14 @@ func sentinelCkquorum(c *Ctx, args [][]byte) {
 		}
 	}
 	if usable >= v.quorum() {
-		c.W.Status(sprintf(SentinelQuorumOK, usable))
+		c.W.Status(fmt.Sprintf(engine.SentinelQuorumOK, usable))
 		return
 	}
-	c.Error(ErrSentinelNoQuorum(usable))
+	c.Error(engine.ErrSentinelNoQuorum(usable))
 }
 
-func sentinelGetMasterAddr(c *Ctx, args [][]byte) {
-	_, m, _, ok := c.sentinelMasterView(args[2])
+func sentinelGetMasterAddr(c *engine.Ctx, args [][]byte) {
+	_, m, _, ok := sentinelMasterView(c, args[2])
 	if !ok {
 		// Sentinel answers null for a name it does not monitor; lockkv
 		// also before it has seen any leader.
@@ -345,23 +283,23 @@ func sentinelGetMasterAddr(c *Ctx, args [][]byte) {
 	}
 	// During an election the last leader, as a Sentinel names the old
 	// master until a failover completes (Redisson expects an address).
-	host, port := splitAddr(m.ClientAddr)
+	host, port := engine.SplitAddr(m.ClientAddr)
 	c.W.Array(2)
 	c.W.BulkString(host)
 	c.W.BulkInt(int64(port))
 }
 
-func sentinelHelp(c *Ctx, args [][]byte) { writeHelpReply(c.W, "SENTINEL", sentinelHelpLines) }
+func sentinelHelp(c *engine.Ctx, args [][]byte) { engine.ReplyHelp(c, "SENTINEL", sentinelHelpLines) }
 
 // sentinelIsMasterDown is IS-MASTER-DOWN-BY-ADDR <ip> <port> <epoch>
 // <runid>: lockkv's Sentinels never vote, and a leader Raft knows is up.
-func sentinelIsMasterDown(c *Ctx, args [][]byte) {
+func sentinelIsMasterDown(c *engine.Ctx, args [][]byte) {
 	if _, ok := redisnum.ParseInt(args[3]); !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if _, ok := redisnum.ParseInt(args[4]); !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	c.W.Array(3)
@@ -370,52 +308,52 @@ func sentinelIsMasterDown(c *Ctx, args [][]byte) {
 	c.W.Int(0)
 }
 
-func sentinelMaster(c *Ctx, args [][]byte) {
-	v, m, down, ok := c.sentinelMasterView(args[2])
+func sentinelMaster(c *engine.Ctx, args [][]byte) {
+	v, m, down, ok := sentinelMasterView(c, args[2])
 	if !ok {
-		c.Error(ErrNoSuchMaster)
+		c.Error(engine.ErrNoSuchMaster)
 		return
 	}
-	c.sentinelInstance(&v, m, "master", m, down)
+	sentinelInstance(c, &v, m, "master", m, down)
 }
 
-func sentinelMasters(c *Ctx, args [][]byte) {
-	v, m, down, ok := c.sentinelMasterView([]byte(c.E.Config.SentinelMasterName))
+func sentinelMasters(c *engine.Ctx, args [][]byte) {
+	v, m, down, ok := sentinelMasterView(c, []byte(c.E.Config.SentinelMasterName))
 	if !ok {
 		c.W.Array(0)
 		return
 	}
 	c.W.Array(1)
-	c.sentinelInstance(&v, m, "master", m, down)
+	sentinelInstance(c, &v, m, "master", m, down)
 }
 
-func sentinelMyID(c *Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
+func sentinelMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
 
-func sentinelPendingScripts(c *Ctx, args [][]byte) { c.W.Array(0) }
+func sentinelPendingScripts(c *engine.Ctx, args [][]byte) { c.W.Array(0) }
 
-func sentinelReplicas(c *Ctx, args [][]byte) {
-	v, m, _, ok := c.sentinelMasterView(args[2])
+func sentinelReplicas(c *engine.Ctx, args [][]byte) {
+	v, m, _, ok := sentinelMasterView(c, args[2])
 	if !ok {
-		c.Error(ErrNoSuchMaster)
+		c.Error(engine.ErrNoSuchMaster)
 		return
 	}
-	reps := c.sentinelReplicaNodes(&v, m)
+	reps := sentinelReplicaNodes(c, &v, m)
 	c.W.Array(len(reps))
 	for _, n := range reps {
-		c.sentinelInstance(&v, n, "slave", m, false)
+		sentinelInstance(c, &v, n, "slave", m, false)
 	}
 }
 
-func sentinelSentinels(c *Ctx, args [][]byte) {
-	v, m, _, ok := c.sentinelMasterView(args[2])
+func sentinelSentinels(c *engine.Ctx, args [][]byte) {
+	v, m, _, ok := sentinelMasterView(c, args[2])
 	if !ok {
-		c.Error(ErrNoSuchMaster)
+		c.Error(engine.ErrNoSuchMaster)
 		return
 	}
-	others := c.sentinelOthers(&v)
+	others := sentinelOthers(c, &v)
 	c.W.Array(len(others))
 	for _, n := range others {
-		c.sentinelInstance(&v, n, "sentinel", m, false)
+		sentinelInstance(c, &v, n, "sentinel", m, false)
 	}
 }
 

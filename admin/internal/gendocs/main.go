@@ -1,7 +1,7 @@
 // Command gendocs records what Redis 7.0.15 says about its commands: the
-// documentation COMMAND DOCS serves (commands/docs.go) and the COMMAND
+// documentation COMMAND DOCS serves (admin/docs.go) and the COMMAND
 // INFO replies the command table is checked against
-// (commands/cmdinfo_test.go). It starts redis-server 7.0.15 (found on
+// (admin/cmdinfo_test.go). It starts redis-server 7.0.15 (found on
 // PATH) as a server and as a Sentinel, each on a free port in a scratch
 // directory, and writes their RESP3 replies byte for byte:
 //
@@ -10,7 +10,7 @@
 //	cmdinfo_redis70.resp3     HELLO 3, COMMAND INFO (every command)
 //	cmdinfo_sentinel70.resp3  HELLO 3, COMMAND INFO sentinel (Sentinel mode)
 //
-// Run it from commands/ with `go generate` (docs.go holds the directive).
+// Run it from admin/ with `go generate` (docs.go holds the directive).
 // It refuses any other Redis version, so the files stay 7.0.15's.
 package main
 

@@ -1,12 +1,12 @@
-package engine
+package admin
 
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"net"
 	"strconv"
 	"strings"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
@@ -42,14 +42,14 @@ import (
 // keeps no per-slot index; they are admin commands) and see live keys
 // only; GETKEYSINSLOT's order is the keyspace's, not Redis's.
 
-var clusterCommands = []*Spec{
-	{Name: "readonly", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: readonlyCmd},
-	{Name: "readwrite", Arity: 1, Flags: Loading | Stale | Fast, ACL: []string{"connection"}, Fn: readwriteCmd},
-	{Name: "asking", Arity: 1, Flags: Fast, ACL: []string{"connection"}, Fn: askingCmd},
+var clusterCommands = []*engine.Spec{
+	{Name: "readonly", Arity: 1, Flags: engine.Loading | engine.Stale | engine.Fast, ACL: []string{"connection"}, Fn: readonlyCmd},
+	{Name: "readwrite", Arity: 1, Flags: engine.Loading | engine.Stale | engine.Fast, ACL: []string{"connection"}, Fn: readwriteCmd},
+	{Name: "asking", Arity: 1, Flags: engine.Fast, ACL: []string{"connection"}, Fn: askingCmd},
 	{Name: "cluster", Arity: -2, Sub: clusterSubs()},
 }
 
-func init() { Register(clusterCommands) }
+func init() { engine.Register(clusterCommands) }
 
 // NodeID is the 40-hex-character Redis Cluster node ID lockkv shows for
 // the Raft server ID id (CLUSTER NODES, SLOTS, SHARDS, MYID; SENTINEL
@@ -64,31 +64,31 @@ func NodeID(id string) string {
 // MEET, FAILOVER, ...) have no meaning for a Raft cluster, whose
 // membership changes through RAFT.NODE: they answer as a standalone
 // server does.
-func clusterSubs() []*Spec {
-	admin := Admin | Stale | NoAsyncLoading
+func clusterSubs() []*engine.Spec {
+	admin := engine.Admin | engine.Stale | engine.NoAsyncLoading
 	nd := []string{"nondeterministic_output"}
 	subs := []struct {
 		name  string
 		arity int
-		flags Flag
+		flags engine.Flag
 		tips  []string
-		fn    Handler
+		fn    engine.Handler
 	}{
 		{"addslots", -3, admin, nil, nil}, {"addslotsrange", -4, admin, nil, nil},
-		{"bumpepoch", 2, admin, nd, nil}, {"count-failure-reports", 3, Admin | Stale, nd, nil},
-		{"countkeysinslot", 3, Stale, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, nil},
+		{"bumpepoch", 2, admin, nd, nil}, {"count-failure-reports", 3, engine.Admin | engine.Stale, nd, nil},
+		{"countkeysinslot", 3, engine.Stale, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, nil},
 		{"delslotsrange", -4, admin, nil, nil}, {"failover", -2, admin, nil, clusterFailover},
 		{"flushslots", 2, admin, nil, nil}, {"forget", 3, admin, nil, nil},
-		{"getkeysinslot", 4, Stale, nd, clusterGetKeysInSlot}, {"help", 2, Loading | Stale, nil, clusterHelp},
-		{"info", 2, Stale, nd, clusterInfo}, {"keyslot", 3, Stale, nil, clusterKeySlot}, {"links", 2, Stale, nd, nil},
-		{"meet", -4, admin, nil, nil}, {"myid", 2, Stale, nil, clusterMyID}, {"nodes", 2, Stale, nd, clusterNodes},
-		{"replicas", 3, Admin | Stale, nd, clusterReplicas}, {"replicate", 3, admin, nil, nil},
-		{"reset", -2, Admin | NoScript | Stale, nil, nil}, {"saveconfig", 2, admin, nil, nil},
+		{"getkeysinslot", 4, engine.Stale, nd, clusterGetKeysInSlot}, {"help", 2, engine.Loading | engine.Stale, nil, clusterHelp},
+		{"info", 2, engine.Stale, nd, clusterInfo}, {"keyslot", 3, engine.Stale, nil, clusterKeySlot}, {"links", 2, engine.Stale, nd, nil},
+		{"meet", -4, admin, nil, nil}, {"myid", 2, engine.Stale, nil, clusterMyID}, {"nodes", 2, engine.Stale, nd, clusterNodes},
+		{"replicas", 3, engine.Admin | engine.Stale, nd, clusterReplicas}, {"replicate", 3, admin, nil, nil},
+		{"reset", -2, engine.Admin | engine.NoScript | engine.Stale, nil, nil}, {"saveconfig", 2, admin, nil, nil},
 		{"set-config-epoch", 3, admin, nil, nil}, {"setslot", -4, admin, nil, nil},
-		{"shards", 2, Stale, nd, clusterShards}, {"slaves", 3, Admin | Stale, nd, clusterReplicas},
-		{"slots", 2, Stale, nd, clusterSlots},
+		{"shards", 2, engine.Stale, nd, clusterShards}, {"slaves", 3, engine.Admin | engine.Stale, nd, clusterReplicas},
+		{"slots", 2, engine.Stale, nd, clusterSlots},
 	}
-	out := make([]*Spec, len(subs))
+	out := make([]*engine.Spec, len(subs))
 	for i, s := range subs {
 		fn := s.fn
 		if fn == nil {
@@ -96,21 +96,21 @@ func clusterSubs() []*Spec {
 		} else {
 			fn = clusterOnly(fn)
 		}
-		out[i] = &Spec{Name: s.name, Arity: s.arity, Flags: s.flags, Tips: s.tips, Fn: fn}
+		out[i] = &engine.Spec{Name: s.name, Arity: s.arity, Flags: s.flags, Tips: s.tips, Fn: fn}
 	}
 	return out
 }
 
 // cluster helpers
 
-func clusterDisabled(c *Ctx, args [][]byte) { c.Error(ErrClusterDisabled) }
+func clusterDisabled(c *engine.Ctx, args [][]byte) { c.Error(engine.ErrClusterDisabled) }
 
 // clusterOnly runs fn in cluster mode and answers as a standalone Redis
 // otherwise.
-func clusterOnly(fn Handler) Handler {
-	return func(c *Ctx, args [][]byte) {
+func clusterOnly(fn engine.Handler) engine.Handler {
+	return func(c *engine.Ctx, args [][]byte) {
 		if c.E.Cluster == nil {
-			c.Error(ErrClusterDisabled)
+			c.Error(engine.ErrClusterDisabled)
 			return
 		}
 		fn(c, args)
@@ -119,30 +119,30 @@ func clusterOnly(fn Handler) Handler {
 
 // clusterView is one consistent reading of the cluster for one reply.
 type clusterView struct {
-	nodes     []Node
-	self      Node
-	leader    Node
+	nodes     []engine.Node
+	self      engine.Node
+	leader    engine.Node
 	hasLeader bool
 	term      uint64
 	now       int64
 }
 
-func (e *Engine) clusterView(now int64) clusterView {
+func newClusterView(e *engine.Engine, now int64) clusterView {
 	cl := e.Cluster
 	v := clusterView{nodes: cl.Nodes(), self: cl.Self(), term: cl.Status().Term, now: now}
 	v.leader, v.hasLeader = cl.Leader()
 	if v.hasLeader {
-		e.noteLeader(v.leader, now)
+		e.NoteLeader(v.leader, now)
 	}
 	return v
 }
 
 // isLeader reports whether n is the leader this view knows.
-func (v *clusterView) isLeader(n Node) bool { return v.hasLeader && n.ID == v.leader.ID }
+func (v *clusterView) isLeader(n engine.Node) bool { return v.hasLeader && n.ID == v.leader.ID }
 
 // replicas returns the members other than the leader, in ID order.
-func (v *clusterView) replicas() []Node {
-	out := make([]Node, 0, len(v.nodes))
+func (v *clusterView) replicas() []engine.Node {
+	out := make([]engine.Node, 0, len(v.nodes))
 	for _, n := range v.nodes {
 		if !v.isLeader(n) {
 			out = append(out, n)
@@ -161,7 +161,7 @@ const linkDownMs = 5000
 // linkUp reports whether this node hears from n. A node that knows
 // nothing about n (a follower asked about another follower: LagMs -1)
 // says up unless it is the leader, which hears from every member.
-func (v *clusterView) linkUp(n Node) bool {
+func (v *clusterView) linkUp(n engine.Node) bool {
 	if n.Self || n.ID == v.self.ID {
 		return true
 	}
@@ -171,40 +171,26 @@ func (v *clusterView) linkUp(n Node) bool {
 	return n.LagMs < linkDownMs
 }
 
-// splitAddr splits a client address into host and port; an empty or
-// malformed address gives "" and 0.
-func splitAddr(addr string) (string, int) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", 0
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		return "", 0
-	}
-	return host, p
-}
-
 // busPort is the port CLUSTER NODES shows after '@': the Raft port.
-func busPort(n Node) int {
-	_, p := splitAddr(n.RaftAddr)
+func busPort(n engine.Node) int {
+	_, p := engine.SplitAddr(n.RaftAddr)
 	return p
 }
 
 // readonlyCmd is READONLY: in cluster mode the client may read from a
 // follower (Ctx.redirect).
-func readonlyCmd(c *Ctx, args [][]byte) {
+func readonlyCmd(c *engine.Ctx, args [][]byte) {
 	if c.E.Cluster == nil {
-		c.Error(ErrClusterDisabled)
+		c.Error(engine.ErrClusterDisabled)
 		return
 	}
 	c.C.Readonly = true
 	c.W.OK()
 }
 
-func readwriteCmd(c *Ctx, args [][]byte) {
+func readwriteCmd(c *engine.Ctx, args [][]byte) {
 	if c.E.Cluster == nil {
-		c.Error(ErrClusterDisabled)
+		c.Error(engine.ErrClusterDisabled)
 		return
 	}
 	c.C.Readonly = false
@@ -213,9 +199,9 @@ func readwriteCmd(c *Ctx, args [][]byte) {
 
 // askingCmd is ASKING. A Raft cluster never migrates slots, so it only
 // answers OK in cluster mode.
-func askingCmd(c *Ctx, args [][]byte) {
+func askingCmd(c *engine.Ctx, args [][]byte) {
 	if c.E.Cluster == nil {
-		c.Error(ErrClusterDisabled)
+		c.Error(engine.ErrClusterDisabled)
 		return
 	}
 	c.W.OK()
@@ -223,19 +209,19 @@ func askingCmd(c *Ctx, args [][]byte) {
 
 // CLUSTER subcommands, in Redis's help order
 
-func clusterCountKeysInSlot(c *Ctx, args [][]byte) {
+func clusterCountKeysInSlot(c *engine.Ctx, args [][]byte) {
 	slot, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if slot < 0 || slot >= 16384 {
-		c.Error(ErrInvalidSlot)
+		c.Error(engine.ErrInvalidSlot)
 		return
 	}
 	n := 0
 	c.DB.Range(func(key string, e *store.Entry) bool {
-		if !e.Expired(c.Now) && KeySlot([]byte(key)) == int(slot) {
+		if !e.Expired(c.Now) && engine.KeySlot([]byte(key)) == int(slot) {
 			n++
 		}
 		return true
@@ -243,25 +229,25 @@ func clusterCountKeysInSlot(c *Ctx, args [][]byte) {
 	c.W.Int(int64(n))
 }
 
-func clusterGetKeysInSlot(c *Ctx, args [][]byte) {
+func clusterGetKeysInSlot(c *engine.Ctx, args [][]byte) {
 	slot, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	max, ok := redisnum.ParseInt(args[3])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if slot < 0 || slot >= 16384 || max < 0 {
-		c.Error(ErrInvalidSlotOrKeys)
+		c.Error(engine.ErrInvalidSlotOrKeys)
 		return
 	}
 	var keys []string
 	if max > 0 {
 		c.DB.Range(func(key string, e *store.Entry) bool {
-			if !e.Expired(c.Now) && KeySlot([]byte(key)) == int(slot) {
+			if !e.Expired(c.Now) && engine.KeySlot([]byte(key)) == int(slot) {
 				keys = append(keys, key)
 			}
 			return int64(len(keys)) < max
@@ -326,10 +312,10 @@ var clusterHelpLines = []string{
 	"    Output format is an array where each array element is a map containing attributes of a link",
 }
 
-func clusterHelp(c *Ctx, args [][]byte) { writeHelpReply(c.W, "CLUSTER", clusterHelpLines) }
+func clusterHelp(c *engine.Ctx, args [][]byte) { engine.ReplyHelp(c, "CLUSTER", clusterHelpLines) }
 
-func clusterInfo(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
+func clusterInfo(c *engine.Ctx, args [][]byte) {
+	v := newClusterView(c.E, c.Now)
 	state, slots, size := "fail", 0, 0
 	if v.hasLeader {
 		state, slots, size = "ok", 16384, 1
@@ -350,16 +336,16 @@ func clusterInfo(c *Ctx, args [][]byte) {
 	c.W.Verbatim(string(b), "txt")
 }
 
-func clusterKeySlot(c *Ctx, args [][]byte) { c.W.Int(int64(KeySlot(args[2]))) }
+func clusterKeySlot(c *engine.Ctx, args [][]byte) { c.W.Int(int64(engine.KeySlot(args[2]))) }
 
-func clusterMyID(c *Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
+func clusterMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
 
 // nodeLine is one line of CLUSTER NODES, without the newline
 // (clusterGenNodeDescription).
-func (v *clusterView) nodeLine(b []byte, n Node) []byte {
+func (v *clusterView) nodeLine(b []byte, n engine.Node) []byte {
 	b = append(b, NodeID(n.ID)...)
 	b = append(b, ' ')
-	host, port := splitAddr(n.ClientAddr)
+	host, port := engine.SplitAddr(n.ClientAddr)
 	b = append(b, host...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(port), 10)
@@ -411,8 +397,8 @@ func (v *clusterView) nodeLine(b []byte, n Node) []byte {
 	return b
 }
 
-func clusterNodes(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
+func clusterNodes(c *engine.Ctx, args [][]byte) {
+	v := newClusterView(c.E, c.Now)
 	var b []byte
 	for _, n := range v.nodes {
 		b = v.nodeLine(b, n)
@@ -423,10 +409,10 @@ func clusterNodes(c *Ctx, args [][]byte) {
 
 // clusterReplicas is CLUSTER REPLICAS and CLUSTER SLAVES: the lines of
 // CLUSTER NODES of the node's replicas.
-func clusterReplicas(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
+func clusterReplicas(c *engine.Ctx, args [][]byte) {
+	v := newClusterView(c.E, c.Now)
 	id := string(args[2])
-	var node *Node
+	var node *engine.Node
 	for i := range v.nodes {
 		if NodeID(v.nodes[i].ID) == id {
 			node = &v.nodes[i]
@@ -434,12 +420,12 @@ func clusterReplicas(c *Ctx, args [][]byte) {
 		}
 	}
 	if node == nil {
-		c.Error(ErrUnknownNode(id))
+		c.Error(engine.ErrUnknownNode(id))
 		return
 	}
 	if !v.isLeader(*node) {
 		if v.hasLeader {
-			c.Error(ErrNotMasterNode)
+			c.Error(engine.ErrNotMasterNode)
 			return
 		}
 		c.W.Array(0) // a master without replicas while no leader is known
@@ -453,8 +439,8 @@ func clusterReplicas(c *Ctx, args [][]byte) {
 }
 
 // shardNode writes one node of CLUSTER SHARDS (addNodeDetailsToShardReply).
-func (v *clusterView) shardNode(c *Ctx, n Node) {
-	host, port := splitAddr(n.ClientAddr)
+func (v *clusterView) shardNode(c *engine.Ctx, n engine.Node) {
+	host, port := engine.SplitAddr(n.ClientAddr)
 	c.W.Map(7)
 	c.W.BulkString("id")
 	c.W.BulkString(NodeID(n.ID))
@@ -480,8 +466,8 @@ func (v *clusterView) shardNode(c *Ctx, n Node) {
 	}
 }
 
-func clusterShards(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
+func clusterShards(c *engine.Ctx, args [][]byte) {
+	v := newClusterView(c.E, c.Now)
 	if !v.hasLeader {
 		// Every node a master of its own shard, without slots.
 		c.W.Array(len(v.nodes))
@@ -512,8 +498,8 @@ func clusterShards(c *Ctx, args [][]byte) {
 
 // slotNode writes one node of CLUSTER SLOTS: ip, port, id and the
 // (empty) map of further endpoints.
-func slotNode(c *Ctx, n Node) {
-	host, port := splitAddr(n.ClientAddr)
+func slotNode(c *engine.Ctx, n engine.Node) {
+	host, port := engine.SplitAddr(n.ClientAddr)
 	c.W.Array(4)
 	c.W.BulkString(host)
 	c.W.Int(int64(port))
@@ -523,13 +509,13 @@ func slotNode(c *Ctx, n Node) {
 
 // clusterSlots lists the leader and the replicas that have a client
 // address and are reachable, as Redis leaves out failed replicas.
-func clusterSlots(c *Ctx, args [][]byte) {
-	v := c.E.clusterView(c.Now)
+func clusterSlots(c *engine.Ctx, args [][]byte) {
+	v := newClusterView(c.E, c.Now)
 	if !v.hasLeader || v.leader.ClientAddr == "" {
 		c.W.Array(0)
 		return
 	}
-	var reps []Node
+	var reps []engine.Node
 	for _, n := range v.replicas() {
 		if n.ClientAddr != "" && v.linkUp(n) {
 			reps = append(reps, n)

@@ -1,29 +1,30 @@
-package engine
+package admin
 
 import (
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/redisconf"
 )
 
 // CONFIG
 
-var configSubs = []*Spec{
-	{Name: "get", Arity: -3, Flags: Admin | NoScript | Loading | Stale, Fn: configGet},
-	{Name: "set", Arity: -4, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
-	{Name: "resetstat", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configResetStat},
-	{Name: "rewrite", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Fn: configRewrite},
-	{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: configHelp},
+var configSubs = []*engine.Spec{
+	{Name: "get", Arity: -3, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configGet},
+	{Name: "set", Arity: -4, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
+	{Name: "resetstat", Arity: 2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configResetStat},
+	{Name: "rewrite", Arity: 2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configRewrite},
+	{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale, Fn: configHelp},
 }
 
-var configCommands = []*Spec{
+var configCommands = []*engine.Spec{
 	{Name: "config", Arity: -2, Sub: configSubs},
 }
 
-func init() { Register(configCommands) }
+func init() { engine.Register(configCommands) }
 
 // configGet answers every setting matching any pattern
 // (config.Config.GetMatching).
-func configGet(c *Ctx, args [][]byte) {
+func configGet(c *engine.Ctx, args [][]byte) {
 	pats := make([]string, len(args)-2)
 	for i, a := range args[2:] {
 		pats[i] = string(a)
@@ -38,9 +39,9 @@ func configGet(c *Ctx, args [][]byte) {
 
 // configSet applies every name/value pair or none
 // (config.Config.SetMany), then the changes' effects on the engine.
-func configSet(c *Ctx, args [][]byte) {
+func configSet(c *engine.Ctx, args [][]byte) {
 	if len(args)%2 != 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	pairs := make([][2]string, 0, (len(args)-2)/2)
@@ -57,27 +58,25 @@ func configSet(c *Ctx, args [][]byte) {
 	c.W.OK()
 }
 
-func configResetStat(c *Ctx, args [][]byte) {
-	c.E.Stats = Stats{Dirty: c.E.Stats.Dirty}
-	c.E.srv.errorStats = nil
-	c.E.srv.cmdStats = nil
+func configResetStat(c *engine.Ctx, args [][]byte) {
+	c.E.ResetStats()
 	c.W.OK()
 }
 
 // configRewrite is CONFIG REWRITE: the server's Rewrite writes the file
 // (see RewriteLines); without a config file it is Redis's error.
-func configRewrite(c *Ctx, args [][]byte) {
+func configRewrite(c *engine.Ctx, args [][]byte) {
 	cfg := c.E.Config
 	if cfg.ConfigFile == "" || cfg.Rewrite == nil {
-		c.Error(ErrConfigRewriteNoCfg)
+		c.Error(engine.ErrConfigRewriteNoCfg)
 		return
 	}
 	if err := cfg.Rewrite(); err != nil {
-		c.E.logger().Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
+		c.E.Log().Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
 		c.Error("ERR Rewriting config file: " + redisconf.Strerror(err))
 		return
 	}
-	c.E.logger().Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
+	c.E.Log().Info("CONFIG REWRITE executed with success", "file", cfg.ConfigFile)
 	c.W.OK()
 }
 
@@ -92,4 +91,4 @@ var configHelpLines = []string{
 	"    Rewrite the configuration file.",
 }
 
-func configHelp(c *Ctx, args [][]byte) { replyHelp(c, "config", configHelpLines) }
+func configHelp(c *engine.Ctx, args [][]byte) { engine.ReplyHelp(c, "config", configHelpLines) }
