@@ -5,4 +5,5 @@ package lockkv
 // imports them.
 import (
 	_ "github.com/lockkv/lockkv/admin"
+	_ "github.com/lockkv/lockkv/commands"
 )

@@ -5,4 +5,5 @@ package engine_test
 // share this test binary) run with the whole table, as a server has it.
 import (
 	_ "github.com/lockkv/lockkv/admin"
+	_ "github.com/lockkv/lockkv/commands"
 )

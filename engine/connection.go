@@ -52,7 +52,7 @@ func quit(c *Ctx, args [][]byte) {
 }
 
 func selectDB(c *Ctx, args [][]byte) {
-	id, ok := c.dbIndex(args[1]) // getIntFromObjectOrReply, then the range
+	id, ok := c.ParseDBIndex(args[1]) // getIntFromObjectOrReply, then the range
 	if !ok {
 		return
 	}

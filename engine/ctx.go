@@ -59,7 +59,7 @@ func (c *Ctx) Touch(key []byte) *store.Entry { return c.lookupRead(key, true) }
 func (c *Ctx) lookupRead(key []byte, touchCmd bool) *store.Entry {
 	e := c.DB.Lookup(string(key), c.Now)
 	if e == nil {
-		c.readMiss(key)
+		c.ReadMiss(key)
 		return nil
 	}
 	c.E.Stats.KeyspaceHits++
@@ -95,11 +95,11 @@ func (c *Ctx) access(e *store.Entry, touchCmd bool) {
 	}
 }
 
-// lookupAs returns key's value as a T: (zero, true) when the key is
+// LookupAs returns key's value as a T: (zero, true) when the key is
 // missing, (zero, false) after replying WRONGTYPE. write looks the key up
 // for writing (an expired key is reclaimed first). Each type's readX/writeX
 // helper is this.
-func lookupAs[T store.Value](c *Ctx, key []byte, write bool) (T, bool) {
+func LookupAs[T store.Value](c *Ctx, key []byte, write bool) (T, bool) {
 	var zero T
 	var e *store.Entry
 	if write {
@@ -122,16 +122,16 @@ func lookupAs[T store.Value](c *Ctx, key []byte, write bool) (T, bool) {
 // key is reclaimed first, firing its "expired" event as Redis does. Like a
 // read it is an access (lookupKeyWrite).
 func (c *Ctx) LookupWrite(key []byte) *store.Entry {
-	e := c.liveForWrite(key)
+	e := c.ExpireIfNeeded(key)
 	if e != nil {
 		c.touchKey(e)
 	}
 	return e
 }
 
-// liveForWrite is LookupWrite without the access (expireIfNeeded, as DEL
+// ExpireIfNeeded is LookupWrite without the access (expireIfNeeded, as DEL
 // does before deleting).
-func (c *Ctx) liveForWrite(key []byte) *store.Entry {
+func (c *Ctx) ExpireIfNeeded(key []byte) *store.Entry {
 	e := c.DB.Peek(string(key))
 	if e == nil || !e.Expired(c.Now) {
 		return e

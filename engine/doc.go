@@ -110,7 +110,7 @@ func appendBulks(b []byte, ss ...string) []byte {
 
 // Docs of the engine's commands Redis 7.0 lacks (Spec.Doc): Redis
 // 7.2's (src/commands/waitaof.json, client-setinfo.json,
-// client-no-touch.json) and LOCKKV.LOCKS, lockkv's own.
+// client-no-touch.json).
 var (
 	docWaitaof = &Doc{
 		Summary:    "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.",
@@ -142,17 +142,5 @@ var (
 			{Name: "on", Type: "pure-token", Token: "ON"},
 			{Name: "off", Type: "pure-token", Token: "OFF"},
 		}}},
-	}
-	docLockkvLocks = &Doc{
-		Summary:    "Lists the locks among the keys one SCAN step visits: Redisson's reentrant, fair and read-write locks and permit-expirable semaphores, and SET NX locks, with holders, hold counts, leases and waiters.",
-		Since:      "1.0.0",
-		Group:      "generic",
-		Complexity: "O(N) for the keys visited, as SCAN.",
-		Args: []DocArg{
-			{Name: "cursor", Type: "integer"},
-			{Name: "pattern", Type: "pattern", Token: "MATCH", Flags: []string{"optional"}},
-			{Name: "count", Type: "integer", Token: "COUNT", Flags: []string{"optional"}},
-			{Name: "type", Type: "string", Token: "TYPE", Flags: []string{"optional"}},
-		},
 	}
 )

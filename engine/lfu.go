@@ -74,7 +74,7 @@ func (e *Engine) accessed(a, now int64) int64 {
 	return lfuData(now, e.lfuLogIncr(e.lfuDecr(a, now)))
 }
 
-// newAccess is the access data of a value created at now (createObject).
+// NewAccess is the access data of a value created at now (createObject).
 func (e *Engine) newAccess(now int64) int64 {
 	if !e.Config.LFU {
 		return now
@@ -82,8 +82,8 @@ func (e *Engine) newAccess(now int64) int64 {
 	return lfuData(now, lfuInitVal)
 }
 
-// newAccess is the access data of a value the command creates.
-func (c *Ctx) newAccess() int64 { return c.E.newAccess(c.Now) }
+// NewAccess is the access data of a value the command creates.
+func (c *Ctx) NewAccess() int64 { return c.E.newAccess(c.Now) }
 
 // idleSeconds is estimateObjectIdleTime/1000 for access data a at now.
 func idleSeconds(a, now int64) int64 {
@@ -106,15 +106,43 @@ func (e *Engine) keyAccess(ent *store.Entry) int64 {
 	return ent.Access
 }
 
-// inheritShared is called after key e was overwritten: if its value is
+// InheritShared is called after key e was overwritten: if its value is
 // now a shared integer, under LFU that object takes the key's LFU data
 // (dbSetValue copies the old object's lru into the new one, here the
 // shared object all keys holding the integer see).
-func (c *Ctx) inheritShared(e *store.Entry) {
+func (c *Ctx) InheritShared(e *store.Entry) {
 	if !c.E.Config.LFU {
 		return
 	}
 	if n, ok := sharedInt(e.Value); ok {
 		*c.E.sharedSlot(n) = e.Access
 	}
+}
+
+// RestoredAccess is objectSetLRUOrLFU for a restored value: FREQ under an
+// LFU policy, IDLETIME (seconds on Redis's 24-bit LRU clock) otherwise,
+// else the access data of a new value.
+func (c *Ctx) RestoredAccess(lfuFreq, lruIdle int64) int64 {
+	if c.E.Config.LFU {
+		if lfuFreq >= 0 {
+			return lfuData(c.Now, lfuFreq)
+		}
+		return c.NewAccess()
+	}
+	if lruIdle < 0 {
+		return c.NewAccess()
+	}
+	clock := (c.Now / 1000) & lruClockMax
+	abs := clock - lruIdle
+	if abs < 0 {
+		abs += lruClockMax
+	}
+	lru := abs & lruClockMax // the object's 24-bit lru field
+	var idle int64           // estimateObjectIdleTime, in seconds
+	if clock >= lru {
+		idle = clock - lru
+	} else {
+		idle = clock + lruClockMax - lru
+	}
+	return c.Now - idle*1000
 }

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"strconv"
 	"strings"
 
-	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
 )
@@ -30,12 +28,6 @@ import (
 //
 // A hash with more than lockMaxFields fields is never taken for a lock,
 // which bounds the work of classifying one key.
-
-var lockCommands = []*Spec{
-	{Name: "lockkv.locks", Arity: -2, Flags: ReadOnly | NoScript | Loading | Stale, ACL: []string{"keyspace"}, Origin: OriginLockkv, Doc: docLockkvLocks, Fn: lockkvLocks},
-}
-
-func init() { Register(lockCommands) }
 
 // LockType is a lock's layout.
 type LockType string
@@ -222,74 +214,6 @@ func fairWaiters(db *store.DB, name string, now int64, info *LockInfo) bool {
 		info.Waiters = append(info.Waiters, w)
 	}
 	return true
-}
-
-// LOCKKV.LOCKS cursor [MATCH pattern] [COUNT count] [TYPE layout]: one
-// SCAN step of the current database (the same cursor, MATCH against the
-// lock's name, COUNT as SCAN's), replying [next cursor, [lock, ...]],
-// each lock a map: name, type, lease_ms, holders ([id, count, lease_ms]
-// each), waiters ([id, timeout_ms] each), and mode or permits where they
-// apply. A key MATCH leaves out is not classified at all.
-func lockkvLocks(c *Ctx, args [][]byte) {
-	cursor, ok := c.ScanCursor(args[1])
-	if !ok {
-		return
-	}
-	opts, ok := c.ScanOptions(args[2:], true)
-	if !ok {
-		return
-	}
-	cursor, keys := scanKeys(c, cursor, opts.Count)
-	var locks []LockInfo
-	for _, key := range keys {
-		info, ok := ClassifyLock(c.DB, key, c.Now)
-		if !ok || !opts.MatchesString(info.Key) || (opts.Type != nil && !cstr.EqualFold(cstr.CString(opts.Type), string(info.Type))) {
-			continue
-		}
-		locks = append(locks, info)
-	}
-	c.W.Array(2)
-	c.W.BulkString(strconv.FormatUint(cursor, 10))
-	c.W.Array(len(locks))
-	for _, l := range locks {
-		n := 5
-		if l.Mode != "" || l.Type == LockReadWrite {
-			n++
-		}
-		if l.Type == LockSemaphore {
-			n++
-		}
-		c.W.Map(n)
-		c.W.BulkString("name")
-		c.W.BulkString(l.Key)
-		c.W.BulkString("type")
-		c.W.BulkString(string(l.Type))
-		if l.Mode != "" || l.Type == LockReadWrite {
-			c.W.BulkString("mode")
-			c.W.BulkString(l.Mode)
-		}
-		if l.Type == LockSemaphore {
-			c.W.BulkString("permits")
-			c.W.Int(l.Permits)
-		}
-		c.W.BulkString("lease_ms")
-		c.W.Int(l.LeaseMs)
-		c.W.BulkString("holders")
-		c.W.Array(len(l.Holders))
-		for _, h := range l.Holders {
-			c.W.Array(3)
-			c.W.BulkString(h.ID)
-			c.W.Int(h.Count)
-			c.W.Int(h.LeaseMs)
-		}
-		c.W.BulkString("waiters")
-		c.W.Array(len(l.Waiters))
-		for _, w := range l.Waiters {
-			c.W.Array(2)
-			c.W.BulkString(w.ID)
-			c.W.Int(w.TimeoutMs)
-		}
-	}
 }
 
 // LockCounts are the lock sampler's figures as of its last completed

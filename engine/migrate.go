@@ -201,7 +201,7 @@ func migrateTransfer(c *Ctx, args [][]byte, m migrateOpts) (taken [][]byte, repl
 		ttl     int64
 	}
 	var keys []kv
-	cfg := c.E.dumpConfig()
+	cfg := c.E.DumpConfig()
 	for j := 0; j < m.numKeys; j++ {
 		k := args[m.firstKey+j]
 		e := c.Lookup(k)

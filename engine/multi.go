@@ -187,11 +187,11 @@ func (e *Engine) touchAllWatchedKeysInDB(db int, emptied, replaced *store.DB, no
 	e.markDirtyCAS(dirty)
 }
 
-// SignalFlushedDB must be called by FLUSHDB (db = the client's database)
+// signalFlushedDB must be called by FLUSHDB (db = the client's database)
 // and FLUSHALL (db = -1) before the data is removed: it breaks the WATCH
 // of keys that disappear and sends the "everything is invalid" tracking
 // message, as Redis's signalFlushedDb.
-func (c *Ctx) SignalFlushedDB(db int) {
+func (c *Ctx) signalFlushedDB(db int) {
 	from, to := db, db
 	if db < 0 {
 		from, to = 0, len(c.E.DBs)-1
@@ -202,9 +202,9 @@ func (c *Ctx) SignalFlushedDB(db int) {
 	c.E.trackingInvalidateOnFlush()
 }
 
-// SignalSwapDB must be called by SWAPDB a b before swapping: it breaks the
+// signalSwapDB must be called by SWAPDB a b before swapping: it breaks the
 // WATCH of keys that change, as Redis's dbSwapDatabases.
-func (c *Ctx) SignalSwapDB(a, b int) {
+func (c *Ctx) signalSwapDB(a, b int) {
 	da, db := c.E.DBs[a], c.E.DBs[b]
 	c.E.touchAllWatchedKeysInDB(a, da, db, c.Now)
 	c.E.touchAllWatchedKeysInDB(b, db, da, c.Now)

@@ -14,13 +14,14 @@ import (
 )
 
 // TestNoNameComparisons: no code of the engine or of the command families
-// around it (admin) chooses behaviour by a command's name. Every fact about
-// a command is a field of its table entry (Spec), so the check type-checks
-// each package's non-test sources and fails on any comparison, switch,
-// prefix test or map index whose operand is a Spec's Name or FullName()
-// (against anything), and on any EqualFold(args[0], ...) (a handler asking
-// which command it serves). Spec literals themselves are the table and are
-// allowed, and so is Register, which keys the table by name.
+// around it (admin, commands) chooses behaviour by a command's name. Every
+// fact about a command is a field of its table entry (Spec), so the check
+// type-checks each package's non-test sources and fails on any
+// comparison, switch, prefix test or map index whose operand is a Spec's
+// Name or FullName() (against anything), and on any EqualFold(args[0],
+// ...) (a handler asking which command it serves). Spec literals
+// themselves are the table and are allowed, and so is Register, which
+// keys the table by name.
 func TestNoNameComparisons(t *testing.T) {
 	for _, dir := range familyDirs {
 		pkg, err := build.ImportDir(dir, 0)
@@ -43,7 +44,7 @@ func TestNoNameComparisons(t *testing.T) {
 }
 
 // familyDirs are the packages that hold command handlers.
-var familyDirs = []string{".", "../admin"}
+var familyDirs = []string{".", "../admin", "../commands"}
 
 // TestNameComparisonsFound: the check above finds each kind of comparison
 // it is for, and nothing in code that only uses names as data.

@@ -33,9 +33,9 @@ func (e *Engine) notify(db int, class config.NotifyClass, event, key string) {
 	e.pubsub.notifyBuf = buf
 }
 
-// readMiss is what Redis's lookupKeyRead does for a missing key: count the
+// ReadMiss is what Redis's lookupKeyRead does for a missing key: count the
 // miss and fire the "keymiss" event (class 'm').
-func (c *Ctx) readMiss(key []byte) {
+func (c *Ctx) ReadMiss(key []byte) {
 	c.E.Stats.KeyspaceMisses++
 	if c.E.Config.NotifyFlags&config.NotifyKeyMiss != 0 {
 		c.Notify(config.NotifyKeyMiss, "keymiss", key)

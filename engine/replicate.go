@@ -892,11 +892,11 @@ func (e *Engine) disownRetry(cl *Client) {
 // op: freed, so the op is applied as anyone else's and answers nobody.
 var disowned = &Client{freed: true}
 
-// replicated reports whether the command runs as part of a replicated op
+// Replicated reports whether the command runs as part of a replicated op
 // (directly, inside EXEC or inside a script), where every node must make
 // the same choices: random picks come from the entry's seed and never
 // depend on a hash table's layout.
-func (c *Ctx) replicated() bool { return c.E.repl != nil && c.E.repl.applying }
+func (c *Ctx) Replicated() bool { return c.E.repl != nil && c.E.repl.applying }
 
 // isReplica reports whether this node is a cluster node that does not lead
 // (Redis's server.masterhost: WAIT and WAITAOF refuse to run there).

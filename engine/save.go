@@ -110,7 +110,7 @@ func (e *Engine) EncodeRDB(now int64) []byte {
 	for _, lib := range e.scripts().fns().order {
 		w.Function([]byte(lib.Code))
 	}
-	cfg := e.dumpConfig()
+	cfg := e.DumpConfig()
 	for i, db := range e.DBs {
 		live, expires := 0, 0
 		db.Range(func(_ string, ent *store.Entry) bool {
@@ -222,7 +222,7 @@ func bgsaveCmd(c *Ctx, args [][]byte) {
 // error, and the engine is then left as it was. It returns the number of
 // keys loaded and skipped as expired.
 func (e *Engine) LoadRDB(b []byte, now int64) (loaded, expired int, err error) {
-	lim := e.rdbLimits()
+	lim := e.RDBLimits()
 	lim.MaxString = math.MaxInt32 // a file is the operator's, not a client's
 	dbs := make([]*store.DB, len(e.DBs))
 	for i := range dbs {
@@ -278,4 +278,22 @@ func (e *Engine) LoadRDB(b []byte, now int64) (loaded, expired int, err error) {
 	}
 	e.saves.loaded, e.saves.expired = int64(loaded), int64(expired)
 	return loaded, expired, nil
+}
+
+// DumpConfig is what the written form of a value depends on.
+func (e *Engine) DumpConfig() rdb.DumpConfig {
+	return rdb.DumpConfig{ListMaxListpackSize: e.Config.ListMaxListpackSize, ListCompressDepth: e.Config.ListCompressDepth}
+}
+
+// RDBLimits is how loaded values are encoded and bounded.
+func (e *Engine) RDBLimits() rdb.Limits {
+	cfg := e.Config
+	return rdb.Limits{
+		HashMaxListpackEntries: cfg.HashMaxListpackEntries,
+		HashMaxListpackValue:   cfg.HashMaxListpackValue,
+		SetMaxIntsetEntries:    cfg.SetMaxIntsetEntries,
+		ZSetMaxListpackEntries: cfg.ZSetMaxListpackEntries,
+		ZSetMaxListpackValue:   cfg.ZSetMaxListpackValue,
+		MaxString:              int(min(cfg.ProtoMaxBulkLen, math.MaxInt32)),
+	}
 }

@@ -224,7 +224,7 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 	// make a later EVALSHA evict, find or miss scripts differently on
 	// this node. Such scripts are compiled into a cache of this node's.
 	cache := s.cache
-	local := c.E.repl != nil && !c.replicated()
+	local := c.E.repl != nil && !c.Replicated()
 	if local {
 		cache = s.localCache()
 	}
@@ -282,7 +282,7 @@ func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, ke
 // returns what puts it back: every node must hold the same state at the
 // same point of the log, and only this node ran this script.
 func (c *Ctx) keepLuaState(lua *luaengine.Engine) func() {
-	if c.E.repl == nil || c.replicated() {
+	if c.E.repl == nil || c.Replicated() {
 		return func() {}
 	}
 	st := lua.State()
@@ -330,7 +330,7 @@ func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bo
 // wedging them all; elsewhere none, and a script is stopped as Redis
 // stops it (busy-reply-threshold, SCRIPT KILL).
 func (c *Ctx) stepBudget() (left, budget uint64) {
-	if !c.replicated() {
+	if !c.Replicated() {
 		return 0, 0
 	}
 	// 1 rather than none once the op spent its budget: a later script

@@ -8,18 +8,11 @@ import (
 	"github.com/lockkv/lockkv/store"
 )
 
-// WAIT, WAITAOF and OBJECT.
+// WAIT and WAITAOF.
 
 var serverCommands = []*Spec{
 	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Fn: waitCmd},
 	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, Fn: waitaofCmd}, // 7.2
-	{Name: "object", Arity: -2, Sub: []*Spec{
-		{Name: "encoding", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
-		{Name: "freq", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
-		{Name: "idletime", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
-		{Name: "refcount", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
-		{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
-	}},
 }
 
 func init() { Register(serverCommands) }
@@ -279,48 +272,6 @@ func (e *Engine) waitDeadline() int64 {
 
 // OBJECT
 
-// objectLookup finds a key for OBJECT without touching its access time.
-func objectLookup(c *Ctx, key []byte) *store.Entry {
-	return c.DB.Lookup(string(key), c.Now)
-}
-
-func objectEncoding(c *Ctx, args [][]byte) {
-	e := objectLookup(c, args[2])
-	if e == nil {
-		c.W.Null()
-		return
-	}
-	c.W.BulkString(e.Value.Encoding())
-}
-
-func objectFreq(c *Ctx, args [][]byte) {
-	e := objectLookup(c, args[2])
-	if e == nil {
-		c.W.Null()
-		return
-	}
-	if !c.E.Config.LFU {
-		c.Error(ErrObjectFreqPolicy)
-		return
-	}
-	c.W.Int(c.E.lfuDecr(c.E.keyAccess(e), c.Now))
-}
-
-func objectIdletime(c *Ctx, args [][]byte) {
-	e := objectLookup(c, args[2])
-	if e == nil {
-		c.W.Null()
-		return
-	}
-	if c.E.Config.LFU {
-		c.Error(ErrObjectIdleLFU)
-		return
-	}
-	// Redis's LRU clock counts whole seconds: the idle time goes up at
-	// each second boundary.
-	c.W.Int(idleSeconds(c.E.keyAccess(e), c.Now))
-}
-
 // sharedInt reports whether v is one of the integers 0..9999 Redis shares
 // between keys (OBJ_SHARED_INTEGERS), and which: an int-encoded string
 // written canonically.
@@ -368,29 +319,3 @@ func (e *Engine) sharedAccessTime(n int) int64 {
 	}
 	return e.StartTime.UnixMilli()
 }
-
-func objectRefcount(c *Ctx, args [][]byte) {
-	e := objectLookup(c, args[2])
-	if e == nil {
-		c.W.Null()
-		return
-	}
-	c.W.Int(refcount(e.Value))
-}
-
-var objectHelpLines = []string{
-	"ENCODING <key>",
-	"    Return the kind of internal representation used in order to store the value",
-	"    associated with a <key>.",
-	"FREQ <key>",
-	"    Return the access frequency index of the <key>. The returned integer is",
-	"    proportional to the logarithm of the recent access frequency of the key.",
-	"IDLETIME <key>",
-	"    Return the idle time of the <key>, that is the approximated number of",
-	"    seconds elapsed since the last access to the key.",
-	"REFCOUNT <key>",
-	"    Return the number of references of the value associated with the specified",
-	"    <key>.",
-}
-
-func objectHelp(c *Ctx, args [][]byte) { ReplyHelp(c, "object", objectHelpLines) }

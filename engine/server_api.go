@@ -6,9 +6,10 @@ import (
 	"github.com/lockkv/lockkv/store"
 )
 
-// What the server families (package admin: CONFIG, INFO, DEBUG, MEMORY,
-// ROLE, SHUTDOWN, CLUSTER, SENTINEL, RAFT.NODE) read and do through the
-// engine. Every method runs on the command goroutine.
+// What the command families outside the engine read and do through it:
+// the server families (package admin: CONFIG, INFO, DEBUG, MEMORY, ROLE,
+// SHUTDOWN, CLUSTER, SENTINEL, RAFT.NODE) and OBJECT (package commands).
+// Every method runs on the command goroutine.
 
 // Log is the engine's logger: Logger, or a discarding one when none is
 // set.
@@ -115,3 +116,7 @@ func (e *Engine) MovedToLeader() string { return e.movedToLeader() }
 // ReplicasProgressed answers the WAITs and WAITAOFs a follower's progress
 // report satisfied (RAFT.NODE ACK).
 func (e *Engine) ReplicasProgressed() { e.waitRecheck() }
+
+// KeyFreq is OBJECT FREQ's counter of ent at now (LFU policies), decayed
+// as Redis's LFUDecrAndReturn.
+func (e *Engine) KeyFreq(ent *store.Entry, now int64) int64 { return e.lfuDecr(e.keyAccess(ent), now) }
