@@ -19,7 +19,7 @@ import (
 //	docs_sentinel70.resp3  HELLO 3, COMMAND DOCS sentinel, in Sentinel mode
 //	                       (lockkv's cluster-mode SENTINEL)
 //
-// Both are written by `go generate ./commands` (internal/gendocs), which
+// Both are written by `go generate ./admin` (internal/gendocs), which
 // starts redis-server 7.0.15 from PATH and refuses any other version. The
 // files are maps in Redis's hash-table order, which differs between
 // recordings; only the set of entries matters. The same run records

@@ -129,7 +129,7 @@ func infoClients(e *engine.Engine, b []byte, now int64) []byte {
 func infoMemory(e *engine.Engine, b []byte, now int64) []byte {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	// used_memory is what maxmemory is compared with (see evict.go): the
+	// used_memory is what maxmemory is compared with (see engine/evict.go): the
 	// live heap as of the last collection.
 	used := int64(e.UsedMemoryNow())
 	rss := int64(ms.Sys)

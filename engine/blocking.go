@@ -55,8 +55,8 @@ import (
 //
 // Ctx.Ready must be called whenever a key may now serve a blocked client:
 // elements pushed to a list or added to a zset, and keys created by RENAME,
-// MOVE or COPY (Redis's dbAdd signals every new key; keys.go does this with
-// readyIfBlockable). SWAPDB uses Engine.signalReadyAll. Ready costs nothing
+// MOVE or COPY (Redis's dbAdd signals every new key; the families do this
+// with Ctx.ReadyIfBlockable). SWAPDB signals through Ctx.SwapDB. Ready costs nothing
 // when no client is blocked and a map lookup otherwise. A ServeFunc must
 // not block; it may push (BLMOVE) and so ready further keys.
 //

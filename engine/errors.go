@@ -78,7 +78,7 @@ const (
 	ErrInvalidDBIndex2  = "ERR invalid second DB index"
 	ErrSelectNotAllowed = "ERR SELECT is not allowed in cluster mode"
 
-	// Sorted sets (zset.go).
+	// Sorted sets (commands/zset.go).
 	ErrZNaN            = "ERR resulting score is not a number (NaN)"
 	ErrZIncrPair       = "ERR INCR option supports a single increment-element pair"
 	ErrZLimitRank      = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
@@ -144,7 +144,7 @@ func sanitizeErr(s string) string {
 	}, s)
 }
 
-// Keys and strings families (keys.go, string.go).
+// Keys and strings families (commands/keys.go, commands/string.go).
 const (
 	ErrDecrOverflow = "ERR decrement would overflow"
 	// ErrUnknownTypeObject is COPY's reply for a value it cannot duplicate
@@ -158,7 +158,7 @@ const (
 	ErrLCSIdxAndLen = "ERR If you want both the length and indexes, please just use IDX."
 	ErrLCSTooLong   = "ERR String too long for LCS"
 	ErrLCSMemory    = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
-	// Bitmaps (bitops.go).
+	// Bitmaps (commands/bitops.go).
 	ErrBitOffset = "ERR bit offset is not an integer or out of range"
 	ErrBitArg    = "ERR The bit argument must be 1 or 0."
 	ErrBitopNot  = "ERR BITOP NOT must be called with a single source key."
@@ -188,7 +188,7 @@ func ErrInvalidExpireTime(name string) string {
 	return "ERR invalid expire time in '" + name + "' command"
 }
 
-// Hash and set family (hash.go, set.go).
+// Hash and set family (commands/hash.go, commands/set.go).
 const (
 	ErrNaNOrInf     = "ERR value is NaN or Infinity"
 	ErrValueRange   = "ERR value is out of range"

@@ -27,7 +27,7 @@ import (
 // Evicting lock keys (or, under volatile-*, the leases of held locks)
 // would hand out locks that are still held, and on a cluster every node
 // would have to evict the same keys at the same point of the log. So
-// CONFIG SET refuses maxmemory with any other maxmemory-policy (config.go);
+// CONFIG SET refuses maxmemory with any other maxmemory-policy (config/set.go);
 // a policy alone, without a limit, still chooses LRU or LFU access data,
 // as OBJECT reports it.
 //

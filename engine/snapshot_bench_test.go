@@ -29,7 +29,7 @@ func lockHashEngine(n int) *Engine {
 // Engine.Snapshot of a million lock hashes (ns/op is the pause) and the
 // snapshot's size (bytes/snapshot):
 //
-//	go test -run '^$' -bench SnapshotLockHashes -benchtime 5x ./commands/
+//	go test -run '^$' -bench SnapshotLockHashes -benchtime 5x ./engine/
 func BenchmarkSnapshotLockHashes(b *testing.B) {
 	e := lockHashEngine(1_000_000)
 	b.ResetTimer()

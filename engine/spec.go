@@ -93,7 +93,7 @@ type Spec struct {
 	// Tips are the command tips COMMAND INFO reports, in Redis's order.
 	Tips []string
 	// Doc is the COMMAND DOCS reply of a command Redis 7.0 lacks (Origin
-	// other than OriginRedis70); Redis's own are recorded (docs.go).
+	// other than OriginRedis70); Redis's own are recorded (admin/docs.go).
 	Doc *Doc
 	// Origin says where the command comes from: Redis 7.0 (the zero
 	// value), a later Redis, or lockkv.
