@@ -30,8 +30,9 @@ func (e *Engine) initFeatures() {
 	e.initTracking()
 }
 
-// ParseDBIndex parses a database index as MOVE and COPY do, replying with the
-// error and returning false when it is not an int or out of range.
+// ParseDBIndex parses a database index as SELECT, MOVE and COPY do,
+// replying with the error and returning false when it is not an int or
+// out of range.
 func (c *Ctx) ParseDBIndex(b []byte) (int, bool) {
 	n, ok := redisnum.ParseInt(b)
 	if !ok {
