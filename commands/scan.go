@@ -45,7 +45,7 @@ import (
 //	//    drops its value too).
 //	WriteScan(c.W, cursor, elems)
 
-// scanOptions are the parsed options of a SCAN-family command. Match and
+// ScanOptions are the parsed options of a SCAN-family command. Match and
 // Type point into the request: use them only while the command runs.
 type ScanOptions struct {
 	Count int64  // COUNT, 10 by default

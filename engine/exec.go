@@ -308,7 +308,7 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 
 // held reports whether cl waits for something that may take any time (a
 // blocking command, CLIENT PAUSE, WAIT, a promised reply), not for its own
-// Replicated op (parkKind.held).
+// replicated op (parkKind.held).
 func (cl *Client) held() bool { return cl.park.held() }
 
 type batch struct {

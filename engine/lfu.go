@@ -74,7 +74,7 @@ func (e *Engine) accessed(a, now int64) int64 {
 	return lfuData(now, e.lfuLogIncr(e.lfuDecr(a, now)))
 }
 
-// NewAccess is the access data of a value created at now (createObject).
+// newAccess is the access data of a value created at now (createObject).
 func (e *Engine) newAccess(now int64) int64 {
 	if !e.Config.LFU {
 		return now
