@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/store"
 )
@@ -25,7 +25,7 @@ import (
 func digests(tc *testCluster) []string {
 	out := make([]string, len(tc.srvs))
 	for i, s := range tc.srvs {
-		s.Do(func(e *commands.Engine) { out[i] = e.Digest() })
+		s.Do(func(e *engine.Engine) { out[i] = e.Digest() })
 	}
 	return out
 }
@@ -106,7 +106,7 @@ func TestClusterBackupRestore(t *testing.T) {
 	}
 	var deadlines []int64
 	for _, s := range tc.srvs {
-		s.Do(func(e *commands.Engine) { deadlines = append(deadlines, e.DBs[0].Peek("lock2").Expire) })
+		s.Do(func(e *engine.Engine) { deadlines = append(deadlines, e.DBs[0].Peek("lock2").Expire) })
 	}
 	if deadlines[0] == 0 || deadlines[0] != deadlines[1] || deadlines[1] != deadlines[2] {
 		t.Fatalf("RESTORE's deadline differs between nodes: %v", deadlines)
@@ -115,11 +115,11 @@ func TestClusterBackupRestore(t *testing.T) {
 	// SAVE on a follower.
 	fc := tc.client(f)
 	var before, after uint64
-	tc.srvs[f].Do(func(e *commands.Engine) { before = e.AppliedIndex() })
+	tc.srvs[f].Do(func(e *engine.Engine) { before = e.AppliedIndex() })
 	if err := fc.Save(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	tc.srvs[f].Do(func(e *commands.Engine) { after = e.AppliedIndex() })
+	tc.srvs[f].Do(func(e *engine.Engine) { after = e.AppliedIndex() })
 	path := filepath.Join(dirs[tc.peers[f].ID], "dump.rdb")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -142,7 +142,7 @@ func TestClusterBackupRestore(t *testing.T) {
 		t.Fatalf("applied index in the file %q, node's %d before SAVE, %d after", aux["lockkv-raft-applied-index"], before, after)
 	}
 	var oldID string
-	tc.srvs[f].Do(func(e *commands.Engine) { oldID = e.Cluster.Status().ClusterID })
+	tc.srvs[f].Do(func(e *engine.Engine) { oldID = e.Cluster.Status().ClusterID })
 	if aux["lockkv-raft-cluster-id"] != oldID || oldID == "" {
 		t.Fatalf("cluster id in the file %q, cluster's %q", aux["lockkv-raft-cluster-id"], oldID)
 	}
@@ -158,7 +158,7 @@ func TestClusterBackupRestore(t *testing.T) {
 		return allSame(ds) && ds[0] == digests(tc)[0]
 	})
 	var newID string
-	nc.srvs[nc.leader()].Do(func(e *commands.Engine) { newID = e.Cluster.Status().ClusterID })
+	nc.srvs[nc.leader()].Do(func(e *engine.Engine) { newID = e.Cluster.Status().ClusterID })
 	if newID == "" || newID == oldID {
 		t.Fatalf("new cluster id %q, old %q", newID, oldID)
 	}

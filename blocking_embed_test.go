@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
@@ -20,7 +20,7 @@ func waitBlockedClients(t *testing.T, srv *lockkv.Server, n int) {
 	t.Helper()
 	testutil.Eventually(t, 3*time.Second, func() error {
 		var got int
-		srv.Do(func(e *commands.Engine) { got = e.BlockedClients() })
+		srv.Do(func(e *engine.Engine) { got = e.BlockedClients() })
 		if got != n {
 			return fmt.Errorf("%d blocked clients, want %d", got, n)
 		}
@@ -38,7 +38,7 @@ func TestBlockingFastForward(t *testing.T) {
 	}
 	waitBlockedClients(t, srv, 1)
 	var timed int
-	srv.Do(func(e *commands.Engine) { timed = e.ClientsInTimeoutTable() })
+	srv.Do(func(e *engine.Engine) { timed = e.ClientsInTimeoutTable() })
 	if timed != 1 {
 		t.Fatalf("clients_in_timeout_table = %d, want 1", timed)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/replication"
@@ -80,7 +80,7 @@ func TestClusterDeterminism(t *testing.T) {
 		digests := make([]string, len(tc.srvs))
 		applied := make([]uint64, len(tc.srvs))
 		for i, s := range tc.srvs {
-			s.Do(func(e *commands.Engine) {
+			s.Do(func(e *engine.Engine) {
 				digests[i] = e.Digest()
 				applied[i] = e.Cluster.Status().AppliedIndex
 			})
@@ -93,7 +93,7 @@ func TestClusterDeterminism(t *testing.T) {
 	})
 	snaps := 0
 	for _, s := range tc.srvs {
-		s.Do(func(e *commands.Engine) {
+		s.Do(func(e *engine.Engine) {
 			if e.Cluster.Status().LastSnapshotIndex > 0 {
 				snaps++
 			}

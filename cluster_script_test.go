@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/replication"
@@ -54,7 +54,7 @@ func TestClusterScriptsDeterministic(t *testing.T) {
 	f := (l + 1) % 3
 	waitFor(t, "a snapshot on the follower", func() bool {
 		var snap uint64
-		tc.srvs[f].Do(func(e *commands.Engine) { snap = e.Cluster.Status().LastSnapshotIndex })
+		tc.srvs[f].Do(func(e *engine.Engine) { snap = e.Cluster.Status().LastSnapshotIndex })
 		return snap > 0
 	})
 	tc.stop(f)
@@ -66,7 +66,7 @@ func TestClusterScriptsDeterministic(t *testing.T) {
 	waitFor(t, "every node to hold the leader's state", func() bool {
 		var applied [3]uint64
 		for i, s := range tc.srvs {
-			s.Do(func(e *commands.Engine) {
+			s.Do(func(e *engine.Engine) {
 				digests[i] = e.Digest()
 				applied[i] = e.Cluster.Status().AppliedIndex
 			})

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
@@ -89,7 +89,7 @@ func (tc *testCluster) leader() int {
 				continue
 			}
 			var ok bool
-			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			s.Do(func(e *engine.Engine) { ok = e.IsLeader() })
 			if ok {
 				leader = i
 				return nil
@@ -148,7 +148,7 @@ func TestClusterReplicatesAndFailsOver(t *testing.T) {
 	// The old leader catches up as a follower.
 	testutil.Eventually(t, 10*time.Second, func() error {
 		var got string
-		tc.srvs[l].Do(func(e *commands.Engine) {
+		tc.srvs[l].Do(func(e *engine.Engine) {
 			if ent := e.DBs[0].Peek("k"); ent != nil {
 				if sv, ok := ent.Value.(*store.String); ok {
 					got = string(sv.B)
@@ -166,7 +166,7 @@ func TestClusterReplicatesAndFailsOver(t *testing.T) {
 // replication gates: what that node's keyspace holds.
 func (tc *testCluster) has(i int, key string) bool {
 	var ok bool
-	tc.srvs[i].Do(func(e *commands.Engine) { ok = e.DBs[0].Peek(key) != nil })
+	tc.srvs[i].Do(func(e *engine.Engine) { ok = e.DBs[0].Peek(key) != nil })
 	return ok
 }
 
@@ -246,7 +246,7 @@ func TestClusterSemantics(t *testing.T) {
 	}()
 	waitFor(t, "the BLPOP to block", func() bool {
 		var n int
-		tc.srvs[l].Do(func(e *commands.Engine) { n = e.BlockedClients() })
+		tc.srvs[l].Do(func(e *engine.Engine) { n = e.BlockedClients() })
 		return n == 1
 	})
 	if err := lc.RPush(ctx, "q", "job").Err(); err != nil {
@@ -326,7 +326,7 @@ func TestClusterSPOPSameMember(t *testing.T) {
 	}
 	set := func(i int) map[string]bool {
 		out := map[string]bool{}
-		tc.srvs[i].Do(func(e *commands.Engine) {
+		tc.srvs[i].Do(func(e *engine.Engine) {
 			if ent := e.DBs[0].Peek("s"); ent != nil {
 				ent.Value.(*store.Set).Range(func(m []byte) bool { out[string(m)] = true; return true })
 			}
@@ -357,7 +357,7 @@ func TestClusterForward(t *testing.T) {
 	l := tc.leader()
 	waitFor(t, "the registry", func() bool {
 		var ok bool
-		tc.srvs[(l+1)%3].Do(func(e *commands.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+		tc.srvs[(l+1)%3].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
 		return ok
 	})
 	fc := tc.client((l + 1) % 3)
@@ -408,7 +408,7 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 	for i := range tc.srvs {
 		waitFor(t, "the registry", func() bool {
 			var ok bool
-			tc.srvs[i].Do(func(e *commands.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+			tc.srvs[i].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
 			return ok
 		})
 	}
@@ -489,7 +489,7 @@ func TestClusterMembership(t *testing.T) {
 	defer s4.Close()
 	has4 := func(key string) bool {
 		var ok bool
-		s4.Do(func(e *commands.Engine) { ok = e.DBs[0].Peek(key) != nil })
+		s4.Do(func(e *engine.Engine) { ok = e.DBs[0].Peek(key) != nil })
 		return ok
 	}
 	if got := members(t, lc); fmt.Sprint(got) != "[n1:1 n2:1 n3:1 n4:1]" {
@@ -523,7 +523,7 @@ func TestClusterMembership(t *testing.T) {
 	}
 	c4 := redis.NewClient(&redis.Options{Addr: p.ClientAddr, MaxRetries: -1})
 	defer c4.Close()
-	if err := c4.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != commands.ErrClusterDown {
+	if err := c4.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != engine.ErrClusterDown {
 		t.Errorf("SET on the removed node: %v", err)
 	}
 	if st := infoField(t, c4, "raft_state"); st != "removed" {
@@ -595,7 +595,7 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 				continue
 			}
 			var ok bool
-			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			s.Do(func(e *engine.Engine) { ok = e.IsLeader() })
 			if ok {
 				nl = j
 				return true
@@ -624,7 +624,7 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 	}
 	waitFor(t, "the old leader to catch up as a follower", func() bool {
 		var ok bool
-		tc.srvs[l].Do(func(e *commands.Engine) { ok = !e.IsLeader() && e.DBs[0].Peek("during") != nil })
+		tc.srvs[l].Do(func(e *engine.Engine) { ok = !e.IsLeader() && e.DBs[0].Peek("during") != nil })
 		return ok
 	})
 	if err := tc.client(l).Get(ctx, "during").Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
@@ -642,7 +642,7 @@ func TestStalledMeasure(t *testing.T) {
 		t.Errorf("idle server stalled %v", d)
 	}
 	var inside time.Duration
-	s.Do(func(e *commands.Engine) {
+	s.Do(func(e *engine.Engine) {
 		time.Sleep(20 * time.Millisecond)
 		inside = s.stalled()
 	})
@@ -656,7 +656,7 @@ func TestStalledMeasure(t *testing.T) {
 		stalled  time.Duration
 	}
 	var looks []look
-	s.Do(func(e *commands.Engine) {
+	s.Do(func(e *engine.Engine) {
 		e.Config.LuaTimeLimit = 1
 		serve := e.OnBusy
 		e.OnBusy = func() {
@@ -675,12 +675,12 @@ func TestStalledMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fromLog []look
-	s.Do(func(e *commands.Engine) { fromLog, looks = looks, nil })
+	s.Do(func(e *engine.Engine) { fromLog, looks = looks, nil })
 	if err := c.EvalRO(ctx, loop+"return n", nil).Err(); err != nil {
 		t.Fatal(err)
 	}
 	var local []look
-	s.Do(func(e *commands.Engine) { local = looks })
+	s.Do(func(e *engine.Engine) { local = looks })
 	if len(fromLog) == 0 || len(local) == 0 {
 		t.Fatalf("the scripts never went busy: %d and %d looks", len(fromLog), len(local))
 	}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -19,7 +19,7 @@ import (
 type conn struct {
 	s      *Server
 	nc     net.Conn
-	client *commands.Client
+	client *engine.Client
 	ready  chan struct{}
 	// keepalive is tcp-keepalive when the client connected (seconds, 0:
 	// off); the reader applies it. Set before ready is closed.
@@ -49,7 +49,7 @@ type conn struct {
 	qbuf    atomic.Int64
 	qfree   atomic.Int64
 	// held is set with a blocked signal when the client waits for
-	// something that may take any time (see commands.Conn.Blocked).
+	// something that may take any time (see engine.Conn.Blocked).
 	held atomic.Bool
 
 	// wmu orders writes to nc between the reader (which writes its own
@@ -153,7 +153,7 @@ func (c *conn) shutdown() {
 	c.nc.Close()
 }
 
-// Deliver implements commands.Conn. Called by the command goroutine.
+// Deliver implements engine.Conn. Called by the command goroutine.
 func (c *conn) Deliver(b []byte) {
 	c.mu.Lock()
 	if c.aborted {
@@ -173,7 +173,7 @@ func (c *conn) Deliver(b []byte) {
 	}
 }
 
-// Close implements commands.Conn: pending output is written, then the
+// Close implements engine.Conn: pending output is written, then the
 // connection is closed.
 func (c *conn) Close() {
 	c.mu.Lock()
@@ -185,7 +185,7 @@ func (c *conn) Close() {
 	}
 }
 
-// Abort implements commands.Conn: the connection closes now, and output
+// Abort implements engine.Conn: the connection closes now, and output
 // not yet written is dropped (Redis's freeClientAsync). It never waits: a
 // write blocked on a peer that does not read fails at once.
 func (c *conn) Abort() {
@@ -200,13 +200,13 @@ func (c *conn) Abort() {
 	}
 }
 
-// Pending implements commands.Conn.
+// Pending implements engine.Conn.
 func (c *conn) Pending() int64 { return c.pending.Load() }
 
-// QueryBuffer implements commands.Conn.
+// QueryBuffer implements engine.Conn.
 func (c *conn) QueryBuffer() (used, free int64) { return c.qbuf.Load(), c.qfree.Load() }
 
-// Blocked implements commands.Conn.
+// Blocked implements engine.Conn.
 func (c *conn) Blocked(held bool) {
 	c.held.Store(held)
 	select {
@@ -215,10 +215,10 @@ func (c *conn) Blocked(held bool) {
 	}
 }
 
-// RemoteAddr implements commands.Conn.
+// RemoteAddr implements engine.Conn.
 func (c *conn) RemoteAddr() string { return c.nc.RemoteAddr().String() }
 
-// LocalAddr implements commands.Conn.
+// LocalAddr implements engine.Conn.
 func (c *conn) LocalAddr() string { return c.nc.LocalAddr().String() }
 
 func (c *conn) writeLoop() {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/store"
 )
@@ -26,7 +26,7 @@ func mustDo(t *testing.T, c *testutil.Conn, want string, args ...string) {
 func TestRunTFastForward(t *testing.T) {
 	srv := lockkv.RunT(t)
 	c := testutil.MustDial(t, srv.Addr())
-	srv.Do(func(e *commands.Engine) {
+	srv.Do(func(e *engine.Engine) {
 		now := e.NowMs()
 		e.DBs[0].Set("lease", store.NewString([]byte("owner")), now+30_000, now)
 		e.DBs[0].Set("forever", store.NewString([]byte("x")), 0, now)
@@ -37,7 +37,7 @@ func TestRunTFastForward(t *testing.T) {
 	srv.Clock().FastForward(2 * time.Second)
 	mustDo(t, c, "(nil)", "GET", "lease")
 	var n int
-	srv.Do(func(e *commands.Engine) { n = e.DBs[0].Len() })
+	srv.Do(func(e *engine.Engine) { n = e.DBs[0].Len() })
 	if n != 1 {
 		t.Fatalf("after the deadline %d keys remain; want 1 (the expired lease reclaimed by active expiry)", n)
 	}

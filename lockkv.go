@@ -37,7 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
 	"github.com/lockkv/lockkv/internal/rdbrestore"
 	"github.com/lockkv/lockkv/internal/redisconf"
@@ -169,7 +170,7 @@ type Setting struct {
 type Server struct {
 	cfg   Config
 	log   *slog.Logger
-	eng   *commands.Engine
+	eng   *engine.Engine
 	clock store.Clock
 	ln    net.Listener // plain TCP; nil with TLSOnly
 	tlsLn net.Listener // nil without TLS
@@ -253,7 +254,7 @@ func NewServer(cfg Config) (*Server, error) {
 	} else {
 		log = slog.New(levelHandler{cfg.Logger.Handler(), level})
 	}
-	ecfg := commands.NewConfig()
+	ecfg := config.NewConfig()
 	ecfg.LogLevel = level
 	if cfg.EnableDebugCommand != "" {
 		ecfg.EnableDebugCommand = cfg.EnableDebugCommand
@@ -285,7 +286,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log:      log,
 		level:    level,
 		clock:    cfg.Clock,
-		eng:      commands.NewEngine(ecfg, cfg.Clock),
+		eng:      engine.NewEngine(ecfg, cfg.Clock),
 		reqs:     make(chan request, 1024),
 		applies:  make(chan request, 16),
 		gathered: make([]request, 0, 64),
@@ -500,7 +501,7 @@ func (s *Server) Start() error {
 // values of the settings into ConfigFile, Redis's way.
 func (s *Server) rewriteConfig() error {
 	return redisconf.Rewrite(s.cfg.ConfigFile, s.eng.Config.RewriteLines(), func(name string) (string, redisconf.Kind) {
-		if opt, ok := commands.SettingName(name); ok {
+		if opt, ok := config.SettingName(name); ok {
 			return opt, redisconf.Option
 		}
 		if opt, ok := s.cfg.ConfigDirectives[name]; ok {
@@ -535,7 +536,7 @@ func (cfg *Config) check() error {
 		{"enable-debug-command", cfg.EnableDebugCommand},
 		{"enable-protected-configs", cfg.EnableProtectedConfigs},
 	} {
-		if v.v != "" && !commands.ValidProtectedAction(v.v) {
+		if v.v != "" && !config.ValidProtectedAction(v.v) {
 			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", v.name, v.v)
 		}
 	}
@@ -545,9 +546,9 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("lockkv: bad protected-mode %q: want yes or no", cfg.ProtectedMode)
 	}
 	switch cfg.ReadMode {
-	case "", commands.ReadLinearizable, commands.ReadLease, commands.ReadStale:
+	case "", config.ReadLinearizable, config.ReadLease, config.ReadStale:
 	default:
-		return fmt.Errorf("lockkv: bad read mode %q: want %s, %s or %s", cfg.ReadMode, commands.ReadLinearizable, commands.ReadLease, commands.ReadStale)
+		return fmt.Errorf("lockkv: bad read mode %q: want %s, %s or %s", cfg.ReadMode, config.ReadLinearizable, config.ReadLease, config.ReadStale)
 	}
 	switch cfg.TLSAuthClients {
 	case "", "yes", "optional", "no":
@@ -677,11 +678,11 @@ func (s *Server) TLSAddr() string {
 
 // Do runs fn on the command goroutine, between commands, and waits for it.
 // It is how embedding code and tests touch the keyspace directly.
-func (s *Server) Do(fn func(e *commands.Engine)) { s.run(fn) }
+func (s *Server) Do(fn func(e *engine.Engine)) { s.run(fn) }
 
 // run runs fn on the command goroutine like Do; it reports false when the
 // server stopped before fn could run.
-func (s *Server) run(fn func(e *commands.Engine)) bool {
+func (s *Server) run(fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
@@ -694,7 +695,7 @@ func (s *Server) run(fn func(e *commands.Engine)) bool {
 
 // runWithin is run waiting at most timeout for fn to be taken up and
 // to finish; false when it was not (fn may still run later).
-func (s *Server) runWithin(timeout time.Duration, fn func(e *commands.Engine)) bool {
+func (s *Server) runWithin(timeout time.Duration, fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -991,7 +992,7 @@ func (s *Server) handle(r request) {
 			// Redis's clientAcceptHandler: the explanation, then close;
 			// counted as rejected, not as a connection.
 			s.eng.Stats.RejectedConns++
-			r.c.Deliver([]byte("-" + commands.ErrProtectedMode + "\r\n"))
+			r.c.Deliver([]byte("-" + engine.ErrProtectedMode + "\r\n"))
 			r.c.Close()
 			close(r.c.ready)
 			return
@@ -1001,7 +1002,7 @@ func (s *Server) handle(r request) {
 		if len(s.eng.Clients()) > s.eng.Config.MaxClients {
 			s.eng.Stats.RejectedConns++
 			w := s.eng.Writer(r.c.client)
-			w.Error(commands.ErrMaxClients)
+			w.Error(engine.ErrMaxClients)
 			r.c.client.CloseAfterReply = true
 		}
 		close(r.c.ready)
@@ -1063,7 +1064,7 @@ func (s *Server) submit(r request) bool {
 // cronNow asks the command goroutine to run its periodic work now (after a
 // test moved the clock).
 func (s *Server) cronNow() {
-	s.Do(func(e *commands.Engine) { e.Cron() })
+	s.Do(func(e *engine.Engine) { e.Cron() })
 }
 
 // loadRDBThroughLog is LoadRDB on a cluster node: when this node leads
@@ -1081,7 +1082,7 @@ func (s *Server) loadRDBThroughLog(path string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var leads, elsewhere, empty bool
-		if !s.run(func(e *commands.Engine) {
+		if !s.run(func(e *engine.Engine) {
 			leads = e.IsLeader()
 			if l, ok := e.Cluster.Leader(); ok && !l.Self {
 				elsewhere = true

@@ -13,7 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/admin"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
@@ -340,7 +341,7 @@ func TestIdleTimeout(t *testing.T) {
 	idle.expect("+PONG")
 	sub := dialRaw(t, srv.Addr())
 	for n := 0; n < 3; {
-		srv.Do(func(e *commands.Engine) { n = len(e.Clients()) })
+		srv.Do(func(e *engine.Engine) { n = len(e.Clients()) })
 	}
 	srv.Clock().FastForward(5 * time.Second)
 	admin.send("PING\r\n") // admin stays active
@@ -362,18 +363,18 @@ func TestIdleTimeout(t *testing.T) {
 func TestClientPauseWithTestClock(t *testing.T) {
 	srv := lockkv.RunT(t)
 	srv.Clock().Freeze()
-	admin := dialRaw(t, srv.Addr())
-	admin.send("CLIENT PAUSE 60000 WRITE\r\n")
-	admin.expect("+OK")
+	pauser := dialRaw(t, srv.Addr())
+	pauser.send("CLIENT PAUSE 60000 WRITE\r\n")
+	pauser.expect("+OK")
 	w := dialRaw(t, srv.Addr())
 	w.send("SET paused 1\r\nGET paused\r\n")
 	r := dialRaw(t, srv.Addr())
 	r.send("GET paused\r\n")
 	r.expect("$-1") // reads go on
 	var blocked int
-	srv.Do(func(e *commands.Engine) {
+	srv.Do(func(e *engine.Engine) {
 		for _, cl := range e.Clients() {
-			if strings.Contains(e.Info(e.NowMs(), "clients"), "blocked_clients:1") {
+			if strings.Contains(admin.Info(e, e.NowMs(), "clients"), "blocked_clients:1") {
 				blocked = 1
 			}
 			_ = cl

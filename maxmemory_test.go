@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // TestClusterMaxmemoryDecidedByLeader: on a cluster the leader decides,
@@ -36,14 +36,14 @@ func TestClusterMaxmemoryDecidedByLeader(t *testing.T) {
 	if err := lc.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := lc.Set(ctx, "b", "1", 0).Err(); err == nil || err.Error() != commands.ErrOOM {
-		t.Fatalf("SET over maxmemory: %v, want %q", err, commands.ErrOOM)
+	if err := lc.Set(ctx, "b", "1", 0).Err(); err == nil || err.Error() != engine.ErrOOM {
+		t.Fatalf("SET over maxmemory: %v, want %q", err, engine.ErrOOM)
 	}
 	if err := lc.Eval(ctx, "redis.call('del','a'); return redis.call('set','c','1')", nil).Err(); err != nil {
 		t.Fatalf("script that deletes first: %v", err)
 	}
 	err := lc.Eval(ctx, "return redis.call('set','d','1')", nil).Err()
-	if err == nil || !strings.HasPrefix(err.Error(), commands.ErrOOM+" script: ") {
+	if err == nil || !strings.HasPrefix(err.Error(), engine.ErrOOM+" script: ") {
 		t.Fatalf("script writing first: %v, want the OOM error", err)
 	}
 	if err := lc.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
@@ -62,7 +62,7 @@ func TestClusterMaxmemoryDecidedByLeader(t *testing.T) {
 	}
 	var digests []string
 	for _, s := range tc.srvs {
-		s.Do(func(e *commands.Engine) { digests = append(digests, e.Digest()) })
+		s.Do(func(e *engine.Engine) { digests = append(digests, e.Digest()) })
 	}
 	if digests[0] != digests[1] || digests[0] != digests[2] {
 		t.Fatalf("nodes differ: %v", digests)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
@@ -128,9 +128,9 @@ func TestMembershipAddChecks(t *testing.T) {
 	refuses("ERR invalid Raft address 'notanaddr': want host:port", "ADD", "n6", "notanaddr", "alsonot")
 	refuses("ERR invalid client address 'alsonot': want host:port", "ADD", "n6", "127.0.0.1:7000", "alsonot")
 	refuses("ERR invalid Raft address '127.0.0.1:0': want host:port", "ADD", "n6", "127.0.0.1:0", "127.0.0.1:7000")
-	refuses("ERR invalid node ID: "+commands.NodeIDRule, "ADD", "a b", "127.0.0.1:7000", "127.0.0.1:7001")
-	refuses("ERR invalid node ID: "+commands.NodeIDRule, "ADD", "", "127.0.0.1:7000", "127.0.0.1:7001")
-	refuses("ERR invalid node ID: "+commands.NodeIDRule, "ADD", strings.Repeat("x", 256), "127.0.0.1:7000", "127.0.0.1:7001")
+	refuses("ERR invalid node ID: "+engine.NodeIDRule, "ADD", "a b", "127.0.0.1:7000", "127.0.0.1:7001")
+	refuses("ERR invalid node ID: "+engine.NodeIDRule, "ADD", "", "127.0.0.1:7000", "127.0.0.1:7001")
+	refuses("ERR invalid node ID: "+engine.NodeIDRule, "ADD", strings.Repeat("x", 256), "127.0.0.1:7000", "127.0.0.1:7001")
 	refuses("ERR syntax error", "ADD", "n6", "127.0.0.1:7000", "127.0.0.1:7001", "MAYBE")
 	// Nothing there, or no such host.
 	nobody := testnet.FreeAddr(t)
@@ -140,7 +140,7 @@ func TestMembershipAddChecks(t *testing.T) {
 	refuses("ERR refusing to add n6: Raft address "+tc.peers[1].RaftAddr+" is member n2's", "ADD", "n6", tc.peers[1].RaftAddr, "127.0.0.1:7001")
 	refuses("ERR refusing to add n2: it is already a member with Raft address "+tc.peers[1].RaftAddr, "ADD", "n2", "127.0.0.1:7000", "127.0.0.1:7001")
 	refuses("ERR no such node 'nosuch' in the cluster", "REMOVE", "nosuch")
-	refuses("ERR invalid node ID: "+commands.NodeIDRule, "REMOVE", "no\r\nsuch")
+	refuses("ERR invalid node ID: "+engine.NodeIDRule, "REMOVE", "no\r\nsuch")
 
 	// A node that is another one than named.
 	_, p5 := newNode(t, "n5", nil)
@@ -342,7 +342,7 @@ func TestMembershipRemoveLeader(t *testing.T) {
 	if st := infoField(t, oc, "raft_state"); st != "removed" {
 		t.Errorf("the old leader's raft_state = %q", st)
 	}
-	if err := oc.Set(ctx, "k", "x", 0).Err(); err == nil || err.Error() != commands.ErrClusterDown {
+	if err := oc.Set(ctx, "k", "x", 0).Err(); err == nil || err.Error() != engine.ErrClusterDown {
 		t.Errorf("SET on the removed node: %v", err)
 	}
 	old.Close()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/lockscripts"
 	"github.com/lockkv/lockkv/metrics"
 )
@@ -126,7 +126,7 @@ func TestMetricsStandalone(t *testing.T) {
 	// A command goroutine held past the scrape's bound: the scrape still
 	// answers, says so, and /ready is 503.
 	release := make(chan struct{})
-	go srv.Do(func(*commands.Engine) { <-release })
+	go srv.Do(func(*engine.Engine) { <-release })
 	time.Sleep(50 * time.Millisecond) // let Do take the goroutine
 	code, body = httpGet(t, ma, "/ready")
 	page2 := ""

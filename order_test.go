@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // serverConn returns the server's side of the client connection nc.
@@ -63,7 +63,7 @@ func TestLoopRunsByArrival(t *testing.T) {
 		// Hold the loop, hand over the PUBLISH first and the SUBSCRIBE
 		// that arrived before it second, then let the loop go.
 		held, release := make(chan struct{}), make(chan struct{})
-		go s.Do(func(*commands.Engine) { close(held); <-release })
+		go s.Do(func(*engine.Engine) { close(held); <-release })
 		<-held
 		now := time.Now().UnixNano()
 		s.submit(batch(pub, now, "PUBLISH", "ch", "x"))

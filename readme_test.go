@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // commandList renders the command table as README lists it: every command
@@ -14,7 +14,7 @@ import (
 // subcommands in table order.
 func commandList(clusterOnly bool) (string, int) {
 	var items []string
-	for _, s := range commands.All() {
+	for _, s := range engine.All() {
 		if s.ClusterOnly != clusterOnly {
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/replication"
 )
@@ -312,7 +312,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 	fi := (l + 1) % n
 	waitFor(t, "the registry on the follower", func() bool {
 		var ok bool
-		tc.srvs[fi].Do(func(e *commands.Engine) { m, has := e.Cluster.Leader(); ok = has && m.ClientAddr != "" })
+		tc.srvs[fi].Do(func(e *engine.Engine) { m, has := e.Cluster.Leader(); ok = has && m.ClientAddr != "" })
 		return ok
 	})
 	fc := f.tlsClient(t, tc.peers[fi].ClientAddr, f.client)
@@ -336,7 +336,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 	defer s4.Close()
 	waitFor(t, "n4 to join over TLS and hold the data", func() bool {
 		var ok bool
-		s4.Do(func(e *commands.Engine) { ok = e.DBs[0].Peek("k") != nil })
+		s4.Do(func(e *engine.Engine) { ok = e.DBs[0].Peek("k") != nil })
 		return ok
 	})
 }

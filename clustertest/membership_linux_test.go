@@ -14,7 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
@@ -133,7 +133,7 @@ func TestLoneNodeWaitsToBeAdded(t *testing.T) {
 			t.Fatalf("a lone node without --bootstrap: state %s, term %s, leader %q", m["raft_state"], m["raft_term"], m["raft_leader_id"])
 		}
 	}
-	if err := lc.Set(ctx, "lock", "mine", 0).Err(); err == nil || err.Error() != commands.ErrClusterDown {
+	if err := lc.Set(ctx, "lock", "mine", 0).Err(); err == nil || err.Error() != engine.ErrClusterDown {
 		t.Fatalf("SET on the lone node: %v", err)
 	}
 	if !strings.Contains(lone.log(), "it waits to be added to a cluster (RAFT.NODE ADD on the leader)") {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/raftforge"
 	"github.com/lockkv/lockkv/internal/testcerts"
 	"github.com/lockkv/lockkv/internal/testutil"
@@ -113,8 +113,8 @@ func TestRaftPortSecured(t *testing.T) {
 					})},
 				)
 			}
-			forged := replication.EncodeEntry(&replication.Entry{Time: time.Now().UnixMilli(), Ops: []commands.Op{{
-				Kind: commands.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte("lockA"), []byte("attacker")}},
+			forged := replication.EncodeEntry(&replication.Entry{Time: time.Now().UnixMilli(), Ops: []engine.Op{{
+				Kind: engine.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte("lockA"), []byte("attacker")}},
 			}}})
 			for _, a := range attackers {
 				fg, err := raftforge.New(a.dial)

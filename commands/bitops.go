@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -11,29 +13,29 @@ import (
 
 // Bitmap commands on strings: Redis's bitops.c.
 
-var bitCommands = []*Spec{
-	{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: getbit},
-	{Name: "setbit", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"bitmap"}, Fn: setbit},
-	{Name: "bitcount", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitcount},
-	{Name: "bitpos", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitpos},
-	{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}, {Flags: KeyRO | KeyAccess, Pos: 3, LastKey: -1, KeyStep: 1}}, ACL: []string{"bitmap"}, Fn: bitop},
-	{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Notes: "This command allows both access and modification of the key", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"bitmap"}, GetKeyFlags: bitfieldKeyFlags, Fn: bitfield},
-	{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitfieldRO},
+var bitCommands = []*engine.Spec{
+	{Name: "getbit", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"bitmap"}, Fn: getbit},
+	{Name: "setbit", Arity: 4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"bitmap"}, Fn: setbit},
+	{Name: "bitcount", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitcount},
+	{Name: "bitpos", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitpos},
+	{Name: "bitop", Arity: -4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{{Flags: engine.KeyOW | engine.KeyUpdate, Pos: 2, KeyStep: 1}, {Flags: engine.KeyRO | engine.KeyAccess, Pos: 3, LastKey: -1, KeyStep: 1}}, ACL: []string{"bitmap"}, Fn: bitop},
+	{Name: "bitfield", Arity: -2, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{{Notes: "This command allows both access and modification of the key", Flags: engine.KeyRW | engine.KeyAccess | engine.KeyUpdate | engine.KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"bitmap"}, GetKeyFlags: bitfieldKeyFlags, Fn: bitfield},
+	{Name: "bitfield_ro", Arity: -2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"bitmap"}, Fn: bitfieldRO},
 }
 
-func init() { Register(bitCommands) }
+func init() { engine.Register(bitCommands) }
 
 // ---- bitmap helpers ----
 
 // bitOffset parses a bit offset as getBitOffsetFromArgument: a
 // non-negative integer whose byte is below proto-max-bulk-len.
-func (c *Ctx) bitOffset(b []byte) (uint64, bool) {
-	return c.bitOffsetHash(b, 0)
+func bitOffset(c *engine.Ctx, b []byte) (uint64, bool) {
+	return bitOffsetHash(c, b, 0)
 }
 
 // bitOffsetHash is bitOffset that also accepts BITFIELD's "#n" form,
 // meaning n*bits, when bits > 0.
-func (c *Ctx) bitOffsetHash(b []byte, bits int) (uint64, bool) {
+func bitOffsetHash(c *engine.Ctx, b []byte, bits int) (uint64, bool) {
 	hash := len(b) > 1 && b[0] == '#' && bits > 0
 	if hash {
 		b = b[1:]
@@ -43,7 +45,7 @@ func (c *Ctx) bitOffsetHash(b []byte, bits int) (uint64, bool) {
 		n *= int64(bits) // wraps like Redis's long long multiply
 	}
 	if !ok || n < 0 || n>>3 >= c.E.Config.ProtoMaxBulkLen {
-		c.Error(ErrBitOffset)
+		c.Error(engine.ErrBitOffset)
 		return 0, false
 	}
 	return uint64(n), true
@@ -133,12 +135,12 @@ func findBit(p []byte, lo, hi int64, bit byte) int64 {
 
 // ---- handlers ----
 
-func getbit(c *Ctx, args [][]byte) {
-	off, ok := c.bitOffset(args[2])
+func getbit(c *engine.Ctx, args [][]byte) {
+	off, ok := bitOffset(c, args[2])
 	if !ok {
 		return
 	}
-	s, ok := c.lookupString(args[1])
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -149,14 +151,14 @@ func getbit(c *Ctx, args [][]byte) {
 	c.W.Int(int64(bitAt(s.B, int64(off))))
 }
 
-func setbit(c *Ctx, args [][]byte) {
-	off, ok := c.bitOffset(args[2])
+func setbit(c *engine.Ctx, args [][]byte) {
+	off, ok := bitOffset(c, args[2])
 	if !ok {
 		return
 	}
 	on, ok := redisnum.ParseInt(args[3])
 	if !ok || on&^1 != 0 {
-		c.Error(ErrBitValue)
+		c.Error(engine.ErrBitValue)
 		return
 	}
 	key := args[1]
@@ -166,7 +168,7 @@ func setbit(c *Ctx, args [][]byte) {
 	dirty := false
 	if e == nil {
 		s = &store.String{B: make([]byte, byteIdx+1), Raw: true}
-		c.setKey(key, s, nil, false)
+		setKey(c, key, s, nil, false)
 		dirty = true
 	} else {
 		if s, ok = e.Value.(*store.String); !ok {
@@ -186,7 +188,7 @@ func setbit(c *Ctx, args [][]byte) {
 		if e != nil {
 			c.Modified(key)
 		}
-		c.Notify(NotifyString, "setbit", key)
+		c.Notify(config.NotifyString, "setbit", key)
 	}
 	c.W.Int(int64(old))
 }
@@ -204,8 +206,8 @@ func growZero(b []byte, n int64) []byte {
 	return nb
 }
 
-func bitcount(c *Ctx, args [][]byte) {
-	s, ok := c.lookupString(args[1])
+func bitcount(c *engine.Ctx, args [][]byte) {
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -221,12 +223,12 @@ func bitcount(c *Ctx, args [][]byte) {
 	case 4, 5:
 		start, ok := redisnum.ParseInt(args[2])
 		if !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		end, ok := redisnum.ParseInt(args[3])
 		if !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		isBit := false
@@ -237,7 +239,7 @@ func bitcount(c *Ctx, args [][]byte) {
 				isBit = true
 			case cstr.EqualFold(u, "byte"):
 			default:
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 		}
@@ -247,7 +249,7 @@ func bitcount(c *Ctx, args [][]byte) {
 		}
 		lo, hi = bitRange(start, end, strlen, isBit)
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if lo > hi {
@@ -257,18 +259,18 @@ func bitcount(c *Ctx, args [][]byte) {
 	c.W.Int(popcount(s.B, lo, hi))
 }
 
-func bitpos(c *Ctx, args [][]byte) {
+func bitpos(c *engine.Ctx, args [][]byte) {
 	b, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if b != 0 && b != 1 {
-		c.Error(ErrBitArg)
+		c.Error(engine.ErrBitArg)
 		return
 	}
 	bit := byte(b)
-	s, ok := c.lookupString(args[1])
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -289,7 +291,7 @@ func bitpos(c *Ctx, args [][]byte) {
 	case 4, 5, 6:
 		start, ok := redisnum.ParseInt(args[3])
 		if !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		isBit := false
@@ -300,14 +302,14 @@ func bitpos(c *Ctx, args [][]byte) {
 				isBit = true
 			case cstr.EqualFold(u, "byte"):
 			default:
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 		}
 		var end int64
 		if len(args) >= 5 {
 			if end, ok = redisnum.ParseInt(args[4]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			endGiven = true
@@ -318,7 +320,7 @@ func bitpos(c *Ctx, args [][]byte) {
 		}
 		lo, hi = bitRange(start, end, strlen, isBit)
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if lo > hi {
@@ -333,7 +335,7 @@ func bitpos(c *Ctx, args [][]byte) {
 	c.W.Int(pos)
 }
 
-func bitop(c *Ctx, args [][]byte) {
+func bitop(c *engine.Ctx, args [][]byte) {
 	op := cstr.CString(args[1])
 	const (
 		opAnd = iota
@@ -352,17 +354,17 @@ func bitop(c *Ctx, args [][]byte) {
 	case cstr.EqualFold(op, "not"):
 		kind = opNot
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if kind == opNot && len(args) != 4 {
-		c.Error(ErrBitopNot)
+		c.Error(engine.ErrBitopNot)
 		return
 	}
 	srcs := make([][]byte, len(args)-3)
 	maxlen := 0
 	for i, k := range args[3:] {
-		s, ok := c.lookupString(k)
+		s, ok := lookupString(c, k)
 		if !ok {
 			return
 		}
@@ -375,7 +377,7 @@ func bitop(c *Ctx, args [][]byte) {
 	if maxlen == 0 {
 		if c.DB.Delete(string(dst)) {
 			c.Modified(dst)
-			c.Notify(NotifyGeneric, "del", dst)
+			c.Notify(config.NotifyGeneric, "del", dst)
 		}
 		c.W.Int(0)
 		return
@@ -406,8 +408,8 @@ func bitop(c *Ctx, args [][]byte) {
 		}
 		res[j] = x
 	}
-	c.setKey(dst, &store.String{B: res, Raw: true}, c.LookupWrite(dst), false)
-	c.Notify(NotifyString, "set", dst)
+	setKey(c, dst, &store.String{B: res, Raw: true}, c.LookupWrite(dst), false)
+	c.Notify(config.NotifyString, "set", dst)
 	c.W.Int(int64(maxlen))
 }
 
@@ -435,16 +437,16 @@ type bitfieldOp struct {
 }
 
 // bitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63).
-func (c *Ctx) bitfieldType(b []byte) (signed bool, bits int, ok bool) {
+func bitfieldType(c *engine.Ctx, b []byte) (signed bool, bits int, ok bool) {
 	b = cstr.CString(b)
 	if len(b) == 0 || (b[0] != 'i' && b[0] != 'u') {
-		c.Error(ErrBitfieldType)
+		c.Error(engine.ErrBitfieldType)
 		return false, 0, false
 	}
 	signed = b[0] == 'i'
 	n, ok := redisnum.ParseInt(b[1:])
 	if !ok || n < 1 || (signed && n > 64) || (!signed && n > 63) {
-		c.Error(ErrBitfieldType)
+		c.Error(engine.ErrBitfieldType)
 		return false, 0, false
 	}
 	return signed, int(n), true
@@ -545,10 +547,10 @@ func signedOverflow(value, incr int64, bits int, ow int) (overflow bool, limit i
 	return false, 0
 }
 
-func bitfield(c *Ctx, args [][]byte)   { bitfieldGeneric(c, args, false) }
-func bitfieldRO(c *Ctx, args [][]byte) { bitfieldGeneric(c, args, true) }
+func bitfield(c *engine.Ctx, args [][]byte)   { bitfieldGeneric(c, args, false) }
+func bitfieldRO(c *engine.Ctx, args [][]byte) { bitfieldGeneric(c, args, true) }
 
-func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
+func bitfieldGeneric(c *engine.Ctx, args [][]byte, ro bool) {
 	var ops []bitfieldOp
 	ow := bfWrap
 	readonly := true
@@ -575,19 +577,19 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			case cstr.EqualFold(t, "fail"):
 				ow = bfFail
 			default:
-				c.Error(ErrBitfieldOverflow)
+				c.Error(engine.ErrBitfieldOverflow)
 				return
 			}
 			continue
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
-		signed, bits, ok := c.bitfieldType(args[j+1])
+		signed, bits, ok := bitfieldType(c, args[j+1])
 		if !ok {
 			return
 		}
-		off, ok := c.bitOffsetHash(args[j+2], bits)
+		off, ok := bitOffsetHash(c, args[j+2], bits)
 		if !ok {
 			return
 		}
@@ -598,7 +600,7 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 				highest = hi
 			}
 			if i64, ok = redisnum.ParseInt(args[j+3]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 		}
@@ -614,12 +616,12 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 	var e *store.Entry
 	if readonly {
 		var ok bool
-		if s, ok = c.lookupString(key); !ok {
+		if s, ok = lookupString(c, key); !ok {
 			return
 		}
 	} else {
 		if ro {
-			c.Error(ErrBitfieldRO)
+			c.Error(engine.ErrBitfieldRO)
 			return
 		}
 		byteIdx := int64(highest >> 3)
@@ -628,8 +630,8 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 			// Created even if every operation fails; signalled below only
 			// if something was written, as Redis does.
 			s = &store.String{B: make([]byte, byteIdx+1), Raw: true}
-			c.DB.Set(string(key), s, 0, c.newAccess())
-			c.notifyNew(key)
+			c.DB.Set(string(key), s, 0, c.NewAccess())
+			notifyNew(c, key)
 		} else {
 			var ok bool
 			if s, ok = e.Value.(*store.String); !ok {
@@ -716,13 +718,13 @@ func bitfieldGeneric(c *Ctx, args [][]byte, ro bool) {
 	}
 	if changes > 0 {
 		c.Modified(key)
-		c.Notify(NotifyString, "setbit", key)
+		c.Notify(config.NotifyString, "setbit", key)
 	}
 }
 
 // bitfieldKeyFlags is Redis's bitfieldGetKeys: read-only when every
 // operation is a GET (OVERFLOW aside); a syntax error counts as a write.
-func bitfieldKeyFlags(args [][]byte, pos int) KeyFlag {
+func bitfieldKeyFlags(args [][]byte, pos int) engine.KeyFlag {
 	for i := 2; i < len(args); i++ {
 		rem := len(args) - i - 1
 		a := cstr.CString(args[i])
@@ -730,12 +732,12 @@ func bitfieldKeyFlags(args [][]byte, pos int) KeyFlag {
 		case cstr.EqualFold(a, "get") && rem >= 2:
 			i += 2
 		case (cstr.EqualFold(a, "set") || cstr.EqualFold(a, "incrby")) && rem >= 3:
-			return KeyRW | KeyAccess | KeyUpdate
+			return engine.KeyRW | engine.KeyAccess | engine.KeyUpdate
 		case cstr.EqualFold(a, "overflow") && rem >= 1:
 			i++
 		default:
-			return KeyRW | KeyAccess | KeyUpdate
+			return engine.KeyRW | engine.KeyAccess | engine.KeyUpdate
 		}
 	}
-	return KeyRO | KeyAccess
+	return engine.KeyRO | engine.KeyAccess
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -16,42 +18,44 @@ import (
 // and HSET on one-field hashes are the hot path: they allocate nothing
 // beyond the stored strings (see store.Hash).
 
-var hashCommands = []*Spec{
-	{Name: "hset", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"hash"}, Fn: hset},
-	{Name: "hsetnx", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"hash"}, Fn: hsetnx},
-	{Name: "hget", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Fn: hget},
-	{Name: "hmset", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"hash"}, Fn: hmset},
-	{Name: "hmget", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Fn: hmget},
-	{Name: "hincrby", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrby},
-	{Name: "hincrbyfloat", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrbyfloat},
-	{Name: "hdel", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"hash"}, Fn: hdel},
-	{Name: "hlen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hlen},
-	{Name: "hstrlen", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hstrlen},
-	{Name: "hkeys", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hkeys},
-	{Name: "hvals", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hvals},
-	{Name: "hgetall", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, ScriptSort: SortPairs, Tips: []string{"nondeterministic_output_order"}, Fn: hgetall},
-	{Name: "hexists", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"hash"}, Fn: hexists},
-	{Name: "hscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hscan},
-	{Name: "hrandfield", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hrandfield},
+var hashCommands = []*engine.Spec{
+	{Name: "hset", Arity: -4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"hash"}, Fn: hset},
+	{Name: "hsetnx", Arity: 4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"hash"}, Fn: hsetnx},
+	{Name: "hget", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, Fn: hget},
+	{Name: "hmset", Arity: -4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"hash"}, Fn: hmset},
+	{Name: "hmget", Arity: -3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, Fn: hmget},
+	{Name: "hincrby", Arity: 4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrby},
+	{Name: "hincrbyfloat", Arity: 4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"hash"}, Fn: hincrbyfloat},
+	{Name: "hdel", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"hash"}, Fn: hdel},
+	{Name: "hlen", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"hash"}, Fn: hlen},
+	{Name: "hstrlen", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"hash"}, Fn: hstrlen},
+	{Name: "hkeys", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hkeys},
+	{Name: "hvals", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: hvals},
+	{Name: "hgetall", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, ScriptSort: engine.SortPairs, Tips: []string{"nondeterministic_output_order"}, Fn: hgetall},
+	{Name: "hexists", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"hash"}, Fn: hexists},
+	{Name: "hscan", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hscan},
+	{Name: "hrandfield", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"hash"}, Tips: []string{"nondeterministic_output"}, Fn: hrandfield},
 }
 
-func init() { Register(hashCommands) }
+func init() { engine.Register(hashCommands) }
 
 // ---- hash helpers ----
 
 // readHash returns key's hash for reading: h == nil with ok when the key is
 // missing; ok == false after replying WRONGTYPE.
-func readHash(c *Ctx, key []byte) (*store.Hash, bool) { return lookupAs[*store.Hash](c, key, false) }
+func readHash(c *engine.Ctx, key []byte) (*store.Hash, bool) {
+	return engine.LookupAs[*store.Hash](c, key, false)
+}
 
 // writeHash is Redis's hashTypeLookupWriteOrCreate: the key's hash, or a
 // new empty one added to the keyspace (firing "new"); nil after replying
 // WRONGTYPE.
-func writeHash(c *Ctx, key []byte) *store.Hash {
+func writeHash(c *engine.Ctx, key []byte) *store.Hash {
 	e := c.LookupWrite(key)
 	if e == nil {
 		h := store.NewHash()
-		c.DB.Set(string(key), h, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", key)
+		c.DB.Set(string(key), h, 0, c.NewAccess())
+		c.Notify(config.NotifyNew, "new", key)
 		return h
 	}
 	if h, ok := e.Value.(*store.Hash); ok {
@@ -61,28 +65,28 @@ func writeHash(c *Ctx, key []byte) *store.Hash {
 	return nil
 }
 
-func (c *Ctx) hashSet(h *store.Hash, field, value []byte) bool {
+func hashSet(c *engine.Ctx, h *store.Hash, field, value []byte) bool {
 	cfg := c.E.Config
 	return h.Set(field, value, cfg.HashMaxListpackEntries, cfg.HashMaxListpackValue)
 }
 
 // rnd is the engine's randomness as the store's sampling functions take it.
-func (c *Ctx) rnd() func(n uint64) uint64 { return c.E.Rand.Uint64N }
+func rnd(c *engine.Ctx) func(n uint64) uint64 { return c.E.Rand.Uint64N }
 
 // ---- hash commands ----
 
 // hset is HSET and HMSET (which replies +OK).
 // hset answers the number of fields created.
-func hset(c *Ctx, args [][]byte) { hsetGeneric(c, args, false) }
+func hset(c *engine.Ctx, args [][]byte) { hsetGeneric(c, args, false) }
 
 // hmset is HSET answering +OK.
-func hmset(c *Ctx, args [][]byte) { hsetGeneric(c, args, true) }
+func hmset(c *engine.Ctx, args [][]byte) { hsetGeneric(c, args, true) }
 
 // hsetGeneric is hsetCommand: it sets the field/value pairs, answers, then
 // signals the change, as Redis does.
-func hsetGeneric(c *Ctx, args [][]byte, replyOK bool) {
+func hsetGeneric(c *engine.Ctx, args [][]byte, replyOK bool) {
 	if len(args)%2 == 1 {
-		c.Error(ErrWrongArgs(c.Spec.Name))
+		c.Error(engine.ErrWrongArgs(c.Spec.Name))
 		return
 	}
 	h := writeHash(c, args[1])
@@ -91,7 +95,7 @@ func hsetGeneric(c *Ctx, args [][]byte, replyOK bool) {
 	}
 	created := 0
 	for i := 2; i < len(args); i += 2 {
-		if c.hashSet(h, args[i], args[i+1]) {
+		if hashSet(c, h, args[i], args[i+1]) {
 			created++
 		}
 	}
@@ -101,10 +105,10 @@ func hsetGeneric(c *Ctx, args [][]byte, replyOK bool) {
 		c.W.Int(int64(created))
 	}
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hset", args[1])
+	c.Notify(config.NotifyHash, "hset", args[1])
 }
 
-func hsetnx(c *Ctx, args [][]byte) {
+func hsetnx(c *engine.Ctx, args [][]byte) {
 	h := writeHash(c, args[1])
 	if h == nil {
 		return
@@ -113,13 +117,13 @@ func hsetnx(c *Ctx, args [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	c.hashSet(h, args[2], args[3])
+	hashSet(c, h, args[2], args[3])
 	c.W.Int(1)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hset", args[1])
+	c.Notify(config.NotifyHash, "hset", args[1])
 }
 
-func hget(c *Ctx, args [][]byte) {
+func hget(c *engine.Ctx, args [][]byte) {
 	h, ok := readHash(c, args[1])
 	if !ok {
 		return
@@ -133,7 +137,7 @@ func hget(c *Ctx, args [][]byte) {
 	c.W.Null()
 }
 
-func hmget(c *Ctx, args [][]byte) {
+func hmget(c *engine.Ctx, args [][]byte) {
 	h, ok := readHash(c, args[1])
 	if !ok {
 		return
@@ -150,10 +154,10 @@ func hmget(c *Ctx, args [][]byte) {
 	}
 }
 
-func hincrby(c *Ctx, args [][]byte) {
+func hincrby(c *engine.Ctx, args [][]byte) {
 	incr, ok := redisnum.ParseInt(args[3])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	h := writeHash(c, args[1])
@@ -163,21 +167,21 @@ func hincrby(c *Ctx, args [][]byte) {
 	var value int64
 	if v, found := h.Get(args[2]); found {
 		if value, ok = redisnum.ParseInt(v); !ok {
-			c.Error(ErrHashNotInt)
+			c.Error(engine.ErrHashNotInt)
 			return
 		}
 	}
 	if (incr < 0 && value < 0 && incr < minInt64-value) ||
 		(incr > 0 && value > 0 && incr > maxInt64-value) {
-		c.Error(ErrOverflow)
+		c.Error(engine.ErrOverflow)
 		return
 	}
 	value += incr
 	var buf [24]byte
-	c.hashSet(h, args[2], strconv.AppendInt(buf[:0], value, 10))
+	hashSet(c, h, args[2], strconv.AppendInt(buf[:0], value, 10))
 	c.W.Int(value)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hincrby", args[1])
+	c.Notify(config.NotifyHash, "hincrby", args[1])
 }
 
 const (
@@ -185,14 +189,14 @@ const (
 	minInt64 = -1 << 63
 )
 
-func hincrbyfloat(c *Ctx, args [][]byte) {
+func hincrbyfloat(c *engine.Ctx, args [][]byte) {
 	incr, ok := longdouble.Parse(args[3])
 	if !ok {
-		c.Error(ErrNotFloat)
+		c.Error(engine.ErrNotFloat)
 		return
 	}
 	if longdouble.IsInf(incr) {
-		c.Error(ErrNaNOrInf)
+		c.Error(engine.ErrNaNOrInf)
 		return
 	}
 	h := writeHash(c, args[1])
@@ -202,23 +206,23 @@ func hincrbyfloat(c *Ctx, args [][]byte) {
 	value := longdouble.FromInt(0)
 	if v, found := h.Get(args[2]); found {
 		if value, ok = longdouble.Parse(v); !ok {
-			c.Error(ErrHashNotFloat)
+			c.Error(engine.ErrHashNotFloat)
 			return
 		}
 	}
 	sum, ok := longdouble.Add(value, incr)
 	if !ok {
-		c.Error(ErrIncrNaNInf)
+		c.Error(engine.ErrIncrNaNInf)
 		return
 	}
 	out := longdouble.AppendHuman(nil, sum)
-	c.hashSet(h, args[2], out)
+	hashSet(c, h, args[2], out)
 	c.W.Bulk(out)
 	c.Modified(args[1])
-	c.Notify(NotifyHash, "hincrbyfloat", args[1])
+	c.Notify(config.NotifyHash, "hincrbyfloat", args[1])
 }
 
-func hdel(c *Ctx, args [][]byte) {
+func hdel(c *engine.Ctx, args [][]byte) {
 	e := c.LookupWrite(args[1])
 	if e == nil {
 		c.W.Int(0)
@@ -242,15 +246,15 @@ func hdel(c *Ctx, args [][]byte) {
 	}
 	if deleted > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifyHash, "hdel", args[1])
+		c.Notify(config.NotifyHash, "hdel", args[1])
 		if removed {
-			c.Notify(NotifyGeneric, "del", args[1])
+			c.Notify(config.NotifyGeneric, "del", args[1])
 		}
 	}
 	c.W.Int(int64(deleted))
 }
 
-func hlen(c *Ctx, args [][]byte) {
+func hlen(c *engine.Ctx, args [][]byte) {
 	h, ok := readHash(c, args[1])
 	if !ok {
 		return
@@ -262,7 +266,7 @@ func hlen(c *Ctx, args [][]byte) {
 	c.W.Int(int64(h.Len()))
 }
 
-func hstrlen(c *Ctx, args [][]byte) {
+func hstrlen(c *engine.Ctx, args [][]byte) {
 	h, ok := readHash(c, args[1])
 	if !ok {
 		return
@@ -275,7 +279,7 @@ func hstrlen(c *Ctx, args [][]byte) {
 	c.W.Int(int64(n))
 }
 
-func hexists(c *Ctx, args [][]byte) {
+func hexists(c *engine.Ctx, args [][]byte) {
 	h, ok := readHash(c, args[1])
 	if !ok {
 		return
@@ -293,7 +297,7 @@ const (
 )
 
 // hgetallGeneric is Redis's genericHgetallCommand.
-func hgetallGeneric(c *Ctx, key []byte, what int) {
+func hgetallGeneric(c *engine.Ctx, key []byte, what int) {
 	h, ok := readHash(c, key)
 	if !ok {
 		return
@@ -321,26 +325,26 @@ func hgetallGeneric(c *Ctx, key []byte, what int) {
 	})
 }
 
-func hkeys(c *Ctx, args [][]byte)   { hgetallGeneric(c, args[1], hgetKeys) }
-func hvals(c *Ctx, args [][]byte)   { hgetallGeneric(c, args[1], hgetVals) }
-func hgetall(c *Ctx, args [][]byte) { hgetallGeneric(c, args[1], hgetKeys|hgetVals) }
+func hkeys(c *engine.Ctx, args [][]byte)   { hgetallGeneric(c, args[1], hgetKeys) }
+func hvals(c *engine.Ctx, args [][]byte)   { hgetallGeneric(c, args[1], hgetVals) }
+func hgetall(c *engine.Ctx, args [][]byte) { hgetallGeneric(c, args[1], hgetKeys|hgetVals) }
 
 // parseRandCount parses the count of HRANDFIELD/SRANDMEMBER as Redis's
 // getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
-func parseRandCount(c *Ctx, b []byte) (int64, bool) {
+func parseRandCount(c *engine.Ctx, b []byte) (int64, bool) {
 	n, ok := redisnum.ParseInt(b)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return 0, false
 	}
 	if n == minInt64 {
-		c.Error(ErrLongMaxRange)
+		c.Error(engine.ErrLongMaxRange)
 		return 0, false
 	}
 	return n, true
 }
 
-func hrandfield(c *Ctx, args [][]byte) {
+func hrandfield(c *engine.Ctx, args [][]byte) {
 	if len(args) >= 3 {
 		l, ok := parseRandCount(c, args[2])
 		if !ok {
@@ -348,12 +352,12 @@ func hrandfield(c *Ctx, args [][]byte) {
 		}
 		withValues := false
 		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(args[3], "withvalues")) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		} else if len(args) == 4 {
 			withValues = true
 			if l < -maxInt64/2 || l > maxInt64/2 {
-				c.Error(ErrValueRange)
+				c.Error(engine.ErrValueRange)
 				return
 			}
 		}
@@ -368,12 +372,12 @@ func hrandfield(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	if c.replicated() {
+	if c.Replicated() {
 		fs, _ := stableHashPairs(h)
 		c.W.Bulk(fs[c.E.Rand.Uint64N(uint64(len(fs)))])
 		return
 	}
-	f, _ := h.Random(c.rnd())
+	f, _ := h.Random(rnd(c))
 	c.W.Bulk(f)
 }
 
@@ -407,7 +411,7 @@ func hashPairs(h *store.Hash) (fs, vs [][]byte) {
 	return fs, vs
 }
 
-func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
+func hrandfieldCount(c *engine.Ctx, key []byte, l int64, withValues bool) {
 	e := c.Lookup(key)
 	if e == nil {
 		c.W.Array(0)
@@ -445,8 +449,8 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 			c.W.Bulk(v)
 		}
 	}
-	rnd := c.rnd()
-	if c.replicated() {
+	rnd := rnd(c)
+	if c.Replicated() {
 		// Layout-independent: the same CASEs over the pairs in field order.
 		fs, vs := stableHashPairs(h)
 		if uniq {
@@ -513,7 +517,7 @@ func hrandfieldCount(c *Ctx, key []byte, l int64, withValues bool) {
 	}
 }
 
-func hscan(c *Ctx, args [][]byte) {
+func hscan(c *engine.Ctx, args [][]byte) {
 	scanElements(c, args, 2, func(h *store.Hash, cursor uint64, count int64, add func(...[]byte)) uint64 {
 		collect := func(f, v []byte) { add(f, v) }
 		if h.Encoding() != "hashtable" {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -13,129 +15,71 @@ import (
 
 // Generic key commands: Redis's db.c and expire.c.
 
-var keyCommands = []*Spec{
-	{Name: "del", Arity: -2, Flags: Write, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
-	{Name: "unlink", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{{Flags: KeyRM | KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
-	{Name: "exists", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: exists},
-	{Name: "type", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"keyspace"}, Fn: typeCmd},
-	{Name: "keys", Arity: 2, Flags: ReadOnly, ACL: []string{"keyspace", "dangerous"}, ScriptSort: SortElements, Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Fn: keysCmd},
-	{Name: "scan", Arity: -2, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output", "request_policy:special"}, Fn: scan},
-	{Name: "rename", Arity: 3, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: rename},
-	{Name: "renamenx", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyOW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: renamenx},
-	{Name: "move", Arity: 3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: move},
-	{Name: "copy", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Flags: KeyOW | KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: copyCmd},
-	{Name: "dbsize", Arity: 1, Flags: ReadOnly | Fast, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Fn: dbsize},
-	{Name: "flushdb", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushdb},
-	{Name: "flushall", Arity: -1, Flags: Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushall},
-	{Name: "swapdb", Arity: 3, Flags: Write | Fast, ACL: []string{"keyspace", "dangerous"}, Fn: swapdb},
-	{Name: "randomkey", Arity: 1, Flags: ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Fn: randomkey},
-	{Name: "expire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expire},
-	{Name: "pexpire", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpire},
-	{Name: "expireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expireat},
-	{Name: "pexpireat", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpireat},
-	{Name: "ttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: ttl},
-	{Name: "pttl", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: pttl},
-	{Name: "expiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: expiretime},
-	{Name: "pexpiretime", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"keyspace"}, Fn: pexpiretime},
-	{Name: "persist", Arity: 2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"keyspace"}, Fn: persist},
-	{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: touch},
+var keyCommands = []*engine.Spec{
+	{Name: "del", Arity: -2, Flags: engine.Write, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRM | engine.KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "unlink", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRM | engine.KeyDelete, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: del},
+	{Name: "exists", Arity: -2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: exists},
+	{Name: "type", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"keyspace"}, Fn: typeCmd},
+	{Name: "keys", Arity: 2, Flags: engine.ReadOnly, ACL: []string{"keyspace", "dangerous"}, ScriptSort: engine.SortElements, Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Fn: keysCmd},
+	{Name: "scan", Arity: -2, Flags: engine.ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output", "request_policy:special"}, Fn: scan},
+	{Name: "rename", Arity: 3, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyOW | engine.KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: rename},
+	{Name: "renamenx", Arity: 3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyOW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: renamenx},
+	{Name: "move", Arity: 3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: move},
+	{Name: "copy", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess), {Flags: engine.KeyOW | engine.KeyUpdate, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Fn: copyCmd},
+	{Name: "dbsize", Arity: 1, Flags: engine.ReadOnly | engine.Fast, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Fn: dbsize},
+	{Name: "flushdb", Arity: -1, Flags: engine.Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushdb},
+	{Name: "flushall", Arity: -1, Flags: engine.Write, ACL: []string{"keyspace", "dangerous"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: flushall},
+	{Name: "swapdb", Arity: 3, Flags: engine.Write | engine.Fast, ACL: []string{"keyspace", "dangerous"}, Fn: swapdb},
+	{Name: "randomkey", Arity: 1, Flags: engine.ReadOnly, ACL: []string{"keyspace"}, Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Fn: randomkey},
+	{Name: "expire", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expire},
+	{Name: "pexpire", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpire},
+	{Name: "expireat", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: expireat},
+	{Name: "pexpireat", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: pexpireat},
+	{Name: "ttl", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: ttl},
+	{Name: "pttl", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: pttl},
+	{Name: "expiretime", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Fn: expiretime},
+	{Name: "pexpiretime", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Fn: pexpiretime},
+	{Name: "persist", Arity: 2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"keyspace"}, Fn: persist},
+	{Name: "touch", Arity: -2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Fn: touch},
 }
 
-func init() { Register(keyCommands) }
+func init() { engine.Register(keyCommands) }
 
 // ---- key helpers ----
 
-// lookupNoTouch returns a live key without updating its access time
-// (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, TTL...).
-func (c *Ctx) lookupNoTouch(key []byte) *store.Entry {
-	e := c.DB.Lookup(string(key), c.Now)
-	if e == nil {
-		c.readMiss(key)
-		return nil
-	}
-	c.E.Stats.KeyspaceHits++
-	return e
-}
-
-// lookupWriteIn is LookupWrite against database db: an expired key is
-// reclaimed first, firing "expired" in that database.
-func (c *Ctx) lookupWriteIn(db int, key string) *store.Entry {
-	d := c.E.DBs[db]
-	if d.DeleteIfExpired(key, c.Now) {
-		c.E.keyExpired(db, key)
-	}
-	e := d.Lookup(key, c.Now)
-	if e != nil {
-		c.touchKey(e) // lookupKeyWrite
-	}
-	return e
-}
-
 // notifyNew fires the "new" event Redis's dbAdd fires whenever a key is
 // created (class 'n', off unless asked for explicitly).
-func (c *Ctx) notifyNew(key []byte) { c.Notify(NotifyNew, "new", key) }
-
-// readyIfBlockable is the signalKeyAsReady of Redis's dbAdd: a list or
-// sorted set that appears under key may serve clients blocked on it.
-func (c *Ctx) readyIfBlockable(db int, key string, v store.Value) {
-	if t := v.Type(); t == store.TypeList || t == store.TypeZSet {
-		c.E.signalReady(db, key)
-	}
-}
-
-// modifiedIn is Modified for a key of database db without counting a
-// write (for the second key of RENAME and MOVE, which Redis counts once).
-func (c *Ctx) modifiedIn(db int, key string) { c.E.signalModified(db, key) }
-
-// dbIndex parses a database index as MOVE and COPY do, replying with the
-// error and returning false when it is not an int or out of range.
-func (c *Ctx) dbIndex(b []byte) (int, bool) {
-	n, ok := redisnum.ParseInt(b)
-	if !ok {
-		c.Error(ErrNotInt)
-		return 0, false
-	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		c.Error(ErrIntRange)
-		return 0, false
-	}
-	id := int(n)
-	if id < 0 || id >= len(c.E.DBs) {
-		c.Error(ErrDBIndex)
-		return 0, false
-	}
-	return id, true
-}
+func notifyNew(c *engine.Ctx, key []byte) { c.Notify(config.NotifyNew, "new", key) }
 
 // ---- handlers, in Redis doc order ----
 
 // del is DEL and UNLINK (lockkv frees synchronously either way).
-func del(c *Ctx, args [][]byte) {
+func del(c *engine.Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.liveForWrite(key) == nil {
+		if c.ExpireIfNeeded(key) == nil {
 			continue
 		}
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		n++
 	}
 	c.W.Int(n)
 }
 
-func exists(c *Ctx, args [][]byte) {
+func exists(c *engine.Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
-		if c.lookupNoTouch(key) != nil {
+		if c.LookupNoTouch(key) != nil {
 			n++
 		}
 	}
 	c.W.Int(n)
 }
 
-func typeCmd(c *Ctx, args [][]byte) {
-	e := c.lookupNoTouch(args[1])
+func typeCmd(c *engine.Ctx, args [][]byte) {
+	e := c.LookupNoTouch(args[1])
 	if e == nil {
 		c.W.Status("none")
 		return
@@ -143,7 +87,7 @@ func typeCmd(c *Ctx, args [][]byte) {
 	c.W.Status(e.Value.Type().String())
 }
 
-func keysCmd(c *Ctx, args [][]byte) {
+func keysCmd(c *engine.Ctx, args [][]byte) {
 	pat := args[1]
 	all := glob.MatchAll(pat)
 	var out []string
@@ -156,12 +100,12 @@ func keysCmd(c *Ctx, args [][]byte) {
 	c.W.StringArray(out)
 }
 
-func scan(c *Ctx, args [][]byte) {
-	cursor, ok := c.ScanCursor(args[1])
+func scan(c *engine.Ctx, args [][]byte) {
+	cursor, ok := scanCursor(c, args[1])
 	if !ok {
 		return
 	}
-	opts, ok := c.ScanOptions(args[2:], true)
+	opts, ok := scanOptions(c, args[2:], true)
 	if !ok {
 		return
 	}
@@ -193,9 +137,9 @@ func scan(c *Ctx, args [][]byte) {
 // next cursor and the keys the step visits (MATCH and TYPE not applied).
 // A replicated server steps through the keys in their stable order, so
 // that every node visits the same ones (stableScan).
-func scanKeys(c *Ctx, cursor uint64, count int64) (uint64, []string) {
+func scanKeys(c *engine.Ctx, cursor uint64, count int64) (uint64, []string) {
 	var keys []string
-	if c.replicated() {
+	if c.Replicated() {
 		c.DB.Range(func(key string, _ *store.Entry) bool {
 			keys = append(keys, key)
 			return true
@@ -210,12 +154,12 @@ func scanKeys(c *Ctx, cursor uint64, count int64) (uint64, []string) {
 	return cursor, keys
 }
 
-func renameGeneric(c *Ctx, args [][]byte, nx bool) {
+func renameGeneric(c *engine.Ctx, args [][]byte, nx bool) {
 	src, dst := args[1], args[2]
 	same := string(src) == string(dst)
 	e := c.LookupWrite(src)
 	if e == nil {
-		c.Error(ErrNoSuchKey)
+		c.Error(engine.ErrNoSuchKey)
 		return
 	}
 	if same {
@@ -228,22 +172,22 @@ func renameGeneric(c *Ctx, args [][]byte, nx bool) {
 	}
 	v, expire, access := e.Value, e.Expire, e.Access
 	d := string(dst)
-	if c.lookupWriteIn(c.C.DB, d) != nil {
+	if c.LookupWriteIn(c.C.DB, d) != nil {
 		if nx {
 			c.W.Int(0)
 			return
 		}
 		c.DB.Delete(d)
 	}
-	ne := c.DB.Set(d, v, expire, c.newAccess())
+	ne := c.DB.Set(d, v, expire, c.NewAccess())
 	ne.Access = access
-	c.readyIfBlockable(c.C.DB, d, v)
-	c.notifyNew(dst)
+	c.ReadyIfBlockable(c.C.DB, d, v)
+	notifyNew(c, dst)
 	c.DB.Delete(string(src))
 	c.Modified(src)
-	c.modifiedIn(c.C.DB, d)
-	c.Notify(NotifyGeneric, "rename_from", src)
-	c.Notify(NotifyGeneric, "rename_to", dst)
+	c.ModifiedIn(c.C.DB, d)
+	c.Notify(config.NotifyGeneric, "rename_from", src)
+	c.Notify(config.NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -251,17 +195,17 @@ func renameGeneric(c *Ctx, args [][]byte, nx bool) {
 	}
 }
 
-func rename(c *Ctx, args [][]byte)   { renameGeneric(c, args, false) }
-func renamenx(c *Ctx, args [][]byte) { renameGeneric(c, args, true) }
+func rename(c *engine.Ctx, args [][]byte)   { renameGeneric(c, args, false) }
+func renamenx(c *engine.Ctx, args [][]byte) { renameGeneric(c, args, true) }
 
-func move(c *Ctx, args [][]byte) {
-	dbid, ok := c.dbIndex(args[2])
+func move(c *engine.Ctx, args [][]byte) {
+	dbid, ok := c.ParseDBIndex(args[2])
 	if !ok {
 		return
 	}
 	src := c.C.DB
 	if dbid == src {
-		c.Error(ErrSameObject)
+		c.Error(engine.ErrSameObject)
 		return
 	}
 	key := string(args[1])
@@ -270,23 +214,23 @@ func move(c *Ctx, args [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	if c.lookupWriteIn(dbid, key) != nil {
+	if c.LookupWriteIn(dbid, key) != nil {
 		c.W.Int(0)
 		return
 	}
-	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.newAccess())
+	ne := c.E.DBs[dbid].Set(key, e.Value, e.Expire, c.NewAccess())
 	ne.Access = e.Access
-	c.readyIfBlockable(dbid, key, e.Value)
-	c.E.notify(dbid, NotifyNew, "new", key)
+	c.ReadyIfBlockable(dbid, key, e.Value)
+	c.NotifyIn(dbid, config.NotifyNew, "new", key)
 	c.DB.Delete(key)
 	c.Modified(args[1])
-	c.modifiedIn(dbid, key)
-	c.Notify(NotifyGeneric, "move_from", args[1])
-	c.E.notify(dbid, NotifyGeneric, "move_to", key)
+	c.ModifiedIn(dbid, key)
+	c.Notify(config.NotifyGeneric, "move_from", args[1])
+	c.NotifyIn(dbid, config.NotifyGeneric, "move_to", key)
 	c.W.Int(1)
 }
 
-func copyCmd(c *Ctx, args [][]byte) {
+func copyCmd(c *engine.Ctx, args [][]byte) {
 	dbid := c.C.DB
 	replace := false
 	for j := 3; j < len(args); j++ {
@@ -294,20 +238,20 @@ func copyCmd(c *Ctx, args [][]byte) {
 		case cstr.EqualFold(cstr.CString(args[j]), "replace"):
 			replace = true
 		case cstr.EqualFold(cstr.CString(args[j]), "db") && j+1 < len(args):
-			id, ok := c.dbIndex(args[j+1])
+			id, ok := c.ParseDBIndex(args[j+1])
 			if !ok {
 				return
 			}
 			dbid = id
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	src, dst := args[1], args[2]
 	if dbid == c.C.DB && string(src) == string(dst) {
-		c.Error(ErrSameObject)
+		c.Error(engine.ErrSameObject)
 		return
 	}
 	e := c.Lookup(src)
@@ -316,14 +260,14 @@ func copyCmd(c *Ctx, args [][]byte) {
 		return
 	}
 	d := string(dst)
-	exists := c.lookupWriteIn(dbid, d) != nil
+	exists := c.LookupWriteIn(dbid, d) != nil
 	if exists && !replace {
 		c.W.Int(0)
 		return
 	}
 	cl, ok := e.Value.(store.Cloner)
 	if !ok {
-		c.Error(ErrUnknownTypeObject)
+		c.Error(engine.ErrUnknownTypeObject)
 		return
 	}
 	ddb := c.E.DBs[dbid]
@@ -331,99 +275,69 @@ func copyCmd(c *Ctx, args [][]byte) {
 		ddb.Delete(d)
 	}
 	nv := cl.Clone()
-	ddb.Set(d, nv, e.Expire, c.newAccess())
-	c.readyIfBlockable(dbid, d, nv)
-	c.E.notify(dbid, NotifyNew, "new", d)
+	ddb.Set(d, nv, e.Expire, c.NewAccess())
+	c.ReadyIfBlockable(dbid, d, nv)
+	c.NotifyIn(dbid, config.NotifyNew, "new", d)
 	c.E.Stats.Dirty++
-	c.modifiedIn(dbid, d)
-	c.E.notify(dbid, NotifyGeneric, "copy_to", d)
+	c.ModifiedIn(dbid, d)
+	c.NotifyIn(dbid, config.NotifyGeneric, "copy_to", d)
 	c.W.Int(1)
 }
 
-func dbsize(c *Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
+func dbsize(c *engine.Ctx, args [][]byte) { c.W.Int(int64(c.DB.Len())) }
 
 // flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC.
-func flushArgs(c *Ctx, args [][]byte) bool {
+func flushArgs(c *engine.Ctx, args [][]byte) bool {
 	if len(args) == 1 || (len(args) == 2 && (cstr.EqualFold(cstr.CString(args[1]), "sync") || cstr.EqualFold(cstr.CString(args[1]), "async"))) {
 		return true
 	}
-	c.Error(ErrSyntax)
+	c.Error(engine.ErrSyntax)
 	return false
 }
 
-// flushDB empties database db. Callers first call SignalFlushedDB, which
-// breaks the WATCH of keys that go and invalidates client-side caches.
-func (e *Engine) flushDB(db int) int {
-	d := e.DBs[db]
-	n := d.Len()
-	d.Flush()
-	return n
-}
-
-func flushdb(c *Ctx, args [][]byte) {
+func flushdb(c *engine.Ctx, args [][]byte) {
 	if !flushArgs(c, args) {
 		return
 	}
-	c.SignalFlushedDB(c.C.DB)
-	c.E.Stats.Dirty += int64(c.E.flushDB(c.C.DB))
+	c.E.Stats.Dirty += int64(c.FlushDB(c.C.DB))
 	c.W.OK()
 }
 
-func flushall(c *Ctx, args [][]byte) {
+func flushall(c *engine.Ctx, args [][]byte) {
 	if !flushArgs(c, args) {
 		return
 	}
-	c.SignalFlushedDB(-1)
-	n := 0
-	for i := range c.E.DBs {
-		n += c.E.flushDB(i)
-	}
+	n := c.FlushAll()
 	c.E.Stats.Dirty += int64(n) + 1
 	c.W.OK()
 }
 
-func swapdb(c *Ctx, args [][]byte) {
+func swapdb(c *engine.Ctx, args [][]byte) {
 	a, ok := redisnum.ParseInt32(args[1])
 	if !ok {
-		c.Error(ErrInvalidDBIndex)
+		c.Error(engine.ErrInvalidDBIndex)
 		return
 	}
 	b, ok := redisnum.ParseInt32(args[2])
 	if !ok {
-		c.Error(ErrInvalidDBIndex2)
+		c.Error(engine.ErrInvalidDBIndex2)
 		return
 	}
 	n := len(c.E.DBs)
 	if a < 0 || a >= n || b < 0 || b >= n {
-		c.Error(ErrDBIndex)
+		c.Error(engine.ErrDBIndex)
 		return
 	}
 	if a != b {
-		da, db := c.E.DBs[a], c.E.DBs[b]
-		c.SignalSwapDB(a, b)
-		da.Swap(db)
-		c.E.signalReadyAll(a)
-		c.E.signalReadyAll(b)
+		c.SwapDB(a, b)
 	}
 	c.E.Stats.Dirty++
 	c.W.OK()
 }
 
-// signalReadyAll marks every list and sorted set of database db as ready,
-// so clients blocked on a key that SWAPDB brought in are served (Redis's
-// scanDatabaseForReadyKeys).
-func (e *Engine) signalReadyAll(db int) {
-	e.DBs[db].Range(func(key string, en *store.Entry) bool {
-		if t := en.Value.Type(); t == store.TypeList || t == store.TypeZSet {
-			e.signalReady(db, key)
-		}
-		return true
-	})
-}
-
-func randomkey(c *Ctx, args [][]byte) {
+func randomkey(c *engine.Ctx, args [][]byte) {
 	rnd := func(n uint64) uint64 { return c.E.Rand.Uint64N(n) }
-	if c.replicated() {
+	if c.Replicated() {
 		// Every node must name the same key although their keyspace tables
 		// differ in layout: the live key with the smallest seeded hash
 		// (O(keys), only inside replicated scripts and transactions).
@@ -487,7 +401,7 @@ const (
 
 // expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: when is
 // base + args[2] in seconds (unitSec) or milliseconds.
-func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
+func expireGeneric(c *engine.Ctx, args [][]byte, base int64, unitSec bool) {
 	var flags int
 	for _, opt := range args[3:] {
 		o := cstr.CString(opt)
@@ -501,32 +415,32 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 		case cstr.EqualFold(o, "lt"):
 			flags |= expireLT
 		default:
-			c.Error(ErrUnsupportedOption(opt))
+			c.Error(engine.ErrUnsupportedOption(opt))
 			return
 		}
 	}
 	if flags&expireNX != 0 && flags&(expireXX|expireGT|expireLT) != 0 {
-		c.Error(ErrInvalidExpireNX)
+		c.Error(engine.ErrInvalidExpireNX)
 		return
 	}
 	if flags&expireGT != 0 && flags&expireLT != 0 {
-		c.Error(ErrInvalidExpireGL)
+		c.Error(engine.ErrInvalidExpireGL)
 		return
 	}
 	when, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if unitSec {
 		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+			c.Error(engine.ErrInvalidExpireTime(c.Spec.FullName()))
 			return
 		}
 		when *= 1000
 	}
 	if when > math.MaxInt64-base {
-		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		c.Error(engine.ErrInvalidExpireTime(c.Spec.FullName()))
 		return
 	}
 	when += base
@@ -550,25 +464,25 @@ func expireGeneric(c *Ctx, args [][]byte, base int64, unitSec bool) {
 	if when <= c.Now {
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		c.W.Int(1)
 		return
 	}
 	c.DB.SetExpire(string(key), when)
 	c.W.Int(1)
 	c.Modified(key)
-	c.Notify(NotifyGeneric, "expire", key)
+	c.Notify(config.NotifyGeneric, "expire", key)
 }
 
-func expire(c *Ctx, args [][]byte)    { expireGeneric(c, args, c.Now, true) }
-func pexpire(c *Ctx, args [][]byte)   { expireGeneric(c, args, c.Now, false) }
-func expireat(c *Ctx, args [][]byte)  { expireGeneric(c, args, 0, true) }
-func pexpireat(c *Ctx, args [][]byte) { expireGeneric(c, args, 0, false) }
+func expire(c *engine.Ctx, args [][]byte)    { expireGeneric(c, args, c.Now, true) }
+func pexpire(c *engine.Ctx, args [][]byte)   { expireGeneric(c, args, c.Now, false) }
+func expireat(c *engine.Ctx, args [][]byte)  { expireGeneric(c, args, 0, true) }
+func pexpireat(c *engine.Ctx, args [][]byte) { expireGeneric(c, args, 0, false) }
 
 // ttlGeneric is TTL, PTTL, EXPIRETIME and PEXPIRETIME: -2 for a missing
 // key, -1 without a deadline.
-func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
-	e := c.lookupNoTouch(key)
+func ttlGeneric(c *engine.Ctx, key []byte, ms, abs bool) {
+	e := c.LookupNoTouch(key)
 	if e == nil {
 		c.W.Int(-2)
 		return
@@ -590,12 +504,12 @@ func ttlGeneric(c *Ctx, key []byte, ms, abs bool) {
 	c.W.Int(t)
 }
 
-func ttl(c *Ctx, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
-func pttl(c *Ctx, args [][]byte)        { ttlGeneric(c, args[1], true, false) }
-func expiretime(c *Ctx, args [][]byte)  { ttlGeneric(c, args[1], false, true) }
-func pexpiretime(c *Ctx, args [][]byte) { ttlGeneric(c, args[1], true, true) }
+func ttl(c *engine.Ctx, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
+func pttl(c *engine.Ctx, args [][]byte)        { ttlGeneric(c, args[1], true, false) }
+func expiretime(c *engine.Ctx, args [][]byte)  { ttlGeneric(c, args[1], false, true) }
+func pexpiretime(c *engine.Ctx, args [][]byte) { ttlGeneric(c, args[1], true, true) }
 
-func persist(c *Ctx, args [][]byte) {
+func persist(c *engine.Ctx, args [][]byte) {
 	e := c.LookupWrite(args[1])
 	if e == nil || e.Expire == 0 {
 		c.W.Int(0)
@@ -603,11 +517,11 @@ func persist(c *Ctx, args [][]byte) {
 	}
 	c.DB.SetExpire(string(args[1]), 0)
 	c.Modified(args[1])
-	c.Notify(NotifyGeneric, "persist", args[1])
+	c.Notify(config.NotifyGeneric, "persist", args[1])
 	c.W.Int(1)
 }
 
-func touch(c *Ctx, args [][]byte) {
+func touch(c *engine.Ctx, args [][]byte) {
 	n := int64(0)
 	for _, key := range args[1:] {
 		if c.Touch(key) != nil {

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -8,32 +10,32 @@ import (
 
 // List commands, following Redis 7.0's t_list.c.
 
-var listCommands = []*Spec{
-	{Name: "lpush", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: lpush},
-	{Name: "rpush", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: rpush},
-	{Name: "lpushx", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: lpushx},
-	{Name: "rpushx", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: rpushx},
-	{Name: "lpop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"list"}, Fn: lpop},
-	{Name: "rpop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"list"}, Fn: rpop},
-	{Name: "llen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"list"}, Fn: llen},
-	{Name: "lindex", Arity: 3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lindex},
-	{Name: "lrange", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lrange},
-	{Name: "lset", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"list"}, Fn: lset},
-	{Name: "lrem", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"list"}, Fn: lrem},
-	{Name: "ltrim", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"list"}, Fn: ltrim},
-	{Name: "linsert", Arity: 5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"list"}, Fn: linsert},
-	{Name: "lpos", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"list"}, Fn: lpos},
-	{Name: "lmove", Arity: 5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmove},
-	{Name: "rpoplpush", Arity: 3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: rpoplpush},
-	{Name: "lmpop", Arity: -4, Flags: Write, Keys: lmpopKeys(1), KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmpop},
-	{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blpop},
-	{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpop},
-	{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmove},
-	{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpoplpush},
-	{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Keys: lmpopKeys(2), KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmpop},
+var listCommands = []*engine.Spec{
+	{Name: "lpush", Arity: -3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"list"}, Fn: lpush},
+	{Name: "rpush", Arity: -3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"list"}, Fn: rpush},
+	{Name: "lpushx", Arity: -3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"list"}, Fn: lpushx},
+	{Name: "rpushx", Arity: -3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"list"}, Fn: rpushx},
+	{Name: "lpop", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"list"}, Fn: lpop},
+	{Name: "rpop", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"list"}, Fn: rpop},
+	{Name: "llen", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"list"}, Fn: llen},
+	{Name: "lindex", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"list"}, Fn: lindex},
+	{Name: "lrange", Arity: 4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"list"}, Fn: lrange},
+	{Name: "lset", Arity: 4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"list"}, Fn: lset},
+	{Name: "lrem", Arity: 4, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"list"}, Fn: lrem},
+	{Name: "ltrim", Arity: 4, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"list"}, Fn: ltrim},
+	{Name: "linsert", Arity: 5, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"list"}, Fn: linsert},
+	{Name: "lpos", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"list"}, Fn: lpos},
+	{Name: "lmove", Arity: 5, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyRW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmove},
+	{Name: "rpoplpush", Arity: 3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyRW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: rpoplpush},
+	{Name: "lmpop", Arity: -4, Flags: engine.Write, Keys: lmpopKeys(1), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: lmpop},
+	{Name: "blpop", Arity: -3, Flags: engine.Write | engine.NoScript | engine.Blocking, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blpop},
+	{Name: "brpop", Arity: -3, Flags: engine.Write | engine.NoScript | engine.Blocking, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpop},
+	{Name: "blmove", Arity: 6, Flags: engine.Write | engine.DenyOOM | engine.NoScript | engine.Blocking, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyRW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmove},
+	{Name: "brpoplpush", Arity: 4, Flags: engine.Write | engine.DenyOOM | engine.NoScript | engine.Blocking, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyRW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"list"}, Fn: brpoplpush},
+	{Name: "blmpop", Arity: -5, Flags: engine.Write | engine.Blocking, Keys: lmpopKeys(2), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 2, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"list"}, Fn: blmpop},
 }
 
-func init() { Register(listCommands) }
+func init() { engine.Register(listCommands) }
 
 // ---- list helpers ----
 
@@ -61,22 +63,22 @@ func lmpopKeys(numkeysIdx int) func(args [][]byte) []int {
 
 // listLookupWrite returns key's list for writing: (nil, true) when the key
 // is missing, (nil, false) after replying WRONGTYPE.
-func (c *Ctx) listLookupWrite(key []byte) (*store.List, bool) {
-	return lookupAs[*store.List](c, key, true)
+func listLookupWrite(c *engine.Ctx, key []byte) (*store.List, bool) {
+	return engine.LookupAs[*store.List](c, key, true)
 }
 
 // listLookupRead is listLookupWrite for reading.
-func (c *Ctx) listLookupRead(key []byte) (*store.List, bool) {
-	return lookupAs[*store.List](c, key, false)
+func listLookupRead(c *engine.Ctx, key []byte) (*store.List, bool) {
+	return engine.LookupAs[*store.List](c, key, false)
 }
 
 // listCreate adds an empty list under key as Redis's dbAdd does: blocked
 // clients are signalled and "new" fires.
-func (c *Ctx) listCreate(key []byte) *store.List {
+func listCreate(c *engine.Ctx, key []byte) *store.List {
 	l := store.NewList()
-	c.DB.Set(string(key), l, 0, c.newAccess())
+	c.DB.Set(string(key), l, 0, c.NewAccess())
 	c.Ready(key)
-	c.Notify(NotifyNew, "new", key)
+	c.Notify(config.NotifyNew, "new", key)
 	return l
 }
 
@@ -111,11 +113,11 @@ func pushEvent(head bool) string {
 
 // listElementsRemoved fires what Redis's listElementsRemoved fires after a
 // pop: the pop event, the key's deletion when emptied, WATCH/tracking.
-func (c *Ctx) listElementsRemoved(key []byte, l *store.List, head bool, n int) (deleted bool) {
-	c.Notify(NotifyList, popEvent(head), key)
+func listElementsRemoved(c *engine.Ctx, key []byte, l *store.List, head bool, n int) (deleted bool) {
+	c.Notify(config.NotifyList, popEvent(head), key)
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 		deleted = true
 	}
 	c.Modified(key)
@@ -125,13 +127,13 @@ func (c *Ctx) listElementsRemoved(key []byte, l *store.List, head bool, n int) (
 
 // listWriteRange replies with elements start..stop (already normalised to
 // 0 <= start <= stop < len), reversed when reverse is set.
-func listWriteRange(c *Ctx, l *store.List, start, stop int, reverse bool) {
+func listWriteRange(c *engine.Ctx, l *store.List, start, stop int, reverse bool) {
 	c.W.Array(stop - start + 1)
 	l.Range(start, stop, reverse, func(b []byte) { c.W.Bulk(b) })
 }
 
 // listRangeReply is Redis's addListRangeReply.
-func listRangeReply(c *Ctx, l *store.List, start, end int64, reverse bool) {
+func listRangeReply(c *engine.Ctx, l *store.List, start, end int64, reverse bool) {
 	n := int64(l.Len())
 	if start < 0 {
 		start += n
@@ -154,7 +156,7 @@ func listRangeReply(c *Ctx, l *store.List, start, end int64, reverse bool) {
 
 // listPopRangeAndReplyWithKey pops up to count elements from one end and
 // replies [key, [elements]] (LMPOP, BLMPOP).
-func listPopRangeAndReplyWithKey(c *Ctx, l *store.List, key []byte, head bool, count int64) (deleted bool) {
+func listPopRangeAndReplyWithKey(c *engine.Ctx, l *store.List, key []byte, head bool, count int64) (deleted bool) {
 	n := int64(l.Len())
 	if count > n {
 		count = n
@@ -165,40 +167,40 @@ func listPopRangeAndReplyWithKey(c *Ctx, l *store.List, key []byte, head bool, c
 	for i := int64(0); i < count; i++ {
 		c.W.Bulk(listPop(l, head))
 	}
-	return c.listElementsRemoved(key, l, head, int(count))
+	return listElementsRemoved(c, key, l, head, int(count))
 }
 
 // listWhere parses LEFT/RIGHT (getListPositionFromObjectOrReply).
-func (c *Ctx) listWhere(b []byte) (head bool, ok bool) {
+func listWhere(c *engine.Ctx, b []byte) (head bool, ok bool) {
 	switch {
 	case cstr.EqualFold(b, "left"):
 		return true, true
 	case cstr.EqualFold(b, "right"):
 		return false, true
 	}
-	c.Error(ErrSyntax)
+	c.Error(engine.ErrSyntax)
 	return false, false
 }
 
 // listIndex parses an integer argument.
-func (c *Ctx) listInt(b []byte) (int64, bool) {
+func listInt(c *engine.Ctx, b []byte) (int64, bool) {
 	n, ok := redisnum.ParseInt(b)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 	}
 	return n, ok
 }
 
 // ---- list commands ----
 
-func lpush(c *Ctx, args [][]byte)  { pushGeneric(c, args, true, false) }
-func rpush(c *Ctx, args [][]byte)  { pushGeneric(c, args, false, false) }
-func lpushx(c *Ctx, args [][]byte) { pushGeneric(c, args, true, true) }
-func rpushx(c *Ctx, args [][]byte) { pushGeneric(c, args, false, true) }
+func lpush(c *engine.Ctx, args [][]byte)  { pushGeneric(c, args, true, false) }
+func rpush(c *engine.Ctx, args [][]byte)  { pushGeneric(c, args, false, false) }
+func lpushx(c *engine.Ctx, args [][]byte) { pushGeneric(c, args, true, true) }
+func rpushx(c *engine.Ctx, args [][]byte) { pushGeneric(c, args, false, true) }
 
-func pushGeneric(c *Ctx, args [][]byte, head, xx bool) {
+func pushGeneric(c *engine.Ctx, args [][]byte, head, xx bool) {
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
@@ -207,7 +209,7 @@ func pushGeneric(c *Ctx, args [][]byte, head, xx bool) {
 			c.W.Int(0)
 			return
 		}
-		l = c.listCreate(key)
+		l = listCreate(c, key)
 	}
 	for _, v := range args[2:] {
 		listPush(l, listDup(v), head)
@@ -215,16 +217,16 @@ func pushGeneric(c *Ctx, args [][]byte, head, xx bool) {
 	c.W.Int(int64(l.Len()))
 	c.Modified(key)
 	c.E.Stats.Dirty += int64(len(args) - 3)
-	c.Notify(NotifyList, pushEvent(head), key)
+	c.Notify(config.NotifyList, pushEvent(head), key)
 	c.Ready(key)
 }
 
-func lpop(c *Ctx, args [][]byte) { popGeneric(c, args, true) }
-func rpop(c *Ctx, args [][]byte) { popGeneric(c, args, false) }
+func lpop(c *engine.Ctx, args [][]byte) { popGeneric(c, args, true) }
+func rpop(c *engine.Ctx, args [][]byte) { popGeneric(c, args, false) }
 
-func popGeneric(c *Ctx, args [][]byte, head bool) {
+func popGeneric(c *engine.Ctx, args [][]byte, head bool) {
 	if len(args) > 3 {
-		c.Error(ErrWrongArgs(c.Spec.FullName()))
+		c.Error(engine.ErrWrongArgs(c.Spec.FullName()))
 		return
 	}
 	hasCount := len(args) == 3
@@ -233,13 +235,13 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 		// getPositiveLongFromObjectOrReply: one message for both failures.
 		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
-			c.Error(ErrCountPositive)
+			c.Error(engine.ErrCountPositive)
 			return
 		}
 		count = n
 	}
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
@@ -257,7 +259,7 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	}
 	if !hasCount {
 		c.W.Bulk(listPop(l, head))
-		c.listElementsRemoved(key, l, head, 1)
+		listElementsRemoved(c, key, l, head, 1)
 		return
 	}
 	n := int64(l.Len())
@@ -268,11 +270,11 @@ func popGeneric(c *Ctx, args [][]byte, head bool) {
 	for i := int64(0); i < count; i++ {
 		c.W.Bulk(listPop(l, head))
 	}
-	c.listElementsRemoved(key, l, head, int(count))
+	listElementsRemoved(c, key, l, head, int(count))
 }
 
-func llen(c *Ctx, args [][]byte) {
-	l, ok := c.listLookupRead(args[1])
+func llen(c *engine.Ctx, args [][]byte) {
+	l, ok := listLookupRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -283,8 +285,8 @@ func llen(c *Ctx, args [][]byte) {
 	c.W.Int(int64(l.Len()))
 }
 
-func lindex(c *Ctx, args [][]byte) {
-	l, ok := c.listLookupRead(args[1])
+func lindex(c *engine.Ctx, args [][]byte) {
+	l, ok := listLookupRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -292,7 +294,7 @@ func lindex(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	idx, ok := c.listInt(args[2])
+	idx, ok := listInt(c, args[2])
 	if !ok {
 		return
 	}
@@ -307,16 +309,16 @@ func lindex(c *Ctx, args [][]byte) {
 	c.W.Bulk(l.Index(int(idx)))
 }
 
-func lrange(c *Ctx, args [][]byte) {
-	start, ok := c.listInt(args[2])
+func lrange(c *engine.Ctx, args [][]byte) {
+	start, ok := listInt(c, args[2])
 	if !ok {
 		return
 	}
-	end, ok := c.listInt(args[3])
+	end, ok := listInt(c, args[3])
 	if !ok {
 		return
 	}
-	l, ok := c.listLookupRead(args[1])
+	l, ok := listLookupRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -327,17 +329,17 @@ func lrange(c *Ctx, args [][]byte) {
 	listRangeReply(c, l, start, end, false)
 }
 
-func lset(c *Ctx, args [][]byte) {
+func lset(c *engine.Ctx, args [][]byte) {
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
 	if l == nil {
-		c.Error(ErrNoSuchKey)
+		c.Error(engine.ErrNoSuchKey)
 		return
 	}
-	idx, ok := c.listInt(args[2])
+	idx, ok := listInt(c, args[2])
 	if !ok {
 		return
 	}
@@ -346,22 +348,22 @@ func lset(c *Ctx, args [][]byte) {
 		idx += n
 	}
 	if idx < 0 || idx >= n {
-		c.Error(ErrOutOfRange)
+		c.Error(engine.ErrOutOfRange)
 		return
 	}
 	l.Set(int(idx), listDup(args[3]))
 	c.W.OK()
 	c.Modified(key)
-	c.Notify(NotifyList, "lset", key)
+	c.Notify(config.NotifyList, "lset", key)
 }
 
-func lrem(c *Ctx, args [][]byte) {
-	count, ok := c.listInt(args[2])
+func lrem(c *engine.Ctx, args [][]byte) {
+	count, ok := listInt(c, args[2])
 	if !ok {
 		return
 	}
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
@@ -373,26 +375,26 @@ func lrem(c *Ctx, args [][]byte) {
 	if removed > 0 {
 		c.Modified(key)
 		c.E.Stats.Dirty += removed - 1
-		c.Notify(NotifyList, "lrem", key)
+		c.Notify(config.NotifyList, "lrem", key)
 	}
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.W.Int(removed)
 }
 
-func ltrim(c *Ctx, args [][]byte) {
-	start, ok := c.listInt(args[2])
+func ltrim(c *engine.Ctx, args [][]byte) {
+	start, ok := listInt(c, args[2])
 	if !ok {
 		return
 	}
-	end, ok := c.listInt(args[3])
+	end, ok := listInt(c, args[3])
 	if !ok {
 		return
 	}
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
@@ -418,27 +420,27 @@ func ltrim(c *Ctx, args [][]byte) {
 		}
 		l.Trim(int(start), int(end-start+1))
 	}
-	c.Notify(NotifyList, "ltrim", key)
+	c.Notify(config.NotifyList, "ltrim", key)
 	if l.Len() == 0 {
 		c.DB.Delete(string(key))
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
 	c.W.OK()
 }
 
-func linsert(c *Ctx, args [][]byte) {
+func linsert(c *engine.Ctx, args [][]byte) {
 	var after bool
 	switch {
 	case cstr.EqualFold(args[2], "after"):
 		after = true
 	case cstr.EqualFold(args[2], "before"):
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	key := args[1]
-	l, ok := c.listLookupWrite(key)
+	l, ok := listLookupWrite(c, key)
 	if !ok {
 		return
 	}
@@ -456,11 +458,11 @@ func linsert(c *Ctx, args [][]byte) {
 	}
 	l.Insert(i, listDup(args[4]))
 	c.Modified(key)
-	c.Notify(NotifyList, "linsert", key)
+	c.Notify(config.NotifyList, "linsert", key)
 	c.W.Int(int64(l.Len()))
 }
 
-func lpos(c *Ctx, args [][]byte) {
+func lpos(c *engine.Ctx, args [][]byte) {
 	ele := args[2]
 	var rank, count, maxlen int64 = 1, -1, 0
 	for j := 3; j < len(args); j++ {
@@ -469,12 +471,12 @@ func lpos(c *Ctx, args [][]byte) {
 		switch {
 		case more && cstr.EqualFold(opt, "rank"):
 			j++
-			n, ok := c.listInt(args[j])
+			n, ok := listInt(c, args[j])
 			if !ok {
 				return
 			}
 			if n == 0 {
-				c.Error(ErrLposRankZero)
+				c.Error(engine.ErrLposRankZero)
 				return
 			}
 			rank = n
@@ -482,7 +484,7 @@ func lpos(c *Ctx, args [][]byte) {
 			j++
 			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
-				c.Error(ErrLposCountNeg)
+				c.Error(engine.ErrLposCountNeg)
 				return
 			}
 			count = n
@@ -490,12 +492,12 @@ func lpos(c *Ctx, args [][]byte) {
 			j++
 			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
-				c.Error(ErrLposMaxlenNeg)
+				c.Error(engine.ErrLposMaxlenNeg)
 				return
 			}
 			maxlen = n
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -504,7 +506,7 @@ func lpos(c *Ctx, args [][]byte) {
 		rank = -rank // math.MinInt64 stays negative: every match qualifies, as in Redis
 		fromHead = false
 	}
-	l, ok := c.listLookupRead(args[1])
+	l, ok := listLookupRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -556,33 +558,33 @@ func lpos(c *Ctx, args [][]byte) {
 
 // lmoveHandlePush pushes value to dst (creating it), replies with value and
 // fires the push event, as Redis's lmoveHandlePush.
-func lmoveHandlePush(c *Ctx, dst []byte, dl *store.List, value []byte, head bool) {
+func lmoveHandlePush(c *engine.Ctx, dst []byte, dl *store.List, value []byte, head bool) {
 	if dl == nil {
-		dl = c.listCreate(dst)
+		dl = listCreate(c, dst)
 	}
 	c.Modified(dst)
 	listPush(dl, value, head)
-	c.Notify(NotifyList, pushEvent(head), dst)
+	c.Notify(config.NotifyList, pushEvent(head), dst)
 	c.Ready(dst)
 	c.W.Bulk(value)
 }
 
-func lmove(c *Ctx, args [][]byte) {
-	from, ok := c.listWhere(args[3])
+func lmove(c *engine.Ctx, args [][]byte) {
+	from, ok := listWhere(c, args[3])
 	if !ok {
 		return
 	}
-	to, ok := c.listWhere(args[4])
+	to, ok := listWhere(c, args[4])
 	if !ok {
 		return
 	}
 	lmoveGeneric(c, args[1], args[2], from, to)
 }
 
-func rpoplpush(c *Ctx, args [][]byte) { lmoveGeneric(c, args[1], args[2], false, true) }
+func rpoplpush(c *engine.Ctx, args [][]byte) { lmoveGeneric(c, args[1], args[2], false, true) }
 
-func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
-	sl, ok := c.listLookupWrite(src)
+func lmoveGeneric(c *engine.Ctx, src, dst []byte, from, to bool) {
+	sl, ok := listLookupWrite(c, src)
 	if !ok {
 		return
 	}
@@ -590,33 +592,33 @@ func lmoveGeneric(c *Ctx, src, dst []byte, from, to bool) {
 		c.W.Null()
 		return
 	}
-	dl, ok := c.listLookupWrite(dst)
+	dl, ok := listLookupWrite(c, dst)
 	if !ok {
 		return
 	}
 	value := listPop(sl, from)
 	lmoveHandlePush(c, dst, dl, value, to)
-	c.Notify(NotifyList, popEvent(from), src)
+	c.Notify(config.NotifyList, popEvent(from), src)
 	if sl.Len() == 0 {
 		c.DB.Delete(string(src))
-		c.Notify(NotifyGeneric, "del", src)
+		c.Notify(config.NotifyGeneric, "del", src)
 	}
 	c.Modified(src)
 }
 
 // lmpopArgs parses [B]LMPOP's numkeys, direction and COUNT.
-func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool, count int64, ok bool) {
+func lmpopArgs(c *engine.Ctx, args [][]byte, numkeysIdx int) (keys [][]byte, head bool, count int64, ok bool) {
 	n, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok || n <= 0 {
-		c.Error(ErrNumKeysZero)
+		c.Error(engine.ErrNumKeysZero)
 		return nil, false, 0, false
 	}
 	whereIdx := int64(numkeysIdx) + n + 1
 	if whereIdx >= int64(len(args)) || whereIdx < 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
-	head, ok = c.listWhere(args[whereIdx])
+	head, ok = listWhere(c, args[whereIdx])
 	if !ok {
 		return nil, false, 0, false
 	}
@@ -626,13 +628,13 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 			j++
 			v, ok := redisnum.ParseInt(args[j])
 			if !ok || v <= 0 {
-				c.Error(ErrCountNegative)
+				c.Error(engine.ErrCountNegative)
 				return nil, false, 0, false
 			}
 			count = v
 			continue
 		}
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -641,13 +643,13 @@ func (c *Ctx) lmpopArgs(args [][]byte, numkeysIdx int) (keys [][]byte, head bool
 	return args[numkeysIdx+1 : whereIdx], head, count, true
 }
 
-func lmpop(c *Ctx, args [][]byte) {
-	keys, head, count, ok := c.lmpopArgs(args, 1)
+func lmpop(c *engine.Ctx, args [][]byte) {
+	keys, head, count, ok := lmpopArgs(c, args, 1)
 	if !ok {
 		return
 	}
 	for _, key := range keys {
-		l, ok := c.listLookupWrite(key)
+		l, ok := listLookupWrite(c, key)
 		if !ok {
 			return
 		}
@@ -662,11 +664,15 @@ func lmpop(c *Ctx, args [][]byte) {
 
 // ---- blocking list commands ----
 
-func blpop(c *Ctx, args [][]byte) { blockingPop(c, args[1:len(args)-1], args[len(args)-1], true, -1) }
-func brpop(c *Ctx, args [][]byte) { blockingPop(c, args[1:len(args)-1], args[len(args)-1], false, -1) }
+func blpop(c *engine.Ctx, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], args[len(args)-1], true, -1)
+}
+func brpop(c *engine.Ctx, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], args[len(args)-1], false, -1)
+}
 
-func blmpop(c *Ctx, args [][]byte) {
-	keys, head, count, ok := c.lmpopArgs(args, 2)
+func blmpop(c *engine.Ctx, args [][]byte) {
+	keys, head, count, ok := lmpopArgs(c, args, 2)
 	if !ok {
 		return
 	}
@@ -675,13 +681,13 @@ func blmpop(c *Ctx, args [][]byte) {
 
 // blockingPop is Redis's blockingPopGenericCommand: count -1 for
 // BLPOP/BRPOP, else BLMPOP's count.
-func blockingPop(c *Ctx, keys [][]byte, timeout []byte, head bool, count int64) {
+func blockingPop(c *engine.Ctx, keys [][]byte, timeout []byte, head bool, count int64) {
 	deadline, ok := c.ParseTimeout(timeout)
 	if !ok {
 		return
 	}
 	for _, key := range keys {
-		l, ok := c.listLookupWrite(key)
+		l, ok := listLookupWrite(c, key)
 		if !ok {
 			return
 		}
@@ -696,14 +702,14 @@ func blockingPop(c *Ctx, keys [][]byte, timeout []byte, head bool, count int64) 
 		c.W.Array(2)
 		c.W.Bulk(key)
 		c.W.Bulk(v)
-		c.listElementsRemoved(key, l, head, 1)
+		listElementsRemoved(c, key, l, head, 1)
 		return
 	}
 	if c.NoBlock() {
 		c.W.NullArray()
 		return
 	}
-	c.Block(BlockList, keys, deadline, func(c *Ctx, key []byte) bool {
+	c.Block(engine.BlockList, keys, deadline, func(c *engine.Ctx, key []byte) bool {
 		l := c.DB.Peek(string(key)).Value.(*store.List)
 		if count != -1 {
 			return listPopRangeAndReplyWithKey(c, l, key, head, count)
@@ -714,22 +720,22 @@ func blockingPop(c *Ctx, keys [][]byte, timeout []byte, head bool, count int64) 
 		c.W.Array(2)
 		c.W.Bulk(key)
 		c.W.Bulk(v)
-		c.Notify(NotifyList, popEvent(head), key)
+		c.Notify(config.NotifyList, popEvent(head), key)
 		if l.Len() == 0 {
 			c.DB.Delete(string(key))
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 			return true
 		}
 		return false
 	})
 }
 
-func blmove(c *Ctx, args [][]byte) {
-	from, ok := c.listWhere(args[3])
+func blmove(c *engine.Ctx, args [][]byte) {
+	from, ok := listWhere(c, args[3])
 	if !ok {
 		return
 	}
-	to, ok := c.listWhere(args[4])
+	to, ok := listWhere(c, args[4])
 	if !ok {
 		return
 	}
@@ -740,7 +746,7 @@ func blmove(c *Ctx, args [][]byte) {
 	blmoveGeneric(c, args[1], args[2], from, to, deadline)
 }
 
-func brpoplpush(c *Ctx, args [][]byte) {
+func brpoplpush(c *engine.Ctx, args [][]byte) {
 	deadline, ok := c.ParseTimeout(args[3])
 	if !ok {
 		return
@@ -748,8 +754,8 @@ func brpoplpush(c *Ctx, args [][]byte) {
 	blmoveGeneric(c, args[1], args[2], false, true, deadline)
 }
 
-func blmoveGeneric(c *Ctx, src, dst []byte, from, to bool, deadline int64) {
-	sl, ok := c.listLookupWrite(src)
+func blmoveGeneric(c *engine.Ctx, src, dst []byte, from, to bool, deadline int64) {
+	sl, ok := listLookupWrite(c, src)
 	if !ok {
 		return
 	}
@@ -762,20 +768,20 @@ func blmoveGeneric(c *Ctx, src, dst []byte, from, to bool, deadline int64) {
 		return
 	}
 	dstKey := listDup(dst)
-	c.Block(BlockList, [][]byte{src}, deadline, func(c *Ctx, key []byte) bool {
+	c.Block(engine.BlockList, [][]byte{src}, deadline, func(c *engine.Ctx, key []byte) bool {
 		// serveClientBlockedOnList's BLMOVE branch: a destination of the
 		// wrong type answers WRONGTYPE and leaves the source alone.
-		dl, ok := c.listLookupWrite(dstKey)
+		dl, ok := listLookupWrite(c, dstKey)
 		if !ok {
 			return false
 		}
 		sl := c.DB.Peek(string(key)).Value.(*store.List)
 		value := listPop(sl, from)
 		lmoveHandlePush(c, dstKey, dl, value, to)
-		c.Notify(NotifyList, popEvent(from), key)
+		c.Notify(config.NotifyList, popEvent(from), key)
 		if sl.Len() == 0 {
 			c.DB.Delete(string(key))
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 			return true
 		}
 		return false

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -19,7 +20,7 @@ import (
 // ZSCAN), following Redis 7.0's db.c scanGenericCommand. A HSCAN-style
 // handler is, in Redis's order:
 //
-//	cursor, ok := c.ScanCursor(args[2]) // 1. cursor ("ERR invalid cursor")
+//	cursor, ok := scanCursor(c, args[2]) // 1. cursor ("ERR invalid cursor")
 //	if !ok {
 //		return
 //	}
@@ -33,7 +34,7 @@ import (
 //		c.WrongType()
 //		return
 //	}
-//	opts, ok := c.ScanOptions(args[3:], false) // 4. options (no TYPE)
+//	opts, ok := scanOptions(c, args[3:], false) // 4. options (no TYPE)
 //	if !ok {
 //		return
 //	}
@@ -96,23 +97,23 @@ func ParseScanCursor(b []byte) (uint64, bool) {
 	return v, true
 }
 
-// ScanCursor parses a SCAN-family cursor argument, replying with the error
+// scanCursor parses a SCAN-family cursor argument, replying with the error
 // when it is invalid.
-func (c *Ctx) ScanCursor(b []byte) (uint64, bool) {
+func scanCursor(c *engine.Ctx, b []byte) (uint64, bool) {
 	cur, ok := ParseScanCursor(b)
 	if !ok {
-		c.Error(ErrInvalidCursor)
+		c.Error(engine.ErrInvalidCursor)
 	}
 	return cur, ok
 }
 
-// ScanOptions parses the options after the cursor (opts = args[2:] for
+// scanOptions parses the options after the cursor (opts = args[2:] for
 // SCAN, args[3:] for HSCAN/SSCAN/ZSCAN). TYPE is accepted only when
 // allowType is set (SCAN). Options may repeat; the last one wins. It
 // replies with Redis's error and returns false on: a COUNT that is not an
 // integer ("ERR value is not an integer or out of range") or below 1, an
 // option without its value, or an unknown option ("ERR syntax error").
-func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
+func scanOptions(c *engine.Ctx, opts [][]byte, allowType bool) (ScanOptions, bool) {
 	o := ScanOptions{Count: 10}
 	for i := 0; i < len(opts); i += 2 {
 		name := opts[i]
@@ -121,11 +122,11 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 		case hasValue && cstr.EqualFold(name, "count"):
 			n, ok := redisnum.ParseInt(opts[i+1])
 			if !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return o, false
 			}
 			if n < 1 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return o, false
 			}
 			o.Count = n
@@ -137,7 +138,7 @@ func (c *Ctx) ScanOptions(opts [][]byte, allowType bool) (ScanOptions, bool) {
 		case hasValue && allowType && cstr.EqualFold(name, "type"):
 			o.Type = opts[i+1]
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return o, false
 		}
 	}
@@ -239,8 +240,8 @@ func WriteEmptyScan(w *resp.Writer) { WriteScanHeader(w, 0, 0) }
 // type, the options, then scan collects elements in groups of group (a
 // field and its value for HSCAN), and MATCH filters each group by its first
 // element.
-func scanElements[T store.Value](c *Ctx, args [][]byte, group int, scan func(v T, cursor uint64, count int64, add func(...[]byte)) uint64) {
-	cursor, ok := c.ScanCursor(args[2])
+func scanElements[T store.Value](c *engine.Ctx, args [][]byte, group int, scan func(v T, cursor uint64, count int64, add func(...[]byte)) uint64) {
+	cursor, ok := scanCursor(c, args[2])
 	if !ok {
 		return
 	}
@@ -254,12 +255,12 @@ func scanElements[T store.Value](c *Ctx, args [][]byte, group int, scan func(v T
 		c.WrongType()
 		return
 	}
-	opts, ok := c.ScanOptions(args[3:], false)
+	opts, ok := scanOptions(c, args[3:], false)
 	if !ok {
 		return
 	}
 	var elems [][]byte
-	if c.replicated() && v.Encoding() == "hashtable" {
+	if c.Replicated() && v.Encoding() == "hashtable" {
 		var groups [][][]byte
 		scan(v, 0, math.MaxInt64, func(el ...[]byte) { groups = append(groups, el) })
 		cursor, groups = stableScan(cursor, opts.Count, groups, func(g [][]byte) []byte { return g[0] })

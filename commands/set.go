@@ -3,6 +3,8 @@ package commands
 import (
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -10,40 +12,44 @@ import (
 
 // Set commands, as Redis 7.0's t_set.c.
 
-var setCommands = []*Spec{
-	{Name: "sadd", Arity: -3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"set"}, Fn: sadd},
-	{Name: "srem", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"set"}, Fn: srem},
-	{Name: "sismember", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"set"}, Fn: sismember},
-	{Name: "smismember", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Fn: smismember},
-	{Name: "smembers", Arity: 2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: smembers},
-	{Name: "scard", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"set"}, Fn: scard},
-	{Name: "spop", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: spop},
-	{Name: "srandmember", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: srandmember},
-	{Name: "smove", Arity: 4, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete), {Flags: KeyRW | KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"set"}, Fn: smove},
-	{Name: "sinter", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sinter},
-	{Name: "sintercard", Arity: -3, Flags: ReadOnly, Keys: sintercardKeys, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sintercard},
-	{Name: "sinterstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sinterstore},
-	{Name: "sunion", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sunion},
-	{Name: "sunionstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sunionstore},
-	{Name: "sdiff", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sdiff},
-	{Name: "sdiffstore", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sdiffstore},
-	{Name: "sscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: sscan},
+var setCommands = []*engine.Spec{
+	{Name: "sadd", Arity: -3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"set"}, Fn: sadd},
+	{Name: "srem", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"set"}, Fn: srem},
+	{Name: "sismember", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"set"}, Fn: sismember},
+	{Name: "smismember", Arity: -3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"set"}, Fn: smismember},
+	{Name: "smembers", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"set"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: smembers},
+	{Name: "scard", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"set"}, Fn: scard},
+	{Name: "spop", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: spop},
+	{Name: "srandmember", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: srandmember},
+	{Name: "smove", Arity: 4, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete), {Flags: engine.KeyRW | engine.KeyInsert, Pos: 2, KeyStep: 1}}, ACL: []string{"set"}, Fn: smove},
+	{Name: "sinter", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sinter},
+	{Name: "sintercard", Arity: -3, Flags: engine.ReadOnly, Keys: sintercardKeys, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sintercard},
+	{Name: "sinterstore", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sinterstore},
+	{Name: "sunion", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sunion},
+	{Name: "sunionstore", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sunionstore},
+	{Name: "sdiff", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, ScriptSort: engine.SortElements, Tips: []string{"nondeterministic_output_order"}, Fn: sdiff},
+	{Name: "sdiffstore", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, LastKey: -1, KeyStep: 1}}, ACL: []string{"set"}, Fn: sdiffstore},
+	{Name: "sscan", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"set"}, Tips: []string{"nondeterministic_output"}, Fn: sscan},
 }
 
-func init() { Register(setCommands) }
+func init() { engine.Register(setCommands) }
 
 // ---- set helpers ----
 
 // readSet returns key's set for reading: s == nil with ok when the key is
 // missing; ok == false after replying WRONGTYPE.
-func readSet(c *Ctx, key []byte) (*store.Set, bool) { return lookupAs[*store.Set](c, key, false) }
+func readSet(c *engine.Ctx, key []byte) (*store.Set, bool) {
+	return engine.LookupAs[*store.Set](c, key, false)
+}
 
 // writeSet is readSet for writing (an expired key is reclaimed first).
-func writeSet(c *Ctx, key []byte) (*store.Set, bool) { return lookupAs[*store.Set](c, key, true) }
+func writeSet(c *engine.Ctx, key []byte) (*store.Set, bool) {
+	return engine.LookupAs[*store.Set](c, key, true)
+}
 
 // setDeleteIfEmpty deletes key when s is empty, firing "del" after the
 // command's own event, and reports whether it did.
-func setDeleteIfEmpty(c *Ctx, key []byte, s *store.Set) bool {
+func setDeleteIfEmpty(c *engine.Ctx, key []byte, s *store.Set) bool {
 	if s.Len() > 0 {
 		return false
 	}
@@ -53,15 +59,15 @@ func setDeleteIfEmpty(c *Ctx, key []byte, s *store.Set) bool {
 
 // ---- set commands ----
 
-func sadd(c *Ctx, args [][]byte) {
+func sadd(c *engine.Ctx, args [][]byte) {
 	s, ok := writeSet(c, args[1])
 	if !ok {
 		return
 	}
 	if s == nil {
 		s = store.NewSet()
-		c.DB.Set(string(args[1]), s, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", args[1])
+		c.DB.Set(string(args[1]), s, 0, c.NewAccess())
+		c.Notify(config.NotifyNew, "new", args[1])
 	}
 	max := c.E.Config.SetMaxIntsetEntries
 	added := 0
@@ -72,12 +78,12 @@ func sadd(c *Ctx, args [][]byte) {
 	}
 	if added > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifySet, "sadd", args[1])
+		c.Notify(config.NotifySet, "sadd", args[1])
 	}
 	c.W.Int(int64(added))
 }
 
-func srem(c *Ctx, args [][]byte) {
+func srem(c *engine.Ctx, args [][]byte) {
 	s, ok := writeSet(c, args[1])
 	if !ok {
 		return
@@ -97,15 +103,15 @@ func srem(c *Ctx, args [][]byte) {
 	}
 	if deleted > 0 {
 		c.Modified(args[1])
-		c.Notify(NotifySet, "srem", args[1])
+		c.Notify(config.NotifySet, "srem", args[1])
 		if removed {
-			c.Notify(NotifyGeneric, "del", args[1])
+			c.Notify(config.NotifyGeneric, "del", args[1])
 		}
 	}
 	c.W.Int(int64(deleted))
 }
 
-func sismember(c *Ctx, args [][]byte) {
+func sismember(c *engine.Ctx, args [][]byte) {
 	s, ok := readSet(c, args[1])
 	if !ok {
 		return
@@ -117,7 +123,7 @@ func sismember(c *Ctx, args [][]byte) {
 	c.W.Int(0)
 }
 
-func smismember(c *Ctx, args [][]byte) {
+func smismember(c *engine.Ctx, args [][]byte) {
 	s, ok := readSet(c, args[1])
 	if !ok {
 		return
@@ -132,7 +138,7 @@ func smismember(c *Ctx, args [][]byte) {
 	}
 }
 
-func smembers(c *Ctx, args [][]byte) {
+func smembers(c *engine.Ctx, args [][]byte) {
 	s, ok := readSet(c, args[1])
 	if !ok {
 		return
@@ -145,7 +151,7 @@ func smembers(c *Ctx, args [][]byte) {
 	s.Range(func(m []byte) bool { c.W.Bulk(m); return true })
 }
 
-func scard(c *Ctx, args [][]byte) {
+func scard(c *engine.Ctx, args [][]byte) {
 	s, ok := readSet(c, args[1])
 	if !ok {
 		return
@@ -157,12 +163,12 @@ func scard(c *Ctx, args [][]byte) {
 	c.W.Int(int64(s.Len()))
 }
 
-func spop(c *Ctx, args [][]byte) {
+func spop(c *engine.Ctx, args [][]byte) {
 	if len(args) == 3 {
 		spopCount(c, args)
 		return
 	} else if len(args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	s, ok := writeSet(c, args[1])
@@ -173,20 +179,20 @@ func spop(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	m := c.popMember(s)
-	c.Notify(NotifySet, "spop", args[1])
+	m := popMember(c, s)
+	c.Notify(config.NotifySet, "spop", args[1])
 	c.W.Bulk(m)
 	if setDeleteIfEmpty(c, args[1], s) {
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 	}
 	c.Modified(args[1])
 }
 
-func spopCount(c *Ctx, args [][]byte) {
+func spopCount(c *engine.Ctx, args [][]byte) {
 	// getPositiveLongFromObjectOrReply: one message for both errors.
 	n, ok := redisnum.ParseInt(args[2])
 	if !ok || n < 0 {
-		c.Error(ErrCountPositive)
+		c.Error(engine.ErrCountPositive)
 		return
 	}
 	s, ok := writeSet(c, args[1])
@@ -199,18 +205,18 @@ func spopCount(c *Ctx, args [][]byte) {
 	}
 	count := uint64(n)
 	size := uint64(s.Len())
-	c.Notify(NotifySet, "spop", args[1])
+	c.Notify(config.NotifySet, "spop", args[1])
 	if count >= size {
 		// The whole set, then the key goes.
 		c.W.Set(int(size))
 		s.Range(func(m []byte) bool { c.W.Bulk(m); return true })
 		c.DB.Delete(string(args[1]))
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 		c.Modified(args[1])
 		return
 	}
 	c.W.Set(int(count))
-	if c.replicated() {
+	if c.Replicated() {
 		// The same members on every node (see srandmemberStable).
 		for _, m := range s.StableOrder(c.E.Rand.Uint64())[:count] {
 			s.Remove(m)
@@ -218,7 +224,7 @@ func spopCount(c *Ctx, args [][]byte) {
 		}
 	} else {
 		for ; count > 0; count-- {
-			c.W.Bulk(s.Pop(c.rnd()))
+			c.W.Bulk(s.Pop(rnd(c)))
 		}
 	}
 	c.Modified(args[1])
@@ -227,19 +233,19 @@ func spopCount(c *Ctx, args [][]byte) {
 // popMember removes a random member. A replicated op must remove the same
 // member on every node, whose hash tables differ in layout, so it chooses
 // by the entry's seed alone (store.Set.PopStable).
-func (c *Ctx) popMember(s *store.Set) []byte {
-	if c.replicated() { // also inside EXEC and scripts
+func popMember(c *engine.Ctx, s *store.Set) []byte {
+	if c.Replicated() { // also inside EXEC and scripts
 		return s.PopStable(c.E.Rand.Uint64())
 	}
-	return s.Pop(c.rnd())
+	return s.Pop(rnd(c))
 }
 
-func srandmember(c *Ctx, args [][]byte) {
+func srandmember(c *engine.Ctx, args [][]byte) {
 	if len(args) == 3 {
 		srandmemberCount(c, args)
 		return
 	} else if len(args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	s, ok := readSet(c, args[1])
@@ -250,14 +256,14 @@ func srandmember(c *Ctx, args [][]byte) {
 		c.W.Null()
 		return
 	}
-	if c.replicated() {
+	if c.Replicated() {
 		c.W.Bulk(s.RandomStable(c.E.Rand.Uint64())) // see popMember
 		return
 	}
-	c.W.Bulk(s.Random(c.rnd()))
+	c.W.Bulk(s.Random(rnd(c)))
 }
 
-func srandmemberCount(c *Ctx, args [][]byte) {
+func srandmemberCount(c *engine.Ctx, args [][]byte) {
 	l, ok := parseRandCount(c, args[2])
 	if !ok {
 		return
@@ -276,8 +282,8 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 		return
 	}
 	size := uint64(s.Len())
-	rnd := c.rnd()
-	if c.replicated() {
+	rnd := rnd(c)
+	if c.Replicated() {
 		srandmemberStable(c, s, count, uniq)
 		return
 	}
@@ -328,7 +334,7 @@ func srandmemberCount(c *Ctx, args [][]byte) {
 // members chosen by the entry's seed alone, the same on every node. Distinct
 // members are the first of store.Set.StableOrder (a random subset in random
 // order); repeated ones are drawn from that order by the entry's rnd.
-func srandmemberStable(c *Ctx, s *store.Set, count uint64, uniq bool) {
+func srandmemberStable(c *engine.Ctx, s *store.Set, count uint64, uniq bool) {
 	order := s.StableOrder(c.E.Rand.Uint64())
 	if uniq {
 		count = min(count, uint64(len(order)))
@@ -343,7 +349,7 @@ func srandmemberStable(c *Ctx, s *store.Set, count uint64, uniq bool) {
 	}
 }
 
-func sscan(c *Ctx, args [][]byte) {
+func sscan(c *engine.Ctx, args [][]byte) {
 	scanElements(c, args, 1, func(s *store.Set, cursor uint64, count int64, add func(...[]byte)) uint64 {
 		if s.Encoding() != "hashtable" {
 			// Intset members are formatted into a reused buffer: copy them.
@@ -356,7 +362,7 @@ func sscan(c *Ctx, args [][]byte) {
 	})
 }
 
-func smove(c *Ctx, args [][]byte) {
+func smove(c *engine.Ctx, args [][]byte) {
 	src, dst := c.LookupWrite(args[1]), c.LookupWrite(args[2])
 	if src == nil {
 		c.W.Int(0)
@@ -387,19 +393,19 @@ func smove(c *Ctx, args [][]byte) {
 		c.W.Int(0)
 		return
 	}
-	c.Notify(NotifySet, "srem", args[1])
+	c.Notify(config.NotifySet, "srem", args[1])
 	if setDeleteIfEmpty(c, args[1], ss) {
-		c.Notify(NotifyGeneric, "del", args[1])
+		c.Notify(config.NotifyGeneric, "del", args[1])
 	}
 	if ds == nil {
 		ds = store.NewSet()
-		c.DB.Set(string(args[2]), ds, 0, c.newAccess())
-		c.Notify(NotifyNew, "new", args[2])
+		c.DB.Set(string(args[2]), ds, 0, c.NewAccess())
+		c.Notify(config.NotifyNew, "new", args[2])
 	}
 	c.Modified(args[1])
 	if ds.Add(member, c.E.Config.SetMaxIntsetEntries) {
 		c.Modified(args[2])
-		c.Notify(NotifySet, "sadd", args[2])
+		c.Notify(config.NotifySet, "sadd", args[2])
 	}
 	c.W.Int(1)
 }
@@ -407,7 +413,7 @@ func smove(c *Ctx, args [][]byte) {
 // readSets looks up the sets named by keys for SINTER/SUNION/SDIFF: a
 // missing key is a nil set; any other type replies WRONGTYPE (every key is
 // checked, as Redis 7.0 does).
-func readSets(c *Ctx, keys [][]byte) ([]*store.Set, bool) {
+func readSets(c *engine.Ctx, keys [][]byte) ([]*store.Set, bool) {
 	sets := make([]*store.Set, len(keys))
 	for i, k := range keys {
 		s, ok := readSet(c, k)
@@ -422,29 +428,29 @@ func readSets(c *Ctx, keys [][]byte) ([]*store.Set, bool) {
 // setStoreResult is the STORE variants' ending (Redis's setKey or
 // dbDelete): a non-empty result replaces dst, dropping its TTL; an empty
 // one deletes dst.
-func setStoreResult(c *Ctx, dst []byte, res *store.Set, event string) {
+func setStoreResult(c *engine.Ctx, dst []byte, res *store.Set, event string) {
 	if res.Len() > 0 {
 		existed := c.LookupWrite(dst) != nil
-		c.DB.Set(string(dst), res, 0, c.newAccess())
+		c.DB.Set(string(dst), res, 0, c.NewAccess())
 		if !existed {
-			c.Notify(NotifyNew, "new", dst)
+			c.Notify(config.NotifyNew, "new", dst)
 		}
 		c.Modified(dst)
 		c.W.Int(int64(res.Len()))
-		c.Notify(NotifySet, event, dst)
+		c.Notify(config.NotifySet, event, dst)
 		return
 	}
 	c.W.Int(0)
 	if c.LookupWrite(dst) != nil {
 		c.DB.Delete(string(dst))
 		c.Modified(dst)
-		c.Notify(NotifyGeneric, "del", dst)
+		c.Notify(config.NotifyGeneric, "del", dst)
 	}
 }
 
 // setInter is Redis's sinterGenericCommand. dst != nil stores the result;
 // cardOnly replies with the cardinality, stopping at limit (0: no limit).
-func setInter(c *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
+func setInter(c *engine.Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
 	sets, ok := readSets(c, keys)
 	if !ok {
 		return
@@ -501,19 +507,19 @@ func setInter(c *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
 	}
 }
 
-func sinter(c *Ctx, args [][]byte)      { setInter(c, args[1:], nil, false, 0) }
-func sinterstore(c *Ctx, args [][]byte) { setInter(c, args[2:], args[1], false, 0) }
+func sinter(c *engine.Ctx, args [][]byte)      { setInter(c, args[1:], nil, false, 0) }
+func sinterstore(c *engine.Ctx, args [][]byte) { setInter(c, args[2:], args[1], false, 0) }
 
 func sintercardKeys(args [][]byte) []int { return numkeysPositions(args, 1) }
 
-func sintercard(c *Ctx, args [][]byte) {
+func sintercard(c *engine.Ctx, args [][]byte) {
 	numkeys, ok := redisnum.ParseInt(args[1])
 	if !ok || numkeys < 1 {
-		c.Error(ErrNumKeysZero)
+		c.Error(engine.ErrNumKeysZero)
 		return
 	}
 	if numkeys > int64(len(args)-2) {
-		c.Error(ErrNumKeysTooBig)
+		c.Error(engine.ErrNumKeysTooBig)
 		return
 	}
 	limit := int64(0)
@@ -522,12 +528,12 @@ func sintercard(c *Ctx, args [][]byte) {
 			j++
 			n, ok := redisnum.ParseInt(args[j])
 			if !ok || n < 0 {
-				c.Error(ErrLimitNegative)
+				c.Error(engine.ErrLimitNegative)
 				return
 			}
 			limit = n
 		} else {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -536,7 +542,7 @@ func sintercard(c *Ctx, args [][]byte) {
 
 // setUnionDiff is Redis's sunionDiffGenericCommand: the result is built as
 // a new set (an intset while it can be), so its reply order is that set's.
-func setUnionDiff(c *Ctx, keys [][]byte, dst []byte, union bool) {
+func setUnionDiff(c *engine.Ctx, keys [][]byte, dst []byte, union bool) {
 	sets, ok := readSets(c, keys)
 	if !ok {
 		return
@@ -605,7 +611,7 @@ func setDiffSameSet(sets []*store.Set) bool {
 	return false
 }
 
-func sunion(c *Ctx, args [][]byte)      { setUnionDiff(c, args[1:], nil, true) }
-func sunionstore(c *Ctx, args [][]byte) { setUnionDiff(c, args[2:], args[1], true) }
-func sdiff(c *Ctx, args [][]byte)       { setUnionDiff(c, args[1:], nil, false) }
-func sdiffstore(c *Ctx, args [][]byte)  { setUnionDiff(c, args[2:], args[1], false) }
+func sunion(c *engine.Ctx, args [][]byte)      { setUnionDiff(c, args[1:], nil, true) }
+func sunionstore(c *engine.Ctx, args [][]byte) { setUnionDiff(c, args[2:], args[1], true) }
+func sdiff(c *engine.Ctx, args [][]byte)       { setUnionDiff(c, args[1:], nil, false) }
+func sdiffstore(c *engine.Ctx, args [][]byte)  { setUnionDiff(c, args[2:], args[1], false) }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/store"
@@ -11,12 +13,12 @@ import (
 
 // SORT and SORT_RO: Redis 7.0's sort.c.
 
-var sortCommands = []*Spec{
-	{Name: "sort", Arity: -2, Flags: Write | DenyOOM, Keys: sortKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}, {Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: KeyOW | KeyUpdate, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, GetKeyFlags: sortKeyFlags, Fn: sortCmd},
-	{Name: "sort_ro", Arity: -2, Flags: ReadOnly, Keys: sortROKeys, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: KeyRO | KeyAccess, Begin: BeginUnknown, Find: FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
+var sortCommands = []*engine.Spec{
+	{Name: "sort", Arity: -2, Flags: engine.Write | engine.DenyOOM, Keys: sortKeys, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: engine.KeyRO | engine.KeyAccess, Begin: engine.BeginUnknown, Find: engine.FindUnknown}, {Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: engine.KeyOW | engine.KeyUpdate, Begin: engine.BeginUnknown, Find: engine.FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, GetKeyFlags: sortKeyFlags, Fn: sortCmd},
+	{Name: "sort_ro", Arity: -2, Flags: engine.ReadOnly, Keys: sortROKeys, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess), {Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: engine.KeyRO | engine.KeyAccess, Begin: engine.BeginUnknown, Find: engine.FindUnknown}}, ACL: []string{"set", "sortedset", "list", "dangerous"}, Fn: sortRO},
 }
 
-func init() { Register(sortCommands) }
+func init() { engine.Register(sortCommands) }
 
 // sortKeys returns SORT's sorted key and its STORE destination (Redis's
 // sortGetKeys).
@@ -50,7 +52,7 @@ type sortItem struct {
 // sortLookup is Redis's lookupKeyByPattern: "#" is the element itself;
 // otherwise the first '*' is replaced by the element, and "->field" after
 // it reads a hash field. It returns nil when there is nothing there.
-func (c *Ctx) sortLookup(pattern, subst []byte) []byte {
+func sortLookup(c *engine.Ctx, pattern, subst []byte) []byte {
 	pattern = cstr.CString(pattern)
 	if len(pattern) == 1 && pattern[0] == '#' {
 		return subst
@@ -102,10 +104,10 @@ func sortStrtod(b []byte) (float64, bool) {
 	return f, true
 }
 
-func sortCmd(c *Ctx, args [][]byte) { sortGeneric(c, args, false) }
-func sortRO(c *Ctx, args [][]byte)  { sortGeneric(c, args, true) }
+func sortCmd(c *engine.Ctx, args [][]byte) { sortGeneric(c, args, false) }
+func sortRO(c *engine.Ctx, args [][]byte)  { sortGeneric(c, args, true) }
 
-func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
+func sortGeneric(c *engine.Ctx, args [][]byte, readonly bool) {
 	var (
 		desc, alpha, dontsort bool
 		limitStart            int64
@@ -126,11 +128,11 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 		case cstr.EqualFold(a, "limit") && left >= 2:
 			var ok bool
 			if limitStart, ok = redisnum.ParseInt(args[j+1]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			if limitCount, ok = redisnum.ParseInt(args[j+2]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			j += 2
@@ -147,7 +149,7 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 			gets = append(gets, args[j+1])
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -232,7 +234,7 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 		for i := range vec {
 			by := vec[i].obj
 			if sortby != nil {
-				if by = c.sortLookup(sortby, vec[i].obj); by == nil {
+				if by = sortLookup(c, sortby, vec[i].obj); by == nil {
 					continue
 				}
 			}
@@ -249,7 +251,7 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 			}
 		}
 		if convErr {
-			c.Error(ErrSortScore)
+			c.Error(engine.ErrSortScore)
 			return
 		}
 		cmp := func(a, b *sortItem) int {
@@ -307,7 +309,7 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 				c.W.Bulk(vec[j].obj)
 			}
 			for _, g := range gets {
-				if val := c.sortLookup(g, vec[j].obj); val == nil {
+				if val := sortLookup(c, g, vec[j].obj); val == nil {
 					c.W.Null()
 				} else {
 					c.W.Bulk(val)
@@ -323,25 +325,25 @@ func sortGeneric(c *Ctx, args [][]byte, readonly bool) {
 			continue
 		}
 		for _, g := range gets {
-			l.PushBack(append([]byte(nil), c.sortLookup(g, vec[j].obj)...))
+			l.PushBack(append([]byte(nil), sortLookup(c, g, vec[j].obj)...))
 		}
 	}
 	if outputlen > 0 {
-		c.setKey(storekey, l, c.LookupWrite(storekey), false)
-		c.readyIfBlockable(c.C.DB, string(storekey), l)
-		c.Notify(NotifyList, "sortstore", storekey)
+		setKey(c, storekey, l, c.LookupWrite(storekey), false)
+		c.ReadyIfBlockable(c.C.DB, string(storekey), l)
+		c.Notify(config.NotifyList, "sortstore", storekey)
 	} else if c.DB.Delete(string(storekey)) {
 		c.Modified(storekey)
-		c.Notify(NotifyGeneric, "del", storekey)
+		c.Notify(config.NotifyGeneric, "del", storekey)
 	}
 	c.W.Int(outputlen)
 }
 
 // sortKeyFlags is Redis's sortGetKeys: the sorted key is read, the STORE
 // destination overwritten.
-func sortKeyFlags(args [][]byte, pos int) KeyFlag {
+func sortKeyFlags(args [][]byte, pos int) engine.KeyFlag {
 	if pos == 1 {
-		return KeyRO | KeyAccess
+		return engine.KeyRO | engine.KeyAccess
 	}
-	return KeyOW | KeyUpdate
+	return engine.KeyOW | engine.KeyUpdate
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/longdouble"
 	"github.com/lockkv/lockkv/internal/redisnum"
@@ -12,32 +14,32 @@ import (
 
 // String commands: Redis's t_string.c.
 
-var stringCommands = []*Spec{
-	{Name: "get", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: get},
-	{Name: "set", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Notes: "RW and ACCESS due to the optional `GET` argument", Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, GetKeyFlags: setKeyFlags, Fn: set},
-	{Name: "setnx", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyOW | KeyInsert)}, ACL: []string{"string"}, Fn: setnx},
-	{Name: "setex", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate)}, ACL: []string{"string"}, Fn: setex},
-	{Name: "psetex", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate)}, ACL: []string{"string"}, Fn: psetex},
-	{Name: "getset", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: getset},
-	{Name: "getdel", Arity: 2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"string"}, Fn: getdel},
-	{Name: "getex", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{{Notes: "RW and UPDATE because it changes the TTL", Flags: KeyRW | KeyAccess | KeyUpdate, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: getex},
-	{Name: "mget", Arity: -2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard"}, Fn: mget},
-	{Name: "mset", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyUpdate, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Fn: mset},
-	{Name: "msetnx", Arity: -3, Flags: Write | DenyOOM, KeySpecs: []KeySpec{{Flags: KeyOW | KeyInsert, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Fn: msetnx},
-	{Name: "incr", Arity: 2, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incr},
-	{Name: "decr", Arity: 2, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: decr},
-	{Name: "incrby", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incrby},
-	{Name: "decrby", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: decrby},
-	{Name: "incrbyfloat", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"string"}, Fn: incrbyfloat},
-	{Name: "append", Arity: 3, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyInsert)}, ACL: []string{"string"}, Fn: appendCmd},
-	{Name: "strlen", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"string"}, Fn: strlen},
-	{Name: "getrange", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
-	{Name: "substr", Arity: 4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
-	{Name: "lcs", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, LastKey: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: lcs},
-	{Name: "setrange", Arity: 4, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"string"}, Fn: setrange},
+var stringCommands = []*engine.Spec{
+	{Name: "get", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"string"}, Fn: get},
+	{Name: "set", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{{Notes: "RW and ACCESS due to the optional `GET` argument", Flags: engine.KeyRW | engine.KeyAccess | engine.KeyUpdate | engine.KeyVariableFlags, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, GetKeyFlags: setKeyFlags, Fn: set},
+	{Name: "setnx", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyInsert)}, ACL: []string{"string"}, Fn: setnx},
+	{Name: "setex", Arity: 4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: setex},
+	{Name: "psetex", Arity: 4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: psetex},
+	{Name: "getset", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: getset},
+	{Name: "getdel", Arity: 2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"string"}, Fn: getdel},
+	{Name: "getex", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{{Notes: "RW and UPDATE because it changes the TTL", Flags: engine.KeyRW | engine.KeyAccess | engine.KeyUpdate, Pos: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: getex},
+	{Name: "mget", Arity: -2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard"}, Fn: mget},
+	{Name: "mset", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{{Flags: engine.KeyOW | engine.KeyUpdate, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Fn: mset},
+	{Name: "msetnx", Arity: -3, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{{Flags: engine.KeyOW | engine.KeyInsert, Pos: 1, LastKey: -1, KeyStep: 2}}, ACL: []string{"string"}, Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Fn: msetnx},
+	{Name: "incr", Arity: 2, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: incr},
+	{Name: "decr", Arity: 2, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: decr},
+	{Name: "incrby", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: incrby},
+	{Name: "decrby", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: decrby},
+	{Name: "incrbyfloat", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: incrbyfloat},
+	{Name: "append", Arity: 3, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyInsert)}, ACL: []string{"string"}, Fn: appendCmd},
+	{Name: "strlen", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"string"}, Fn: strlen},
+	{Name: "getrange", Arity: 4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
+	{Name: "substr", Arity: 4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"string"}, Fn: getrange},
+	{Name: "lcs", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, LastKey: 1, KeyStep: 1}}, ACL: []string{"string"}, Fn: lcs},
+	{Name: "setrange", Arity: 4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"string"}, Fn: setrange},
 }
 
-func init() { Register(stringCommands) }
+func init() { engine.Register(stringCommands) }
 
 // ---- string helpers ----
 
@@ -59,14 +61,14 @@ const (
 // lookupString returns key's string value for reading. A missing key
 // gives (nil, true); a key of another type replies WRONGTYPE and gives
 // (nil, false).
-func (c *Ctx) lookupString(key []byte) (*store.String, bool) {
-	return lookupAs[*store.String](c, key, false)
+func lookupString(c *engine.Ctx, key []byte) (*store.String, bool) {
+	return engine.LookupAs[*store.String](c, key, false)
 }
 
 // parseStringOptions is Redis's parseExtendedStringArgumentsOrReply for
 // SET (opts = args[3:]) and GETEX (args[2:], isSet false). It returns the
 // flags and the expire argument.
-func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) {
+func parseStringOptions(c *engine.Ctx, opts [][]byte, isSet bool) (int, []byte, bool) {
 	flags := 0
 	var expire []byte
 	for j := 0; j < len(opts); j++ {
@@ -100,7 +102,7 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 			expire = opts[j+1]
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return 0, nil, false
 		}
 	}
@@ -109,15 +111,15 @@ func (c *Ctx) parseStringOptions(opts [][]byte, isSet bool) (int, []byte, bool) 
 
 // expireMillis is Redis's getExpireMillisecondsOrReply: the absolute
 // deadline for an EX/PX/EXAT/PXAT argument.
-func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
+func expireMillis(c *engine.Ctx, arg []byte, flags int) (int64, bool) {
 	ms, ok := redisnum.ParseInt(arg)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return 0, false
 	}
 	sec := flags&(setEX|setEXAT) != 0
 	if ms <= 0 || (sec && ms > math.MaxInt64/1000) {
-		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		c.Error(engine.ErrInvalidExpireTime(c.Spec.FullName()))
 		return 0, false
 	}
 	if sec {
@@ -127,7 +129,7 @@ func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
 		ms += c.Now // wraps on overflow, caught below as Redis does
 	}
 	if ms <= 0 {
-		c.Error(ErrInvalidExpireTime(c.Spec.FullName()))
+		c.Error(engine.ErrInvalidExpireTime(c.Spec.FullName()))
 		return 0, false
 	}
 	return ms, true
@@ -137,23 +139,23 @@ func (c *Ctx) expireMillis(arg []byte, flags int) (int64, bool) {
 // lookup found (nil for none), which nothing has removed since. It stores
 // v, fires "new" for a new key, drops the deadline unless keepTTL, and
 // signals the modification.
-func (c *Ctx) setKey(key []byte, v store.Value, e *store.Entry, keepTTL bool) *store.Entry {
-	return c.setKeyExpire(key, v, e, keepTTL, 0)
+func setKey(c *engine.Ctx, key []byte, v store.Value, e *store.Entry, keepTTL bool) *store.Entry {
+	return setKeyExpire(c, key, v, e, keepTTL, 0)
 }
 
 // setKeyExpire is setKey that also gives the key the deadline expire (not
 // 0) in the same store operation; the caller fires "expire".
-func (c *Ctx) setKeyExpire(key []byte, v store.Value, e *store.Entry, keepTTL bool, expire int64) *store.Entry {
+func setKeyExpire(c *engine.Ctx, key []byte, v store.Value, e *store.Entry, keepTTL bool, expire int64) *store.Entry {
 	switch {
 	case e == nil:
-		e = c.DB.Set(string(key), v, expire, c.newAccess())
-		c.notifyNew(key)
+		e = c.DB.Set(string(key), v, expire, c.NewAccess())
+		notifyNew(c, key)
 	case keepTTL:
-		c.DB.ReplaceEntry(e, v, c.newAccess())
-		c.inheritShared(e)
+		c.DB.ReplaceEntry(e, v, c.NewAccess())
+		c.InheritShared(e)
 	default:
-		c.DB.Overwrite(key, e, v, expire, c.newAccess())
-		c.inheritShared(e)
+		c.DB.Overwrite(key, e, v, expire, c.NewAccess())
+		c.InheritShared(e)
 	}
 	c.Modified(key)
 	return e
@@ -161,16 +163,16 @@ func (c *Ctx) setKeyExpire(key []byte, v store.Value, e *store.Entry, keepTTL bo
 
 // setGeneric is SET, SETNX, SETEX and PSETEX. okReply/abortReply select
 // SETNX's integer replies instead of OK/nil.
-func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bool) {
+func setGeneric(c *engine.Ctx, key, val []byte, flags int, expire []byte, intReplies bool) {
 	var when int64
 	if expire != nil {
 		var ok bool
-		if when, ok = c.expireMillis(expire, flags); !ok {
+		if when, ok = expireMillis(c, expire, flags); !ok {
 			return
 		}
 	}
 	if flags&setGet != 0 {
-		s, ok := c.lookupString(key)
+		s, ok := lookupString(c, key)
 		if !ok {
 			return
 		}
@@ -192,10 +194,10 @@ func setGeneric(c *Ctx, key, val []byte, flags int, expire []byte, intReplies bo
 		return
 	}
 	// KEEPTTL never comes with a deadline, so Set applies when at once.
-	c.setKeyExpire(key, store.NewString(val), e, flags&setKeepTTL != 0, when)
-	c.Notify(NotifyString, "set", key)
+	setKeyExpire(c, key, store.NewString(val), e, flags&setKeepTTL != 0, when)
+	c.Notify(config.NotifyString, "set", key)
 	if expire != nil {
-		c.Notify(NotifyGeneric, "expire", key)
+		c.Notify(config.NotifyGeneric, "expire", key)
 	}
 	if flags&setGet == 0 {
 		if intReplies {
@@ -216,8 +218,8 @@ func stringInt(s *store.String) (int64, bool) {
 
 // ---- handlers, in Redis doc order ----
 
-func get(c *Ctx, args [][]byte) {
-	s, ok := c.lookupString(args[1])
+func get(c *engine.Ctx, args [][]byte) {
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -228,22 +230,22 @@ func get(c *Ctx, args [][]byte) {
 	c.W.Bulk(s.B)
 }
 
-func set(c *Ctx, args [][]byte) {
-	flags, expire, ok := c.parseStringOptions(args[3:], true)
+func set(c *engine.Ctx, args [][]byte) {
+	flags, expire, ok := parseStringOptions(c, args[3:], true)
 	if !ok {
 		return
 	}
 	setGeneric(c, args[1], args[2], flags, expire, false)
 }
 
-func setnx(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[2], setNX, nil, true) }
+func setnx(c *engine.Ctx, args [][]byte) { setGeneric(c, args[1], args[2], setNX, nil, true) }
 
-func setex(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setEX, args[2], false) }
+func setex(c *engine.Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setEX, args[2], false) }
 
-func psetex(c *Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setPX, args[2], false) }
+func psetex(c *engine.Ctx, args [][]byte) { setGeneric(c, args[1], args[3], setPX, args[2], false) }
 
-func getset(c *Ctx, args [][]byte) {
-	s, ok := c.lookupString(args[1])
+func getset(c *engine.Ctx, args [][]byte) {
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -252,16 +254,16 @@ func getset(c *Ctx, args [][]byte) {
 	} else {
 		c.W.Bulk(s.B)
 	}
-	c.setKey(args[1], store.NewString(args[2]), c.LookupWrite(args[1]), false)
-	c.Notify(NotifyString, "set", args[1])
+	setKey(c, args[1], store.NewString(args[2]), c.LookupWrite(args[1]), false)
+	c.Notify(config.NotifyString, "set", args[1])
 }
 
-func getdel(c *Ctx, args [][]byte) {
+func getdel(c *engine.Ctx, args [][]byte) {
 	// Redis reads the key with lookupKeyRead (reclaiming an expired one,
 	// counting the hit or miss, "keymiss"), then deletes it.
 	e := c.LookupWrite(args[1])
 	if e == nil {
-		c.readMiss(args[1])
+		c.ReadMiss(args[1])
 		c.W.Null()
 		return
 	}
@@ -274,16 +276,16 @@ func getdel(c *Ctx, args [][]byte) {
 	c.W.Bulk(s.B)
 	c.DB.Delete(string(args[1]))
 	c.Modified(args[1])
-	c.Notify(NotifyGeneric, "del", args[1])
+	c.Notify(config.NotifyGeneric, "del", args[1])
 }
 
-func getex(c *Ctx, args [][]byte) {
-	flags, expire, ok := c.parseStringOptions(args[2:], false)
+func getex(c *engine.Ctx, args [][]byte) {
+	flags, expire, ok := parseStringOptions(c, args[2:], false)
 	if !ok {
 		return
 	}
 	key := args[1]
-	s, ok := c.lookupString(key)
+	s, ok := lookupString(c, key)
 	if !ok {
 		return
 	}
@@ -293,7 +295,7 @@ func getex(c *Ctx, args [][]byte) {
 	}
 	var when int64
 	if expire != nil {
-		if when, ok = c.expireMillis(expire, flags); !ok {
+		if when, ok = expireMillis(c, expire, flags); !ok {
 			return
 		}
 	}
@@ -302,21 +304,21 @@ func getex(c *Ctx, args [][]byte) {
 	case flags&(setEXAT|setPXAT) != 0 && when <= c.Now:
 		c.DB.Delete(string(key))
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	case expire != nil:
 		c.DB.SetExpire(string(key), when)
 		c.Modified(key)
-		c.Notify(NotifyGeneric, "expire", key)
+		c.Notify(config.NotifyGeneric, "expire", key)
 	case flags&setPersist != 0:
 		if e := c.DB.Peek(string(key)); e != nil && e.Expire != 0 {
 			c.DB.SetExpire(string(key), 0)
 			c.Modified(key)
-			c.Notify(NotifyGeneric, "persist", key)
+			c.Notify(config.NotifyGeneric, "persist", key)
 		}
 	}
 }
 
-func mget(c *Ctx, args [][]byte) {
+func mget(c *engine.Ctx, args [][]byte) {
 	c.W.Array(len(args) - 1)
 	for _, key := range args[1:] {
 		e := c.Lookup(key)
@@ -332,9 +334,9 @@ func mget(c *Ctx, args [][]byte) {
 	}
 }
 
-func msetGeneric(c *Ctx, args [][]byte, nx bool) {
+func msetGeneric(c *engine.Ctx, args [][]byte, nx bool) {
 	if len(args)%2 == 0 {
-		c.Error(ErrWrongArgs(c.Spec.FullName()))
+		c.Error(engine.ErrWrongArgs(c.Spec.FullName()))
 		return
 	}
 	if nx {
@@ -346,8 +348,8 @@ func msetGeneric(c *Ctx, args [][]byte, nx bool) {
 		}
 	}
 	for j := 1; j < len(args); j += 2 {
-		c.setKey(args[j], store.NewString(args[j+1]), c.LookupWrite(args[j]), false)
-		c.Notify(NotifyString, "set", args[j])
+		setKey(c, args[j], store.NewString(args[j+1]), c.LookupWrite(args[j]), false)
+		c.Notify(config.NotifyString, "set", args[j])
 	}
 	if nx {
 		c.W.Int(1)
@@ -356,11 +358,11 @@ func msetGeneric(c *Ctx, args [][]byte, nx bool) {
 	}
 }
 
-func mset(c *Ctx, args [][]byte)   { msetGeneric(c, args, false) }
-func msetnx(c *Ctx, args [][]byte) { msetGeneric(c, args, true) }
+func mset(c *engine.Ctx, args [][]byte)   { msetGeneric(c, args, false) }
+func msetnx(c *engine.Ctx, args [][]byte) { msetGeneric(c, args, true) }
 
 // incrDecr is Redis's incrDecrCommand.
-func incrDecr(c *Ctx, key []byte, incr int64) {
+func incrDecr(c *engine.Ctx, key []byte, incr int64) {
 	e := c.LookupWrite(key)
 	var s *store.String
 	if e != nil {
@@ -372,11 +374,11 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 	}
 	v, ok := stringInt(s)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if (incr < 0 && v < 0 && incr < math.MinInt64-v) || (incr > 0 && v > 0 && incr > math.MaxInt64-v) {
-		c.Error(ErrOverflow)
+		c.Error(engine.ErrOverflow)
 		return
 	}
 	v += incr
@@ -387,41 +389,41 @@ func incrDecr(c *Ctx, key []byte, incr int64) {
 		// deadline and becomes int-encoded again.
 		s.B = append(s.B[:0], b...)
 		s.Raw, s.NotInt = false, false
-		c.inheritShared(e)
+		c.InheritShared(e)
 		c.Modified(key)
 	} else {
-		c.setKey(key, store.NewString(b), nil, false)
+		setKey(c, key, store.NewString(b), nil, false)
 	}
-	c.Notify(NotifyString, "incrby", key)
+	c.Notify(config.NotifyString, "incrby", key)
 	c.W.Int(v)
 }
 
-func incr(c *Ctx, args [][]byte) { incrDecr(c, args[1], 1) }
-func decr(c *Ctx, args [][]byte) { incrDecr(c, args[1], -1) }
+func incr(c *engine.Ctx, args [][]byte) { incrDecr(c, args[1], 1) }
+func decr(c *engine.Ctx, args [][]byte) { incrDecr(c, args[1], -1) }
 
-func incrby(c *Ctx, args [][]byte) {
+func incrby(c *engine.Ctx, args [][]byte) {
 	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	incrDecr(c, args[1], n)
 }
 
-func decrby(c *Ctx, args [][]byte) {
+func decrby(c *engine.Ctx, args [][]byte) {
 	n, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if n == math.MinInt64 {
-		c.Error(ErrDecrOverflow)
+		c.Error(engine.ErrDecrOverflow)
 		return
 	}
 	incrDecr(c, args[1], -n)
 }
 
-func incrbyfloat(c *Ctx, args [][]byte) {
+func incrbyfloat(c *engine.Ctx, args [][]byte) {
 	key := args[1]
 	e := c.LookupWrite(key)
 	var s *store.String
@@ -435,38 +437,38 @@ func incrbyfloat(c *Ctx, args [][]byte) {
 	value := longdouble.FromInt(0)
 	if s != nil {
 		if value, ok = longdouble.Parse(s.B); !ok {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 	}
 	inc, ok := longdouble.Parse(args[2])
 	if !ok {
-		c.Error(ErrNotFloat)
+		c.Error(engine.ErrNotFloat)
 		return
 	}
 	sum, ok := longdouble.Add(value, inc)
 	if !ok {
-		c.Error(ErrIncrNaNInf)
+		c.Error(engine.ErrIncrNaNInf)
 		return
 	}
 	b := longdouble.AppendHuman(nil, sum)
 	ns := &store.String{B: b, NotInt: true}
 	if s != nil {
-		c.DB.Replace(string(key), ns, c.newAccess())
+		c.DB.Replace(string(key), ns, c.NewAccess())
 		c.Modified(key)
 	} else {
-		c.setKey(key, ns, nil, false)
+		setKey(c, key, ns, nil, false)
 	}
-	c.Notify(NotifyString, "incrbyfloat", key)
+	c.Notify(config.NotifyString, "incrbyfloat", key)
 	c.W.Bulk(b)
 }
 
-func appendCmd(c *Ctx, args [][]byte) {
+func appendCmd(c *engine.Ctx, args [][]byte) {
 	key, val := args[1], args[2]
 	e := c.LookupWrite(key)
 	var total int
 	if e == nil {
-		c.setKey(key, store.NewString(val), nil, false)
+		setKey(c, key, store.NewString(val), nil, false)
 		total = len(val)
 	} else {
 		s, ok := e.Value.(*store.String)
@@ -474,7 +476,7 @@ func appendCmd(c *Ctx, args [][]byte) {
 			c.WrongType()
 			return
 		}
-		if !c.checkStringLength(int64(len(s.B)), int64(len(val))) {
+		if !checkStringLength(c, int64(len(s.B)), int64(len(val))) {
 			return
 		}
 		s.B = append(s.B, val...)
@@ -482,23 +484,23 @@ func appendCmd(c *Ctx, args [][]byte) {
 		total = len(s.B)
 		c.Modified(key)
 	}
-	c.Notify(NotifyString, "append", key)
+	c.Notify(config.NotifyString, "append", key)
 	c.W.Int(int64(total))
 }
 
 // checkStringLength refuses a string that would grow past
 // proto-max-bulk-len.
-func (c *Ctx) checkStringLength(size, add int64) bool {
+func checkStringLength(c *engine.Ctx, size, add int64) bool {
 	total := size + add
 	if total > c.E.Config.ProtoMaxBulkLen || total < size || total < add {
-		c.Error(ErrStringTooLong)
+		c.Error(engine.ErrStringTooLong)
 		return false
 	}
 	return true
 }
 
-func strlen(c *Ctx, args [][]byte) {
-	s, ok := c.lookupString(args[1])
+func strlen(c *engine.Ctx, args [][]byte) {
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -509,18 +511,18 @@ func strlen(c *Ctx, args [][]byte) {
 	c.W.Int(int64(len(s.B)))
 }
 
-func getrange(c *Ctx, args [][]byte) {
+func getrange(c *engine.Ctx, args [][]byte) {
 	start, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	end, ok := redisnum.ParseInt(args[3])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
-	s, ok := c.lookupString(args[1])
+	s, ok := lookupString(c, args[1])
 	if !ok {
 		return
 	}
@@ -555,15 +557,15 @@ func getrange(c *Ctx, args [][]byte) {
 	c.W.Bulk(s.B[start : end+1])
 }
 
-func setrange(c *Ctx, args [][]byte) {
+func setrange(c *engine.Ctx, args [][]byte) {
 	key, val := args[1], args[3]
 	offset, ok := redisnum.ParseInt(args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if offset < 0 {
-		c.Error(ErrOffsetRange)
+		c.Error(engine.ErrOffsetRange)
 		return
 	}
 	e := c.LookupWrite(key)
@@ -572,13 +574,13 @@ func setrange(c *Ctx, args [][]byte) {
 			c.W.Int(0)
 			return
 		}
-		if !c.checkStringLength(offset, int64(len(val))) {
+		if !checkStringLength(c, offset, int64(len(val))) {
 			return
 		}
 		b := make([]byte, offset+int64(len(val)))
 		copy(b[offset:], val)
-		c.setKey(key, &store.String{B: b, Raw: true}, nil, false)
-		c.Notify(NotifyString, "setrange", key)
+		setKey(c, key, &store.String{B: b, Raw: true}, nil, false)
+		c.Notify(config.NotifyString, "setrange", key)
 		c.W.Int(int64(len(b)))
 		return
 	}
@@ -591,7 +593,7 @@ func setrange(c *Ctx, args [][]byte) {
 		c.W.Int(int64(len(s.B)))
 		return
 	}
-	if !c.checkStringLength(offset, int64(len(val))) {
+	if !checkStringLength(c, offset, int64(len(val))) {
 		return
 	}
 	need := offset + int64(len(val))
@@ -609,13 +611,13 @@ func setrange(c *Ctx, args [][]byte) {
 	copy(s.B[offset:], val)
 	s.Raw = true
 	c.Modified(key)
-	c.Notify(NotifyString, "setrange", key)
+	c.Notify(config.NotifyString, "setrange", key)
 	c.W.Int(int64(len(s.B)))
 }
 
 // lcs is LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN], with
 // Redis's dynamic-programming table, walk back and range reporting.
-func lcs(c *Ctx, args [][]byte) {
+func lcs(c *engine.Ctx, args [][]byte) {
 	ea, eb := c.Lookup(args[1]), c.Lookup(args[2])
 	var a, b []byte
 	for i, e := range []*store.Entry{ea, eb} {
@@ -624,7 +626,7 @@ func lcs(c *Ctx, args [][]byte) {
 		}
 		s, ok := e.Value.(*store.String)
 		if !ok {
-			c.Error(ErrLCSNotString)
+			c.Error(engine.ErrLCSNotString)
 			return
 		}
 		if i == 0 {
@@ -647,28 +649,28 @@ func lcs(c *Ctx, args [][]byte) {
 		case cstr.EqualFold(opt, "minmatchlen") && j+1 < len(args):
 			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			minMatchLen = max(n, 0)
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	if getIdx && getLen {
-		c.Error(ErrLCSIdxAndLen)
+		c.Error(engine.ErrLCSIdxAndLen)
 		return
 	}
 	if uint64(len(a)) >= math.MaxUint32-1 || uint64(len(b)) >= math.MaxUint32-1 {
-		c.Error(ErrLCSTooLong)
+		c.Error(engine.ErrLCSTooLong)
 		return
 	}
 	alen, blen := len(a), len(b)
 	cells := uint64(alen+1) * uint64(blen+1)
 	if cells*4 > uint64(c.E.Config.ProtoMaxBulkLen) {
-		c.Error(ErrLCSMemory)
+		c.Error(engine.ErrLCSMemory)
 		return
 	}
 	w := blen + 1
@@ -761,11 +763,11 @@ func lcs(c *Ctx, args [][]byte) {
 }
 
 // setKeyFlags is Redis's setGetKeys: with GET the key is read too.
-func setKeyFlags(args [][]byte, pos int) KeyFlag {
+func setKeyFlags(args [][]byte, pos int) engine.KeyFlag {
 	for _, a := range args[min(3, len(args)):] {
 		if cstr.EqualFold(cstr.CString(a), "get") {
-			return KeyRW | KeyAccess | KeyUpdate
+			return engine.KeyRW | engine.KeyAccess | engine.KeyUpdate
 		}
 	}
-	return KeyOW | KeyUpdate
+	return engine.KeyOW | engine.KeyUpdate
 }

@@ -4,12 +4,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // BenchmarkStringSetGet overwrites and reads keys of a 100,000-key
 // keyspace with 32-byte values: one SET and one GET per op.
 func BenchmarkStringSetGet(b *testing.B) {
-	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+	e := engine.NewEngine(nil, &enginetest.Clock{T: time.UnixMilli(1_000_000)})
 	cl := e.NewClient(nil)
 	cl.Authenticated = true
 	keys := make([][]byte, 100000)
@@ -17,7 +20,7 @@ func BenchmarkStringSetGet(b *testing.B) {
 		keys[i] = []byte("key:" + strconv.Itoa(i))
 	}
 	val := []byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
-	ctx := Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0], Now: 1}
+	ctx := engine.Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0], Now: 1}
 	set := [][]byte{[]byte("SET"), nil, val}
 	get := [][]byte{[]byte("GET"), nil}
 	b.ReportAllocs()
@@ -25,8 +28,8 @@ func BenchmarkStringSetGet(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cl.W.Reset()
 		set[1] = keys[i%len(keys)]
-		Exec(&ctx, set)
+		engine.Exec(&ctx, set)
 		get[1] = keys[(i*7)%len(keys)]
-		Exec(&ctx, get)
+		engine.Exec(&ctx, get)
 	}
 }

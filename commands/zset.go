@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
@@ -13,58 +15,62 @@ import (
 
 // Sorted-set commands (Redis 7.0 t_zset.c).
 
-var zsetCommands = []*Spec{
-	{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zadd},
-	{Name: "zincrby", Arity: 4, Flags: Write | DenyOOM | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zincrby},
-	{Name: "zrem", Arity: -3, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zrem},
-	{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zscore},
-	{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zmscore},
-	{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO)}, ACL: []string{"sortedset"}, Fn: zcard},
-	{Name: "zcount", Arity: 4, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zcount},
-	{Name: "zlexcount", Arity: 4, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zlexcount},
-	{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrank},
-	{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrank},
-	{Name: "zrange", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrange},
-	{Name: "zrevrange", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrange},
-	{Name: "zrangebyscore", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebyscore},
-	{Name: "zrevrangebyscore", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebyscore},
-	{Name: "zrangebylex", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebylex},
-	{Name: "zrevrangebylex", Arity: -4, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebylex},
-	{Name: "zremrangebyscore", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyscore},
-	{Name: "zremrangebyrank", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyrank},
-	{Name: "zremrangebylex", Arity: 4, Flags: Write, KeySpecs: []KeySpec{Key1(KeyRW | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebylex},
-	{Name: "zpopmin", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmin},
-	{Name: "zpopmax", Arity: -2, Flags: Write | Fast, KeySpecs: []KeySpec{Key1(KeyRW | KeyAccess | KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmax},
-	{Name: "zmpop", Arity: -4, Flags: Write, Keys: zmpopKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zmpop},
-	{Name: "zrangestore", Arity: -5, Flags: Write | DenyOOM, KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zrangestore},
-	{Name: "zrandmember", Arity: -2, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zrandmember},
-	{Name: "zunion", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunion},
-	{Name: "zinter", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinter},
-	{Name: "zdiff", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiff},
-	{Name: "zintercard", Arity: -3, Flags: ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []KeySpec{{Flags: KeyRO | KeyAccess, Pos: 1, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zintercard},
-	{Name: "zunionstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunionstore},
-	{Name: "zinterstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinterstore},
-	{Name: "zdiffstore", Arity: -4, Flags: Write | DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []KeySpec{Key1(KeyOW | KeyUpdate), {Flags: KeyRO | KeyAccess, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiffstore},
-	{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Blocking | Fast, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmin},
-	{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Blocking | Fast, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmax},
-	{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Keys: bzmpopKeys, KeySpecs: []KeySpec{{Flags: KeyRW | KeyAccess | KeyDelete, Pos: 2, Find: FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzmpop},
-	{Name: "zscan", Arity: -3, Flags: ReadOnly, KeySpecs: []KeySpec{Key1(KeyRO | KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zscan},
+var zsetCommands = []*engine.Spec{
+	{Name: "zadd", Arity: -4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zadd},
+	{Name: "zincrby", Arity: 4, Flags: engine.Write | engine.DenyOOM | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyUpdate)}, ACL: []string{"sortedset"}, Fn: zincrby},
+	{Name: "zrem", Arity: -3, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zrem},
+	{Name: "zscore", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zscore},
+	{Name: "zmscore", Arity: -3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zmscore},
+	{Name: "zcard", Arity: 2, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO)}, ACL: []string{"sortedset"}, Fn: zcard},
+	{Name: "zcount", Arity: 4, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zcount},
+	{Name: "zlexcount", Arity: 4, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zlexcount},
+	{Name: "zrank", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrank},
+	{Name: "zrevrank", Arity: 3, Flags: engine.ReadOnly | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrank},
+	{Name: "zrange", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrange},
+	{Name: "zrevrange", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrange},
+	{Name: "zrangebyscore", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebyscore},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebyscore},
+	{Name: "zrangebylex", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrangebylex},
+	{Name: "zrevrangebylex", Arity: -4, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Fn: zrevrangebylex},
+	{Name: "zremrangebyscore", Arity: 4, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyscore},
+	{Name: "zremrangebyrank", Arity: 4, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebyrank},
+	{Name: "zremrangebylex", Arity: 4, Flags: engine.Write, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zremrangebylex},
+	{Name: "zpopmin", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmin},
+	{Name: "zpopmax", Arity: -2, Flags: engine.Write | engine.Fast, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRW | engine.KeyAccess | engine.KeyDelete)}, ACL: []string{"sortedset"}, Fn: zpopmax},
+	{Name: "zmpop", Arity: -4, Flags: engine.Write, Keys: zmpopKeys, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zmpop},
+	{Name: "zrangestore", Arity: -5, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zrangestore},
+	{Name: "zrandmember", Arity: -2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zrandmember},
+	{Name: "zunion", Arity: -3, Flags: engine.ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunion},
+	{Name: "zinter", Arity: -3, Flags: engine.ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinter},
+	{Name: "zdiff", Arity: -3, Flags: engine.ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiff},
+	{Name: "zintercard", Arity: -3, Flags: engine.ReadOnly, Keys: zsetopKeys(1, false), KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO | engine.KeyAccess, Pos: 1, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zintercard},
+	{Name: "zunionstore", Arity: -4, Flags: engine.Write | engine.DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zunionstore},
+	{Name: "zinterstore", Arity: -4, Flags: engine.Write | engine.DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zinterstore},
+	{Name: "zdiffstore", Arity: -4, Flags: engine.Write | engine.DenyOOM, Keys: zsetopKeys(2, true), KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate), {Flags: engine.KeyRO | engine.KeyAccess, Pos: 2, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: zdiffstore},
+	{Name: "bzpopmin", Arity: -3, Flags: engine.Write | engine.NoScript | engine.Blocking | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmin},
+	{Name: "bzpopmax", Arity: -3, Flags: engine.Write | engine.NoScript | engine.Blocking | engine.Fast, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 1, LastKey: -2, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzpopmax},
+	{Name: "bzmpop", Arity: -5, Flags: engine.Write | engine.Blocking, Keys: bzmpopKeys, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRW | engine.KeyAccess | engine.KeyDelete, Pos: 2, Find: engine.FindKeyNum, KeyNumIdx: 0, FirstKey: 1, KeyStep: 1}}, ACL: []string{"sortedset"}, Fn: bzmpop},
+	{Name: "zscan", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"sortedset"}, Tips: []string{"nondeterministic_output"}, Fn: zscan},
 }
 
-func init() { Register(zsetCommands) }
+func init() { engine.Register(zsetCommands) }
 
 // ---------------------------------------------------------------------------
 // zset helpers
 
 // zsetRead returns the sorted set at key for reading: nil with ok when the
 // key is missing, ok == false (WRONGTYPE written) for another type.
-func (c *Ctx) zsetRead(key []byte) (*store.ZSet, bool) { return lookupAs[*store.ZSet](c, key, false) }
+func zsetRead(c *engine.Ctx, key []byte) (*store.ZSet, bool) {
+	return engine.LookupAs[*store.ZSet](c, key, false)
+}
 
 // zsetWrite is zsetRead for a command that modifies the set.
-func (c *Ctx) zsetWrite(key []byte) (*store.ZSet, bool) { return lookupAs[*store.ZSet](c, key, true) }
+func zsetWrite(c *engine.Ctx, key []byte) (*store.ZSet, bool) {
+	return engine.LookupAs[*store.ZSet](c, key, true)
+}
 
 // zsetDeleteIfEmpty deletes key when z became empty and reports it.
-func (c *Ctx) zsetDeleteIfEmpty(key []byte, z *store.ZSet) bool {
+func zsetDeleteIfEmpty(c *engine.Ctx, key []byte, z *store.ZSet) bool {
 	if z.Len() > 0 {
 		return false
 	}
@@ -124,7 +130,7 @@ func parseLexRange(min, max []byte) (store.LexRange, bool) {
 // zsetNewForAdd creates the set ZADD stores for a missing key: Redis 7.0
 // starts with a skiplist when listpacks are disabled or the first member is
 // already too long.
-func (c *Ctx) zsetNewForAdd(firstMember []byte) *store.ZSet {
+func zsetNewForAdd(c *engine.Ctx, firstMember []byte) *store.ZSet {
 	cfg := c.E.Config
 	return store.NewZSet(cfg.ZSetMaxListpackEntries == 0 || cfg.ZSetMaxListpackValue < len(firstMember))
 }
@@ -173,11 +179,11 @@ func (z *zrangeEmitter) emit(member string, score float64) {
 // ---------------------------------------------------------------------------
 // ZADD / ZINCRBY
 
-func zadd(c *Ctx, args [][]byte)    { zaddGeneric(c, args, 0) }
-func zincrby(c *Ctx, args [][]byte) { zaddGeneric(c, args, store.ZAddIncr) }
+func zadd(c *engine.Ctx, args [][]byte)    { zaddGeneric(c, args, 0) }
+func zincrby(c *engine.Ctx, args [][]byte) { zaddGeneric(c, args, store.ZAddIncr) }
 
 // zaddGeneric is Redis's zaddGenericCommand, shared by ZADD and ZINCRBY.
-func zaddGeneric(c *Ctx, args [][]byte, flags int) {
+func zaddGeneric(c *engine.Ctx, args [][]byte, flags int) {
 	key := args[1]
 	ch := false
 	scoreidx := 2
@@ -209,20 +215,20 @@ options:
 
 	elements := len(args) - scoreidx
 	if elements%2 != 0 || elements == 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	elements /= 2
 	if nx && xx {
-		c.Error(ErrXXandNX)
+		c.Error(engine.ErrXXandNX)
 		return
 	}
 	if (gt && nx) || (lt && nx) || (gt && lt) {
-		c.Error(ErrGTLTNX)
+		c.Error(engine.ErrGTLTNX)
 		return
 	}
 	if incr && elements > 1 {
-		c.Error(ErrZIncrPair)
+		c.Error(engine.ErrZIncrPair)
 		return
 	}
 
@@ -235,13 +241,13 @@ options:
 	for j := 0; j < elements; j++ {
 		f, ok := redisnum.ParseFloat(args[scoreidx+j*2])
 		if !ok {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 		scores = append(scores, f)
 	}
 
-	z, ok := c.zsetWrite(key)
+	z, ok := zsetWrite(c, key)
 	if !ok {
 		return
 	}
@@ -251,17 +257,17 @@ options:
 		if xx {
 			goto reply
 		}
-		z = c.zsetNewForAdd(args[scoreidx+1])
-		c.DB.Set(string(key), z, 0, c.newAccess())
+		z = zsetNewForAdd(c, args[scoreidx+1])
+		c.DB.Set(string(key), z, 0, c.NewAccess())
 		c.Ready(key)
-		c.Notify(NotifyNew, "new", key)
+		c.Notify(config.NotifyNew, "new", key)
 	}
 	{
 		cfg := c.E.Config
 		for j := 0; j < elements; j++ {
 			res, ns := z.Add(args[scoreidx+1+j*2], scores[j], flags, cfg.ZSetMaxListpackEntries, cfg.ZSetMaxListpackValue)
 			if res&store.ZAddNaN != 0 {
-				c.Error(ErrZNaN)
+				c.Error(engine.ErrZNaN)
 				goto notify
 			}
 			if res&store.ZAddAdded != 0 {
@@ -293,9 +299,9 @@ notify:
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(added + updated - 1) // Redis counts each change
 		if incr {
-			c.Notify(NotifyZSet, "zincr", key)
+			c.Notify(config.NotifyZSet, "zincr", key)
 		} else {
-			c.Notify(NotifyZSet, "zadd", key)
+			c.Notify(config.NotifyZSet, "zadd", key)
 		}
 	}
 }
@@ -303,9 +309,9 @@ notify:
 // ---------------------------------------------------------------------------
 // ZREM
 
-func zrem(c *Ctx, args [][]byte) {
+func zrem(c *engine.Ctx, args [][]byte) {
 	key := args[1]
-	z, ok := c.zsetWrite(key)
+	z, ok := zsetWrite(c, key)
 	if !ok {
 		return
 	}
@@ -326,9 +332,9 @@ func zrem(c *Ctx, args [][]byte) {
 		}
 	}
 	if deleted > 0 {
-		c.Notify(NotifyZSet, "zrem", key)
+		c.Notify(config.NotifyZSet, "zrem", key)
 		if removed {
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 		}
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(deleted - 1)
@@ -339,8 +345,8 @@ func zrem(c *Ctx, args [][]byte) {
 // ---------------------------------------------------------------------------
 // Point reads
 
-func zscore(c *Ctx, args [][]byte) {
-	z, ok := c.zsetRead(args[1])
+func zscore(c *engine.Ctx, args [][]byte) {
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -355,8 +361,8 @@ func zscore(c *Ctx, args [][]byte) {
 	}
 }
 
-func zmscore(c *Ctx, args [][]byte) {
-	z, ok := c.zsetRead(args[1])
+func zmscore(c *engine.Ctx, args [][]byte) {
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -374,8 +380,8 @@ func zmscore(c *Ctx, args [][]byte) {
 	}
 }
 
-func zcard(c *Ctx, args [][]byte) {
-	z, ok := c.zsetRead(args[1])
+func zcard(c *engine.Ctx, args [][]byte) {
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -386,13 +392,13 @@ func zcard(c *Ctx, args [][]byte) {
 	c.W.Int(int64(z.Len()))
 }
 
-func zcount(c *Ctx, args [][]byte) {
+func zcount(c *engine.Ctx, args [][]byte) {
 	r, ok := parseScoreRange(args[2], args[3])
 	if !ok {
-		c.Error(ErrMinMaxNotFloat)
+		c.Error(engine.ErrMinMaxNotFloat)
 		return
 	}
-	z, ok := c.zsetRead(args[1])
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -403,13 +409,13 @@ func zcount(c *Ctx, args [][]byte) {
 	c.W.Int(int64(z.CountByScore(&r)))
 }
 
-func zlexcount(c *Ctx, args [][]byte) {
+func zlexcount(c *engine.Ctx, args [][]byte) {
 	r, ok := parseLexRange(args[2], args[3])
 	if !ok {
-		c.Error(ErrMinMaxLex)
+		c.Error(engine.ErrMinMaxLex)
 		return
 	}
-	z, ok := c.zsetRead(args[1])
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -420,11 +426,11 @@ func zlexcount(c *Ctx, args [][]byte) {
 	c.W.Int(int64(z.CountByLex(&r)))
 }
 
-func zrank(c *Ctx, args [][]byte)    { zrankGeneric(c, args, false) }
-func zrevrank(c *Ctx, args [][]byte) { zrankGeneric(c, args, true) }
+func zrank(c *engine.Ctx, args [][]byte)    { zrankGeneric(c, args, false) }
+func zrevrank(c *engine.Ctx, args [][]byte) { zrankGeneric(c, args, true) }
 
-func zrankGeneric(c *Ctx, args [][]byte, reverse bool) {
-	z, ok := c.zsetRead(args[1])
+func zrankGeneric(c *engine.Ctx, args [][]byte, reverse bool) {
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -459,21 +465,23 @@ const (
 	zrangeReverse
 )
 
-func zrange(c *Ctx, args [][]byte)    { zrangeGeneric(c, args, 1, nil, zrangeAuto, zrangeDirAuto) }
-func zrevrange(c *Ctx, args [][]byte) { zrangeGeneric(c, args, 1, nil, zrangeRank, zrangeReverse) }
-func zrangebylex(c *Ctx, args [][]byte) {
+func zrange(c *engine.Ctx, args [][]byte) { zrangeGeneric(c, args, 1, nil, zrangeAuto, zrangeDirAuto) }
+func zrevrange(c *engine.Ctx, args [][]byte) {
+	zrangeGeneric(c, args, 1, nil, zrangeRank, zrangeReverse)
+}
+func zrangebylex(c *engine.Ctx, args [][]byte) {
 	zrangeGeneric(c, args, 1, nil, zrangeLex, zrangeForward)
 }
-func zrevrangebylex(c *Ctx, args [][]byte) {
+func zrevrangebylex(c *engine.Ctx, args [][]byte) {
 	zrangeGeneric(c, args, 1, nil, zrangeLex, zrangeReverse)
 }
-func zrangebyscore(c *Ctx, args [][]byte) {
+func zrangebyscore(c *engine.Ctx, args [][]byte) {
 	zrangeGeneric(c, args, 1, nil, zrangeScore, zrangeForward)
 }
-func zrevrangebyscore(c *Ctx, args [][]byte) {
+func zrevrangebyscore(c *engine.Ctx, args [][]byte) {
 	zrangeGeneric(c, args, 1, nil, zrangeScore, zrangeReverse)
 }
-func zrangestore(c *Ctx, args [][]byte) {
+func zrangestore(c *engine.Ctx, args [][]byte) {
 	zrangeGeneric(c, args, 2, args[1], zrangeAuto, zrangeDirAuto)
 }
 
@@ -481,7 +489,7 @@ func zrangestore(c *Ctx, args [][]byte) {
 // argStart are "src min max [BYSCORE|BYLEX] [REV] [WITHSCORES] [LIMIT o c]";
 // dst, when not nil, makes it ZRANGESTORE (no WITHSCORES; the result is
 // stored and its size replied).
-func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeType, dir zrangeDir) {
+func zrangeGeneric(c *engine.Ctx, args [][]byte, argStart int, dst []byte, rt zrangeType, dir zrangeDir) {
 	isStore := dst != nil
 	key := args[argStart]
 	minidx, maxidx := argStart+1, argStart+2
@@ -496,11 +504,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 		case left >= 2 && cstr.EqualFold(a, "limit"):
 			var ok bool
 			if offset, ok = redisnum.ParseInt(args[j+1]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			if limit, ok = redisnum.ParseInt(args[j+2]); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 			j += 2
@@ -511,7 +519,7 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 		case rt == zrangeAuto && cstr.EqualFold(a, "byscore"):
 			rt = zrangeScore
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -522,11 +530,11 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 		rt = zrangeRank
 	}
 	if limit != -1 && rt == zrangeRank {
-		c.Error(ErrZLimitRank)
+		c.Error(engine.ErrZLimitRank)
 		return
 	}
 	if withscores && rt == zrangeLex {
-		c.Error(ErrZWithscoresLex)
+		c.Error(engine.ErrZWithscoresLex)
 		return
 	}
 	reverse := dir == zrangeReverse
@@ -541,34 +549,34 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 	case zrangeRank:
 		var ok bool
 		if start, ok = redisnum.ParseInt(args[minidx]); !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		if end, ok = redisnum.ParseInt(args[maxidx]); !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 	case zrangeScore:
 		var ok bool
 		if sr, ok = parseScoreRange(args[minidx], args[maxidx]); !ok {
-			c.Error(ErrMinMaxNotFloat)
+			c.Error(engine.ErrMinMaxNotFloat)
 			return
 		}
 	case zrangeLex:
 		var ok bool
 		if lr, ok = parseLexRange(args[minidx], args[maxidx]); !ok {
-			c.Error(ErrMinMaxLex)
+			c.Error(engine.ErrMinMaxLex)
 			return
 		}
 	}
 
-	z, ok := c.zsetRead(key)
+	z, ok := zsetRead(c, key)
 	if !ok {
 		return
 	}
 	if z == nil {
 		if isStore {
-			c.zrangeStoreFinish(dst, nil)
+			zrangeStoreFinish(c, dst, nil)
 		} else {
 			c.W.Array(0)
 		}
@@ -589,7 +597,7 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 		}
 		if start > end || start >= llen {
 			if isStore {
-				c.zrangeStoreFinish(dst, nil)
+				zrangeStoreFinish(c, dst, nil)
 			} else {
 				c.W.Array(0)
 			}
@@ -619,7 +627,7 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 		case zrangeLex:
 			z.RangeByLex(&lr, clampInt(offset), clampInt(limit), reverse, add)
 		}
-		c.zrangeStoreFinish(dst, out)
+		zrangeStoreFinish(c, dst, out)
 		return
 	}
 
@@ -647,35 +655,35 @@ func zrangeGeneric(c *Ctx, args [][]byte, argStart int, dst []byte, rt zrangeTyp
 
 // zrangeStoreFinish stores a ZRANGESTORE result (zrangeResultFinalizeStore):
 // a non-empty result replaces dst (any type, no TTL), an empty one deletes it.
-func (c *Ctx) zrangeStoreFinish(dst []byte, out *store.ZSet) {
+func zrangeStoreFinish(c *engine.Ctx, dst []byte, out *store.ZSet) {
 	if out != nil && out.Len() > 0 {
-		c.zsetStore(dst, out)
+		zsetStore(c, dst, out)
 		c.W.Int(int64(out.Len()))
-		c.Notify(NotifyZSet, "zrangestore", dst)
+		c.Notify(config.NotifyZSet, "zrangestore", dst)
 		return
 	}
 	c.W.Int(0)
-	c.zsetStoreEmpty(dst)
+	zsetStoreEmpty(c, dst)
 }
 
 // zsetStore is Redis's setKey for a computed sorted set: it overwrites dst
 // whatever its type and TTL.
-func (c *Ctx) zsetStore(dst []byte, z *store.ZSet) {
+func zsetStore(c *engine.Ctx, dst []byte, z *store.ZSet) {
 	existed := c.LookupWrite(dst) != nil
-	c.DB.Set(string(dst), z, 0, c.newAccess())
+	c.DB.Set(string(dst), z, 0, c.NewAccess())
 	if !existed {
 		c.Ready(dst)
-		c.Notify(NotifyNew, "new", dst)
+		c.Notify(config.NotifyNew, "new", dst)
 	}
 	c.Modified(dst)
 }
 
 // zsetStoreEmpty deletes dst for an empty store result, as Redis does.
-func (c *Ctx) zsetStoreEmpty(dst []byte) {
+func zsetStoreEmpty(c *engine.Ctx, dst []byte) {
 	if c.LookupWrite(dst) != nil {
 		c.DB.Delete(string(dst))
 		c.Modified(dst)
-		c.Notify(NotifyGeneric, "del", dst)
+		c.Notify(config.NotifyGeneric, "del", dst)
 	}
 }
 
@@ -693,11 +701,11 @@ func clampInt(v int64) int {
 // ---------------------------------------------------------------------------
 // ZREMRANGEBY*
 
-func zremrangebyscore(c *Ctx, args [][]byte) { zremrangeGeneric(c, args, zrangeScore) }
-func zremrangebyrank(c *Ctx, args [][]byte)  { zremrangeGeneric(c, args, zrangeRank) }
-func zremrangebylex(c *Ctx, args [][]byte)   { zremrangeGeneric(c, args, zrangeLex) }
+func zremrangebyscore(c *engine.Ctx, args [][]byte) { zremrangeGeneric(c, args, zrangeScore) }
+func zremrangebyrank(c *engine.Ctx, args [][]byte)  { zremrangeGeneric(c, args, zrangeRank) }
+func zremrangebylex(c *engine.Ctx, args [][]byte)   { zremrangeGeneric(c, args, zrangeLex) }
 
-func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
+func zremrangeGeneric(c *engine.Ctx, args [][]byte, rt zrangeType) {
 	key := args[1]
 	var start, end int64
 	var sr store.ScoreRange
@@ -708,29 +716,29 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 		event = "zremrangebyrank"
 		var ok bool
 		if start, ok = redisnum.ParseInt(args[2]); !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		if end, ok = redisnum.ParseInt(args[3]); !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 	case zrangeScore:
 		event = "zremrangebyscore"
 		var ok bool
 		if sr, ok = parseScoreRange(args[2], args[3]); !ok {
-			c.Error(ErrMinMaxNotFloat)
+			c.Error(engine.ErrMinMaxNotFloat)
 			return
 		}
 	case zrangeLex:
 		event = "zremrangebylex"
 		var ok bool
 		if lr, ok = parseLexRange(args[2], args[3]); !ok {
-			c.Error(ErrMinMaxLex)
+			c.Error(engine.ErrMinMaxLex)
 			return
 		}
 	}
-	z, ok := c.zsetWrite(key)
+	z, ok := zsetWrite(c, key)
 	if !ok {
 		return
 	}
@@ -764,13 +772,13 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 	case zrangeLex:
 		deleted = z.RemoveRangeByLex(&lr)
 	}
-	removed := c.zsetDeleteIfEmpty(key, z)
+	removed := zsetDeleteIfEmpty(c, key, z)
 	if deleted > 0 {
 		c.Modified(key)
 		c.E.Stats.Dirty += int64(deleted - 1)
-		c.Notify(NotifyZSet, event, key)
+		c.Notify(config.NotifyZSet, event, key)
 		if removed {
-			c.Notify(NotifyGeneric, "del", key)
+			c.Notify(config.NotifyGeneric, "del", key)
 		}
 	}
 	c.W.Int(int64(deleted))
@@ -786,11 +794,11 @@ func zremrangeGeneric(c *Ctx, args [][]byte, rt zrangeType) {
 // shape otherwise); nilWhenEmpty answers a null array instead of an empty
 // one when no key exists.
 // It reports whether the popped key was deleted (emptied).
-func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nested, nilWhenEmpty bool) (deleted bool) {
+func zpopGeneric(c *engine.Ctx, keys [][]byte, max bool, emitKey bool, count int64, nested, nilWhenEmpty bool) (deleted bool) {
 	var key []byte
 	var z *store.ZSet
 	for _, k := range keys {
-		zz, ok := c.zsetWrite(k)
+		zz, ok := zsetWrite(c, k)
 		if !ok {
 			return false
 		}
@@ -838,7 +846,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 	for i := int64(0); i < rangelen; i++ {
 		m, s := z.Pop(max)
 		if i == 0 {
-			c.Notify(NotifyZSet, event, key)
+			c.Notify(config.NotifyZSet, event, key)
 		}
 		if nested {
 			c.W.Array(2)
@@ -846,21 +854,21 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, emitKey bool, count int64, nes
 		c.W.BulkString(m)
 		c.W.Double(s)
 	}
-	if c.zsetDeleteIfEmpty(key, z) {
+	if zsetDeleteIfEmpty(c, key, z) {
 		deleted = true
-		c.Notify(NotifyGeneric, "del", key)
+		c.Notify(config.NotifyGeneric, "del", key)
 	}
 	c.Modified(key)
 	c.E.Stats.Dirty += rangelen - 1 // one per popped member
 	return deleted
 }
 
-func zpopmin(c *Ctx, args [][]byte) { zpopMinMax(c, args, false) }
-func zpopmax(c *Ctx, args [][]byte) { zpopMinMax(c, args, true) }
+func zpopmin(c *engine.Ctx, args [][]byte) { zpopMinMax(c, args, false) }
+func zpopmax(c *engine.Ctx, args [][]byte) { zpopMinMax(c, args, true) }
 
-func zpopMinMax(c *Ctx, args [][]byte, max bool) {
+func zpopMinMax(c *engine.Ctx, args [][]byte, max bool) {
 	if len(args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	count := int64(-1)
@@ -868,7 +876,7 @@ func zpopMinMax(c *Ctx, args [][]byte, max bool) {
 		// getPositiveLongFromObjectOrReply: one message for both errors.
 		n, ok := redisnum.ParseInt(args[2])
 		if !ok || n < 0 {
-			c.Error(ErrCountPositive)
+			c.Error(engine.ErrCountPositive)
 			return
 		}
 		count = n
@@ -898,19 +906,19 @@ func numkeysPositions(args [][]byte, idx int) []int {
 
 // zmpopArgs parses ZMPOP/BZMPOP's "numkeys key... MIN|MAX [COUNT n]" with
 // numkeys at args[idx]; it writes the error and returns ok == false.
-func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
+func zmpopArgs(c *engine.Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count int64, ok bool) {
 	numkeys, okn := redisnum.ParseInt(args[idx])
 	if !okn || numkeys < 1 {
-		c.Error(ErrNumKeysZero)
+		c.Error(engine.ErrNumKeysZero)
 		return nil, false, 0, false
 	}
 	if numkeys > int64(len(args)) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	whereIdx := idx + int(numkeys) + 1
 	if whereIdx >= len(args) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	switch {
@@ -918,7 +926,7 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	case cstr.EqualFold(cstr.CString(args[whereIdx]), "max"):
 		max = true
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	count = -1
@@ -928,13 +936,13 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 			j++
 			n, okc := redisnum.ParseInt(args[j])
 			if !okc || n < 1 {
-				c.Error(ErrCountNegative)
+				c.Error(engine.ErrCountNegative)
 				return nil, false, 0, false
 			}
 			count = n
 			continue
 		}
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -943,7 +951,7 @@ func zmpopArgs(c *Ctx, args [][]byte, idx int) (keys [][]byte, max bool, count i
 	return args[idx+1 : whereIdx], max, count, true
 }
 
-func zmpop(c *Ctx, args [][]byte) {
+func zmpop(c *engine.Ctx, args [][]byte) {
 	keys, max, count, ok := zmpopArgs(c, args, 1)
 	if !ok {
 		return
@@ -954,15 +962,15 @@ func zmpop(c *Ctx, args [][]byte) {
 // ---------------------------------------------------------------------------
 // BZPOPMIN / BZPOPMAX / BZMPOP
 
-func bzpopmin(c *Ctx, args [][]byte) {
+func bzpopmin(c *engine.Ctx, args [][]byte) {
 	blockingZpop(c, args[1:len(args)-1], args[len(args)-1], false, -1, false)
 }
 
-func bzpopmax(c *Ctx, args [][]byte) {
+func bzpopmax(c *engine.Ctx, args [][]byte) {
 	blockingZpop(c, args[1:len(args)-1], args[len(args)-1], true, -1, false)
 }
 
-func bzmpop(c *Ctx, args [][]byte) {
+func bzmpop(c *engine.Ctx, args [][]byte) {
 	keys, max, count, ok := zmpopArgs(c, args, 2)
 	if !ok {
 		return
@@ -977,13 +985,13 @@ func bzmpopKeys(args [][]byte) []int { return numkeysPositions(args, 2) }
 // non-empty key, or block until one of keys gets members. count < 0 is
 // BZPOPMIN/BZPOPMAX's single pop ([key, member, score]); zmpop selects
 // BZMPOP's [key, [[member, score]...]] shape.
-func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, zmpop bool) {
+func blockingZpop(c *engine.Ctx, keys [][]byte, timeout []byte, max bool, count int64, zmpop bool) {
 	deadline, ok := c.ParseTimeout(timeout)
 	if !ok {
 		return
 	}
 	for _, k := range keys {
-		z, ok := c.zsetWrite(k)
+		z, ok := zsetWrite(c, k)
 		if !ok {
 			return
 		}
@@ -997,7 +1005,7 @@ func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, 
 		c.W.NullArray()
 		return
 	}
-	c.Block(BlockZSet, keys, deadline, func(c *Ctx, key []byte) bool {
+	c.Block(engine.BlockZSet, keys, deadline, func(c *engine.Ctx, key []byte) bool {
 		// serveClientsBlockedOnSortedSetKey: a plain genericZpopCommand,
 		// notifications and signalModifiedKey included.
 		return zpopGeneric(c, [][]byte{key}, max, true, count, zmpop, zmpop)
@@ -1007,32 +1015,32 @@ func blockingZpop(c *Ctx, keys [][]byte, timeout []byte, max bool, count int64, 
 // ---------------------------------------------------------------------------
 // ZRANDMEMBER
 
-func zrandmember(c *Ctx, args [][]byte) {
+func zrandmember(c *engine.Ctx, args [][]byte) {
 	if len(args) >= 3 {
 		l, ok := redisnum.ParseInt(args[2])
 		if !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 		if l == math.MinInt64 {
-			c.Error(ErrLongMaxRange)
+			c.Error(engine.ErrLongMaxRange)
 			return
 		}
 		withscores := false
 		if len(args) > 4 || (len(args) == 4 && !cstr.EqualFold(cstr.CString(args[3]), "withscores")) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		} else if len(args) == 4 {
 			withscores = true
 			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-				c.Error(ErrValueRange)
+				c.Error(engine.ErrValueRange)
 				return
 			}
 		}
 		zrandmemberCount(c, args[1], l, withscores)
 		return
 	}
-	z, ok := c.zsetRead(args[1])
+	z, ok := zsetRead(c, args[1])
 	if !ok {
 		return
 	}
@@ -1047,8 +1055,8 @@ func zrandmember(c *Ctx, args [][]byte) {
 // zrandmemberCount is zrandmemberWithCountCommand: a negative count may
 // repeat members; a positive one returns distinct members, the whole set
 // (from the highest score, as Redis iterates) when count >= size.
-func zrandmemberCount(c *Ctx, key []byte, l int64, withscores bool) {
-	z, ok := c.zsetRead(key)
+func zrandmemberCount(c *engine.Ctx, key []byte, l int64, withscores bool) {
+	z, ok := zsetRead(c, key)
 	if !ok {
 		return
 	}
@@ -1185,27 +1193,31 @@ type zsetopResult struct {
 	s float64
 }
 
-func zunion(c *Ctx, args [][]byte)      { zsetopGeneric(c, args, nil, 1, zsetopUnion, false) }
-func zinter(c *Ctx, args [][]byte)      { zsetopGeneric(c, args, nil, 1, zsetopInter, false) }
-func zdiff(c *Ctx, args [][]byte)       { zsetopGeneric(c, args, nil, 1, zsetopDiff, false) }
-func zintercard(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, nil, 1, zsetopInter, true) }
-func zunionstore(c *Ctx, args [][]byte) { zsetopGeneric(c, args, args[1], 2, zsetopUnion, false) }
-func zinterstore(c *Ctx, args [][]byte) { zsetopGeneric(c, args, args[1], 2, zsetopInter, false) }
-func zdiffstore(c *Ctx, args [][]byte)  { zsetopGeneric(c, args, args[1], 2, zsetopDiff, false) }
+func zunion(c *engine.Ctx, args [][]byte)     { zsetopGeneric(c, args, nil, 1, zsetopUnion, false) }
+func zinter(c *engine.Ctx, args [][]byte)     { zsetopGeneric(c, args, nil, 1, zsetopInter, false) }
+func zdiff(c *engine.Ctx, args [][]byte)      { zsetopGeneric(c, args, nil, 1, zsetopDiff, false) }
+func zintercard(c *engine.Ctx, args [][]byte) { zsetopGeneric(c, args, nil, 1, zsetopInter, true) }
+func zunionstore(c *engine.Ctx, args [][]byte) {
+	zsetopGeneric(c, args, args[1], 2, zsetopUnion, false)
+}
+func zinterstore(c *engine.Ctx, args [][]byte) {
+	zsetopGeneric(c, args, args[1], 2, zsetopInter, false)
+}
+func zdiffstore(c *engine.Ctx, args [][]byte) { zsetopGeneric(c, args, args[1], 2, zsetopDiff, false) }
 
 // zsetopGeneric is Redis's zunionInterDiffGenericCommand.
-func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
+func zsetopGeneric(c *engine.Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
 	setnum, ok := redisnum.ParseInt(args[numkeysIdx])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if setnum < 1 {
-		c.Error(ErrZAtLeastOneKey(c.Spec.FullName()))
+		c.Error(engine.ErrZAtLeastOneKey(c.Spec.FullName()))
 		return
 	}
 	if setnum > int64(len(args)-(numkeysIdx+1)) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	src := make([]zsetopSrc, setnum)
@@ -1237,7 +1249,7 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 			for i := range src {
 				w, ok := redisnum.ParseFloat(args[j])
 				if !ok {
-					c.Error(ErrZWeightNotFloat)
+					c.Error(engine.ErrZWeightNotFloat)
 					return
 				}
 				src[i].weight = w
@@ -1252,7 +1264,7 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 			case cstr.EqualFold(v, "max"):
 				aggr = aggrMax
 			default:
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 			j += 2
@@ -1262,13 +1274,13 @@ func zsetopGeneric(c *Ctx, args [][]byte, dst []byte, numkeysIdx int, op int, ca
 		case cardOnly && remaining >= 2 && cstr.EqualFold(a, "limit"):
 			n, ok := redisnum.ParseInt(args[j+1])
 			if !ok || n < 0 {
-				c.Error(ErrLimitNegative)
+				c.Error(engine.ErrLimitNegative)
 				return
 			}
 			limit = n
 			j += 2
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -1372,7 +1384,7 @@ done:
 	if dst != nil {
 		if len(res) == 0 {
 			c.W.Int(0)
-			c.zsetStoreEmpty(dst)
+			zsetStoreEmpty(c, dst)
 			return
 		}
 		cfg := c.E.Config
@@ -1380,7 +1392,7 @@ done:
 		for _, r := range res {
 			out.AddString(r.m, r.s, 0, math.MaxInt, math.MaxInt)
 		}
-		c.zsetStore(dst, out)
+		zsetStore(c, dst, out)
 		c.W.Int(int64(len(res)))
 		event := "zunionstore"
 		switch op {
@@ -1389,7 +1401,7 @@ done:
 		case zsetopDiff:
 			event = "zdiffstore"
 		}
-		c.Notify(NotifyZSet, event, dst)
+		c.Notify(config.NotifyZSet, event, dst)
 		return
 	}
 	em := zrangeEmitter{w: c.W, withscores: withscores, nested: withscores && c.W.Resp3()}
@@ -1406,8 +1418,8 @@ done:
 // ---------------------------------------------------------------------------
 // ZSCAN
 
-func zscan(c *Ctx, args [][]byte) {
-	cursor, ok := c.ScanCursor(args[2])
+func zscan(c *engine.Ctx, args [][]byte) {
+	cursor, ok := scanCursor(c, args[2])
 	if !ok {
 		return
 	}
@@ -1421,7 +1433,7 @@ func zscan(c *Ctx, args [][]byte) {
 		c.WrongType()
 		return
 	}
-	opts, ok := c.ScanOptions(args[3:], false)
+	opts, ok := scanOptions(c, args[3:], false)
 	if !ok {
 		return
 	}
@@ -1447,7 +1459,7 @@ func zscan(c *Ctx, args [][]byte) {
 		s float64
 	}
 	var items []pair
-	if c.replicated() {
+	if c.Replicated() {
 		z.Range(func(m string, s float64) { items = append(items, pair{m, s}) })
 		cursor, items = stableScan(cursor, opts.Count, items, func(p pair) []byte { return []byte(p.m) })
 	} else {

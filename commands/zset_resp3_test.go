@@ -1,12 +1,18 @@
 package commands
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
+)
 
 // TestZsetRESP3Replies checks RESP3 reply shapes byte for byte against
 // replies captured from redis-server 7.0.15 after HELLO 3 (the parity
 // suite compares them live once HELLO is on main).
 func TestZsetRESP3Replies(t *testing.T) {
-	e := NewEngine(nil, benchClock{})
+	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
 	cl := e.NewClient(nil)
 	cl.W.Proto = 3
 	for _, c := range []struct {

@@ -4,16 +4,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
-
-type benchClock struct{}
-
-func (benchClock) Now() time.Time { return time.Unix(1700000000, 0) }
 
 // BenchmarkZAddZRangeByScore measures the lock-queue pattern on 1k-member
 // sets: update one member's deadline, then read the members due by now.
 func BenchmarkZAddZRangeByScore(b *testing.B) {
-	e := NewEngine(nil, benchClock{})
+	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
 	cl := e.NewClient(nil)
 	const n = 1000
 	for i := 0; i < n; i++ {
@@ -42,7 +41,7 @@ func BenchmarkZAddZRangeByScore(b *testing.B) {
 
 // BenchmarkZScoreZRank measures point reads on a 1k-member set.
 func BenchmarkZScoreZRank(b *testing.B) {
-	e := NewEngine(nil, benchClock{})
+	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
 	cl := e.NewClient(nil)
 	const n = 1000
 	for i := 0; i < n; i++ {

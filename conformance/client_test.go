@@ -27,7 +27,7 @@ func TestClientBasics(t *testing.T) {
 	p.Do("CLIENT", "GETNAME")
 	p.Do("CLIENT", "SETNAME")
 	// CLIENT SETINFO and NO-TOUCH came in Redis 7.2: lockkv implements
-	// them, 7.0.15 does not (commands/redis72_test.go tests them).
+	// them, 7.0.15 does not (engine/redis72_test.go tests them).
 	p.Do("CLIENT", "NO-EVICT", "x")
 	p.Do("CLIENT", "NO-EVICT", "on")
 	p.Do("CLIENT", "NO-EVICT", "OFF")

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/admin"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
@@ -26,7 +27,7 @@ import (
 // shard and as a Sentinel; those formats are checked here against a real
 // cluster-enabled redis-server (a master and its replica) and a real
 // redis-sentinel, with a lockkv engine whose cluster (a fake
-// commands.Cluster) has the same shape and addresses. Node IDs differ
+// engine.Cluster) has the same shape and addresses. Node IDs differ
 // (lockkv's are SHA-1 of the Raft ID), so Redis's are replaced by lockkv's
 // before comparing; what Redis measures by the clock (pong times, ping
 // replies, replication offsets) is masked.
@@ -80,45 +81,45 @@ func TestClusterStandalone(t *testing.T) {
 	p.Do("SENTINEL", "MASTERS")
 }
 
-// fakeCluster is a commands.Cluster a test sets directly.
+// fakeCluster is a engine.Cluster a test sets directly.
 type fakeCluster struct {
 	self, leader string
-	nodes        []commands.Node
-	status       commands.ClusterStatus
+	nodes        []engine.Node
+	status       engine.ClusterStatus
 }
 
-func (f *fakeCluster) mark(n commands.Node) commands.Node {
+func (f *fakeCluster) mark(n engine.Node) engine.Node {
 	n.Self, n.Leader = n.ID == f.self, n.ID == f.leader
 	return n
 }
 
-func (f *fakeCluster) Self() commands.Node {
+func (f *fakeCluster) Self() engine.Node {
 	for _, n := range f.nodes {
 		if n.ID == f.self {
 			return f.mark(n)
 		}
 	}
-	return commands.Node{}
+	return engine.Node{}
 }
 
-func (f *fakeCluster) Leader() (commands.Node, bool) {
+func (f *fakeCluster) Leader() (engine.Node, bool) {
 	for _, n := range f.nodes {
 		if n.ID == f.leader {
 			return f.mark(n), true
 		}
 	}
-	return commands.Node{}, false
+	return engine.Node{}, false
 }
 
-func (f *fakeCluster) Nodes() []commands.Node {
-	out := make([]commands.Node, len(f.nodes))
+func (f *fakeCluster) Nodes() []engine.Node {
+	out := make([]engine.Node, len(f.nodes))
 	for i, n := range f.nodes {
 		out[i] = f.mark(n)
 	}
 	return out
 }
 
-func (f *fakeCluster) Status() commands.ClusterStatus { return f.status }
+func (f *fakeCluster) Status() engine.ClusterStatus { return f.status }
 
 // engineConn is a connection to an in-process engine.
 type engineConn struct{ out []byte }
@@ -135,13 +136,13 @@ func (c *engineConn) LocalAddr() string               { return "127.0.0.1:2" }
 // engineClient runs commands on an engine as one client.
 type engineClient struct {
 	t    *testing.T
-	e    *commands.Engine
-	cl   *commands.Client
+	e    *engine.Engine
+	cl   *engine.Client
 	conn *engineConn
 }
 
-func newEngineClient(t *testing.T, cluster commands.Cluster) *engineClient {
-	e := commands.NewEngine(nil, testutil.SystemClock{})
+func newEngineClient(t *testing.T, cluster engine.Cluster) *engineClient {
+	e := engine.NewEngine(nil, testutil.SystemClock{})
 	e.Cluster = cluster
 	conn := &engineConn{}
 	return &engineClient{t: t, e: e, cl: e.NewClient(conn), conn: conn}
@@ -306,12 +307,12 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 
 	// The same cluster in lockkv: n1 leads at the master's address, n2
 	// follows at the replica's; the Raft ports are Redis's bus ports.
-	fc := &fakeCluster{self: "n1", leader: "n1", nodes: []commands.Node{
+	fc := &fakeCluster{self: "n1", leader: "n1", nodes: []engine.Node{
 		{ID: "n1", ClientAddr: mAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(mBus)), Voter: true, LagMs: 0},
 		{ID: "n2", ClientAddr: rAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rBus)), Voter: true, LagMs: 10},
-	}, status: commands.ClusterStatus{State: "leader", Term: epoch}}
+	}, status: engine.ClusterStatus{State: "leader", Term: epoch}}
 	lk := newEngineClient(t, fc)
-	ids := strings.NewReplacer(mID, commands.NodeID("n1"), rID, commands.NodeID("n2"))
+	ids := strings.NewReplacer(mID, admin.NodeID("n1"), rID, admin.NodeID("n2"))
 	same := func(what string, l, rv Value) {
 		t.Helper()
 		rv = rewrite(rv, ids.Replace)
@@ -480,11 +481,11 @@ func TestSentinelFormatsAgainstRedisSentinel(t *testing.T) {
 	// lockkv: n1 leads at the master's address, n2 (a non-voter) follows
 	// at the replica's, n3 (a voter, answering) at the sentinel's. Two
 	// voters: a quorum of 2, as configured in the Sentinels.
-	fc := &fakeCluster{self: "n3", leader: "n1", nodes: []commands.Node{
+	fc := &fakeCluster{self: "n3", leader: "n1", nodes: []engine.Node{
 		{ID: "n1", ClientAddr: mAddr, RaftAddr: "127.0.0.1:1", Voter: true, LagMs: 5},
 		{ID: "n2", ClientAddr: rAddr, RaftAddr: "127.0.0.1:2", LagMs: -1},
 		{ID: "n3", ClientAddr: sAddr, RaftAddr: "127.0.0.1:3", Voter: true},
-	}, status: commands.ClusterStatus{State: "follower", Term: 1}}
+	}, status: engine.ClusterStatus{State: "follower", Term: 1}}
 	lk := newEngineClient(t, fc)
 	same := func(what string, l, r Value) {
 		t.Helper()

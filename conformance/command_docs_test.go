@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestCommandDOCS(t *testing.T) {
 	p := NewPair(t)
 	var names, containers []string
-	for _, s := range commands.All() {
+	for _, s := range engine.All() {
 		if s.ClusterOnly || newerThan70(s.Name) {
 			continue
 		}
@@ -58,7 +58,7 @@ func (p *Pair) doDocs(args ...string) {
 	p.t.Helper()
 	lv, rv := p.both(args)
 	inTable := map[string]bool{}
-	for _, s := range commands.All() {
+	for _, s := range engine.All() {
 		inTable[s.Name] = true
 		for _, sub := range s.Sub {
 			inTable[sub.FullName()] = true
@@ -141,10 +141,10 @@ func normDoc(doc Value, keep func(name string) bool) Value {
 func TestSentinelCommandDOCS(t *testing.T) {
 	sAddr, _ := startRedisServer(t, "redis-sentinel")
 	s := testutil.MustDial(t, sAddr)
-	lk := newEngineClient(t, &fakeCluster{self: "n1", leader: "n1", nodes: []commands.Node{
+	lk := newEngineClient(t, &fakeCluster{self: "n1", leader: "n1", nodes: []engine.Node{
 		{ID: "n1", ClientAddr: "127.0.0.1:1", RaftAddr: "127.0.0.1:2", Voter: true}}})
 	var subs []string
-	for _, sp := range commands.All() {
+	for _, sp := range engine.All() {
 		if sp.Name == "sentinel" {
 			for _, sub := range sp.Sub {
 				subs = append(subs, sub.FullName())

@@ -225,7 +225,7 @@ func TestConfigSetMulti(t *testing.T) {
 }
 
 // configSetUnsupported sends CONFIG SET name value to both servers for a
-// setting lockkv takes only some values of (commands/config_support.go).
+// setting lockkv takes only some values of (config/support.go).
 // A value Redis refuses must be refused alike, one both take taken alike;
 // one Redis takes and lockkv does not implement must get lockkv's refusal
 // (a lockkv-only assertion) and leave lockkv's value as it was. Redis is

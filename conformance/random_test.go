@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/chisquare"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
@@ -338,7 +338,7 @@ func TestRandomDistributionCluster(t *testing.T) {
 		var digests []string
 		var applied []uint64
 		for _, s := range srvs {
-			s.Do(func(e *commands.Engine) {
+			s.Do(func(e *engine.Engine) {
 				digests = append(digests, e.Digest())
 				applied = append(applied, e.Cluster.Status().AppliedIndex)
 			})
@@ -346,7 +346,7 @@ func TestRandomDistributionCluster(t *testing.T) {
 		if applied[0] == applied[1] && applied[1] == applied[2] {
 			if digests[0] != digests[1] || digests[1] != digests[2] {
 				for i, s := range srvs {
-					s.Do(func(e *commands.Engine) {
+					s.Do(func(e *engine.Engine) {
 						e.DBs[0].Range(func(k string, en *store.Entry) bool {
 							t.Logf("node %d: %q %v", i, k, en.Value.Type())
 							return true
@@ -397,7 +397,7 @@ func clusterLeader(t *testing.T, srvs []*lockkv.Server) *lockkv.Server {
 	testutil.Eventually(t, 15*time.Second, func() error {
 		for _, s := range srvs {
 			var ok bool
-			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			s.Do(func(e *engine.Engine) { ok = e.IsLeader() })
 			if ok {
 				leader = s
 				return nil

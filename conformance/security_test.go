@@ -17,7 +17,7 @@ import (
 // of this machine, so the servers see a non-loopback source address.
 
 // outsideIP returns a non-loopback IPv4 address of this machine, or skips:
-// without one no client can come from afar (commands.TestIsLocalAddr and
+// without one no client can come from afar (engine.TestIsLocalAddr and
 // TestProtectedModeDecision check the decision itself).
 func outsideIP(t *testing.T) string {
 	t.Helper()

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // infoFields parses INFO text into section titles and fields.
@@ -183,15 +183,15 @@ func TestServerCONFIGTimeout(t *testing.T) {
 // newerThan70 reports whether lockkv's command or subcommand name
 // ("client|setinfo") is one Redis 7.0.15 lacks (its Spec.Origin): the
 // Redis 7.2 commands lock clients send, and lockkv's own. The
-// command-table comparisons leave them out, and commands/redis72_test.go
+// command-table comparisons leave them out, and engine/redis72_test.go
 // checks their COMMAND entries.
 func newerThan70(name string) bool {
 	parent, sub, found := strings.Cut(name, "|")
-	s := commands.Lookup([]byte(parent))
+	s := engine.Lookup([]byte(parent))
 	if s != nil && found {
 		s = s.Subcommand([]byte(sub))
 	}
-	return s != nil && s.Origin != commands.OriginRedis70
+	return s != nil && s.Origin != engine.OriginRedis70
 }
 
 func TestServerCOMMAND(t *testing.T) {
@@ -395,7 +395,7 @@ func TestServerMisc(t *testing.T) {
 	p.Do("WAIT", "5", "10")
 	p.Do("WAIT")
 	// WAITAOF came in Redis 7.2: lockkv implements it, 7.0.15 does not
-	// (commands/redis72_test.go tests it).
+	// (engine/redis72_test.go tests it).
 	p.Do("SET", "memkey", "v")
 	p.DoShape("MEMORY", "USAGE", "memkey")
 	p.DoShape("MEMORY", "USAGE", "memkey", "SAMPLES", "5")

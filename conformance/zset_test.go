@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // zsetBig fills key with n members "m000".. scored by index, in one ZADD.
@@ -1050,7 +1050,7 @@ func TestZsetCommandTable(t *testing.T) {
 			t.Fatalf("COMMAND INFO %s: %v %v", name, v, err)
 		}
 		info := v.Elems[0].Elems
-		spec := commands.Lookup([]byte(name))
+		spec := engine.Lookup([]byte(name))
 		if spec == nil {
 			t.Errorf("%s: not registered", name)
 			continue

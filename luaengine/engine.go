@@ -3,7 +3,7 @@
 //
 // It knows nothing about commands: the host passes a Caller that runs one
 // command and returns its RESP reply, and a resp.Writer the script's reply
-// is written to. Typical use (commands/scripting.go):
+// is written to. Typical use (engine/scripting.go):
 //
 //	eng := luaengine.New()
 //	proto, flags, err := luaengine.Compile(body)

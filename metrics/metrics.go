@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
 )
 
@@ -32,7 +32,7 @@ import (
 // counts: a scrape asks the command goroutine once, between commands, for
 // a copy of its counters (observe), waits for it at most observeTimeout,
 // and builds the metrics outside it. Per-command latency comes from the
-// power-of-two buckets endCall fills (commands.CommandStat); Raft's
+// power-of-two buckets endCall fills (engine.CommandStat); Raft's
 // events from the node's own instruments (host.RaftMetrics).
 
 // observeTimeout bounds a scrape's wait for the command goroutine (a busy
@@ -82,15 +82,15 @@ type port struct {
 
 // observation is what one scrape reads on the command goroutine.
 type observation struct {
-	cmds       []commands.CommandStat
+	cmds       []engine.CommandStat
 	clients    int
 	blocked    int
 	keys       []int
 	expires    []int
 	usedMemory uint64
-	stats      commands.Stats
+	stats      engine.Stats
 	slowlogLen int
-	locks      commands.LockCounts
+	locks      engine.LockCounts
 	now        int64
 	cluster    *clusterObservation
 	// heldLocks (and truncated) are the status page's list.
@@ -99,9 +99,9 @@ type observation struct {
 }
 
 type clusterObservation struct {
-	status    commands.ClusterStatus
-	nodes     []commands.Node
-	leader    commands.Node
+	status    engine.ClusterStatus
+	nodes     []engine.Node
+	leader    engine.Node
 	hasLeader bool
 }
 
@@ -116,7 +116,7 @@ func (s *port) observe(timeout time.Duration) (*observation, bool) {
 func (s *port) observeWith(timeout time.Duration, locks bool) (*observation, bool) {
 	o := &observation{}
 	node := s.h.Node
-	fill := func(e *commands.Engine) {
+	fill := func(e *engine.Engine) {
 		o.cmds = e.CommandStats(nil)
 		o.clients = len(e.Clients())
 		o.blocked = e.BlockedClients()
@@ -159,7 +159,7 @@ func (c *Config) StartMetrics(h host.Server) (host.Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lockkv: metrics address: %w", err)
 	}
-	h.Run(func(e *commands.Engine) { e.EnableLockSampling() })
+	h.Run(func(e *engine.Engine) { e.EnableLockSampling() })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		serverCollector{s})
@@ -213,7 +213,7 @@ func (s *port) readiness() (bool, string) {
 	if !c.hasLeader {
 		return false, "no leader known"
 	}
-	var self *commands.Node
+	var self *engine.Node
 	for i := range c.nodes {
 		if c.nodes[i].Self {
 			self = &c.nodes[i]
@@ -338,8 +338,8 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descCalls, float64(st.Calls), st.Name)
 		counter(descRejected, float64(st.Rejected), st.Name)
 		counter(descFailed, float64(st.Failed), st.Name)
-		buckets := make(map[float64]uint64, len(commands.LatencyBounds))
-		for i, bound := range commands.LatencyBounds {
+		buckets := make(map[float64]uint64, len(engine.LatencyBounds))
+		for i, bound := range engine.LatencyBounds {
 			var n uint64 // no bucket counts while latency-tracking was no
 			if st.Buckets != nil {
 				n = st.Buckets[i]
@@ -369,7 +369,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(descSlowlog, float64(o.slowlogLen))
 	if lc := o.locks; lc.At != 0 {
-		for _, t := range commands.LockTypes {
+		for _, t := range engine.LockTypes {
 			gauge(descLocksHeld, float64(lc.Held[t]), string(t))
 			gauge(descLockHolders, float64(lc.Holders[t]), string(t))
 		}

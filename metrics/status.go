@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -22,7 +22,7 @@ const (
 
 type statusLock struct {
 	DB int
-	commands.LockInfo
+	engine.LockInfo
 }
 
 type statusPage struct {
@@ -33,11 +33,11 @@ type statusPage struct {
 	UsedMemory uint64
 	Cluster    *statusCluster
 	Sampled    bool
-	Held       map[commands.LockType]int
+	Held       map[engine.LockType]int
 	Waiters    int
 	Locks      []statusLock
 	Truncated  bool
-	LockTypes  []commands.LockType
+	LockTypes  []engine.LockType
 	Now        string
 }
 
@@ -45,12 +45,12 @@ type statusCluster struct {
 	ClusterID, State, LeaderID string
 	HasLeader                  bool
 	Term, CommitIndex, Applied uint64
-	Nodes                      []commands.Node
+	Nodes                      []engine.Node
 }
 
 // heldLocks lists up to statusMaxLocks held or waited-for locks among the
 // first statusScanKeys keys (command goroutine).
-func heldLocks(e *commands.Engine) (out []statusLock, truncated bool) {
+func heldLocks(e *engine.Engine) (out []statusLock, truncated bool) {
 	now := e.NowMs()
 	seen := 0
 	for i, db := range e.DBs {
@@ -60,7 +60,7 @@ func heldLocks(e *commands.Engine) (out []statusLock, truncated bool) {
 			cursor = db.Scan(cursor, func(key string, _ *store.Entry) { keys = append(keys, key) })
 			for _, k := range keys {
 				seen++
-				if info, ok := commands.ClassifyLock(db, k, now); ok && (info.Held() || len(info.Waiters) > 0) {
+				if info, ok := engine.ClassifyLock(db, k, now); ok && (info.Held() || len(info.Waiters) > 0) {
 					if len(out) == statusMaxLocks {
 						return out, true
 					}
@@ -120,7 +120,7 @@ func (s *port) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	page := statusPage{LockTypes: commands.LockTypes, Now: time.Now().UTC().Format(time.RFC3339)}
+	page := statusPage{LockTypes: engine.LockTypes, Now: time.Now().UTC().Format(time.RFC3339)}
 	page.Ready, page.Why = s.readiness()
 	if o, ok := s.observeWith(observeTimeout, true); ok {
 		page.Answered = true

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // Followers tell the leader how far they are, as a Redis replica sends
@@ -82,7 +82,7 @@ func (n *Node) acker() {
 		}
 		leaderless = time.Time{}
 		var addr string
-		n.run(func(*commands.Engine) { addr = n.clientAddr(string(id)) })
+		n.run(func(*engine.Engine) { addr = n.clientAddr(string(id)) })
 		if addr == "" {
 			continue
 		}

@@ -6,56 +6,56 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
-// The node as commands.Cluster and commands.ClusterAdmin. These methods
+// The node as engine.Cluster and engine.ClusterAdmin. These methods
 // run on the command goroutine and read Raft's non-blocking accessors.
 
 var (
-	_ commands.Cluster      = (*Node)(nil)
-	_ commands.ClusterAdmin = (*Node)(nil)
-	_ commands.Replicator   = (*Node)(nil)
-	_ commands.LagReporter  = (*Node)(nil)
+	_ engine.Cluster      = (*Node)(nil)
+	_ engine.ClusterAdmin = (*Node)(nil)
+	_ engine.Replicator   = (*Node)(nil)
+	_ engine.LagReporter  = (*Node)(nil)
 )
 
 // Self is this node.
-func (n *Node) Self() commands.Node {
+func (n *Node) Self() engine.Node {
 	for _, m := range n.Nodes() {
 		if m.Self {
 			return m
 		}
 	}
-	return commands.Node{ID: n.cfg.NodeID, RaftAddr: n.cfg.RaftAdvertise, ClientAddr: n.cfg.ClientAdvertise, Self: true}
+	return engine.Node{ID: n.cfg.NodeID, RaftAddr: n.cfg.RaftAdvertise, ClientAddr: n.cfg.ClientAdvertise, Self: true}
 }
 
 // Leader is the current leader, if known.
-func (n *Node) Leader() (commands.Node, bool) {
+func (n *Node) Leader() (engine.Node, bool) {
 	if n.raft == nil || n.removed.Load() {
-		return commands.Node{}, false
+		return engine.Node{}, false
 	}
 	addr, id := n.raft.LeaderWithID()
 	if id == "" {
-		return commands.Node{}, false
+		return engine.Node{}, false
 	}
 	for _, m := range n.Nodes() {
 		if m.ID == string(id) {
 			return m, true
 		}
 	}
-	return commands.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.clientAddr(string(id)), Leader: true}, true
+	return engine.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.clientAddr(string(id)), Leader: true}, true
 }
 
 // Nodes are the members of the latest Raft configuration, by ID, without
 // their replication lag (ReplLagMs -1), which costs a log read per member
 // behind: MOVED replies and CLUSTER SLOTS read Nodes on every call.
-func (n *Node) Nodes() []commands.Node { return n.nodes(false) }
+func (n *Node) Nodes() []engine.Node { return n.nodes(false) }
 
 // NodesWithLag is Nodes with every known member's replication lag
-// (commands.LagReporter: INFO replication, /metrics, the status page).
-func (n *Node) NodesWithLag() []commands.Node { return n.nodes(true) }
+// (engine.LagReporter: INFO replication, /metrics, the status page).
+func (n *Node) NodesWithLag() []engine.Node { return n.nodes(true) }
 
-func (n *Node) nodes(withLag bool) []commands.Node {
+func (n *Node) nodes(withLag bool) []engine.Node {
 	if n.raft == nil {
 		return nil
 	}
@@ -64,9 +64,9 @@ func (n *Node) nodes(withLag bool) []commands.Node {
 	self := n.raft.State()
 	now := n.cfg.Clock.Now().UnixMilli()
 	commit := n.raft.CommitIndex()
-	out := make([]commands.Node, 0, len(conf.Servers))
+	out := make([]engine.Node, 0, len(conf.Servers))
 	for _, s := range conf.Servers {
-		m := commands.Node{
+		m := engine.Node{
 			ID:         string(s.ID),
 			RaftAddr:   string(s.Address),
 			ClientAddr: n.clientAddr(string(s.ID)),
@@ -107,11 +107,11 @@ func (n *Node) nodes(withLag bool) []commands.Node {
 }
 
 // Status is this node's Raft progress.
-func (n *Node) Status() commands.ClusterStatus {
+func (n *Node) Status() engine.ClusterStatus {
 	if n.raft == nil {
-		return commands.ClusterStatus{State: "shutdown"}
+		return engine.ClusterStatus{State: "shutdown"}
 	}
-	st := commands.ClusterStatus{
+	st := engine.ClusterStatus{
 		ClusterID:    n.ClusterID(),
 		Term:         n.raft.CurrentTerm(),
 		LastLogIndex: n.raft.LastIndex(),

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/store"
@@ -56,7 +57,7 @@ type testNode struct {
 	t     testing.TB
 	cfg   Config
 	node  *Node
-	eng   *commands.Engine
+	eng   *engine.Engine
 	logs  *logBuffer
 	calls chan func()
 	quit  chan struct{}
@@ -65,7 +66,7 @@ type testNode struct {
 }
 
 // run is the node's Runner: fn runs on the node's command goroutine.
-func (tn *testNode) run(fn func(e *commands.Engine)) bool {
+func (tn *testNode) run(fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case tn.calls <- func() { fn(tn.eng); close(done) }:
@@ -95,7 +96,7 @@ func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
 		cfg.ClientAdvertise = "127.0.0.1:1" // never dialled: no --forward, no acks read
 	}
 	tn.cfg = cfg
-	tn.eng = commands.NewEngine(commands.NewConfig(), testutil.SystemClock{})
+	tn.eng = engine.NewEngine(config.NewConfig(), testutil.SystemClock{})
 	n, err := New(cfg, tn.run)
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func (tn *testNode) stop() {
 
 func (tn *testNode) get(key string) string {
 	var v string
-	tn.run(func(e *commands.Engine) {
+	tn.run(func(e *engine.Engine) {
 		if ent := e.DBs[0].Peek(key); ent != nil {
 			if s, ok := ent.Value.(*store.String); ok {
 				v = string(s.B)
@@ -145,13 +146,13 @@ func (tn *testNode) get(key string) string {
 
 func (tn *testNode) digest() string {
 	var d string
-	tn.run(func(e *commands.Engine) { d = e.Digest() })
+	tn.run(func(e *engine.Engine) { d = e.Digest() })
 	return d
 }
 
 func (tn *testNode) isLeader() bool {
 	var ok bool
-	tn.run(func(e *commands.Engine) { ok = e.IsLeader() })
+	tn.run(func(e *engine.Engine) { ok = e.IsLeader() })
 	return ok
 }
 
@@ -232,7 +233,7 @@ func (c *testCluster) leader() int {
 func (c *testCluster) set(key, val string) {
 	c.t.Helper()
 	l := c.nodes[c.leader()]
-	l.node.Propose(commands.Op{Kind: commands.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte(key), []byte(val)}}})
+	l.node.Propose(engine.Op{Kind: engine.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte(key), []byte(val)}}})
 	l.node.Flush()
 	c.waitValue(key, val)
 }

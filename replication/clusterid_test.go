@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
@@ -21,7 +21,7 @@ func (c *testCluster) addNode(tn *testNode, voter bool) error {
 	c.t.Helper()
 	l := c.nodes[c.leader()]
 	done := make(chan error, 1)
-	l.run(func(*commands.Engine) {
+	l.run(func(*engine.Engine) {
 		l.node.AddNode(tn.cfg.NodeID, tn.cfg.RaftAddr, "", voter, func(err error) { done <- err })
 	})
 	select {
@@ -55,7 +55,7 @@ func TestClusterIDAgreedAndKept(t *testing.T) {
 	cfg := c.nodes[f].cfg
 	c.nodes[f].stop()
 	// Opened, not started: no peer has spoken to it yet.
-	n, err := New(cfg, func(func(*commands.Engine)) bool { return false })
+	n, err := New(cfg, func(func(*engine.Engine)) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}

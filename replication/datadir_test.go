@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 )
 
@@ -50,7 +50,7 @@ func TestNodeDataDirInUse(t *testing.T) {
 	c.set("k", "v")
 	cfg := c.nodes[0].cfg
 	cfg.RaftAddr = testnet.FreeAddr(t)
-	n, err := New(cfg, func(func(*commands.Engine)) bool { return false })
+	n, err := New(cfg, func(func(*engine.Engine)) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // Entry is what one Raft log entry carries: the ops the leader proposed in
@@ -15,7 +15,7 @@ import (
 type Entry struct {
 	Time  int64 // Unix ms
 	Seed  uint64
-	Ops   []commands.Op
+	Ops   []engine.Op
 	Nodes []Member
 	// ClusterID, when set, is the cluster's ID (idSize bytes): the first
 	// leader of a new cluster proposes it, and the first one in the log is
@@ -34,20 +34,20 @@ type Member struct {
 const entryVersion = 1
 
 // opOOM marks, in an op's kind byte, an op proposed over maxmemory
-// (commands.Op.OOM); entries written before it existed never set it.
+// (engine.Op.OOM); entries written before it existed never set it.
 const opOOM = 0x80
 
 // opSettings marks, in an op's kind byte, an op that carries its leader's
-// settings (commands.Op.Settings), encoded after its database as a count
+// settings (engine.Op.Settings), encoded after its database as a count
 // of numbers then the numbers (varints, in ApplySettings' order), so that
 // later releases can append some; entries written before it existed never
 // set it, and their ops apply with the defaults.
 const opSettings = 0x40
 
-// settingsFields is how many numbers encode commands.ApplySettings.
+// settingsFields is how many numbers encode engine.ApplySettings.
 const settingsFields = 9
 
-func appendSettings(b []byte, s *commands.ApplySettings) []byte {
+func appendSettings(b []byte, s *engine.ApplySettings) []byte {
 	lfu := int64(0)
 	if s.LFU {
 		lfu = 1
@@ -61,7 +61,7 @@ func appendSettings(b []byte, s *commands.ApplySettings) []byte {
 	return b
 }
 
-func (d *decoder) settings() *commands.ApplySettings {
+func (d *decoder) settings() *engine.ApplySettings {
 	n := d.uvarint()
 	if n != settingsFields {
 		d.fail()
@@ -76,7 +76,7 @@ func (d *decoder) settings() *commands.ApplySettings {
 	}
 	// The bounds of each setting are checked where the op applies
 	// (commands: an op out of them is refused on every node).
-	return &commands.ApplySettings{ProtoMaxBulkLen: v[0], HashMaxListpackEntries: int(v[1]), HashMaxListpackValue: int(v[2]),
+	return &engine.ApplySettings{ProtoMaxBulkLen: v[0], HashMaxListpackEntries: int(v[1]), HashMaxListpackValue: int(v[2]),
 		SetMaxIntsetEntries: int(v[3]), ZSetMaxListpackEntries: int(v[4]), ZSetMaxListpackValue: int(v[5]), LFU: v[6] == 1,
 		LFULogFactor: int(v[7]), LFUDecayTime: int(v[8])}
 }
@@ -144,12 +144,12 @@ func decodeEntry(data []byte) (*Entry, error) {
 	en := &Entry{Time: d.varint(), Seed: d.u64()}
 	n := d.count(minOpSize)
 	if n > 0 {
-		en.Ops = make([]commands.Op, n)
+		en.Ops = make([]engine.Op, n)
 	}
 	for i := range en.Ops {
 		op := &en.Ops[i]
 		kind := d.byte()
-		op.Kind, op.OOM = commands.OpKind(kind&^(opOOM|opSettings)), kind&opOOM != 0
+		op.Kind, op.OOM = engine.OpKind(kind&^(opOOM|opSettings)), kind&opOOM != 0
 		op.Proto = int(d.byte())
 		op.Origin = d.u64()
 		op.Seq = d.uvarint()

@@ -6,19 +6,19 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 func TestEntryRoundTrip(t *testing.T) {
 	en := &Entry{
 		Time: 1764000000123,
 		Seed: 0xdeadbeefcafef00d,
-		Ops: []commands.Op{
-			{Kind: commands.OpCommand, Origin: 42, Seq: 7, DB: 3, Proto: 3, Args: [][][]byte{{[]byte("SET"), []byte("k"), []byte("")}}},
-			{Kind: commands.OpExec, Origin: 42, Seq: 8, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("INCR"), []byte("a")}, {[]byte("EVAL"), []byte("return 1"), []byte("0")}}},
-			{Kind: commands.OpExpire, Origin: 42, DB: 15, Args: [][][]byte{{[]byte("lease1"), []byte("lease2")}}},
-			{Kind: commands.OpCommand, Origin: 42, Seq: 9, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("HSET"), []byte("h"), []byte("f"), []byte("v")}},
-				Settings: &commands.ApplySettings{ProtoMaxBulkLen: 1 << 20, HashMaxListpackEntries: 2, HashMaxListpackValue: 64, SetMaxIntsetEntries: 1 << 40, ZSetMaxListpackEntries: 0, ZSetMaxListpackValue: 64, LFU: true, LFULogFactor: 10, LFUDecayTime: 1}},
+		Ops: []engine.Op{
+			{Kind: engine.OpCommand, Origin: 42, Seq: 7, DB: 3, Proto: 3, Args: [][][]byte{{[]byte("SET"), []byte("k"), []byte("")}}},
+			{Kind: engine.OpExec, Origin: 42, Seq: 8, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("INCR"), []byte("a")}, {[]byte("EVAL"), []byte("return 1"), []byte("0")}}},
+			{Kind: engine.OpExpire, Origin: 42, DB: 15, Args: [][][]byte{{[]byte("lease1"), []byte("lease2")}}},
+			{Kind: engine.OpCommand, Origin: 42, Seq: 9, Proto: 2, OOM: true, Args: [][][]byte{{[]byte("HSET"), []byte("h"), []byte("f"), []byte("v")}},
+				Settings: &engine.ApplySettings{ProtoMaxBulkLen: 1 << 20, HashMaxListpackEntries: 2, HashMaxListpackValue: 64, SetMaxIntsetEntries: 1 << 40, ZSetMaxListpackEntries: 0, ZSetMaxListpackValue: 64, LFU: true, LFULogFactor: 10, LFUDecayTime: 1}},
 		},
 		Nodes: []Member{{ID: "n1", ClientAddr: "10.0.0.1:6379"}, {ID: "n2"}},
 	}
@@ -62,7 +62,7 @@ func TestEntryRoundTrip(t *testing.T) {
 // FuzzDecodeEntry: any bytes decode to an error or an entry that encodes
 // back to the same bytes; never a panic or a huge allocation.
 func FuzzDecodeEntry(f *testing.F) {
-	f.Add(appendEntry(nil, &Entry{Time: 1, Ops: []commands.Op{{Kind: commands.OpCommand, Args: [][][]byte{{[]byte("GET"), []byte("k")}}}}}))
+	f.Add(appendEntry(nil, &Entry{Time: 1, Ops: []engine.Op{{Kind: engine.OpCommand, Args: [][][]byte{{[]byte("GET"), []byte("k")}}}}}))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		en, err := decodeEntry(b)
@@ -89,7 +89,7 @@ func TestDecodeEntryHostileLengths(t *testing.T) {
 		return binary.LittleEndian.AppendUint64(b, 0)
 	}
 	op := func(b []byte) []byte { // an op header: kind, proto, origin, seq, db
-		b = append(b, byte(commands.OpCommand), 2)
+		b = append(b, byte(engine.OpCommand), 2)
 		b = binary.LittleEndian.AppendUint64(b, 1)
 		return append(b, 1, 0)
 	}
@@ -99,7 +99,7 @@ func TestDecodeEntryHostileLengths(t *testing.T) {
 		"commands":                   binary.AppendUvarint(op(binary.AppendUvarint(head(), 1)), huge),
 		"arguments":                  binary.AppendUvarint(op(binary.AppendUvarint(head(), 1)), 1),
 		"nodes":                      binary.AppendUvarint(binary.AppendUvarint(head(), 0), huge),
-		"db":                         binary.AppendUvarint(append(binary.AppendUvarint(head(), 1), byte(commands.OpCommand), 2, 1, 2, 3, 4, 5, 6, 7, 8, 1), 1<<63),
+		"db":                         binary.AppendUvarint(append(binary.AppendUvarint(head(), 1), byte(engine.OpCommand), 2, 1, 2, 3, 4, 5, 6, 7, 8, 1), 1<<63),
 		"ops just over what is left": append(binary.AppendUvarint(head(), 2), make([]byte, minOpSize+1)...),
 	}
 	cases["arguments"] = binary.AppendUvarint(binary.AppendUvarint(cases["arguments"], 1), huge)

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/resp"
 )
 
@@ -39,14 +39,14 @@ type fwdReq struct {
 
 // Forwarder returns what the engine forwards through when the node was
 // configured with Forward, else nil.
-func (n *Node) Forwarder() commands.Forwarder {
+func (n *Node) Forwarder() engine.Forwarder {
 	if !n.cfg.Forward {
 		return nil
 	}
 	return &forwarder{n: n, up: map[int64]*upstream{}}
 }
 
-// Forward implements commands.Forwarder: cmds run on the leader at addr,
+// Forward implements engine.Forwarder: cmds run on the leader at addr,
 // in order, on the client's upstream connection; done gets the last one's
 // reply, on the command goroutine.
 func (f *forwarder) Forward(client int64, addr string, db, proto int, cmds [][][]byte, done func([]byte, error)) {
@@ -85,7 +85,7 @@ func (u *upstream) serve() {
 			u.conn.Close()
 			u.conn = nil
 		}
-		u.f.n.run(func(*commands.Engine) { req.done(reply, err) })
+		u.f.n.run(func(*engine.Engine) { req.done(reply, err) })
 	}
 }
 
@@ -100,7 +100,7 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 			// Nothing was sent: the leader this node knows is gone (an
 			// election is due). Answer as a cluster without a leader, so
 			// clients retry, not with an error of unknown outcome.
-			return []byte("-" + commands.ErrClusterDown + "\r\n"), nil
+			return []byte("-" + engine.ErrClusterDown + "\r\n"), nil
 		}
 		u.conn, u.db, u.proto = c, 0, 2
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
 )
 
@@ -58,7 +58,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			}
 		}
 	}
-	n.run(func(e *commands.Engine) {
+	n.run(func(e *engine.Engine) {
 		for i, en := range entries {
 			if en == nil {
 				continue
@@ -89,9 +89,9 @@ type snapshotMeta struct {
 // it while commands go on.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	n := (*Node)(f)
-	var snap *commands.Snapshot
+	var snap *engine.Snapshot
 	var err error
-	ok := n.run(func(e *commands.Engine) {
+	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
 		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
 		if err == nil {
@@ -113,7 +113,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	n.hasState.Store(true)
 	var err error
-	ok := n.run(func(e *commands.Engine) {
+	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
 		meta, err = e.Restore(rc)
 		if err != nil {
@@ -153,7 +153,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 }
 
 type fsmSnapshot struct {
-	s *commands.Snapshot
+	s *engine.Snapshot
 	m *host.RaftMetrics
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
 )
 
@@ -21,8 +21,8 @@ func (c *Config) Validate() error {
 	if c.NodeID == "" {
 		return errors.New("replication: a node ID is required")
 	}
-	if !commands.ValidNodeID(c.NodeID) {
-		return fmt.Errorf("replication: bad node ID %q: %s", c.NodeID, commands.NodeIDRule)
+	if !engine.ValidNodeID(c.NodeID) {
+		return fmt.Errorf("replication: bad node ID %q: %s", c.NodeID, engine.NodeIDRule)
 	}
 	if c.RaftAddr == "" && c.Transport == nil {
 		return errors.New("replication: a Raft address is required")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // Membership changes (RAFT.NODE ADD and REMOVE, --join) and what happens
@@ -75,7 +75,7 @@ func (n *Node) RemoveNode(id string, done func(error)) {
 func (n *Node) change(what string, done func(error), fn func() error) {
 	if n.changing != "" {
 		err := n.errBusy()
-		go n.run(func(*commands.Engine) { done(err) })
+		go n.run(func(*engine.Engine) { done(err) })
 		return
 	}
 	n.changing = what
@@ -84,7 +84,7 @@ func (n *Node) change(what string, done func(error), fn func() error) {
 		if err != nil {
 			n.log.Warn("membership change failed", "change", what, "err", err)
 		}
-		n.run(func(*commands.Engine) {
+		n.run(func(*engine.Engine) {
 			n.changing = ""
 			done(err)
 		})
@@ -211,7 +211,7 @@ func (n *Node) addNode(id, raftAddr, clientAddr string, voter bool) error {
 			return err
 		}
 	}
-	n.run(func(*commands.Engine) { delete(n.removedIDs, id) }) // added again
+	n.run(func(*engine.Engine) { delete(n.removedIDs, id) }) // added again
 	added := false
 	since := n.raft.CommitIndex()
 	if existing == nil {
@@ -244,7 +244,7 @@ func (n *Node) registerClientAddr(id, clientAddr string) {
 		return
 	}
 	var cur string
-	n.run(func(*commands.Engine) { cur = n.members[id] })
+	n.run(func(*engine.Engine) { cur = n.members[id] })
 	if cur != clientAddr {
 		n.proposeMembers(Member{ID: id, ClientAddr: clientAddr})
 	}
@@ -368,7 +368,7 @@ func (n *Node) removeNode(id string) error {
 	n.progress.forget(id)
 	if id != n.cfg.NodeID {
 		n.proposeMembers(Member{ID: id})
-		n.run(func(*commands.Engine) { n.removedIDs[id] = struct{}{} })
+		n.run(func(*engine.Engine) { n.removedIDs[id] = struct{}{} })
 	}
 	return nil
 }
@@ -447,7 +447,7 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 func (n *Node) leaderSaysRemoved() bool {
 	ours := n.ClusterID() // "" if it stopped before learning it: any will do
 	var addrs []string
-	n.run(func(*commands.Engine) {
+	n.run(func(*engine.Engine) {
 		for _, s := range n.config() {
 			if a := n.clientAddr(string(s.ID)); string(s.ID) != n.cfg.NodeID && a != "" {
 				addrs = append(addrs, a)
@@ -505,7 +505,7 @@ func (n *Node) becomeRemoved() {
 	if err := n.raft.Shutdown().Error(); err != nil {
 		n.log.Warn("stopping Raft", "err", err)
 	}
-	n.run(func(e *commands.Engine) { e.SetLeader(false) })
+	n.run(func(e *engine.Engine) { e.SetLeader(false) })
 	close(n.removedCh)
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 )
 
@@ -18,7 +18,7 @@ func (c *testCluster) removeNode(id string) error {
 	c.t.Helper()
 	l := c.nodes[c.leader()]
 	done := make(chan error, 1)
-	l.run(func(*commands.Engine) { l.node.RemoveNode(id, func(err error) { done <- err }) })
+	l.run(func(*engine.Engine) { l.node.RemoveNode(id, func(err error) { done <- err }) })
 	select {
 	case err := <-done:
 		return err
@@ -171,7 +171,7 @@ func TestRemovedNodeStaysOut(t *testing.T) {
 		t.Error("a removed node names a leader")
 	}
 	n4.stop()
-	n, err := New(cfg4, func(func(*commands.Engine)) bool { return false })
+	n, err := New(cfg4, func(func(*engine.Engine)) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}

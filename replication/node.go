@@ -27,7 +27,7 @@ import (
 	"github.com/hashicorp/raft-wal/segment"
 	"go.etcd.io/bbolt"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
 	"github.com/lockkv/lockkv/store"
 )
@@ -151,7 +151,7 @@ func ParsePeers(s string) ([]Peer, error) {
 
 // Runner runs fn on the command goroutine and waits for it; it returns
 // false when the server is shutting down and fn did not run.
-type Runner func(fn func(e *commands.Engine)) bool
+type Runner func(fn func(e *engine.Engine)) bool
 
 // Node is one member of the cluster: the Raft instance, the state machine
 // that applies entries to the engine, and the proposer that batches the
@@ -212,7 +212,7 @@ type Node struct {
 	snapAt    time.Time
 
 	mu      sync.Mutex
-	queue   []commands.Op
+	queue   []engine.Op
 	queueN  []Member
 	queueID []byte // a cluster ID to propose
 	kick    chan struct{}
@@ -515,16 +515,16 @@ func (n *Node) closeStores() {
 // Raft returns the Raft instance (tests, admin).
 func (n *Node) Raft() *raft.Raft { return n.raft }
 
-// Propose queues an op (commands.Replicator); the proposer sends the ops
+// Propose queues an op (engine.Replicator); the proposer sends the ops
 // queued together as one log entry.
-func (n *Node) Propose(op commands.Op) {
+func (n *Node) Propose(op engine.Op) {
 	n.mu.Lock()
 	n.queue = append(n.queue, op)
 	n.mu.Unlock()
 }
 
 // Flush wakes the proposer for the ops queued so far
-// (commands.Replicator).
+// (engine.Replicator).
 func (n *Node) Flush() {
 	select {
 	case n.kick <- struct{}{}:
@@ -673,7 +673,7 @@ func (n *Node) settle() {
 				if _, refused := p.f.Response().(error); refused {
 					// Committed, but no node could decode it (fsm.go):
 					// nobody applied it, nobody answered its clients.
-					n.run(func(e *commands.Engine) { e.ProposalsRefused(p.seqs) })
+					n.run(func(e *engine.Engine) { e.ProposalsRefused(p.seqs) })
 				}
 				continue
 			}
@@ -683,7 +683,7 @@ func (n *Node) settle() {
 			default:
 			}
 			n.log.Debug("proposal failed", "err", err)
-			n.run(func(e *commands.Engine) { e.ProposalsFailed(p.seqs) })
+			n.run(func(e *engine.Engine) { e.ProposalsFailed(p.seqs) })
 		case <-n.stop:
 			return
 		}
@@ -691,7 +691,7 @@ func (n *Node) settle() {
 }
 
 // ConfirmLeadership asks for a leadership check covering round gen
-// (commands.Replicator).
+// (engine.Replicator).
 func (n *Node) ConfirmLeadership(gen uint64) {
 	for {
 		cur := n.readGen.Load()
@@ -717,7 +717,7 @@ func (n *Node) confirmer() {
 		}
 		gen := n.readGen.Load()
 		err := n.raft.VerifyLeader().Error()
-		n.run(func(e *commands.Engine) {
+		n.run(func(e *engine.Engine) {
 			if err != nil {
 				e.SetLeader(false)
 				return
@@ -757,7 +757,7 @@ func (n *Node) watchLeadership() {
 		_, id := n.raft.LeaderWithID()
 		old := n.leaderID.Swap(id).(raft.ServerID)
 		if old != id {
-			n.run(func(e *commands.Engine) { n.leaderChanged(e, string(old), string(id)) })
+			n.run(func(e *engine.Engine) { n.leaderChanged(e, string(old), string(id)) })
 		}
 		isLeader := n.raft.State() == raft.Leader
 		if isLeader == leading {
@@ -766,7 +766,7 @@ func (n *Node) watchLeadership() {
 		if !isLeader {
 			leading = false
 			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
-			n.run(func(e *commands.Engine) {
+			n.run(func(e *engine.Engine) {
 				clear(n.acks) // a later term's leader hears them anew
 				e.SetLeader(false)
 			})
@@ -786,7 +786,7 @@ func (n *Node) watchLeadership() {
 			return
 		}
 		leading = true
-		n.run(func(e *commands.Engine) {
+		n.run(func(e *engine.Engine) {
 			n.proposeClusterIDIfNone()
 			n.registerMembers()
 			e.SetLeader(true)
@@ -825,7 +825,7 @@ func (n *Node) registerMembers() {
 // leaderChanged runs on the command goroutine when the known leader
 // changes: "leader lost" (WARN: no leader is known; a leader that stepped
 // down says "leadership lost" instead) and "leader changed".
-func (n *Node) leaderChanged(e *commands.Engine, old, cur string) {
+func (n *Node) leaderChanged(e *engine.Engine, old, cur string) {
 	n.metrics.LeaderChanges.Add(1)
 	switch {
 	case cur == "" && old != n.cfg.NodeID:
@@ -873,22 +873,22 @@ func (n *Node) raftEvent(msg string) {
 }
 
 // nodeByID describes member id (command goroutine); the zero Node for "".
-func (n *Node) nodeByID(id string) commands.Node {
+func (n *Node) nodeByID(id string) engine.Node {
 	if id == "" {
-		return commands.Node{}
+		return engine.Node{}
 	}
 	for _, m := range n.Nodes() {
 		if m.ID == id {
 			return m
 		}
 	}
-	return commands.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1, ReplLagMs: -1}
+	return engine.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1, ReplLagMs: -1}
 }
 
 const raftFollower = raft.Follower
 
-// members in ID order, as commands.Cluster wants them.
-func sortNodes(ns []commands.Node) {
+// members in ID order, as engine.Cluster wants them.
+func sortNodes(ns []engine.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].ID < ns[j].ID })
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/raftforge"
 	"github.com/lockkv/lockkv/internal/testcerts"
 	"github.com/lockkv/lockkv/internal/testutil"
@@ -24,8 +24,8 @@ import (
 
 // forgedSet is the entry an attacker wants applied.
 func forgedSet() []byte {
-	return appendEntry(nil, &Entry{Time: time.Now().UnixMilli(), Ops: []commands.Op{{
-		Kind: commands.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte("lockA"), []byte("attacker")}},
+	return appendEntry(nil, &Entry{Time: time.Now().UnixMilli(), Ops: []engine.Op{{
+		Kind: engine.OpCommand, Proto: 2, Args: [][][]byte{{[]byte("SET"), []byte("lockA"), []byte("attacker")}},
 	}}})
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 )
 
 // Leader transfer: RAFT.NODE TRANSFER on the leader, CLUSTER FAILOVER on
@@ -43,7 +43,7 @@ func (n *Node) TransferLeadership(id string, done func(error)) {
 		if err == nil && id != n.cfg.NodeID {
 			err = n.transfer(id, target)
 		}
-		n.run(func(*commands.Engine) { done(err) })
+		n.run(func(*engine.Engine) { done(err) })
 	}()
 }
 
@@ -58,7 +58,7 @@ func (n *Node) transfer(id string, addr raft.ServerAddress) error {
 	}
 	if err := f.Error(); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) {
-			return commands.ErrNoLongerLeads
+			return engine.ErrNoLongerLeads
 		}
 		return fmt.Errorf("leadership transfer failed: %v", err)
 	}
@@ -116,7 +116,7 @@ func (n *Node) RequestLeadership(done func(error)) {
 		err = fmt.Errorf("the client address of leader %s is not known yet", leader)
 	}
 	if err != nil {
-		go n.run(func(*commands.Engine) { done(err) })
+		go n.run(func(*engine.Engine) { done(err) })
 		return
 	}
 	self := n.cfg.NodeID
@@ -135,6 +135,6 @@ func (n *Node) RequestLeadership(done func(error)) {
 			}
 			return err
 		}()
-		n.run(func(*commands.Engine) { done(err) })
+		n.run(func(*engine.Engine) { done(err) })
 	}()
 }

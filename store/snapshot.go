@@ -12,7 +12,7 @@ import (
 	"github.com/lockkv/lockkv/internal/dict"
 )
 
-// Snapshot encoding of keys and values. commands.Engine frames a whole
+// Snapshot encoding of keys and values. engine.Engine frames a whole
 // snapshot (header, databases, scripts, checksum); this file knows how each
 // type is written and read back with the same encoding and, where Redis
 // defines it, the same element order:

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/redisconf"
 )
 
@@ -48,7 +48,7 @@ func configDirectives(fs *flag.FlagSet) map[string]string {
 	m := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) {
 		if !notDirectives[f.Name] {
-			if _, ok := commands.SettingName(f.Name); !ok {
+			if _, ok := config.SettingName(f.Name); !ok {
 				m[f.Name] = ""
 			}
 		}
@@ -67,7 +67,7 @@ func loadConfigFile(path string, fs *flag.FlagSet, o *options) ([]lockkv.Setting
 	}
 	onCommandLine := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
-	scratch := commands.NewConfig() // validates settings as CONFIG SET would
+	scratch := config.NewConfig() // validates settings as CONFIG SET would
 	scratch.LogLevel = new(slog.LevelVar)
 	var settings []lockkv.Setting
 
@@ -189,7 +189,7 @@ func loadConfigFile(path string, fs *flag.FlagSet, o *options) ([]lockkv.Setting
 			}
 
 		default:
-			if _, ok := commands.SettingName(name); !ok {
+			if _, ok := config.SettingName(name); !ok {
 				return nil, d.Errorf("Bad directive or wrong number of arguments")
 			}
 			if msg := scratch.LoadDirective(name, args); msg != "" {

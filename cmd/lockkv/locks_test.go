@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
@@ -77,7 +77,7 @@ func TestLocksCommandFollowsLeader(t *testing.T) {
 	testutil.Eventually(t, 15*time.Second, func() error {
 		for i, s := range srvs {
 			var ok bool
-			s.Do(func(e *commands.Engine) { ok = e.IsLeader() })
+			s.Do(func(e *engine.Engine) { ok = e.IsLeader() })
 			if ok {
 				leader = i
 				return nil

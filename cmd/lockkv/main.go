@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv"
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/buildinfo"
 	"github.com/lockkv/lockkv/internal/redisconf"
 	"github.com/lockkv/lockkv/metrics"
@@ -308,7 +308,7 @@ func badUsage(msg string) {
 
 // parseLogLevel reads --log-level: slog's names or Redis's.
 func parseLogLevel(s string) (slog.Level, error) {
-	if l, ok := commands.ParseLogLevel(s); ok {
+	if l, ok := config.ParseLogLevel(s); ok {
 		return l, nil
 	}
 	var l slog.Level

@@ -12,7 +12,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/lockkv/lockkv/commands"
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/store"
 )
 
@@ -20,11 +20,11 @@ import (
 type Server struct {
 	// Run runs fn on the command goroutine, between commands, and waits
 	// for it; it reports false when the server stopped before fn ran.
-	Run func(fn func(e *commands.Engine)) bool
+	Run func(fn func(e *engine.Engine)) bool
 	// RunWithin is Run waiting at most timeout for fn to be taken up and
 	// to finish; false when it was not (fn may still run later, and must
 	// then only touch what the caller no longer reads).
-	RunWithin func(timeout time.Duration, fn func(e *commands.Engine)) bool
+	RunWithin func(timeout time.Duration, fn func(e *engine.Engine)) bool
 	// Clock is the server's time source.
 	Clock store.Clock
 	// Logger is the server's logger (its level follows CONFIG SET
@@ -44,17 +44,17 @@ type Server struct {
 }
 
 // Node is a cluster node as the server drives it. Its engine-facing
-// methods (commands.Cluster, commands.Replicator) are called on the
+// methods (engine.Cluster, engine.Replicator) are called on the
 // command goroutine and never block.
 type Node interface {
-	commands.Cluster
-	commands.Replicator
-	commands.LagReporter
+	engine.Cluster
+	engine.Replicator
+	engine.LagReporter
 	// Origin is the number that marks this process's ops in the log.
 	Origin() uint64
 	// Forwarder is what a follower forwards commands through, nil when
 	// it answers MOVED instead.
-	Forwarder() commands.Forwarder
+	Forwarder() engine.Forwarder
 	// Open checks, locks and opens the node's stores, before the server
 	// listens for clients.
 	Open() error

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package commands
-
-import "runtime"
-
-// osName is INFO's os field.
-func osName() string { return runtime.GOOS + " " + runtime.GOARCH }

@@ -1,5 +1,0 @@
-package commands
-
-import "fmt"
-
-func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

@@ -1,0 +1,8 @@
+package config
+
+// Read modes (Config.ReadMode).
+const (
+	ReadLinearizable = "linearizable"
+	ReadLease        = "lease"
+	ReadStale        = "stale"
+)

@@ -1,0 +1,57 @@
+package engine
+
+import "testing"
+
+func TestSortForScript(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, in, want string
+	}{
+		{"smembers", "*3\r\n$1\r\nc\r\n$1\r\na\r\n$1\r\nb\r\n", "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"},
+		{"smembers", "~2\r\n$2\r\nzz\r\n$2\r\naa\r\n", "~2\r\n$2\r\naa\r\n$2\r\nzz\r\n"},
+		{"hgetall", "*4\r\n$1\r\nf\r\n$1\r\n1\r\n$1\r\na\r\n$1\r\n2\r\n", "*4\r\n$1\r\na\r\n$1\r\n2\r\n$1\r\nf\r\n$1\r\n1\r\n"},
+		{"hgetall", "%2\r\n$1\r\nf\r\n:1\r\n$1\r\na\r\n:2\r\n", "%2\r\n$1\r\na\r\n:2\r\n$1\r\nf\r\n:1\r\n"},
+		{"get", "$1\r\nx\r\n", "$1\r\nx\r\n"},
+		{"zrange", "*2\r\n$1\r\nb\r\n$1\r\na\r\n", "*2\r\n$1\r\nb\r\n$1\r\na\r\n"}, // ordered already: untouched
+		{"smembers", "-WRONGTYPE x\r\n", "-WRONGTYPE x\r\n"},
+	} {
+		if got := string(sortForScript(Lookup([]byte(tc.cmd)), []byte(tc.in))); got != tc.want {
+			t.Errorf("%s %q: got %q, want %q", tc.cmd, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestReadOnlyScriptLeavesReplicatedCache: EVAL_RO and EVALSHA_RO run on
+// the leader only, so they leave the replicated script cache (which every
+// node must hold alike: a later EVALSHA evicts and finds scripts by it)
+// as the followers have it; the leader keeps what it compiled for itself.
+func TestReadOnlyScriptLeavesReplicatedCache(t *testing.T) {
+	te, r := replicatedEngine(t)
+	follower := newTestEngine(t)
+	follower.e.EnableReplication(&stubReplicator{}, 8)
+	cl, conn := te.client()
+	commit := func(index uint64) {
+		ops := r.ops
+		r.ops = nil
+		follower.e.ApplyEntry(index, te.e.NowMs(), index, cloneOps(ops))
+		te.e.ApplyEntry(index, te.e.NowMs(), index, ops)
+		te.e.FlushOutputs()
+	}
+	te.do(cl, conn, "EVAL", "return 1", "0")
+	te.do(cl, conn, "EVAL", "return 2", "0")
+	commit(1)
+	conn.out = conn.out[:0]
+	ro := "return redis.call('get', KEYS[1])"
+	te.expect(cl, conn, "$-1\r\n", "EVAL_RO", ro, "1", "k")
+	te.expect(cl, conn, "$-1\r\n", "EVALSHA_RO", sha1hex(ro), "1", "k")
+	te.expect(cl, conn, ":1\r\n", "EVALSHA_RO", sha1hex("return 1"), "0") // LRU order untouched
+	if te.e.Digest() != follower.e.Digest() {
+		t.Fatal("a read-only script changed the leader's replicated state")
+	}
+	// A write EVALSHA of the script only the leader compiled is refused
+	// by every node alike.
+	te.do(cl, conn, "EVALSHA", sha1hex(ro), "1", "k")
+	commit(2)
+	if got := string(conn.out); got != "-"+ErrNoScript+"\r\n" {
+		t.Fatalf("EVALSHA of a script run read-only: %q", got)
+	}
+}
