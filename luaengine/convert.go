@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // parseReply converts one RESP reply to a Lua value as Redis's
@@ -100,7 +101,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 			k, rest = e.parseReply(rest, used+3)
 			v, rest = e.parseReply(rest, used+4)
 			if k != lua.LNil {
-				rawSetLogged(L, m, k, v)
+				lua51.Set(L, m, k, v)
 			}
 		}
 		t := L.CreateTable(0, 1)
@@ -121,7 +122,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		for i := 0; i < n && e.replyErr == ""; i++ {
 			k, rest = e.parseReply(rest, used+3)
 			if k != lua.LNil {
-				rawSetLogged(L, s, k, lua.LTrue)
+				lua51.Set(L, s, k, lua.LTrue)
 			}
 		}
 		t := L.CreateTable(0, 1)
@@ -328,7 +329,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp, used int)
 		// Stack: table, map, key, value, and a copy of the key while the
 		// key is converted.
 		w.Map(tableLen(m))
-		forEach(m, func(k, v lua.LValue) {
+		lua51.ForEach(m, func(k, v lua.LValue) {
 			e.writeReply(w, k, scriptResp, used+4)
 			e.writeReply(w, v, scriptResp, used+3)
 		})
@@ -337,7 +338,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp, used int)
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
 		// Stack: table, set, key, and its copy.
 		w.Set(tableLen(s))
-		forEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp, used+3) })
+		lua51.ForEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp, used+3) })
 		return
 	}
 	n := 0
@@ -364,4 +365,11 @@ func mapCRLF(s string) string {
 		}
 	}
 	return s
+}
+
+// tableLen counts t's live entries.
+func tableLen(t *lua.LTable) int {
+	n := 0
+	lua51.Unordered(t, func(_, _ lua.LValue) { n++ })
+	return n
 }
