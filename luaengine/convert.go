@@ -82,7 +82,9 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		var v lua.LValue
 		for i := 1; i <= n && e.replyErr == ""; i++ {
 			v, rest = e.parseReply(rest, used+2)
-			t.RawSetInt(i, v)
+			// A RESP3 null is nil, which still takes a slot in Lua
+			// (lua_settable): Set logs it.
+			lua51.Set(L, t, lua.LNumber(i), v)
 		}
 		return t, rest
 	case '%':

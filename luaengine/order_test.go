@@ -109,3 +109,36 @@ func BenchmarkArrayIpairsAndPairs(b *testing.B) {
 		run(b, e, sc, f, nil, nil)
 	}
 }
+
+// A RESP3 null in an array reply is nil, which Redis stores with
+// lua_settable: the key takes a slot, so the order of pairs and #t
+// depend on where the nulls are. Expected values are redis-server
+// 7.0.15's for MGET over present (v) and missing (m) keys.
+func TestReplyArrayNullsTakeSlots(t *testing.T) {
+	e := New()
+	sc := mustCompile(t, `redis.setresp(3) local t = redis.call('MGET') local r = {} for k in pairs(t) do r[#r+1] = k end return table.concat(r, ',') .. ' #' .. #t`)
+	for _, c := range []struct{ keys, want string }{
+		{"mv", "2 #0"},
+		{"vmmvvm", "1,5,4 #1"},
+		{"mvvmm", "3,2 #0"},
+		{"mvmvvmvmmv", "2,10,4,5,7 #0"},
+		{"vvmmmvvvmv", "1,2,6,7,8,10 #8"},
+		{"mmmmvvvmvm", "6,7,9,5 #0"},
+		{"vmvmvvmmvm", "1,6,3,5,9 #1"},
+		{"mvvmvmvmv", "2,3,9,5,7 #0"},
+		{"vvvv", "1,2,3,4 #4"},
+	} {
+		reply := fmt.Sprintf("*%d\r\n", len(c.keys))
+		for _, k := range c.keys {
+			if k == 'm' {
+				reply += "_\r\n"
+			} else {
+				reply += "$1\r\n1\r\n"
+			}
+		}
+		want := fmt.Sprintf("$%d\r\n%s\r\n", len(c.want), c.want)
+		if got := run(t, e, sc, &fakeCaller{reply: []byte(reply)}, nil, nil); got != want {
+			t.Errorf("%s: got %q, want %q", c.keys, got, want)
+		}
+	}
+}
