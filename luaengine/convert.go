@@ -63,7 +63,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 			return lua.LNil, nil
 		}
 		t := errorTable(L, "-"+string(line))
-		t.RawSetString("ignore_error_stats_update", lua.LTrue)
+		lua51.Set(L, t, lua.LString("ignore_error_stats_update"), lua.LTrue)
 		return t, rest
 	case '*', '>':
 		n, ok := replyLen(line, rest)

@@ -335,7 +335,7 @@ func (e *Engine) array(items [][]byte) *lua.LTable {
 // table.insert and the like, which bypass metamethods).
 func (e *Engine) tainted() bool {
 	for _, p := range e.proxyList {
-		if k, _ := p.Next(lua.LNil); k != lua.LNil {
+		if tableLen(p) > 0 {
 			return true
 		}
 	}
@@ -344,11 +344,9 @@ func (e *Engine) tainted() bool {
 
 func (e *Engine) cleanProxies() {
 	for _, p := range e.proxyList {
-		for {
-			k, _ := p.Next(lua.LNil)
-			if k == lua.LNil {
-				break
-			}
+		var keys []lua.LValue
+		lua51.Unordered(p, func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
 			p.RawSet(k, lua.LNil)
 		}
 	}
@@ -461,7 +459,7 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
 			s = L.ToStringMeta(errv).String()
 		}
-		t.RawSetString("err", lua.LString("ERR "+e.describe(L, s)))
+		lua51.Set(L, t, lua.LString("err"), lua.LString("ERR "+e.describe(L, s)))
 	}
 	skip := e.overflowAtCaller
 	e.overflowAtCaller = false
@@ -486,8 +484,9 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		} else if name, ok := e.chunkNames[src]; ok {
 			src = name
 		}
-		t.RawSetString("source", lua.LString(src))
-		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		// t may be the script's own error table.
+		lua51.Set(L, t, lua.LString("source"), lua.LString(src))
+		lua51.Set(L, t, lua.LString("line"), lua.LNumber(dbg.CurrentLine))
 		break
 	}
 	L.Push(t)
