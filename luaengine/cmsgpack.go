@@ -383,7 +383,7 @@ func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
 		}
 		c.e.charge(L, weightSlot)
 		// Stored as lua_settable stores it, nil included (a node).
-		lua51.Set(L, t, lua.LNumber(i), v)
+		lua51.SetInt(L, t, i, v)
 	}
 	return t
 }

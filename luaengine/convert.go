@@ -84,7 +84,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 			v, rest = e.parseReply(rest, used+2)
 			// A RESP3 null is nil, which still takes a slot in Lua
 			// (lua_settable): Set logs it.
-			lua51.Set(L, t, lua.LNumber(i), v)
+			lua51.SetInt(L, t, i, v)
 		}
 		return t, rest
 	case '%':

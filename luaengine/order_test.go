@@ -142,3 +142,19 @@ func TestReplyArrayNullsTakeSlots(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReplyArray converts a 100-element array reply into a table.
+func BenchmarkReplyArray(b *testing.B) {
+	e := New()
+	sc := mustCompile(b, `local t = redis.call('LRANGE', 'k', 0, -1) return #t`)
+	reply := "*100\r\n"
+	for i := 0; i < 100; i++ {
+		reply += "$5\r\nvalue\r\n"
+	}
+	f := &fakeCaller{reply: []byte(reply)}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f.calls = f.calls[:0]
+		run(b, e, sc, f, nil, nil)
+	}
+}

@@ -16,7 +16,7 @@
 //     next and pairs); Interp reaches the interpreter's call stack;
 //   - error texts: Describe and Message word runtime errors as Lua 5.1
 //     does, with the names of the values involved;
-//   - tables: Set, ForEach, Unordered, Len, Parts, IsMarker and
+//   - tables: Set (and SetInt), ForEach, Unordered, Len, Parts, IsMarker and
 //     MarkSized (below); StrToNumber and AppendNumber convert numbers as
 //     Lua 5.1 does.
 //

@@ -586,6 +586,17 @@ func Set(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 	t.RawSet(k, v)
 }
 
+// SetInt is Set under the integer key i, without boxing i for the
+// common store that needs no log: a value appended to a table without a
+// metatable holding 1..n alone (a decoder filling an array).
+func SetInt(L *lua.LState, t *lua.LTable, i int, v lua.LValue) {
+	if v != lua.LNil && t.Metatable == lua.LNil && i >= 1 && i < lua.MaxArrayIndex && i == len(tableArray(t))+1 && len(tableKeys(t)) == 0 {
+		t.RawSetInt(i, v)
+		return
+	}
+	Set(L, t, lua.LNumber(i), v)
+}
+
 // tombstone stands, in gopher-lua's key list, for a key deleted there.
 type tombstone struct{ key lua.LValue }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 )
 
-// gopher-lua and Lua 5.1 differ in two places real scripts touch, both
+// gopher-lua and Lua 5.1 differ in places real scripts touch, all
 // fixed here on the parsed script before it is compiled:
 //
 //   - `..` formats numbers with Go's shortest representation; Lua 5.1
