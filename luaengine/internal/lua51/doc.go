@@ -51,9 +51,10 @@
 // Unordered is for walks whose result does not depend on the order
 // (counting entries, checking key types, clearing a table). The one
 // exception is a table the function itself has just made and no script
-// has seen yet, filled with non-nil values under string keys and 1..n
-// in ascending order: Lua's layout of it is rebuilt exactly from what
-// gopher-lua records. A raw RawSet on a script's table, or a walk with
+// has seen yet, filled with non-nil values either under string keys
+// alone or under 1..n alone, in ascending order (a decoder's object or
+// array): Lua's layout of it is rebuilt exactly from what gopher-lua
+// records. A raw RawSet on a script's table, or a walk with
 // LTable.Next or ForEach, gives it an order Redis would not: luaengine's
 // tests check both statically (no such call outside the allowed forms)
 // and by running every library function over logged tables and
