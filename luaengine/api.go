@@ -9,6 +9,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/buildinfo"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Log levels (redis.LOG_*), replication flags (redis.REPL_*).
@@ -244,7 +246,7 @@ func toNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(x), true
 	case lua.LString:
-		return str2number(string(x))
+		return lua51.StrToNumber(string(x))
 	}
 	return 0, false
 }

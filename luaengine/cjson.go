@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // cjson is lua-cjson 2.1.0 as Redis ships it: the same number format
@@ -194,7 +196,7 @@ func (e *cjsonEncoder) number(f float64) {
 		case math.IsNaN(f):
 			e.out = append(e.out, "nan"...) // never "-nan"
 		default:
-			e.out = appendNumber(e.out, f) // "%.14g": inf, -inf
+			e.out = lua51.AppendNumber(e.out, f) // "%.14g": inf, -inf
 		}
 		return
 	}
@@ -237,7 +239,7 @@ func (e *cjsonEncoder) str(s string) {
 func (e *cjsonEncoder) arrayLength(t *lua.LTable) int {
 	max, items := 0, 0
 	bad := false
-	eachUnordered(t, func(k, _ lua.LValue) {
+	lua51.Unordered(t, func(k, _ lua.LValue) {
 		if bad {
 			return
 		}
@@ -307,7 +309,7 @@ func (e *cjsonEncoder) value(v lua.LValue, depth, used int) {
 		}
 		e.out = append(e.out, '{')
 		first := true
-		forEach(x, func(k, val lua.LValue) {
+		lua51.ForEach(x, func(k, val lua.LValue) {
 			if !first {
 				e.out = append(e.out, ',')
 			}

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // cmsgpack is lua-cmsgpack 0.4.0 as Redis ships it: the same choice of
@@ -140,7 +142,7 @@ func (m *msgpackEncoder) encode(v lua.LValue, level int) {
 			out = binary.BigEndian.AppendUint32(out, uint32(n))
 		}
 		m.out = out
-		forEach(x, func(k, val lua.LValue) {
+		lua51.ForEach(x, func(k, val lua.LValue) {
 			m.encode(k, level+1)
 			m.encode(val, level+1)
 		})
@@ -154,7 +156,7 @@ func (m *msgpackEncoder) encode(v lua.LValue, level int) {
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, max := 0, 0
 	ok := true
-	eachUnordered(t, func(k, _ lua.LValue) {
+	lua51.Unordered(t, func(k, _ lua.LValue) {
 		n, isNum := k.(lua.LNumber)
 		f := float64(n)
 		if !isNum || f < 1 || f != math.Floor(f) {
@@ -381,7 +383,7 @@ func (c *msgpackCur) array(L *lua.LState, n, used int) lua.LValue {
 		}
 		c.e.charge(L, weightSlot)
 		// Stored as lua_settable stores it, nil included (a node).
-		rawSetLogged(L, t, lua.LNumber(i), v)
+		lua51.SetInt(L, t, i, v)
 	}
 	return t
 }
@@ -401,7 +403,7 @@ func (c *msgpackCur) mapv(L *lua.LState, n, used int) lua.LValue {
 		}
 		if k != lua.LNil {
 			c.e.charge(L, weightSlot)
-			rawSetLogged(L, t, k, v)
+			lua51.Set(L, t, k, v)
 		}
 	}
 	return t

@@ -8,6 +8,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Script flags, as Redis names them in a "#!lua flags=..." shebang.
@@ -52,7 +54,7 @@ func Compile(body []byte) (*lua.FunctionProto, uint64, error) {
 	// Redis 7.0 compiles the body (after the shebang line, whose newline
 	// stays so that line numbers are the body's) as a chunk of its own.
 	src := string(body[skip:])
-	m, src := syntaxCheck(src, SourceName, true, 0)
+	m, src := lua51.CheckSyntax(src, SourceName, true, 0)
 	if m != "" {
 		return nil, 0, &CompileError{"ERR Error compiling script (new function): " + m}
 	}
@@ -110,13 +112,13 @@ func shebang(body []byte) (flags uint64, skip int, err error) {
 }
 
 // compileChunk parses and compiles src, rewriting the AST where gopher-lua
-// differs from Lua 5.1 (see rewrite.go).
+// differs from Lua 5.1 (lua51.Rewrite).
 func compileChunk(src, name string) (*lua.FunctionProto, error) {
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, luaSyntaxError(err, name)
 	}
-	chunk = rewriteBlock(chunk, 1)
+	chunk = lua51.Rewrite(chunk, 1, loopWeight)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, luaSyntaxError(err, name)
@@ -199,7 +201,7 @@ const (
 // returns the function, or the error message.
 func (e *Engine) load(L *lua.LState, src, chunkname string) (*lua.LFunction, string) {
 	e.charge(L, len(src)*stepsPerByteLoad)
-	m, src := syntaxCheck(src, chunkID(chunkname, maxSrc), true, e.ccalls)
+	m, src := lua51.CheckSyntax(src, chunkID(chunkname, maxSrc), true, e.ccalls)
 	if m != "" {
 		return nil, m
 	}

@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // parseReply converts one RESP reply to a Lua value as Redis's
@@ -62,7 +63,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 			return lua.LNil, nil
 		}
 		t := errorTable(L, "-"+string(line))
-		t.RawSetString("ignore_error_stats_update", lua.LTrue)
+		lua51.Set(L, t, lua.LString("ignore_error_stats_update"), lua.LTrue)
 		return t, rest
 	case '*', '>':
 		n, ok := replyLen(line, rest)
@@ -81,7 +82,9 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		var v lua.LValue
 		for i := 1; i <= n && e.replyErr == ""; i++ {
 			v, rest = e.parseReply(rest, used+2)
-			t.RawSetInt(i, v)
+			// A RESP3 null is nil, which still takes a slot in Lua
+			// (lua_settable): Set logs it.
+			lua51.SetInt(L, t, i, v)
 		}
 		return t, rest
 	case '%':
@@ -100,7 +103,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 			k, rest = e.parseReply(rest, used+3)
 			v, rest = e.parseReply(rest, used+4)
 			if k != lua.LNil {
-				rawSetLogged(L, m, k, v)
+				lua51.Set(L, m, k, v)
 			}
 		}
 		t := L.CreateTable(0, 1)
@@ -121,7 +124,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		for i := 0; i < n && e.replyErr == ""; i++ {
 			k, rest = e.parseReply(rest, used+3)
 			if k != lua.LNil {
-				rawSetLogged(L, s, k, lua.LTrue)
+				lua51.Set(L, s, k, lua.LTrue)
 			}
 		}
 		t := L.CreateTable(0, 1)
@@ -328,7 +331,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp, used int)
 		// Stack: table, map, key, value, and a copy of the key while the
 		// key is converted.
 		w.Map(tableLen(m))
-		forEach(m, func(k, v lua.LValue) {
+		lua51.ForEach(m, func(k, v lua.LValue) {
 			e.writeReply(w, k, scriptResp, used+4)
 			e.writeReply(w, v, scriptResp, used+3)
 		})
@@ -337,7 +340,7 @@ func (e *Engine) writeTable(w *resp.Writer, t *lua.LTable, scriptResp, used int)
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
 		// Stack: table, set, key, and its copy.
 		w.Set(tableLen(s))
-		forEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp, used+3) })
+		lua51.ForEach(s, func(k, _ lua.LValue) { e.writeReply(w, k, scriptResp, used+3) })
 		return
 	}
 	n := 0
@@ -364,4 +367,11 @@ func mapCRLF(s string) string {
 		}
 	}
 	return s
+}
+
+// tableLen counts t's live entries.
+func tableLen(t *lua.LTable) int {
+	n := 0
+	lua51.Unordered(t, func(_, _ lua.LValue) { n++ })
+	return n
 }

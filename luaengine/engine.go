@@ -21,6 +21,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Caller runs one command for redis.call/redis.pcall as the script's client
@@ -102,9 +103,10 @@ type Engine struct {
 	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
 	strmeta   *lua.LTable // proxy of the string metatable
 	handler   *lua.LFunction
-	// ctors keeps constructors' fields for their table helpers
-	// (installHelpers); pcall and xpcall unwind it.
-	ctors *ctorStacks
+	// emu is the Lua 5.1 emulation's state (lua51.Install): what
+	// constructors keep for their helpers, which pcall and xpcall
+	// unwind, and the layouts next keeps between calls.
+	emu *lua51.Runtime
 	// pcallHandler words errors caught by pcall as Lua 5.1 does.
 	pcallHandler *lua.LFunction
 	run          *Run
@@ -116,8 +118,6 @@ type Engine struct {
 	loading   *Library
 	argbuf    [][]byte
 	numbuf    []byte
-	// orders caches table layouts between next calls (order.go).
-	orders    map[*lua.LTable]*keyOrder
 	errTables int
 	// steps counts what the running script did (steps.go); tick and
 	// charge take their slow path once it reaches nextCheck, the lower of
@@ -163,7 +163,7 @@ type Engine struct {
 	// interp reaches the main thread's call stack and Lua stack;
 	// overflowAtCaller tells the error handler that checkDepth raised
 	// the error in a function about to run, so that it names the call.
-	interp           interpState
+	interp           lua51.Interp
 	overflowAtCaller bool
 }
 
@@ -185,7 +185,7 @@ func (e *Engine) reset() {
 	}
 	e.gen++
 	e.L = lua.NewState(mainOptions())
-	e.interp = newInterpState(e.L)
+	e.interp = lua51.NewInterp(e.L)
 	e.setup()
 }
 
@@ -234,16 +234,14 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
-		e.ctors.unwind([2]int{})
+		e.emu.Unwind(lua51.Mark{})
 		e.writeResult(run, nil, err)
 	} else {
 		e.writeResult(run, L.Get(-1), nil)
 	}
 	e.errors = nil
 	L.SetTop(0)
-	if e.orders != nil {
-		clear(e.orders)
-	}
+	e.emu.ForgetLayouts()
 	if e.checkTaint && e.tainted() {
 		// A script stored something in a shared table: empty it again so
 		// that no script sees another's state. (Every known way in is
@@ -275,7 +273,7 @@ func (e *Engine) beginRun() {
 func (e *Engine) runProtected(run *Run, nargs int, handler *lua.LFunction) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.interp.unwind()
+			e.interp.Unwind()
 			e.recovered(run, r)
 			if ae, ok := r.(*lua.ApiError); ok {
 				err = ae
@@ -337,7 +335,7 @@ func (e *Engine) array(items [][]byte) *lua.LTable {
 // table.insert and the like, which bypass metamethods).
 func (e *Engine) tainted() bool {
 	for _, p := range e.proxyList {
-		if k, _ := p.Next(lua.LNil); k != lua.LNil {
+		if tableLen(p) > 0 {
 			return true
 		}
 	}
@@ -346,11 +344,9 @@ func (e *Engine) tainted() bool {
 
 func (e *Engine) cleanProxies() {
 	for _, p := range e.proxyList {
-		for {
-			k, _ := p.Next(lua.LNil)
-			if k == lua.LNil {
-				break
-			}
+		var keys []lua.LValue
+		lua51.Unordered(p, func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
 			p.RawSet(k, lua.LNil)
 		}
 	}
@@ -368,7 +364,7 @@ func (e *Engine) writeRunError(run *Run, err error) {
 		// position from the message, as the handler would have.
 		if src, line, ok := positionOf(string(s)); ok {
 			t := e.L.CreateTable(0, 3)
-			t.RawSetString("err", lua.LString("ERR "+lua51Message(string(s))))
+			t.RawSetString("err", lua.LString("ERR "+lua51.Message(string(s))))
 			t.RawSetString("source", lua.LString("@"+src))
 			t.RawSetString("line", lua.LString(line))
 			obj = t
@@ -441,7 +437,7 @@ func luaString(v lua.LValue) (string, bool) {
 // formatNumber formats n as Lua 5.1 does (LUAI_NUMFFORMAT "%.14g").
 func formatNumber(n lua.LNumber) string {
 	var buf [32]byte
-	return string(appendNumber(buf[:0], float64(n)))
+	return string(lua51.AppendNumber(buf[:0], float64(n)))
 }
 
 // errHandler is Redis's __redis__err__handler: it turns the error into a
@@ -463,7 +459,7 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
 			s = L.ToStringMeta(errv).String()
 		}
-		t.RawSetString("err", lua.LString("ERR "+e.describe(L, s)))
+		lua51.Set(L, t, lua.LString("err"), lua.LString("ERR "+e.describe(L, s)))
 	}
 	skip := e.overflowAtCaller
 	e.overflowAtCaller = false
@@ -488,8 +484,9 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		} else if name, ok := e.chunkNames[src]; ok {
 			src = name
 		}
-		t.RawSetString("source", lua.LString(src))
-		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		// t may be the script's own error table.
+		lua51.Set(L, t, lua.LString("source"), lua.LString(src))
+		lua51.Set(L, t, lua.LString("line"), lua.LNumber(dbg.CurrentLine))
 		break
 	}
 	L.Push(t)
@@ -499,29 +496,9 @@ func (e *Engine) errHandler(L *lua.LState) int {
 // itoa is strconv.Itoa, kept short for error texts.
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// describe gives a runtime error message Lua 5.1's wording: the value's
-// name where the failing instruction tells it (varinfo.go), else the
-// plain form.
-func (e *Engine) describe(L *lua.LState, s string) string {
-	// The first Lua frame below the handler is where the error happened
-	// (skipping a Go function such as an arithmetic metamethod).
-	for level := 1; level < 4; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			break
-		}
-		if fi, ok := frameAt(dbg); ok {
-			// s is "source:line: message".
-			if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, fi.proto.SourceName+":") {
-				if m, ok := describeError(L, fi, s[i+2:]); ok {
-					return s[:i+2] + m
-				}
-			}
-			break
-		}
-	}
-	return lua51Message(s)
-}
+// describe gives a runtime error message Lua 5.1's wording
+// (lua51.Describe).
+func (e *Engine) describe(L *lua.LState, s string) string { return lua51.Describe(L, s) }
 
 // positionOf splits "user_script:12: message" into its source and line.
 func positionOf(s string) (src, line string, ok bool) {

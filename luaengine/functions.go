@@ -7,6 +7,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // FunctionSourceName is the chunk name of FUNCTION libraries.
@@ -134,7 +136,7 @@ func ValidName(s string) bool {
 // read, so that it loads or fails alike wherever it runs (a library
 // loaded from a cluster's log).
 func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64) error {
-	m, src := syntaxCheck(string(code), FunctionSourceName, true, 0)
+	m, src := lua51.CheckSyntax(string(code), FunctionSourceName, true, 0)
 	if m != "" {
 		return &CompileError{"ERR Error compiling function: " + m}
 	}
@@ -142,7 +144,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 	if err != nil {
 		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}
 	}
-	chunk = rewriteBlock(chunk, 1)
+	chunk = lua51.Rewrite(chunk, 1, loopWeight)
 	proto, err := lua.Compile(chunk, FunctionSourceName)
 	if err != nil {
 		return &CompileError{"ERR Error compiling function: " + luaSyntaxError(err, FunctionSourceName).Error()}
@@ -165,7 +167,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 	// stack trace, which is quadratic in the depth.
 	perr := e.runProtected(e.run, 0, e.passHandler)
 	if perr != nil {
-		e.ctors.unwind([2]int{})
+		e.emu.Unwind(lua51.Mark{})
 	}
 	e.loading, e.run, e.checking = nil, nil, false
 	lib.names = nil
@@ -181,7 +183,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 		}
 		msg := ""
 		if s, ok := luaString(obj); ok {
-			msg = "ERR " + lua51Message(s)
+			msg = "ERR " + lua51.Message(s)
 		}
 		if t, ok := obj.(*lua.LTable); ok {
 			if s, ok := luaString(t.RawGetString("err")); ok {
@@ -221,7 +223,7 @@ func (e *Engine) registerFunction(L *lua.LState) int {
 		}
 		haveName := false
 		var errMsg string
-		forEach(t, func(k, v lua.LValue) {
+		lua51.ForEach(t, func(k, v lua.LValue) {
 			if errMsg != "" {
 				return
 			}

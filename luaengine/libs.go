@@ -6,6 +6,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // luaError is luaL_error: the message after the position of the calling
@@ -165,7 +167,7 @@ func bitArg(L *lua.LState, n int, fname string) uint32 {
 	case lua.LString:
 		// lua_tonumber converts numeric strings; others count as 0 and are
 		// then refused (b == 0 && !lua_isnumber).
-		if g, ok := str2number(string(x)); ok {
+		if g, ok := lua51.StrToNumber(string(x)); ok {
 			f = g
 		} else {
 			argError(L, n, fname, "number expected, got "+typeName(L, n))

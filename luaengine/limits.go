@@ -1,10 +1,9 @@
 package luaengine
 
 import (
-	"reflect"
-	"unsafe"
-
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Bounds on what one script can make the interpreter do. Every recursion
@@ -30,7 +29,7 @@ import (
 //     coroutines nest at most 199 deep.
 //   - LUAI_MAXCALLS, 20000 call frames ("stack overflow") for the main
 //     thread (mainCallStack).
-//   - the parser's 200 syntax levels (syntax.go).
+//   - the parser's 200 syntax levels (lua51.CheckSyntax).
 //
 // Where Redis has no limit of its own (its C stack or its memory would
 // run out), lockkv's are:
@@ -53,7 +52,7 @@ import (
 // worst, against Go's limit of 1 GB).
 const (
 	luaMaxCStack = 8000
-	luaMaxCCalls = 200
+	luaMaxCCalls = lua51.MaxCCalls
 
 	// mainCallStack is LUAI_MAXCALLS as gopher-lua counts frames: a
 	// recursion of a Lua function overflows at the same depth as in
@@ -194,56 +193,6 @@ func (e *Engine) checkStringLen(L *lua.LState, n int) {
 	}
 }
 
-// interpState reaches, once per interpreter, the parts of L gopher-lua
-// keeps unexported: its call stack and Lua stack (the depth and top the
-// check points read) and its current frame, which unwind resets. They are
-// the values of unexported fields (checked: a gopher-lua that changed
-// them fails at start-up, not silently).
-type interpState struct {
-	stack interface {
-		Sp() int
-		SetSp(int)
-	}
-	reg interface {
-		Top() int
-		SetTop(int)
-	}
-	frame reflect.Value // *callFrame, settable
-}
-
-func newInterpState(L *lua.LState) interpState {
-	field := func(name string) reflect.Value {
-		f := reflect.ValueOf(L).Elem().FieldByName(name)
-		if !f.IsValid() {
-			panic("luaengine: gopher-lua's LState has no " + name + " field")
-		}
-		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
-	}
-	var st interpState
-	var ok1, ok2 bool
-	st.stack, ok1 = field("stack").Interface().(interface {
-		Sp() int
-		SetSp(int)
-	})
-	st.reg, ok2 = field("reg").Interface().(interface {
-		Top() int
-		SetTop(int)
-	})
-	st.frame = field("currentFrame")
-	if !ok1 || !ok2 || st.frame.Kind() != reflect.Pointer {
-		panic("luaengine: gopher-lua's call stack, registry or current frame changed")
-	}
-	return st
-}
-
-// unwind empties the interpreter's stacks after a panic that escaped
-// every protected call (what PCall does after an error).
-func (st interpState) unwind() {
-	st.stack.SetSp(0)
-	st.frame.Set(reflect.Zero(st.frame.Type()))
-	st.reg.SetTop(0)
-}
-
 // checkDepth is the main thread's stack check at a check point (the top
 // of every function body): past mainCallStack frames or mainRegistryMax
 // stack slots the call fails with Lua's "stack overflow", at the line of
@@ -253,7 +202,7 @@ func (e *Engine) checkDepth(L *lua.LState) {
 	if e.handling > 0 {
 		limit += handlerFrames
 	}
-	if L != e.L || (e.interp.stack.Sp() <= limit && e.interp.reg.Top() <= mainRegistryMax) {
+	if L != e.L || (e.interp.Frames() <= limit && e.interp.Top() <= mainRegistryMax) {
 		return
 	}
 	e.overflowAtCaller = true
@@ -261,13 +210,13 @@ func (e *Engine) checkDepth(L *lua.LState) {
 }
 
 // concatLen sums the lengths of a `..` chain's operands as the concat
-// helper formats them (chain: concatFirst starts a sum, nested chains
-// inside an operand keep theirs on concatOuter, concatLast ends it) and
+// helper formats them (chain: lua51.ChainFirst starts a sum, nested chains
+// inside an operand keep theirs on concatOuter, lua51.ChainLast ends it) and
 // refuses a chain whose result would pass maxStringLen. String constants
 // are not counted: the script's own size bounds them.
 func (e *Engine) concatLen(L *lua.LState, n int, chain lua.LValue) {
 	c, _ := chain.(lua.LNumber)
-	if int(c)&concatFirst != 0 {
+	if int(c)&lua51.ChainFirst != 0 {
 		e.concatOuter = append(e.concatOuter, e.concatSum)
 		e.concatSum = 0
 	}
@@ -276,7 +225,7 @@ func (e *Engine) concatLen(L *lua.LState, n int, chain lua.LValue) {
 		e.memoryError(L)
 	}
 	e.chargeBytes(L, n)
-	if int(c)&concatLast != 0 && len(e.concatOuter) > 0 {
+	if int(c)&lua51.ChainLast != 0 && len(e.concatOuter) > 0 {
 		e.concatSum = e.concatOuter[len(e.concatOuter)-1]
 		e.concatOuter = e.concatOuter[:len(e.concatOuter)-1]
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // defaultNaN is the NaN an x86-64 CPU and glibc's libm produce for an
@@ -130,7 +132,7 @@ func (e *Engine) openMath(L *lua.LState) *lua.LTable {
 	t.RawSetString("mod", L.NewFunction(binary("mod", c2(math.Mod))))
 	// luaL_register sized the table for its 28 functions: pairs(math)
 	// follows that layout.
-	t.Metatable = newMarker(L, packTableHint(0, len(lib)), len(tableKeys(t)), nil)
+	lua51.MarkSized(L, t, 0, len(lib))
 	return t
 }
 

@@ -9,29 +9,9 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-)
 
-// appendNumber formats f like Lua 5.1's lua_Number2str ("%.14g").
-func appendNumber(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	if f == 0 && math.Signbit(f) {
-		return append(dst, "-0"...)
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
-		return strconv.AppendInt(dst, int64(f), 10)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 14, 64)
-}
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
+)
 
 // appendArg formats a number argument of redis.call ("%.17g").
 func appendArg(dst []byte, f float64) []byte {
@@ -53,96 +33,6 @@ func appendArg(dst []byte, f float64) []byte {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
 	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
-// str2number is Lua 5.1's luaO_str2d: strtod (decimal, or hex after
-// "0x"), surrounding white space allowed, nothing else.
-func str2number(s string) (float64, bool) {
-	t := strings.TrimLeft(s, " \t\n\v\f\r")
-	t = strings.TrimRight(t, " \t\n\v\f\r")
-	if t == "" {
-		return 0, false
-	}
-	body := t
-	neg := false
-	if body[0] == '-' || body[0] == '+' {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		f, ok := hexFloat(body[2:])
-		if neg {
-			f = -f
-		}
-		return f, ok
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-			low := strings.ToLower(body)
-			if low == "inf" || low == "infinity" {
-				if neg {
-					return math.Inf(-1), true
-				}
-				return math.Inf(1), true
-			}
-			if low == "nan" || strings.HasPrefix(low, "nan(") && strings.HasSuffix(low, ")") &&
-				strings.Trim(low[4:len(low)-1], "abcdefghijklmnopqrstuvwxyz0123456789_") == "" {
-				if neg {
-					return math.Copysign(math.NaN(), -1), true
-				}
-				return math.NaN(), true
-			}
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-// hexFloat reads what glibc's strtod accepts after "0x": hex digits with
-// an optional point ("10.8") and an optional binary exponent ("1p4").
-func hexFloat(s string) (float64, bool) {
-	mant, exp := s, ""
-	if i := strings.IndexAny(s, "pP"); i >= 0 {
-		mant, exp = s[:i], s[i+1:]
-		e := exp
-		if e != "" && (e[0] == '+' || e[0] == '-') {
-			e = e[1:]
-		}
-		if e == "" || strings.Trim(e, "0123456789") != "" {
-			return 0, false
-		}
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart == "" && frac == "" {
-		return 0, false
-	}
-	for _, part := range []string{intPart, frac} {
-		if strings.Trim(part, "0123456789abcdefABCDEF") != "" {
-			return 0, false
-		}
-	}
-	if intPart == "" {
-		intPart = "0"
-	}
-	if exp == "" {
-		exp = "0"
-	}
-	f, err := strconv.ParseFloat("0x"+intPart+"."+frac+"p"+exp, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
 }
 
 func baseTostring(L *lua.LState) int {
@@ -223,7 +113,7 @@ func baseTonumber(L *lua.LState) int {
 			L.Push(x)
 			return 1
 		case lua.LString:
-			if f, ok := str2number(string(x)); ok {
+			if f, ok := lua51.StrToNumber(string(x)); ok {
 				L.Push(lua.LNumber(f))
 				return 1
 			}
@@ -254,7 +144,7 @@ func baseUnpack(L *lua.LState) int {
 	}
 	var j int32
 	if L.Get(3) == lua.LNil {
-		j = int32(luaLen(t))
+		j = int32(lua51.Len(t))
 	} else {
 		j = checkInt(L, 3, "unpack")
 	}
@@ -408,7 +298,7 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 	var last int32
 	if L.Get(4) == lua.LNil {
 		e.charge(L, lenSteps(t))
-		last = int32(luaLen(t))
+		last = int32(lua51.Len(t))
 	} else {
 		last = checkInt(L, 4, "concat")
 	}
@@ -453,7 +343,7 @@ func (e *Engine) tableConcat(L *lua.LState) int {
 func (e *Engine) tableForeach(L *lua.LState) int {
 	t := checkTable(L, 1)
 	fn := checkFunction(L, 2)
-	k, v, ok := e.next(L, t, lua.LNil)
+	k, v, ok := e.emu.Next(L, t, lua.LNil)
 	for ok {
 		L.Push(fn)
 		L.Push(k)
@@ -463,7 +353,7 @@ func (e *Engine) tableForeach(L *lua.LState) int {
 			return 1
 		}
 		L.Pop(1)
-		k, v, ok = e.next(L, t, k)
+		k, v, ok = e.emu.Next(L, t, k)
 	}
 	return 0
 }
@@ -471,7 +361,7 @@ func (e *Engine) tableForeach(L *lua.LState) int {
 func tableForeachi(L *lua.LState) int {
 	t := checkTable(L, 1)
 	fn := checkFunction(L, 2)
-	n := luaLen(t)
+	n := lua51.Len(t)
 	for i := 1; i <= n; i++ {
 		L.Push(fn)
 		L.Push(lua.LNumber(i))
@@ -492,7 +382,7 @@ func tableSetn(L *lua.LState) int {
 }
 
 func tableGetn(L *lua.LState) int {
-	L.Push(lua.LNumber(luaLen(checkTable(L, 1))))
+	L.Push(lua.LNumber(lua51.Len(checkTable(L, 1))))
 	return 1
 }
 
@@ -656,7 +546,7 @@ func coerceNumArgs(L *lua.LState, name string, lib *lua.LTable) {
 
 func coerceArg(L *lua.LState, i int) {
 	if s, ok := L.Get(i).(lua.LString); ok {
-		if f, ok := str2number(string(s)); ok {
+		if f, ok := lua51.StrToNumber(string(s)); ok {
 			L.Replace(i, lua.LNumber(f))
 		}
 	}
@@ -744,7 +634,7 @@ func installStringArith(L *lua.LState, mt *lua.LTable) {
 func (eng *Engine) tableInsert(L *lua.LState) int {
 	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
-	e := luaLen(t) + 1 // first empty element
+	e := lua51.Len(t) + 1 // first empty element
 	pos := e
 	switch L.GetTop() {
 	case 2:
@@ -761,7 +651,7 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 		luaError(L, "wrong number of arguments to 'insert'")
 	}
 	eng.charge(L, weightSlot)
-	rawSetLogged(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
+	lua51.Set(L, t, lua.LNumber(pos), L.Get(L.GetTop()))
 	return 0
 }
 
@@ -771,15 +661,15 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 // made: those next to a present key.
 func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
 	n := 0
-	eachUnordered(t, func(_, _ lua.LValue) { n++ })
+	lua51.Unordered(t, func(_, _ lua.LValue) { n++ })
 	if e-pos <= 4*n+64 {
 		for i := e; i > pos; i-- {
-			rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+			lua51.Set(L, t, lua.LNumber(i), t.RawGetInt(i-1))
 		}
 		return
 	}
 	var idx []int
-	eachUnordered(t, func(k, _ lua.LValue) {
+	lua51.Unordered(t, func(k, _ lua.LValue) {
 		if f, ok := k.(lua.LNumber); ok && float64(f) == math.Trunc(float64(f)) && float64(f) >= float64(pos) && float64(f) <= float64(e) {
 			i := int(f)
 			if i > pos {
@@ -794,7 +684,7 @@ func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
 	idx = slices.Compact(idx)
 	for j := len(idx) - 1; j >= 0; j-- {
 		i := idx[j]
-		rawSetLogged(L, t, lua.LNumber(i), t.RawGetInt(i-1))
+		lua51.Set(L, t, lua.LNumber(i), t.RawGetInt(i-1))
 	}
 }
 
@@ -803,7 +693,7 @@ func moveUp(L *lua.LState, t *lua.LTable, pos, e int) {
 func (eng *Engine) tableRemove(L *lua.LState) int {
 	t := checkTable(L, 1)
 	eng.charge(L, lenSteps(t))
-	e := luaLen(t)
+	e := lua51.Len(t)
 	pos := e
 	if L.Get(2) != lua.LNil {
 		pos = int(checkInt(L, 2, "remove")) // luaL_optint: a C int
@@ -814,8 +704,8 @@ func (eng *Engine) tableRemove(L *lua.LState) int {
 	eng.charge(L, (e-pos+1)*stepsPerMove)
 	L.Push(t.RawGetInt(pos))
 	for ; pos < e; pos++ {
-		rawSetLogged(L, t, lua.LNumber(pos), t.RawGetInt(pos+1))
+		lua51.Set(L, t, lua.LNumber(pos), t.RawGetInt(pos+1))
 	}
-	rawSetLogged(L, t, lua.LNumber(e), lua.LNil)
+	lua51.Set(L, t, lua.LNumber(e), lua.LNil)
 	return 1
 }

@@ -107,12 +107,16 @@ func (ms *matchState) classEnd(p int) int {
 	return p
 }
 
+// isLetter and isDigit are isalpha and isdigit in the C locale.
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
 // matchClass is match_class in the C locale.
 func matchClass(c, cl byte) bool {
 	var res bool
 	switch cl | 0x20 {
 	case 'a':
-		res = isAlpha(c) && c != '_'
+		res = isLetter(c)
 	case 'c':
 		res = c < 0x20 || c == 0x7f
 	case 'd':
@@ -120,13 +124,13 @@ func matchClass(c, cl byte) bool {
 	case 'l':
 		res = c >= 'a' && c <= 'z'
 	case 'p':
-		res = c > 0x20 && c < 0x7f && !(isAlpha(c) && c != '_') && !isDigit(c)
+		res = c > 0x20 && c < 0x7f && !isLetter(c) && !isDigit(c)
 	case 's':
 		res = c == ' ' || c >= '\t' && c <= '\r'
 	case 'u':
 		res = c >= 'A' && c <= 'Z'
 	case 'w':
-		res = isAlpha(c) && c != '_' || isDigit(c)
+		res = isLetter(c) || isDigit(c)
 	case 'x':
 		res = isHex(c)
 	case 'z':

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Errors of the read-only global table, as Redis 7.0 words them.
@@ -47,7 +49,7 @@ func (e *Engine) setup() {
 	e.proxyList = nil
 
 	var drop []string
-	eachUnordered(G, func(k, _ lua.LValue) {
+	lua51.Unordered(G, func(k, _ lua.LValue) {
 		if s, ok := k.(lua.LString); !ok || !globalsAllowed[string(s)] {
 			drop = append(drop, k.String())
 		}
@@ -112,7 +114,13 @@ func (e *Engine) setup() {
 	// metatable and holds __index).
 	str := L.CreateTable(0, 20)
 	gstr := G.RawGetString("string").(*lua.LTable)
-	e.ctors = installHelpers(L, gstr, e.tick, e.concatLen, e.charge)
+	e.emu = lua51.Install(L, gstr, lua51.Host{
+		Tick:   e.tick,
+		Concat: e.concatLen,
+		Values: e.charge,
+		Slots:  func(L *lua.LState, n int) { e.charge(L, n*weightArraySlot) },
+		Scan:   func(L *lua.LState, array, keys int) { e.charge(L, scanSteps(array, keys)) },
+	})
 	installStringArith(L, gstr)
 	// C's tolower/toupper in the C locale: ASCII only (also for s:lower()).
 	gstr.RawSetString("lower", L.NewFunction(e.chargeStrings(strLowerASCII)))
@@ -128,7 +136,7 @@ func (e *Engine) setup() {
 	gstr.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return e.strFind(L, false) }))
 	gstr.RawSetString("gmatch", L.NewFunction(e.strGmatch))
 	gstr.RawSetString("gsub", L.NewFunction(e.callsBack(e.strGsub, argIsFunction(3))))
-	eachUnordered(gstr, func(k, v lua.LValue) {
+	lua51.Unordered(gstr, func(k, v lua.LValue) {
 		if ks := k.String(); !strings.HasPrefix(ks, "__") && (len(ks) == 0 || ks[0] != 0) {
 			str.RawSet(k, v)
 		}
@@ -155,7 +163,7 @@ func (e *Engine) setup() {
 		}))
 	}
 	coerceNumArgs(L, "table", tbl)
-	// remove and concat's defaults are #t: Lua 5.1's border (luaLen).
+	// remove and concat's defaults are #t: Lua 5.1's border (lua51.Len).
 	if rm, ok := tbl.RawGetString("remove").(*lua.LFunction); ok {
 		inner := rm.GFunction
 		tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
@@ -179,7 +187,7 @@ func (e *Engine) setup() {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
 			// The comparisons of a sort of n elements.
 			e.charge(L, lenSteps(t))
-			n := luaLen(t)
+			n := lua51.Len(t)
 			e.charge(L, n*bits.Len(uint(n)))
 		}
 		return tableSort(L)
@@ -296,7 +304,7 @@ func (e *Engine) baseRawset(L *lua.LState) int {
 			L.Error(lua.LString("table index is NaN"), 0)
 		}
 	}
-	rawSetLogged(L, t, L.Get(2), L.Get(3))
+	lua51.Set(L, t, L.Get(2), L.Get(3))
 	L.SetTop(1)
 	return 1
 }
@@ -317,12 +325,12 @@ func (e *Engine) baseSetmetatable(L *lua.LState) int {
 	if _, ok := e.proxies[t]; ok {
 		L.Error(lua.LString(errReadonly), 0)
 	}
-	if cur, ok := t.Metatable.(*lua.LTable); ok && !isSizeMarker(cur) && cur.RawGetString("__metatable") != lua.LNil {
+	if cur, ok := t.Metatable.(*lua.LTable); ok && !lua51.IsMarker(cur) && cur.RawGetString("__metatable") != lua.LNil {
 		L.RaiseError("cannot change a protected metatable")
 	}
-	if mt == lua.LNil && isSizeMarker(t.Metatable) {
+	if mt == lua.LNil && lua51.IsMarker(t.Metatable) {
 		// Removing a metatable the script cannot see keeps the table's
-		// sizes and log (order.go).
+		// sizes and log (lua51.IsMarker).
 		L.SetTop(1)
 		return 1
 	}
@@ -348,7 +356,7 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 		return 1
 	}
 	mt := L.GetMetatable(v)
-	if isSizeMarker(mt) {
+	if lua51.IsMarker(mt) {
 		mt = lua.LNil
 	}
 	if t, ok := mt.(*lua.LTable); ok {
@@ -363,7 +371,7 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 
 func (e *Engine) baseNext(L *lua.LState) int {
 	t := e.real(checkTable(L, 1))
-	k, v, ok := e.next(L, t, L.Get(2))
+	k, v, ok := e.emu.Next(L, t, L.Get(2))
 	if !ok {
 		L.Push(lua.LNil)
 		return 1
@@ -440,7 +448,7 @@ func (e *Engine) basePcall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
 		return 2
 	}
-	mark := e.ctors.mark()
+	mark := e.emu.Mark()
 	cc := e.ccalls
 	if msg := e.enterProtected(); msg != "" {
 		L.SetTop(0)
@@ -453,7 +461,7 @@ func (e *Engine) basePcall(L *lua.LState) int {
 	e.ccalls = cc
 	e.concatUnwind(cn, cs)
 	if err != nil {
-		e.ctors.unwind(mark)
+		e.emu.Unwind(mark)
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object
@@ -532,13 +540,13 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 		return 1
 	})
 	L.Push(fn)
-	mark := e.ctors.mark()
+	mark := e.emu.Mark()
 	cn, cs := e.concatMark()
 	err := L.PCall(0, lua.MultRet, wrapped)
 	e.ccalls = cc
 	e.concatUnwind(cn, cs)
 	if err != nil {
-		e.ctors.unwind(mark)
+		e.emu.Unwind(mark)
 		L.Push(lua.LFalse)
 		if ae, ok := err.(*lua.ApiError); ok {
 			L.Push(ae.Object)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // Steps: what a script does, counted.
@@ -49,7 +51,7 @@ const stepBytes = 4
 // recursion, a redis.call, an element moved in a table, a byte compiled
 // by loadstring (the syntax pass, the rewrite
 // and gopher-lua's compiler: about 1 µs and 30 bytes a byte), a key
-// placed in a table's layout (order.go: some 60 bytes a key).
+// placed in a table's layout (lua51: some 60 bytes a key).
 const (
 	// stepsPerCheck is the check point's own call: `while true do end`
 	// is nothing but check points.
@@ -260,16 +262,14 @@ func (e *Engine) chargeStrings(fn lua.LGFunction) lua.LGFunction {
 	}
 }
 
-// lenSteps is what the length of t (luaLen) costs: its array part is
+// lenSteps is what the length of t (lua51.Len) costs: its array part is
 // scanned for holes, and a table with other keys is laid out as Lua would
-// lay it out (order.go).
-func lenSteps(t *lua.LTable) int {
-	n := len(tableArray(t)) / 64
-	if k := len(tableKeys(t)); k > 0 {
-		n += k * stepsPerKeyOrder
-	}
-	return n
-}
+// lay it out (scanSteps).
+func lenSteps(t *lua.LTable) int { return scanSteps(lua51.Parts(t)) }
+
+// scanSteps is what a scan of an array part of array slots and a layout
+// of keys keys cost (lua51's Host.Scan).
+func scanSteps(array, keys int) int { return array/64 + keys*stepsPerKeyOrder }
 
 // chargeLen wraps a library function that takes the length of its first
 // argument (unpack, table.getn, table.foreachi): it is charged for it.

@@ -2,6 +2,8 @@ package luaengine
 
 import (
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
 // tableSort is Lua 5.1's table.sort (ltablib.c's auxsort): the same
@@ -22,7 +24,7 @@ func tableSort(L *lua.LState) int {
 		}
 	}
 	s := sorter{L: L, t: t, fn: fn}
-	s.auxsort(1, int32(luaLen(t)))
+	s.auxsort(1, int32(lua51.Len(t)))
 	return 0
 }
 
@@ -35,7 +37,7 @@ type sorter struct {
 func (s *sorter) get(i int32) lua.LValue { return s.t.RawGetInt(int(i)) }
 
 func (s *sorter) set(i int32, v lua.LValue) {
-	rawSetLogged(s.L, s.t, lua.LNumber(i), v)
+	lua51.Set(s.L, s.t, lua.LNumber(i), v)
 }
 
 // less is sort_comp: the order function's answer, or a < b.

@@ -1,4 +1,4 @@
-package luaengine
+package lua51
 
 import (
 	"regexp"
@@ -15,7 +15,7 @@ var (
 	reIndex   = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '[^']*'`)
 )
 
-func lua51Message(s string) string {
+func Message(s string) string {
 	if !strings.Contains(s, "bad argument") && !strings.Contains(s, "cannot perform") &&
 		!strings.Contains(s, "attempt to") && !strings.Contains(s, "too many recursions in ") {
 		return s

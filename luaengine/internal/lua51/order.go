@@ -1,4 +1,4 @@
-package luaengine
+package lua51
 
 import (
 	"math"
@@ -37,12 +37,10 @@ import (
 // first saw them at instead. Stores not followed (into a table with a
 // script's metatable) are taken as made when the layout is next read.
 //
-// forEach and Engine.next (next, pairs) are the only ways luaengine walks
-// a table's keys where the order shows; eachUnordered is for walks whose
-// result does not depend on it.
-
-// forEach visits t's live entries in Lua 5.1's order.
-func forEach(t *lua.LTable, fn func(k, v lua.LValue)) {
+// ForEach visits t's live entries in Lua 5.1's order: for library
+// functions whose result shows the order (cjson.encode, cmsgpack.pack,
+// map and set replies, table.foreach). next and pairs use Runtime.Next.
+func ForEach(t *lua.LTable, fn func(k, v lua.LValue)) {
 	o := layout(t)
 	for i := 1; i <= o.asize; i++ {
 		if v := t.RawGetInt(i); v != lua.LNil {
@@ -56,22 +54,15 @@ func forEach(t *lua.LTable, fn func(k, v lua.LValue)) {
 	}
 }
 
-// eachUnordered visits t's live entries in gopher-lua's order, for
+// Unordered visits t's live entries in gopher-lua's order, for
 // walks whose result does not depend on the order (counting, checking
 // the key types), which need no layout.
-func eachUnordered(t *lua.LTable, fn func(k, v lua.LValue)) {
+func Unordered(t *lua.LTable, fn func(k, v lua.LValue)) {
 	k, v := t.Next(lua.LNil)
 	for k != lua.LNil {
 		fn(k, v)
 		k, v = t.Next(k)
 	}
-}
-
-// tableLen counts t's live entries.
-func tableLen(t *lua.LTable) int {
-	n := 0
-	eachUnordered(t, func(_, _ lua.LValue) { n++ })
-	return n
 }
 
 // keyOrder is a table's layout: the size of its array part, then every
@@ -93,29 +84,32 @@ type keyOrder struct {
 	hint          uint64
 }
 
-// next is lua_next over t in Lua 5.1's order: the entry after key (the
-// first for nil), ok false at the end. A key t never held is an error.
-func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
-	o := e.orders[t]
+// Next is lua_next over t in Lua 5.1's order: the entry after key (the
+// first for nil), ok false at the end. A key t never held is Lua's
+// error. Layouts are kept between calls (until ForgetLayouts), so that a
+// traversal lays its table out once; the host's Scan is charged for each
+// layout made and each traversal started.
+func (r *Runtime) Next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
+	o := r.orders[t]
 	if o != nil && (o.nkeys != len(tableKeys(t)) || o.narray != len(tableArray(t)) || o.hint != tableHint(t) || o.version != logVersion(t)) {
 		o = nil
 	}
 	if o != nil && key == lua.LNil {
 		// A traversal starts: integer keys may have been set or cleared
 		// without changing the array's length.
-		e.charge(L, len(tableArray(t))/64)
+		r.host.Scan(L, len(tableArray(t)), 0)
 		c, s := liveInts(tableArray(t))
 		if c != o.intCount || s != o.intSum {
 			o = nil
 		}
 	}
 	if o == nil {
-		if e.orders == nil || len(e.orders) >= maxOrders {
-			e.orders = map[*lua.LTable]*keyOrder{}
+		if r.orders == nil || len(r.orders) >= maxOrders {
+			r.orders = map[*lua.LTable]*keyOrder{}
 		}
 		o = layout(t)
-		e.orders[t] = o
-		e.charge(L, o.asize/64+len(o.keys)*stepsPerKeyOrder)
+		r.orders[t] = o
+		r.host.Scan(L, o.asize, len(o.keys))
 	}
 	i := -1 // position: array part first, then nodes
 	if key != lua.LNil {
@@ -123,8 +117,8 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 		if i < 0 {
 			// An integer key set after the layout was computed.
 			o = layout(t)
-			e.orders[t] = o
-			e.charge(L, o.asize/64+len(o.keys)*stepsPerKeyOrder)
+			r.orders[t] = o
+			r.host.Scan(L, o.asize, len(o.keys))
 			if i = o.find(key); i < 0 {
 				L.Error(lua.LString("invalid key to 'next'"), 0)
 			}
@@ -145,7 +139,14 @@ func (e *Engine) next(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue,
 	return lua.LNil, lua.LNil, false
 }
 
-// maxOrders bounds the layouts an engine keeps between next calls.
+// ForgetLayouts drops the layouts Next keeps (at the end of a run).
+func (r *Runtime) ForgetLayouts() {
+	if r.orders != nil {
+		clear(r.orders)
+	}
+}
+
+// maxOrders bounds the layouts a Runtime keeps between Next calls.
 const maxOrders = 256
 
 // find is findindex: key's position, -1 if the layout lacks it.
@@ -221,7 +222,7 @@ func tableFieldOffsets() (uintptr, uintptr, uintptr) {
 	off := func(name string, want reflect.Type) uintptr {
 		f, ok := ty.FieldByName(name)
 		if !ok || f.Type != want {
-			panic("luaengine: gopher-lua's LTable has no " + name + " " + want.String() + " field")
+			panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
 		}
 		return f.Offset
 	}
@@ -307,11 +308,27 @@ func marker(t *lua.LTable) *lua.LTable {
 	return nil
 }
 
-// isSizeMarker reports whether mt is a size marker rather than a
-// metatable a script set.
-func isSizeMarker(mt lua.LValue) bool {
+// IsMarker reports whether mt is a size marker (the metatable in which
+// a table keeps its constructor's sizes and its log) rather than a
+// metatable a script set: getmetatable shows none, and setmetatable(t,
+// nil) keeps it.
+func IsMarker(mt lua.LValue) bool {
 	m, ok := mt.(*lua.LTable)
 	return ok && m.RawGetInt(1) == markerTag
+}
+
+// MarkSized gives t, a table a library builds, the layout of a
+// constructor of narray list items and nhash keyed fields, stored in
+// t's current order (math's table, built like Lua's luaL_register).
+func MarkSized(L *lua.LState, t *lua.LTable, narray, nhash int) {
+	t.Metatable = newMarker(L, packTableHint(narray, nhash), len(tableKeys(t)), nil)
+}
+
+// Parts is the size of gopher-lua's array part of t and the number of
+// entries in its list of t's other keys: what a scan of t for its length
+// or layout goes through.
+func Parts(t *lua.LTable) (array, keys int) {
+	return len(tableArray(t)), len(tableKeys(t))
 }
 
 // tableHint is the sizes packTableHint packed for t's constructor, 0 for
@@ -561,11 +578,23 @@ func (log *tableLog) compact(t *lua.LTable) {
 	log.tombs = 0
 }
 
-// rawSetLogged is a raw store followed by its table's log, for library
-// functions that store into a script's table.
-func rawSetLogged(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
+// Set is t[k] = v, raw, and followed by t's log: the only way a library
+// function stores into a table a script can reach (see the package doc).
+// The key must not be nil or NaN (the caller raises Lua's error first).
+func Set(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 	logWrite(L, t, k, v)
 	t.RawSet(k, v)
+}
+
+// SetInt is Set under the integer key i, without boxing i for the
+// common store that needs no log: a value appended to a table without a
+// metatable holding 1..n alone (a decoder filling an array).
+func SetInt(L *lua.LState, t *lua.LTable, i int, v lua.LValue) {
+	if v != lua.LNil && t.Metatable == lua.LNil && i >= 1 && i < lua.MaxArrayIndex && i == len(tableArray(t))+1 && len(tableKeys(t)) == 0 {
+		t.RawSetInt(i, v)
+		return
+	}
+	Set(L, t, lua.LNumber(i), v)
 }
 
 // tombstone stands, in gopher-lua's key list, for a key deleted there.
@@ -859,11 +888,11 @@ func (t *ltable) resize(nasize, nhsize int) {
 	}
 }
 
-// luaLen is Lua 5.1's length of a table (luaH_getn), on the array part
+// Len is Lua 5.1's length of a table (luaH_getn), on the array part
 // and node vector Lua would have given it: a table whose integer keys are
 // 1..n has the one border n; with holes Lua answers the border its layout
 // leads it to, which gopher-lua's Len does not know.
-func luaLen(t *lua.LTable) int {
+func Len(t *lua.LTable) int {
 	arr := tableArray(t)
 	if len(tableKeys(t)) == 0 {
 		if n := len(arr); n == 0 || arr[n-1] != lua.LNil && noHoles(arr) {

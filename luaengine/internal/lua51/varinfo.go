@@ -1,4 +1,4 @@
-package luaengine
+package lua51
 
 import (
 	"reflect"
@@ -208,7 +208,7 @@ func isNumberLike(v lua.LValue) bool {
 	case lua.LNumber:
 		return true
 	case lua.LString:
-		_, ok := str2number(string(x))
+		_, ok := StrToNumber(string(x))
 		return ok
 	}
 	return false
@@ -265,6 +265,31 @@ func describeError(L *lua.LState, fi frameInfo, msg string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Describe words a runtime error message s ("source:line: message")
+// raised in L's running function as Lua 5.1 does, for the error handler
+// to call: the value's name where the failing instruction tells it
+// ("attempt to index field 'x' (a nil value)"), else Message's form.
+func Describe(L *lua.LState, s string) string {
+	// The first Lua frame below the handler is where the error happened
+	// (skipping a Go function such as an arithmetic metamethod).
+	for level := 1; level < 4; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if fi, ok := frameAt(dbg); ok {
+			// s is "source:line: message".
+			if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, fi.proto.SourceName+":") {
+				if m, ok := describeError(L, fi, s[i+2:]); ok {
+					return s[:i+2] + m
+				}
+			}
+			break
+		}
+	}
+	return Message(s)
 }
 
 // concatError is raised by the concat helper for an operand that is

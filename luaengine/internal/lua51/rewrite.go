@@ -1,4 +1,4 @@
-package luaengine
+package lua51
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 )
 
-// gopher-lua and Lua 5.1 differ in two places real scripts touch, both
+// gopher-lua and Lua 5.1 differ in places real scripts touch, all
 // fixed here on the parsed script before it is compiled:
 //
 //   - `..` formats numbers with Go's shortest representation; Lua 5.1
@@ -28,7 +28,7 @@ import (
 //
 // The helpers are locals of the script function, named so that no Lua
 // source can spell them, loaded once per call from the string metatable
-// (see installHelpers); scripts that use none of these are left exactly
+// (see Install); scripts that use none of these are left exactly
 // as they were.
 
 const (
@@ -57,19 +57,47 @@ var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLim
 // helperKey is where a helper lives in the table that indexes strings.
 func helperKey(name string) string { return "\x00" + name }
 
-// installHelpers adds the helper functions to the string method table
-// (gopher-lua's builtin string metatable __index, which scripts cannot
-// reach: they see a clean copy of the string library).
-// It returns the stacks of fields the constructor helpers keep, which
-// pcall and xpcall unwind.
-func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, concatLen func(L *lua.LState, n int, chain lua.LValue), charge func(L *lua.LState, n int)) *ctorStacks {
-	cs := &ctorStacks{}
+// Host is what the helpers need from the engine that runs the scripts.
+type Host struct {
+	// Tick is the check point at the top of every loop and function
+	// body, called with the body's weight (Rewrite's weight) when it is
+	// more than 1.
+	Tick lua.LGFunction
+	// Concat is told the length of each operand of a `..` chain as the
+	// concat helper formats it; chain carries ChainFirst on the first
+	// operand the helper sees and ChainLast on the last.
+	Concat func(L *lua.LState, n int, chain lua.LValue)
+	// Values is charged for n values `...` passes on.
+	Values func(L *lua.LState, n int)
+	// Slots is charged for n array slots a constructor filled.
+	Slots func(L *lua.LState, n int)
+	// Scan is charged for a walk over a table's array part of array
+	// slots and a layout of keys keys (its length, a traversal).
+	Scan func(L *lua.LState, array, keys int)
+}
+
+// Runtime is the emulation's state in one interpreter: the fields
+// constructors keep for their helpers, and the layouts Next keeps.
+type Runtime struct {
+	host   Host
+	ctors  ctorStacks
+	orders map[*lua.LTable]*keyOrder
+}
+
+// Install adds the helpers the rewritten code calls to the string method
+// table strIndex (gopher-lua's builtin string metatable's __index, which
+// scripts cannot reach: they see a clean copy of the string library,
+// without the keys that start with a NUL byte).
+func Install(L *lua.LState, strIndex *lua.LTable, host Host) *Runtime {
+	rt := &Runtime{host: host}
+	cs := &rt.ctors
+	tick, concatLen := host.Tick, host.Concat
 	strIndex.RawSetString(helperKey(helperTick), L.NewFunction(tick))
 	// varargs(...) is every `...`: it passes the values on, charged a
 	// step each (a call can pass thousands, copied at every `...`).
 	strIndex.RawSetString(helperKey(helperVarargs), L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
-		charge(L, n)
+		host.Values(L, n)
 		return n
 	}))
 	// concat(v, chain) formats an operand of `..`; chain tells whether it
@@ -103,7 +131,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 				L.Push(v)
 				return 1
 			case lua.LString:
-				if f, ok := str2number(string(v)); ok {
+				if f, ok := StrToNumber(string(v)); ok {
 					L.Push(lua.LNumber(f))
 					return 1
 				}
@@ -126,7 +154,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 		hint := uint64(L.Get(2).(lua.LNumber))
 		if L.GetTop() >= 3 {
 			// The values of a closing call or `...` fill the array.
-			charge(L, len(tableArray(t))*weightArraySlot)
+			host.Slots(L, len(tableArray(t)))
 			if n := len(tableArray(t)); uint64(n) > hint>>32 {
 				hint = packTableHint(n, int(hint&0xffffffff))
 			}
@@ -147,12 +175,13 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 		L.SetTop(1)
 		return 1
 	}))
-	// #t is Lua 5.1's border (luaLen); for anything else the helper
+	// #t is Lua 5.1's border (Len); for anything else the helper
 	// answers nil and the original # runs, with its own error text.
 	strIndex.RawSetString(helperKey(helperLen), L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
-			charge(L, lenSteps(t))
-			L.Push(lua.LNumber(luaLen(t)))
+			a, k := Parts(t)
+			host.Scan(L, a, k)
+			L.Push(lua.LNumber(Len(t)))
 		} else {
 			L.Push(lua.LNil)
 		}
@@ -165,8 +194,9 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	strIndex.RawSetString(helperKey(helperLenOf), L.NewFunction(func(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case *lua.LTable:
-			charge(L, lenSteps(v))
-			L.Push(lua.LNumber(luaLen(v)))
+			a, k := Parts(v)
+			host.Scan(L, a, k)
+			L.Push(lua.LNumber(Len(v)))
 		case lua.LString:
 			L.Push(lua.LNumber(len(v)))
 		default:
@@ -226,7 +256,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	multretCount := 0
 	strIndex.RawSetString(helperKey(helperCount), L.NewFunction(func(L *lua.LState) int {
 		multretCount = L.GetTop()
-		charge(L, multretCount*weightArraySlot)
+		host.Slots(L, multretCount)
 		return multretCount
 	}))
 	// done makes t's log from the keyed fields read (keys and
@@ -363,7 +393,7 @@ func installHelpers(L *lua.LState, strIndex *lua.LTable, tick lua.LGFunction, co
 	strIndex.RawSetString(helperKey(helperForInit), L.NewFunction(forHelper("initial value")))
 	strIndex.RawSetString(helperKey(helperForLimit), L.NewFunction(forHelper("limit")))
 	strIndex.RawSetString(helperKey(helperForStep), L.NewFunction(forHelper("step")))
-	return cs
+	return rt
 }
 
 // ctorStacks holds what constructors' helpers keep until their table
@@ -376,14 +406,22 @@ type ctorStacks struct {
 	stash     []stashed
 }
 
-// mark is where the stacks stand before a protected call.
-func (cs *ctorStacks) mark() [2]int { return [2]int{len(cs.fieldKeys), len(cs.stash)} }
+// Mark is where the constructors' stacks stand before a protected call.
+type Mark [2]int
 
-// unwind drops what was kept since mark, after a protected call failed.
-func (cs *ctorStacks) unwind(m [2]int) {
-	if cs == nil {
+// Mark returns where the constructors' stacks stand, for Unwind.
+func (r *Runtime) Mark() Mark {
+	cs := &r.ctors
+	return Mark{len(cs.fieldKeys), len(cs.stash)}
+}
+
+// Unwind drops what constructors kept since m, after a protected call
+// failed (Mark{} after a script failed).
+func (r *Runtime) Unwind(m Mark) {
+	if r == nil {
 		return
 	}
+	cs := &r.ctors
 	if m[0] <= len(cs.fieldKeys) {
 		clear(cs.fieldKeys[m[0]:])
 		cs.fieldKeys = cs.fieldKeys[:m[0]]
@@ -395,13 +433,19 @@ func (cs *ctorStacks) unwind(m [2]int) {
 }
 
 type rewriter struct {
-	used map[string]bool
+	used   map[string]bool
+	weight func(body []ast.Stmt, cond ast.Expr) int
 }
 
-// rewriteBlock rewrites a function body (or a library chunk) and declares
-// the helpers it uses at its top.
-func rewriteBlock(stmts []ast.Stmt, line int) []ast.Stmt {
-	r := &rewriter{used: map[string]bool{}}
+// Rewrite rewrites a chunk (a script, a library, what loadstring
+// compiles) parsed by gopher-lua so that its compiled code behaves as
+// Lua 5.1's and passes a check point at the top of every loop and
+// function body, and declares the helpers it uses at its top, on line.
+// weight is the check point's argument: the weight of a body, and of a
+// while or repeat loop's condition (nil for none), evaluated with each
+// iteration.
+func Rewrite(stmts []ast.Stmt, line int, weight func(body []ast.Stmt, cond ast.Expr) int) []ast.Stmt {
+	r := &rewriter{used: map[string]bool{}, weight: weight}
 	stmts = r.stmts(stmts)
 	if len(r.used) == 0 {
 		return stmts
@@ -438,9 +482,9 @@ func (r *rewriter) wrap(name string, e ast.Expr) ast.Expr {
 // compiles to one OP_CONCAT over all its operands): string constants
 // stay, number constants are formatted now, every other operand goes
 // through the concat helper. The first and the last operand the helper
-// sees are marked (concatFirst, concatLast), so that it can sum the
+// sees are marked (ChainFirst, ChainLast), so that it can sum the
 // lengths of the chain's operands and refuse a result longer than
-// maxStringLen before gopher-lua builds it.
+// the host's limit before gopher-lua builds it.
 func (r *rewriter) concatChain(x *ast.StringConcatOpExpr) {
 	ops := []*ast.Expr{&x.Lhs}
 	for cur := x; ; {
@@ -458,7 +502,7 @@ func (r *rewriter) concatChain(x *ast.StringConcatOpExpr) {
 		case *ast.StringExpr:
 			continue
 		case *ast.NumberExpr:
-			if f, ok := str2number(e.Value); ok {
+			if f, ok := StrToNumber(e.Value); ok {
 				s := &ast.StringExpr{Value: formatNumber(lua.LNumber(f))}
 				s.SetLine(e.Line())
 				s.SetLastLine(e.LastLine())
@@ -473,10 +517,10 @@ func (r *rewriter) concatChain(x *ast.StringConcatOpExpr) {
 	for i, call := range calls {
 		chain := 0
 		if i == 0 {
-			chain |= concatFirst
+			chain |= ChainFirst
 		}
 		if i == len(calls)-1 {
-			chain |= concatLast
+			chain |= ChainLast
 		}
 		if chain != 0 {
 			n := &ast.NumberExpr{Value: strconv.Itoa(chain)}
@@ -487,10 +531,10 @@ func (r *rewriter) concatChain(x *ast.StringConcatOpExpr) {
 	}
 }
 
-// The marks of concatChain.
+// The marks of concatChain, in Host.Concat's chain.
 const (
-	concatFirst = 1
-	concatLast  = 2
+	ChainFirst = 1
+	ChainLast  = 2
 )
 
 func (r *rewriter) forBound(name string, e ast.Expr) ast.Expr {
@@ -713,7 +757,7 @@ func mayBeArrayKey(key ast.Expr) bool {
 		// `..` makes strings (but for a __concat metamethod's result).
 		return false
 	case *ast.NumberExpr:
-		f, ok := str2number(x.Value)
+		f, ok := StrToNumber(x.Value)
 		return !ok || f == math.Trunc(f) && f >= 1 && f < float64(lua.MaxArrayIndex)
 	case *ast.UnaryMinusOpExpr:
 		_, ok := x.Expr.(*ast.NumberExpr)
@@ -735,7 +779,7 @@ func mentions(e ast.Expr, names map[string]bool) bool {
 
 // body rewrites a loop or function body and puts a check point (a call to
 // the tick helper) at its top, so a long script can be noticed and killed,
-// charged the body's weight (codeWeight) and that of cond, a loop's
+// charged the body's weight (Rewrite's weight) and that of cond, a loop's
 // condition evaluated with each iteration (nil for none).
 func (r *rewriter) body(list []ast.Stmt, line int, cond ast.Expr) []ast.Stmt {
 	list = r.stmts(list)
@@ -744,7 +788,7 @@ func (r *rewriter) body(list []ast.Stmt, line int, cond ast.Expr) []ast.Stmt {
 	fn.SetLine(line)
 	fn.SetLastLine(line)
 	call := &ast.FuncCallExpr{Func: fn}
-	if w := loopWeight(list, cond); w > 1 {
+	if w := r.weight(list, cond); w > 1 {
 		n := &ast.NumberExpr{Value: strconv.Itoa(w)}
 		n.SetLine(line)
 		n.SetLastLine(line)

@@ -1,4 +1,4 @@
-package luaengine
+package lua51
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// syntaxCheck parses src with Lua 5.1's grammar, before gopher-lua
+// CheckSyntax parses src with Lua 5.1's grammar, before gopher-lua
 // compiles it: it refuses what Lua 5.1 refuses and gopher-lua accepts
 // (goto, malformed numbers, escapes above 255, ambiguous calls) and words
 // every syntax error as Lua 5.1's parser does ("'=' expected near 'x'").
@@ -20,7 +20,7 @@ import (
 // level is how many C calls are under way when the parse starts (Lua
 // counts parser levels in nCcalls): 0 for a script, the script's count
 // for loadstring.
-func syntaxCheck(src, chunk string, vararg bool, level int) (msg, fixed string) {
+func CheckSyntax(src, chunk string, vararg bool, level int) (msg, fixed string) {
 	p := &luaParser{lx: luaLexer{src: src, line: 1}, chunk: chunk, vararg: []bool{vararg}, loops: []int{0}, level: level, funcLines: []int{0}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -152,12 +152,16 @@ type luaParser struct {
 	funcLines []int
 }
 
+// MaxCCalls is LUAI_MAXCCALLS: how deep C calls nest (nCcalls), parser
+// levels included.
+const MaxCCalls = 200
+
 // enterLevel is lparser.c's enterlevel: a chunk or an expression nested
 // deeper than LUAI_MAXCCALLS levels is refused, which also bounds every
 // later walk of the tree (gopher-lua's compiler, the rewrite pass).
 func (p *luaParser) enterLevel() {
 	p.level++
-	if p.level > luaMaxCCalls {
+	if p.level > MaxCCalls {
 		p.fail("chunk has too many syntax levels", nil)
 	}
 }
@@ -375,7 +379,7 @@ func (p *luaParser) readNumber() luaToken {
 		lx.pos++
 	}
 	text := lx.src[start:lx.pos]
-	f, ok := str2number(text)
+	f, ok := StrToNumber(text)
 	if !ok {
 		p.lexError("malformed number", tkNumber, text)
 	}
@@ -614,7 +618,7 @@ func (p *luaParser) statement() {
 			}
 			kind = p.suffixedExp()
 			// restassign's luaY_checklimit.
-			if limit := luaMaxCCalls - p.level; nvars > limit {
+			if limit := MaxCCalls - p.level; nvars > limit {
 				if fl := p.funcLines[len(p.funcLines)-1]; fl == 0 {
 					p.fail(fmt.Sprintf("main function has more than %d variables in assignment", limit), nil)
 				} else {
