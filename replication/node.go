@@ -720,6 +720,26 @@ func (n *Node) ConfirmLeadership(gen uint64) {
 	}
 }
 
+// errNodeStopped is await's answer when the node stopped first.
+var errNodeStopped = errors.New("replication: node stopped")
+
+// await waits for f's outcome, or for the node to stop (errNodeStopped).
+// hashicorp/raft never answers a future still queued in one of its
+// channels when it shuts down (a barrier, a leadership check, a
+// leadership transfer), so a goroutine of the node that waited on f.Error
+// alone could hold Shutdown's wait forever; the goroutine waiting on f is
+// then left behind, as settle's proposal is.
+func (n *Node) await(f raft.Future) error {
+	out := make(chan error, 1)
+	go func() { out <- f.Error() }()
+	select {
+	case err := <-out:
+		return err
+	case <-n.stop:
+		return errNodeStopped
+	}
+}
+
 // confirmer runs leadership checks: one VerifyLeader round (a heartbeat to
 // a quorum) covers every read that arrived before it started.
 func (n *Node) confirmer() {
@@ -731,7 +751,10 @@ func (n *Node) confirmer() {
 			return
 		}
 		gen := n.readGen.Load()
-		err := n.raft.VerifyLeader().Error()
+		err := n.await(n.raft.VerifyLeader())
+		if errors.Is(err, errNodeStopped) {
+			return
+		}
 		n.run(func(e *commands.Engine) {
 			if err != nil {
 				e.SetLeader(false)
@@ -787,18 +810,11 @@ func (n *Node) watchLeadership() {
 			})
 			continue
 		}
-		// hashicorp/raft never answers a barrier still queued when it
-		// shuts down, so the wait also ends with the node (the waiting
-		// goroutine is then left behind, as settle's proposal is).
-		barrier := make(chan error, 1)
-		go func(f raft.Future) { barrier <- f.Error() }(n.raft.Barrier(0))
-		select {
-		case err := <-barrier:
-			if err != nil {
-				continue // lost it again; the next tick looks anew
+		if err := n.await(n.raft.Barrier(0)); err != nil {
+			if errors.Is(err, errNodeStopped) {
+				return
 			}
-		case <-n.stop:
-			return
+			continue // lost it again; the next tick looks anew
 		}
 		leading = true
 		n.run(func(e *commands.Engine) {
