@@ -781,6 +781,7 @@ func (n *Node) watchLeadership() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	leading := false
+	var leadTerm uint64   // the term served since its barrier
 	var suspect time.Time // first seen out of the configuration
 	for {
 		select {
@@ -798,16 +799,24 @@ func (n *Node) watchLeadership() {
 			n.run(func(e *commands.Engine) { n.leaderChanged(e, string(old), string(id)) })
 		}
 		isLeader := n.raft.State() == raft.Leader
-		if isLeader == leading {
-			continue
-		}
-		if !isLeader {
+		term := n.raft.CurrentTerm()
+		// Leading in another term than the one served since the barrier:
+		// leadership was lost and won back between two looks (this
+		// goroutine waits in n.run while the command goroutine is busy).
+		// The engine steps down all the same: another leader may have
+		// committed entries it has not applied yet, and what it holds as
+		// leader (blocked clients, WATCHed EXECs, expiry in flight)
+		// belongs to the old term. The new term then starts as any other,
+		// with a barrier.
+		if leading && (!isLeader || term != leadTerm) {
 			leading = false
-			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
+			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", term)
 			n.run(func(e *commands.Engine) {
 				clear(n.acks) // a later term's leader hears them anew
 				e.SetLeader(false)
 			})
+		}
+		if !isLeader || leading {
 			continue
 		}
 		if err := n.await(n.raft.Barrier(0)); err != nil {
@@ -816,7 +825,7 @@ func (n *Node) watchLeadership() {
 			}
 			continue // lost it again; the next tick looks anew
 		}
-		leading = true
+		leading, leadTerm = true, term
 		n.run(func(e *commands.Engine) {
 			n.proposeClusterIDIfNone()
 			n.registerMembers()
