@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkv/lockkv/commands"
@@ -34,7 +38,16 @@ import (
 // again after each node was restarted from its snapshot and log.
 //
 // LOCKKV_DIVERGE sets the load's duration (default 12s).
-func TestClusterDivergeStress(t *testing.T) {
+func TestClusterDivergeStress(t *testing.T) { divergeStress(t, nil) }
+
+// TestClusterDivergeStressPartitions is TestClusterDivergeStress over a
+// Raft network that can cut a node off (cutNet): the nemesis also
+// isolates the leader (it goes on taking proposals it cannot commit
+// until its lease runs out, while the others elect a leader and commit
+// theirs) or a follower, for up to a second and a half.
+func TestClusterDivergeStressPartitions(t *testing.T) { divergeStress(t, &cutNet{cut: map[int]bool{}}) }
+
+func divergeStress(t *testing.T, cn *cutNet) {
 	dur := 12 * time.Second
 	if d, err := time.ParseDuration(os.Getenv("LOCKKV_DIVERGE")); err == nil {
 		dur = d
@@ -49,7 +62,24 @@ func TestClusterDivergeStress(t *testing.T) {
 		c.SnapshotThreshold = 100
 		c.TrailingLogs = 30
 		c.SnapshotInterval = 200 * time.Millisecond
+		if cn != nil {
+			c.Transport = cn.transport(t, n-1, c.RaftAddr)
+		}
 	})
+	if cn != nil {
+		cn.mu.Lock()
+		for _, p := range tc.peers {
+			cn.addrs = append(cn.addrs, raft.ServerAddress(p.RaftAddr))
+		}
+		cn.mu.Unlock()
+	}
+	// start starts node i again (a new transport: the old one closed).
+	start := func(i int) {
+		if cn != nil {
+			tc.cfgs[i].Cluster.Transport = cn.transport(t, i, tc.peers[i].RaftAddr)
+		}
+		tc.start(i)
+	}
 	addrs := make([]string, len(tc.peers))
 	for i, p := range tc.peers {
 		addrs[i] = p.ClientAddr
@@ -100,12 +130,16 @@ func TestClusterDivergeStress(t *testing.T) {
 	for time.Now().Add(1500 * time.Millisecond).Before(stop) {
 		time.Sleep(time.Duration(600+r.IntN(900)) * time.Millisecond)
 		l := tc.leader()
-		switch a := r.IntN(4); a {
+		kinds := 4
+		if cn != nil {
+			kinds = 6
+		}
+		switch a := r.IntN(kinds); a {
 		case 0:
 			actions = append(actions, fmt.Sprintf("restart leader n%d", l+1))
 			tc.stop(l)
 			time.Sleep(time.Duration(100+r.IntN(400)) * time.Millisecond)
-			tc.start(l)
+			start(l)
 			lfu(l)
 		case 1:
 			actions = append(actions, fmt.Sprintf("transfer from n%d", l+1))
@@ -120,8 +154,19 @@ func TestClusterDivergeStress(t *testing.T) {
 			actions = append(actions, fmt.Sprintf("restart follower n%d", f+1))
 			tc.stop(f)
 			time.Sleep(time.Duration(100+r.IntN(600)) * time.Millisecond)
-			tc.start(f)
+			start(f)
 			lfu(f)
+		case 4, 5:
+			i := l
+			what := "leader"
+			if a == 5 {
+				i, what = (l+1+r.IntN(2))%3, "follower"
+			}
+			d := time.Duration(300+r.IntN(1200)) * time.Millisecond
+			actions = append(actions, fmt.Sprintf("isolate %s n%d for %v", what, i+1, d))
+			cn.set(i, true)
+			time.Sleep(d)
+			cn.set(i, false)
 		}
 	}
 	wg.Wait()
@@ -132,7 +177,7 @@ func TestClusterDivergeStress(t *testing.T) {
 	// Every node again after a restart: its snapshot and log replayed.
 	for i := range tc.srvs {
 		tc.stop(i)
-		tc.start(i)
+		start(i)
 		// A write in the current term (the restart may move leadership:
 		// retried until one is acknowledged).
 		var err error
@@ -292,4 +337,95 @@ func divergeStep(ctx context.Context, c *redis.ClusterClient, r *rand.Rand, w in
 		return c.Get(ctx, "ctrk"+strconv.Itoa(r.IntN(20))).Err()
 	}
 	return nil
+}
+
+// cutNet is an in-process Raft network whose nodes can be cut off: every
+// Raft RPC is a call its sender makes (votes, appends, heartbeats,
+// snapshots, transfers), so failing each call from or to a cut node
+// isolates it in both directions.
+type cutNet struct {
+	mu    sync.Mutex
+	addrs []raft.ServerAddress
+	cut   map[int]bool
+}
+
+var errCut = errors.New("cut off by the test")
+
+func (cn *cutNet) set(i int, cut bool) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	cn.cut[i] = cut
+}
+
+func (cn *cutNet) blocked(from int, to raft.ServerAddress) bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.cut[from] {
+		return true
+	}
+	for i, a := range cn.addrs {
+		if a == to {
+			return cn.cut[i]
+		}
+	}
+	return false
+}
+
+// transport is node i's Raft transport on addr: plain TCP (no peer
+// handshake), through the cut.
+func (cn *cutNet) transport(t *testing.T, i int, addr string) raft.Transport {
+	adv, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := raft.NewTCPTransport(addr, adv, 3, 2*time.Second, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cutTransport{NetworkTransport: tr, net: cn, self: i}
+}
+
+type cutTransport struct {
+	*raft.NetworkTransport
+	net  *cutNet
+	self int
+}
+
+func (c *cutTransport) AppendEntriesPipeline(raft.ServerID, raft.ServerAddress) (raft.AppendPipeline, error) {
+	return nil, raft.ErrPipelineReplicationNotSupported // each append is a call the cut can fail
+}
+
+func (c *cutTransport) AppendEntries(id raft.ServerID, to raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
+	if c.net.blocked(c.self, to) {
+		return errCut
+	}
+	return c.NetworkTransport.AppendEntries(id, to, args, resp)
+}
+
+func (c *cutTransport) RequestVote(id raft.ServerID, to raft.ServerAddress, args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
+	if c.net.blocked(c.self, to) {
+		return errCut
+	}
+	return c.NetworkTransport.RequestVote(id, to, args, resp)
+}
+
+func (c *cutTransport) RequestPreVote(id raft.ServerID, to raft.ServerAddress, args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
+	if c.net.blocked(c.self, to) {
+		return errCut
+	}
+	return c.NetworkTransport.RequestPreVote(id, to, args, resp)
+}
+
+func (c *cutTransport) InstallSnapshot(id raft.ServerID, to raft.ServerAddress, args *raft.InstallSnapshotRequest, resp *raft.InstallSnapshotResponse, data io.Reader) error {
+	if c.net.blocked(c.self, to) {
+		return errCut
+	}
+	return c.NetworkTransport.InstallSnapshot(id, to, args, resp, data)
+}
+
+func (c *cutTransport) TimeoutNow(id raft.ServerID, to raft.ServerAddress, args *raft.TimeoutNowRequest, resp *raft.TimeoutNowResponse) error {
+	if c.net.blocked(c.self, to) {
+		return errCut
+	}
+	return c.NetworkTransport.TimeoutNow(id, to, args, resp)
 }
