@@ -178,21 +178,26 @@ func divergeStress(t *testing.T, cn *cutNet) {
 	for i := range tc.srvs {
 		tc.stop(i)
 		start(i)
-		// A write in the current term (the restart may move leadership:
-		// retried until one is acknowledged).
-		var err error
-		for try := 0; try < 50; try++ {
-			if err = tc.client(tc.leader()).Set(context.Background(), fmt.Sprintf("final%d", i), "1", 0).Err(); err == nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		tc.setAcknowledged(fmt.Sprintf("final%d", i))
 		requireSameState(t, tc, fmt.Sprintf("after restarting n%d", i+1))
 	}
 	t.Logf("digest %s… equal on 3 nodes, before and after restarts", want[:12])
+}
+
+// setAcknowledged writes key on the leader until a write is acknowledged:
+// an entry of the current term, which every node applies. Leadership may
+// still move after a nemesis (a restarted node's election): a write the
+// leader lost before it committed is answered with an error and sent again.
+func (tc *testCluster) setAcknowledged(key string) {
+	tc.t.Helper()
+	var err error
+	for try := 0; try < 50; try++ {
+		if err = tc.client(tc.leader()).Set(context.Background(), key, "1", 0).Err(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tc.t.Fatalf("SET %s: %v", key, err)
 }
 
 // requireSameState waits for every node to apply the same index and
