@@ -186,18 +186,29 @@ func divergeStress(t *testing.T, cn *cutNet) {
 
 // setAcknowledged writes key on the leader until a write is acknowledged:
 // an entry of the current term, which every node applies. Leadership may
-// still move after a nemesis (a restarted node's election): a write the
-// leader lost before it committed is answered with an error and sent again.
+// still move after a nemesis (a restarted node's election).
 func (tc *testCluster) setAcknowledged(key string) {
+	tc.t.Helper()
+	if err := tc.onLeader(func(c *redis.Client) error { return c.Set(context.Background(), key, "1", 0).Err() }); err != nil {
+		tc.t.Fatalf("SET %s: %v", key, err)
+	}
+}
+
+// onLeader runs f with a client of the node that leads now, again while
+// it answers that leadership moved (MOVED, CLUSTERDOWN, or lost before
+// the write committed), and returns f's last error.
+func (tc *testCluster) onLeader(f func(c *redis.Client) error) error {
 	tc.t.Helper()
 	var err error
 	for try := 0; try < 50; try++ {
-		if err = tc.client(tc.leader()).Set(context.Background(), key, "1", 0).Err(); err == nil {
-			return
+		err = f(tc.client(tc.leader()))
+		if err == nil || !(strings.HasPrefix(err.Error(), "MOVED") || strings.HasPrefix(err.Error(), "CLUSTERDOWN") ||
+			strings.Contains(err.Error(), "leadership lost")) {
+			return err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	tc.t.Fatalf("SET %s: %v", key, err)
+	return err
 }
 
 // requireSameState waits for every node to apply the same index and
