@@ -59,8 +59,8 @@ func (e *Engine) lfuDecr(a, now int64) int64 {
 // is made; a NO-TOUCH client of the leader skips the access), so a draw
 // from the entry's numbers would move the choices the entry makes after
 // it (SPOP, RANDOMKEY...) on some nodes only. The counters are each
-// node's own, as on a Redis replica; only the leader uses them (eviction).
-
+// node's own, as on a Redis replica (lockkv never evicts; OBJECT FREQ
+// reads them).
 func (e *Engine) lfuLogIncr(counter int64) int64 {
 	if counter == 255 {
 		return 255
