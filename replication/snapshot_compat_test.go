@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/engine/enginetest"
 )
@@ -42,14 +41,15 @@ func (s *memSink) Close() error  { return nil }
 // caller's goroutine, with an in-memory stable store for the cluster ID.
 func goldenNode(t *testing.T) (*Node, *engine.Engine) {
 	t.Helper()
-	eng := engine.NewEngine(config.NewConfig(), &enginetest.Clock{T: time.UnixMilli(1_700_000_000_000)})
+	var eng *engine.Engine
 	n, err := New(Config{NodeID: "n1", RaftAddr: "127.0.0.1:1"}, func(fn func(e *engine.Engine)) bool { fn(eng); return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	n.stable = raft.NewInmemStore()
-	eng.EnableReplication(n, 5)
-	eng.Cluster = n
+	if eng, err = newNodeEngine(n, &enginetest.Clock{T: time.UnixMilli(1_700_000_000_000)}); err != nil {
+		t.Fatal(err)
+	}
 	return n, eng
 }
 
@@ -69,7 +69,7 @@ func checkGolden(t *testing.T, n *Node, e *engine.Engine) {
 	if got := e.Digest(); got != goldenDigest {
 		t.Errorf("digest %s, want %s", got, goldenDigest)
 	}
-	if got := n.members; !maps.Equal(got, goldenMembers) {
+	if got := e.Members(); !maps.Equal(got, goldenMembers) {
 		t.Errorf("members %v, want %v", got, goldenMembers)
 	}
 	if got := e.LastEntryTime(); got != goldenLast {
