@@ -189,7 +189,7 @@ func (e *Engine) NewClient(conn Conn) *Client {
 // maxclients the client is sent the error and closed after it. Both
 // count as rejected connections.
 func (e *Engine) Accept(conn Conn) *Client {
-	if len(e.clients) < e.Config.MaxClients && e.ProtectedModeDenies(conn.RemoteAddr()) {
+	if len(e.clients) < e.Config.MaxClients && e.protectedModeDenies(conn.RemoteAddr()) {
 		// Counted as rejected, not as a connection.
 		e.Stats.RejectedConns++
 		conn.Deliver([]byte("-" + ErrProtectedMode + "\r\n"))

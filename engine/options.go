@@ -164,6 +164,15 @@ func (l *Listeners) record(cfg *config.Config) error {
 	return nil
 }
 
+// RewriteConfig is CONFIG REWRITE: it runs Options.Rewrite, and reports
+// false when there is none (the server runs without a config file).
+func (e *Engine) RewriteConfig() (ran bool, err error) {
+	if e.rewrite == nil {
+		return false, nil
+	}
+	return true, e.rewrite()
+}
+
 // Cluster is the Raft cluster this engine's server belongs to, its
 // members' client addresses taken from the member registry; nil on a
 // standalone server.
