@@ -63,7 +63,7 @@ type Engine struct {
 	// What Options gave (see there).
 	onBusy    func()
 	scriptLog func(level int, msg string)
-	logger_   *slog.Logger
+	log       *slog.Logger
 	rewrite   func() error
 
 	mem      memState

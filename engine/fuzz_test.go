@@ -246,7 +246,7 @@ func fuzzEngine(t *testing.T) (*Engine, *fixedClock, *panicLog) {
 	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
 	e := newEngine(nil, clock)
 	log := &panicLog{}
-	e.logger_ = slog.New(log)
+	e.log = slog.New(log)
 	e.onBusy = e.AbortScript
 	fuzzLimits(e)
 	return e, clock, log

@@ -128,7 +128,7 @@ func New(o Options) (*Engine, error) {
 		}
 	}
 	e := newEngine(cfg, o.Clock)
-	e.logger_ = o.Logger
+	e.log = o.Logger
 	e.srv.shutdown = o.Shutdown
 	e.onBusy = o.OnBusy
 	e.scriptLog = o.ScriptLog

@@ -34,7 +34,7 @@ func halfReplyPanic(c *Ctx, args [][]byte) {
 // captureLog sends the engine's log to a buffer.
 func captureLog(e *Engine) *bytes.Buffer {
 	var buf bytes.Buffer
-	e.logger_ = slog.New(slog.NewTextHandler(&buf, nil))
+	e.log = slog.New(slog.NewTextHandler(&buf, nil))
 	return &buf
 }
 
