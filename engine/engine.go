@@ -12,7 +12,7 @@ import (
 
 // Engine is the state the command goroutine owns: the databases, the
 // clients, pub/sub, blocked clients, configuration. Nothing in it is
-// locked; exactly one goroutine may call its methods.
+// locked; exactly one goroutine may call its methods. New makes one.
 type Engine struct {
 	DBs    []*store.DB
 	Clock  store.Clock
