@@ -180,6 +180,9 @@ type replState struct {
 	apply *Client
 	clock *replClock
 	pcg   *rand.PCG
+	// own is the node's generator while Engine.Rand is the entry's
+	// (nodeRand).
+	own *rand.Rand
 	// appliedIndex is the log index of the last entry applied (or of
 	// the snapshot restored): the state SAVE writes.
 	appliedIndex uint64
@@ -592,6 +595,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, members []Memb
 	rs.inApply.Store(true)
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
+	rs.own = saved
 	e.Rand = rand.New(rs.pcg)
 	// Each op applies with the settings its leader gave it, this node's
 	// own are put back after.
@@ -607,10 +611,21 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, members []Memb
 	}
 	setApplySettings(e.Config, &own)
 	e.Rand = saved
+	rs.own = nil
 	rs.applying = false
 	rs.inApply.Store(false)
 	rs.clock.fixed = 0
 	e.execWaitersCheck()
+}
+
+// nodeRand is this node's own generator, also while an entry is applied
+// (Engine.Rand is then the entry's): for draws whose number depends on
+// state only this node has (LFU's counters).
+func (e *Engine) nodeRand() *rand.Rand {
+	if rs := e.repl; rs != nil && rs.own != nil {
+		return rs.own
+	}
+	return e.Rand
 }
 
 // InApply reports, from any goroutine, whether the command goroutine is
