@@ -77,9 +77,9 @@ type Op struct {
 // ApplySettings are the CONFIG settings that change what applying an op
 // does: the largest string a command may build (proto-max-bulk-len), the
 // encoding thresholds (which encoding a value takes is replicated state,
-// and OBJECT ENCODING shows it) and LFU's (with an LFU maxmemory-policy
-// every key access draws from the entry's random numbers, which later
-// choices in the entry draw from too). CONFIG SET changes one node's
+// and OBJECT ENCODING shows it) and LFU's (by which OBJECT FREQ in a
+// script answers or fails; LFU counters themselves draw from the node's
+// own generator, not the entry's numbers). CONFIG SET changes one node's
 // settings, and nodes may start with different ones, so the leader puts
 // its own into every op it proposes (only when they are not the
 // defaults) and every node applies the op with them: the cluster follows

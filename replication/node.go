@@ -100,7 +100,7 @@ type Config struct {
 	// LogStore is the Raft log's format in DataDir: "wal" (default,
 	// hashicorp/raft-wal: segment files, one append and one fsync per
 	// batch) or "bolt" (hashicorp/raft-boltdb: a B+tree, two fsyncs and
-	// page rewrites per batch; about 1.5x slower here, see DESIGN.md).
+	// page rewrites per batch; about 1.5x slower here, see bench/BENCHMARKS.md).
 	LogStore string
 	// NoSync skips fsync of the Raft log. An acknowledged write is then
 	// in the memory of a majority and in their operating systems' page
