@@ -173,7 +173,12 @@ type arrivals struct {
 	byID   map[uint64]*conn // guarded by mu
 	nextID atomic.Uint64
 
-	enter, exit atomic.Uint64
+	// Every reader updates these: each on a cache line of its own.
+	_     [64]byte
+	enter atomic.Uint64
+	_     [56]byte
+	exit  atomic.Uint64
+	_     [56]byte
 	// While the loop waits (waiting), it waits for exit to reach target
 	// and for left, the connections it waits for (conn.waitFor), to fall
 	// to 0; the reader that completes that pokes it (nudge).
