@@ -280,7 +280,9 @@ func (s *Server) awaitEarlier(got []request) []request {
 	// looked began its pass before it did.
 	e := a.enter.Load()
 	if n == 0 && a.exit.Load() >= e {
-		return got
+		// Those passes ended: what they handed over since the loop took
+		// got is in s.reqs.
+		return s.gather(got)
 	}
 	a.wait = a.wait[:0]
 	if n > 0 {

@@ -255,3 +255,25 @@ func TestArrivalCountsBalance(t *testing.T) {
 	waitFlag(t, "the readers to stop", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 0 })
 	check("clients gone")
 }
+
+// TestAwaitEarlierTakesHandedOver: what a reader handed over after the
+// loop took its requests, and before it looked at the readers, runs with
+// them: the reader's pass has ended, so the loop does not wait, but it
+// takes the queue again.
+func TestAwaitEarlierTakesHandedOver(t *testing.T) {
+	s := RunT(t)
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	serverConn(t, s, nc) // the epoll set exists
+	var got []request
+	s.Do(func(*commands.Engine) {
+		s.reqs <- request{kind: reqCall, fn: func() {}} // handed over meanwhile
+		got = s.awaitEarlier(append(make([]request, 0, 4), request{kind: reqCall, fn: func() {}}))
+	})
+	if len(got) != 2 {
+		t.Fatalf("took %d requests, want 2", len(got))
+	}
+}
