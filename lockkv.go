@@ -179,6 +179,9 @@ type Server struct {
 	// doing (monoNow), 0 while it waits for work: the measure of a stall
 	// the replication watchdog reads (stalled).
 	busySince atomic.Int64
+	// arrival shows the loop the input its readers have not handed over
+	// (arrival_linux.go).
+	arrival arrivals
 
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
@@ -189,9 +192,6 @@ type Server struct {
 	queued []request
 	// gathered is the loop's buffer of requests taken together.
 	gathered []request
-	// arrival shows the loop the input its readers have not handed over
-	// (arrival_linux.go).
-	arrival arrivals
 	// startErr is a setting NewServer could not apply; Start returns it.
 	startErr error
 
