@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/lockkv/lockkv/commands"
 )
 
 // TestArrivalStamps: requests sent one after the other on two connections
@@ -74,6 +72,9 @@ func TestArrivalStamps(t *testing.T) {
 		}
 	}
 }
+
+// onLoop runs fn through do (Server.Do) without naming the engine's type.
+func onLoop[E any](do func(func(E)), fn func()) { do(func(E) { fn() }) }
 
 // waitFlag polls cond until it holds, failing the test after 10s.
 func waitFlag(t *testing.T, what string, cond func() bool) {
@@ -180,7 +181,7 @@ func TestLoopStuckReader(t *testing.T) {
 		}
 	}
 	var marked bool
-	s.Do(func(*commands.Engine) { marked = stuck.slowAt == stuck.enters.Load()+1 })
+	onLoop(s.Do, func() { marked = stuck.slowAt == stuck.enters.Load()+1 })
 	if !marked {
 		t.Fatal("the stuck reader is not marked: the loop would wait for it again")
 	}
@@ -207,7 +208,7 @@ func TestArrivalCountsBalance(t *testing.T) {
 		var left int64
 		// The readers park after their last reply is written.
 		waitFlag(t, "the passes to end ("+when+")", func() bool {
-			s.Do(func(*commands.Engine) { enter, exit, left = a.enter.Load(), a.exit.Load(), a.left.Load() })
+			onLoop(s.Do, func() { enter, exit, left = a.enter.Load(), a.exit.Load(), a.left.Load() })
 			return enter == exit
 		})
 		if enter == 0 || left != 0 || a.waiting.Load() {
@@ -269,7 +270,7 @@ func TestAwaitEarlierTakesHandedOver(t *testing.T) {
 	defer nc.Close()
 	serverConn(t, s, nc) // the epoll set exists
 	var got []request
-	s.Do(func(*commands.Engine) {
+	onLoop(s.Do, func() {
 		s.reqs <- request{kind: reqCall, fn: func() {}} // handed over meanwhile
 		got = s.awaitEarlier(append(make([]request, 0, 4), request{kind: reqCall, fn: func() {}}))
 	})
