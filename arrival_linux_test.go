@@ -268,7 +268,8 @@ func TestAwaitEarlierTakesHandedOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	serverConn(t, s, nc) // the epoll set exists
+	serverConn(t, s, nc)
+	waitFlag(t, "the epoll set", func() bool { return s.arrival.epfd.Load() != 0 }) // its reader registers
 	var got []request
 	onLoop(s.Do, func() {
 		s.reqs <- request{kind: reqCall, fn: func() {}} // handed over meanwhile
