@@ -202,8 +202,12 @@ type awaited struct {
 // awaitLimit bounds how long the loop waits for readers. A connection
 // whose reader does not take its input within it (one blocked writing to
 // a client that does not read) is not waited for again until its reader
-// begins another pass.
+// begins another pass, nor for slowBackoff: a client that makes its
+// reader block on purpose holds the loop up for awaitLimit at most once
+// per slowBackoff.
 var awaitLimit = time.Millisecond // a variable for tests
+
+const slowBackoff = time.Second
 
 func (a *arrivals) register(r *arrivalReader) {
 	a.once.Do(func() {
@@ -286,11 +290,20 @@ func (s *Server) awaitEarlier(got []request) []request {
 	}
 	a.wait = a.wait[:0]
 	if n > 0 {
+		var now int64
 		a.mu.Lock()
 		for _, ev := range a.events[:n] {
 			c := a.byID[uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32]
 			if c == nil || c.await.Load() > 0 || c.slowAt == c.enters.Load()+1 {
 				continue
+			}
+			if c.slowUntil != 0 {
+				if now == 0 {
+					now = monoNow()
+				}
+				if now < c.slowUntil {
+					continue
+				}
 			}
 			w := c.enters.Load() + 1
 			a.left.Add(1)
@@ -323,9 +336,11 @@ func (s *Server) awaitEarlier(got []request) []request {
 				got = append(got, r)
 			case <-a.nudge:
 			case <-a.timer.C:
+				until := monoNow() + int64(slowBackoff)
 				for _, w := range a.wait {
 					if w.c.waitFor.Load() == w.w {
 						w.c.slowAt = w.c.enters.Load() + 1
+						w.c.slowUntil = until
 					}
 				}
 				break wait

@@ -57,12 +57,15 @@ type conn struct {
 	// reader's passes from a recvmsg to handing over what it read
 	// (arrivalReader); waitFor is set by the loop while it waits for the
 	// pass of that number to end; id names the connection in the loop's
-	// epoll set, and slowAt (the loop's) marks a reader it waited for in
-	// vain.
-	await      atomic.Int32
-	enters     atomic.Uint64
-	waitFor    atomic.Uint64
-	id, slowAt uint64
+	// epoll set. slowAt and slowUntil (the loop's) mark a reader it
+	// waited for in vain: not waited for until it begins another pass,
+	// nor before slowUntil (monoNow).
+	await     atomic.Int32
+	enters    atomic.Uint64
+	waitFor   atomic.Uint64
+	id        uint64
+	slowAt    uint64
+	slowUntil int64
 
 	// wmu orders writes to nc between the reader (which writes its own
 	// replies when it waited for them) and the writer goroutine.
