@@ -163,8 +163,11 @@ func (r *arrivalReader) close() {
 }
 
 // arrivals is the command loop's view of input its readers have not
-// handed over: an epoll set (level-triggered) of the connections' sockets
-// shows which have unread bytes, and enter and exit count the readers'
+// handed over: an epoll set of the connections' sockets shows which
+// received bytes since the loop last looked (edge-triggered: a socket
+// whose bytes the loop already saw, and chose not to wait for, is not
+// reported again and again, which made every look cost as many polls as
+// sockets with unread bytes), and enter and exit count the readers'
 // passes (arrivalReader) begun and ended.
 type arrivals struct {
 	once   sync.Once
@@ -226,7 +229,7 @@ func (a *arrivals) register(r *arrivalReader) {
 	a.mu.Lock()
 	a.byID[c.id] = c
 	a.mu.Unlock()
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.id), Pad: int32(c.id >> 32)}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(c.id), Pad: int32(c.id >> 32)}
 	r.rc.Control(func(s uintptr) { unix.EpollCtl(int(fd), unix.EPOLL_CTL_ADD, int(s), &ev) })
 }
 
