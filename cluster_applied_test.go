@@ -81,7 +81,7 @@ func TestClusterAppliedIndexIsTheKeyspaces(t *testing.T) {
 		commit := tc.srvs[nl].Node().Raft().CommitIndex()
 		for i, s := range tc.srvs {
 			var st engine.ClusterStatus
-			s.Do(func(e *engine.Engine) { st = e.Cluster.Status() })
+			s.Do(func(e *engine.Engine) { st = e.Cluster().Status() })
 			if st.AppliedIndex != commit {
 				return fmt.Errorf("n%d reports %d applied, the leader's commit index is %d", i+1, st.AppliedIndex, commit)
 			}

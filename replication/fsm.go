@@ -64,14 +64,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			if en == nil {
 				continue
 			}
-			for _, m := range en.Nodes {
-				if m.ClientAddr == "" {
-					delete(n.members, m.ID)
-				} else {
-					n.members[m.ID] = m.ClientAddr
-				}
-			}
-			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Ops)
+			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Nodes, en.Ops)
 		}
 	})
 	if ran && len(logs) > 0 {
@@ -120,7 +113,9 @@ func (n *Node) appliedIndex() uint64 {
 	return queued
 }
 
-// snapshotMeta is what the node stores with the engine's snapshot.
+// snapshotMeta is what the node stores with the engine's snapshot:
+// Members is the engine's member registry (kept here, where it was when
+// the registry was the node's, so snapshots keep their format).
 type snapshotMeta struct {
 	Members   map[string]string `json:"members"`
 	LastTime  int64             `json:"last_time"`
@@ -137,7 +132,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	var err error
 	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
-		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
+		meta, err = json.Marshal(snapshotMeta{Members: e.Members(), LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
 		if err == nil {
 			snap = e.Snapshot(meta)
 		}
@@ -183,10 +178,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 		if err != nil {
 			return
 		}
-		n.members = m.Members
-		if n.members == nil {
-			n.members = map[string]string{}
-		}
+		e.SetMembers(m.Members)
 		e.SetLastEntryTime(m.LastTime)
 		e.SetAppliedIndex(m.AppliedIndex)
 		n.fsmApplied.Store(m.AppliedIndex)
