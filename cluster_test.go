@@ -638,13 +638,13 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 func TestStalledMeasure(t *testing.T) {
 	tc := startCluster(t, 1)
 	s := tc.srvs[tc.leader()]
-	if d := s.stalled(); d != 0 {
+	if d := s.srv.Stalled(); d != 0 {
 		t.Errorf("idle server stalled %v", d)
 	}
 	var inside time.Duration
 	s.Do(func(e *engine.Engine) {
 		time.Sleep(20 * time.Millisecond)
-		inside = s.stalled()
+		inside = s.srv.Stalled()
 	})
 	if inside < 20*time.Millisecond {
 		t.Errorf("inside a 20 ms piece of work: stalled %v", inside)
@@ -662,7 +662,7 @@ func TestStalledMeasure(t *testing.T) {
 		e.OnBusy = func() {
 			if len(looks) < 3 {
 				time.Sleep(2 * time.Millisecond) // a stall past any clock's grain
-				looks = append(looks, look{e.InApply(), s.stalled()})
+				looks = append(looks, look{e.InApply(), s.srv.Stalled()})
 			}
 			serve()
 		}
