@@ -71,7 +71,6 @@ type conn struct {
 type batch struct {
 	cmds  [][][]byte
 	args  [][]byte
-	conn  *conn
 	ack   func()
 	bytes int
 	// arrived is when the kernel received the last bytes read before the
@@ -106,7 +105,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 }
 
 func (c *conn) newBatch() *batch {
-	b := &batch{conn: c}
+	b := &batch{}
 	b.ack = func() {
 		select {
 		case c.acks <- b:

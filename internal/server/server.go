@@ -77,7 +77,6 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	eng   *engine.Engine
-	clock store.Clock
 	ln    net.Listener // plain TCP; nil with TLSOnly
 	tlsLn net.Listener // nil without TLS
 	reqs  chan request
@@ -152,7 +151,6 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
-		clock:    cfg.Clock,
 		eng:      engine.NewEngine(ecfg, cfg.Clock),
 		reqs:     make(chan request, 1024),
 		applies:  make(chan request, 16),
@@ -247,7 +245,7 @@ func (s *Server) Start() error {
 		if err != nil {
 			return err
 		}
-		loaded, expired, err := s.eng.LoadRDB(data, s.clock.Now().UnixMilli())
+		loaded, expired, err := s.eng.LoadRDB(data, s.cfg.Clock.Now().UnixMilli())
 		if err != nil {
 			return fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err)
 		}
@@ -386,7 +384,7 @@ func (s *Server) host() host.Server {
 	return host.Server{
 		Run:       s.run,
 		RunWithin: s.runWithin,
-		Clock:     s.clock,
+		Clock:     s.cfg.Clock,
 		Logger:    s.log,
 		Password:  s.cfg.RequirePass,
 		Stalled:   s.Stalled,
