@@ -83,7 +83,7 @@ type Config struct {
 	// Start. A cluster node loads it through the log, once it leads, and
 	// only into an empty keyspace (so a restart does not load it again):
 	// it replays the file as RESTORE and FUNCTION RESTORE commands on a
-	// client connection to itself (see loadRDBThroughLog).
+	// client connection to itself.
 	LoadRDB string
 
 	// Settings are CONFIG settings applied as the server starts, in
