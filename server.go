@@ -8,9 +8,9 @@ import (
 	"github.com/lockkv/lockkv/store"
 )
 
-// Server is a lockkv server. The listeners, the connections and the
-// command goroutine behind it are package internal/server's.
+// Server is a lockkv server.
 type Server struct {
+	// srv runs it: listeners, connections, the command goroutine.
 	srv   *server.Server
 	clock store.Clock
 }
