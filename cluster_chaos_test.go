@@ -69,12 +69,8 @@ func TestClusterDeterminism(t *testing.T) {
 	}
 	wg.Wait()
 	// Let leases run out and everything replicate, then compare.
-	l := tc.leader()
-	lc := tc.client(l)
 	time.Sleep(1200 * time.Millisecond)
-	if err := lc.Set(context.Background(), "final", "1", 0).Err(); err != nil {
-		t.Fatal(err)
-	}
+	tc.setAcknowledged("final")
 	var want string
 	testutil.Eventually(t, 20*time.Second, func() error {
 		digests := make([]string, len(tc.srvs))

@@ -166,8 +166,11 @@ func sortGeneric(c *engine.Ctx, args [][]byte, readonly bool) {
 	if _, isSet := v.(*store.Set); dontsort && isSet && (storekey != nil || c.InScript) {
 		dontsort, alpha, sortby = false, true, nil
 	}
-	if z, ok := v.(*store.ZSet); ok {
-		z.ToSkiplist() // Redis converts before sorting; OBJECT ENCODING shows it
+	if z, ok := v.(*store.ZSet); ok && (!c.E.Replicated() || c.Replicated()) {
+		// Redis converts before sorting; OBJECT ENCODING shows it. Not
+		// on a cluster node sorting by itself (SORT_RO, EVAL_RO): the
+		// encoding is replicated state, which only applied ops change.
+		z.ToSkiplist()
 	}
 	vectorlen := int64(0)
 	switch x := v.(type) {

@@ -53,13 +53,20 @@ func (e *Engine) lfuDecr(a, now int64) int64 {
 	return counter
 }
 
-// lfuLogIncr is LFULogIncr.
+// lfuLogIncr is LFULogIncr. Its draw is the node's own, also while an
+// entry is applied: whether an access draws depends on what only this
+// node did (the leader's reads raise its counters, to 255 where no draw
+// is made; a NO-TOUCH client of the leader skips the access), so a draw
+// from the entry's numbers would move the choices the entry makes after
+// it (SPOP, RANDOMKEY...) on some nodes only. The counters are each
+// node's own, as on a Redis replica (lockkv never evicts; OBJECT FREQ
+// reads them).
 func (e *Engine) lfuLogIncr(counter int64) int64 {
 	if counter == 255 {
 		return 255
 	}
 	base := max(float64(counter-lfuInitVal), 0)
-	if e.Rand.Float64() < 1/(base*float64(e.Config.LFULogFactor)+1) {
+	if e.nodeRand().Float64() < 1/(base*float64(e.Config.LFULogFactor)+1) {
 		counter++
 	}
 	return counter

@@ -77,9 +77,9 @@ type Op struct {
 // ApplySettings are the CONFIG settings that change what applying an op
 // does: the largest string a command may build (proto-max-bulk-len), the
 // encoding thresholds (which encoding a value takes is replicated state,
-// and OBJECT ENCODING shows it) and LFU's (with an LFU maxmemory-policy
-// every key access draws from the entry's random numbers, which later
-// choices in the entry draw from too). CONFIG SET changes one node's
+// and OBJECT ENCODING shows it) and LFU's (by which OBJECT FREQ in a
+// script answers or fails; LFU counters themselves draw from the node's
+// own generator, not the entry's numbers). CONFIG SET changes one node's
 // settings, and nodes may start with different ones, so the leader puts
 // its own into every op it proposes (only when they are not the
 // defaults) and every node applies the op with them: the cluster follows
@@ -184,6 +184,9 @@ type replState struct {
 	apply *Client
 	clock *replClock
 	pcg   *rand.PCG
+	// own is the node's generator while Engine.Rand is the entry's
+	// (nodeRand).
+	own *rand.Rand
 	// appliedIndex is the log index of the last entry applied (or of
 	// the snapshot restored): the state SAVE writes.
 	appliedIndex uint64
@@ -590,6 +593,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	rs.inApply.Store(true)
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
+	rs.own = saved
 	e.Rand = rand.New(rs.pcg)
 	// Each op applies with the settings its leader gave it, this node's
 	// own are put back after.
@@ -605,10 +609,21 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
 	}
 	setApplySettings(e.Config, &own)
 	e.Rand = saved
+	rs.own = nil
 	rs.applying = false
 	rs.inApply.Store(false)
 	rs.clock.fixed = 0
 	e.execWaitersCheck()
+}
+
+// nodeRand is this node's own generator, also while an entry is applied
+// (Engine.Rand is then the entry's): for draws whose number depends on
+// state only this node has (LFU's counters).
+func (e *Engine) nodeRand() *rand.Rand {
+	if rs := e.repl; rs != nil && rs.own != nil {
+		return rs.own
+	}
+	return e.Rand
 }
 
 // InApply reports, from any goroutine, whether the command goroutine is

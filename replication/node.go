@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -99,7 +100,7 @@ type Config struct {
 	// LogStore is the Raft log's format in DataDir: "wal" (default,
 	// hashicorp/raft-wal: segment files, one append and one fsync per
 	// batch) or "bolt" (hashicorp/raft-boltdb: a B+tree, two fsyncs and
-	// page rewrites per batch; about 1.5x slower here, see DESIGN.md).
+	// page rewrites per batch; about 1.5x slower here, see bench/BENCHMARKS.md).
 	LogStore string
 	// NoSync skips fsync of the Raft log. An acknowledged write is then
 	// in the memory of a majority and in their operating systems' page
@@ -705,6 +706,26 @@ func (n *Node) ConfirmLeadership(gen uint64) {
 	}
 }
 
+// errNodeStopped is await's answer when the node stopped first.
+var errNodeStopped = errors.New("replication: node stopped")
+
+// await waits for f's outcome, or for the node to stop (errNodeStopped).
+// hashicorp/raft never answers a future still queued in one of its
+// channels when it shuts down (a barrier, a leadership check, a
+// leadership transfer), so a goroutine of the node that waited on f.Error
+// alone could hold Shutdown's wait forever; the goroutine waiting on f is
+// then left behind, as settle's proposal is.
+func (n *Node) await(f raft.Future) error {
+	out := make(chan error, 1)
+	go func() { out <- f.Error() }()
+	select {
+	case err := <-out:
+		return err
+	case <-n.stop:
+		return errNodeStopped
+	}
+}
+
 // confirmer runs leadership checks: one VerifyLeader round (a heartbeat to
 // a quorum) covers every read that arrived before it started.
 func (n *Node) confirmer() {
@@ -716,7 +737,10 @@ func (n *Node) confirmer() {
 			return
 		}
 		gen := n.readGen.Load()
-		err := n.raft.VerifyLeader().Error()
+		err := n.await(n.raft.VerifyLeader())
+		if errors.Is(err, errNodeStopped) {
+			return
+		}
 		n.run(func(e *engine.Engine) {
 			if err != nil {
 				e.SetLeader(false)
@@ -743,6 +767,7 @@ func (n *Node) watchLeadership() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	leading := false
+	var leadTerm uint64   // the term served since its barrier
 	var suspect time.Time // first seen out of the configuration
 	for {
 		select {
@@ -760,32 +785,33 @@ func (n *Node) watchLeadership() {
 			n.run(func(e *engine.Engine) { n.leaderChanged(e, string(old), string(id)) })
 		}
 		isLeader := n.raft.State() == raft.Leader
-		if isLeader == leading {
-			continue
-		}
-		if !isLeader {
+		term := n.raft.CurrentTerm()
+		// Leading in another term than the one served since the barrier:
+		// leadership was lost and won back between two looks (this
+		// goroutine waits in n.run while the command goroutine is busy).
+		// The engine steps down all the same: another leader may have
+		// committed entries it has not applied yet, and what it holds as
+		// leader (blocked clients, WATCHed EXECs, expiry in flight)
+		// belongs to the old term. The new term then starts as any other,
+		// with a barrier.
+		if leading && (!isLeader || term != leadTerm) {
 			leading = false
-			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
+			n.log.Info("leadership lost", "node", n.cfg.NodeID, "term", term)
 			n.run(func(e *engine.Engine) {
 				clear(n.acks) // a later term's leader hears them anew
 				e.SetLeader(false)
 			})
+		}
+		if !isLeader || leading {
 			continue
 		}
-		// hashicorp/raft never answers a barrier still queued when it
-		// shuts down, so the wait also ends with the node (the waiting
-		// goroutine is then left behind, as settle's proposal is).
-		barrier := make(chan error, 1)
-		go func(f raft.Future) { barrier <- f.Error() }(n.raft.Barrier(0))
-		select {
-		case err := <-barrier:
-			if err != nil {
-				continue // lost it again; the next tick looks anew
+		if err := n.await(n.raft.Barrier(0)); err != nil {
+			if errors.Is(err, errNodeStopped) {
+				return
 			}
-		case <-n.stop:
-			return
+			continue // lost it again; the next tick looks anew
 		}
-		leading = true
+		leading, leadTerm = true, term
 		n.run(func(e *engine.Engine) {
 			n.proposeClusterIDIfNone()
 			n.registerMembers()

@@ -56,7 +56,7 @@ func (n *Node) transfer(id string, addr raft.ServerAddress) error {
 	} else {
 		f = n.raft.LeadershipTransferToServer(raft.ServerID(id), addr)
 	}
-	if err := f.Error(); err != nil {
+	if err := n.await(f); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) {
 			return engine.ErrNoLongerLeads
 		}

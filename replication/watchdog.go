@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"errors"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -49,7 +50,11 @@ func (n *Node) watchdog() {
 			warned = true
 		}
 		triedAt = time.Now()
-		if err := n.raft.LeadershipTransfer().Error(); err != nil && !failedLog {
+		err := n.await(n.raft.LeadershipTransfer())
+		if errors.Is(err, errNodeStopped) {
+			return
+		}
+		if err != nil && !failedLog {
 			// A cluster of one has nobody to hand over to.
 			n.log.Warn("leadership transfer failed", "node", n.cfg.NodeID, "err", err)
 			failedLog = true
