@@ -101,7 +101,7 @@ type Server struct {
 	queryLimit atomic.Int64
 	// busySince is when the command goroutine took up the work it is
 	// doing (monoNow), 0 while it waits for work: the measure of a stall
-	// the replication watchdog reads (Stalled).
+	// the replication watchdog reads (stalled).
 	busySince atomic.Int64
 
 	// held are requests that arrived while a script was busy and must wait
@@ -387,7 +387,7 @@ func (s *Server) host() host.Server {
 		Clock:     s.cfg.Clock,
 		Logger:    s.log,
 		Password:  s.cfg.RequirePass,
-		Stalled:   s.Stalled,
+		Stalled:   s.stalled,
 		Node:      s.node,
 	}
 }
@@ -834,13 +834,13 @@ var procStart = time.Now()
 // monoNow is a monotonic clock reading in nanoseconds, never 0.
 func monoNow() int64 { return int64(time.Since(procStart)) + 1 }
 
-// Stalled is how long the command goroutine has been held by the work it
+// stalled is how long the command goroutine has been held by the work it
 // is doing, for the replication watchdog: 0 while it waits for work or
 // applies a committed entry (every node does that alike; a busy script
 // run from the log included). A busy script a client runs here alone,
 // DEBUG SLEEP, a slow read or a snapshot count: serving -BUSY meanwhile
 // (serveWhileBusy) is no progress.
-func (s *Server) Stalled() time.Duration {
+func (s *Server) stalled() time.Duration {
 	since := s.busySince.Load()
 	if since == 0 || s.eng.InApply() {
 		return 0
