@@ -58,8 +58,12 @@ type Config struct {
 	TLSCertFile, TLSKeyFile, TLSCACertFile string
 	TLSAuthClients                         string
 	TLSOnly                                bool
-	LoadRDB, ConfigFile                    string
-	ConfigDirectives                       map[string]string
+
+	// LoadRDB, ConfigFile and ConfigDirectives are lockkv.Config's: the
+	// RDB file to start from, the config file CONFIG REWRITE rewrites and
+	// the directives it keeps.
+	LoadRDB, ConfigFile string
+	ConfigDirectives    map[string]string
 }
 
 // Cluster makes the server's cluster node (lockkv.ClusterConfig).
