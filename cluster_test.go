@@ -357,7 +357,7 @@ func TestClusterForward(t *testing.T) {
 	l := tc.leader()
 	waitFor(t, "the registry", func() bool {
 		var ok bool
-		tc.srvs[(l+1)%3].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+		tc.srvs[(l+1)%3].Do(func(e *engine.Engine) { n, has := e.Cluster().Leader(); ok = has && n.ClientAddr != "" })
 		return ok
 	})
 	fc := tc.client((l + 1) % 3)
@@ -408,7 +408,7 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 	for i := range tc.srvs {
 		waitFor(t, "the registry", func() bool {
 			var ok bool
-			tc.srvs[i].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+			tc.srvs[i].Do(func(e *engine.Engine) { n, has := e.Cluster().Leader(); ok = has && n.ClientAddr != "" })
 			return ok
 		})
 	}

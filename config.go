@@ -174,6 +174,9 @@ func NewServer(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
 		}
 	}
+	if cfg.ConfigFile != "" {
+		ecfg.ConfigFile = cfg.ConfigFile
+	}
 	s := &Server{clock: cfg.Clock, srv: server.New(server.Config{
 		Addr:             cfg.Addr,
 		RequirePass:      cfg.RequirePass,

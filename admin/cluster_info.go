@@ -58,7 +58,7 @@ func appendKV(b []byte, k string, v any) []byte {
 // 7.0's fields in genRedisInfoString's order, then lockkv's raft_* fields.
 func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 	v := newClusterView(e, now)
-	st := e.Cluster.Status()
+	st := e.Cluster().Status()
 	var offset uint64
 	if v.selfLeads() {
 		offset = st.LastLogIndex
@@ -136,10 +136,7 @@ func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 	b = kvi(b, "raft_applied_index", int64(st.AppliedIndex))
 	b = kvi(b, "raft_first_index", int64(st.FirstIndex))
 	b = kvi(b, "raft_last_snapshot_index", int64(st.LastSnapshotIndex))
-	peers := v.nodes
-	if lr, ok := e.Cluster.(engine.LagReporter); ok {
-		peers = lr.NodesWithLag()
-	}
+	peers := e.NodesWithLag()
 	for i, n := range peers {
 		b = append(b, "raft_peer"...)
 		b = strconv.AppendInt(b, int64(i), 10)
@@ -170,7 +167,7 @@ func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 func roleCluster(c *engine.Ctx) {
 	e := c.E
 	v := newClusterView(e, c.Now)
-	st := e.Cluster.Status()
+	st := e.Cluster().Status()
 	if v.selfLeads() {
 		reps := v.connectedReplicas()
 		c.W.Array(3)

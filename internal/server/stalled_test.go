@@ -35,8 +35,8 @@ func TestStalledMeasure(t *testing.T) {
 	var looks []look
 	s.Do(func(e *engine.Engine) {
 		e.Config.LuaTimeLimit = 1
-		serve := e.OnBusy
-		e.OnBusy = func() {
+		serve := s.onBusy
+		s.onBusy = func() {
 			if len(looks) < 3 {
 				time.Sleep(2 * time.Millisecond) // a stall past any clock's grain
 				looks = append(looks, look{e.InApply(), s.stalled()})
