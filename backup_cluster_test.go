@@ -142,7 +142,7 @@ func TestClusterBackupRestore(t *testing.T) {
 		t.Fatalf("applied index in the file %q, node's %d before SAVE, %d after", aux["lockkv-raft-applied-index"], before, after)
 	}
 	var oldID string
-	tc.srvs[f].Do(func(e *engine.Engine) { oldID = e.Cluster.Status().ClusterID })
+	tc.srvs[f].Do(func(e *engine.Engine) { oldID = e.Cluster().Status().ClusterID })
 	if aux["lockkv-raft-cluster-id"] != oldID || oldID == "" {
 		t.Fatalf("cluster id in the file %q, cluster's %q", aux["lockkv-raft-cluster-id"], oldID)
 	}
@@ -158,7 +158,7 @@ func TestClusterBackupRestore(t *testing.T) {
 		return allSame(ds) && ds[0] == digests(tc)[0]
 	})
 	var newID string
-	nc.srvs[nc.leader()].Do(func(e *engine.Engine) { newID = e.Cluster.Status().ClusterID })
+	nc.srvs[nc.leader()].Do(func(e *engine.Engine) { newID = e.Cluster().Status().ClusterID })
 	if newID == "" || newID == oldID {
 		t.Fatalf("new cluster id %q, old %q", newID, oldID)
 	}

@@ -78,7 +78,7 @@ func TestClusterDeterminism(t *testing.T) {
 		for i, s := range tc.srvs {
 			s.Do(func(e *engine.Engine) {
 				digests[i] = e.Digest()
-				applied[i] = e.Cluster.Status().AppliedIndex
+				applied[i] = e.Cluster().Status().AppliedIndex
 			})
 		}
 		if applied[0] == applied[1] && applied[1] == applied[2] && digests[0] == digests[1] && digests[1] == digests[2] {
@@ -90,7 +90,7 @@ func TestClusterDeterminism(t *testing.T) {
 	snaps := 0
 	for _, s := range tc.srvs {
 		s.Do(func(e *engine.Engine) {
-			if e.Cluster.Status().LastSnapshotIndex > 0 {
+			if e.Cluster().Status().LastSnapshotIndex > 0 {
 				snaps++
 			}
 		})

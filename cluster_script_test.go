@@ -64,7 +64,7 @@ func TestClusterScriptsDeterministic(t *testing.T) {
 	f := (l + 1) % 3
 	waitFor(t, "a snapshot on the follower", func() bool {
 		var snap uint64
-		tc.srvs[f].Do(func(e *engine.Engine) { snap = e.Cluster.Status().LastSnapshotIndex })
+		tc.srvs[f].Do(func(e *engine.Engine) { snap = e.Cluster().Status().LastSnapshotIndex })
 		return snap > 0
 	})
 	tc.stop(f)
@@ -80,7 +80,7 @@ func TestClusterScriptsDeterministic(t *testing.T) {
 		for i, s := range tc.srvs {
 			s.Do(func(e *engine.Engine) {
 				digests[i] = e.Digest()
-				applied[i] = e.Cluster.Status().AppliedIndex
+				applied[i] = e.Cluster().Status().AppliedIndex
 			})
 		}
 		return applied[0] == applied[1] && applied[1] == applied[2] && digests[0] == digests[1] && digests[1] == digests[2]

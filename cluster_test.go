@@ -357,7 +357,7 @@ func TestClusterForward(t *testing.T) {
 	l := tc.leader()
 	waitFor(t, "the registry", func() bool {
 		var ok bool
-		tc.srvs[(l+1)%3].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+		tc.srvs[(l+1)%3].Do(func(e *engine.Engine) { n, has := e.Cluster().Leader(); ok = has && n.ClientAddr != "" })
 		return ok
 	})
 	fc := tc.client((l + 1) % 3)
@@ -408,7 +408,7 @@ func TestClusterForwardWatchAcrossFailover(t *testing.T) {
 	for i := range tc.srvs {
 		waitFor(t, "the registry", func() bool {
 			var ok bool
-			tc.srvs[i].Do(func(e *engine.Engine) { n, has := e.Cluster.Leader(); ok = has && n.ClientAddr != "" })
+			tc.srvs[i].Do(func(e *engine.Engine) { n, has := e.Cluster().Leader(); ok = has && n.ClientAddr != "" })
 			return ok
 		})
 	}
@@ -658,8 +658,8 @@ func TestStalledMeasure(t *testing.T) {
 	var looks []look
 	s.Do(func(e *engine.Engine) {
 		e.Config.LuaTimeLimit = 1
-		serve := e.OnBusy
-		e.OnBusy = func() {
+		serve := s.onBusy
+		s.onBusy = func() {
 			if len(looks) < 3 {
 				time.Sleep(2 * time.Millisecond) // a stall past any clock's grain
 				looks = append(looks, look{e.InApply(), s.stalled()})

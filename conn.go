@@ -505,8 +505,9 @@ func (c *conn) limits() resp.Limits {
 	return resp.Limits{Authenticated: c.authed.Load(), MaxBulkLen: c.s.maxBulk.Load()}
 }
 
-// SetAuthenticated implements the engine's authConn: AUTH, HELLO AUTH and
-// RESET tell the reader the client's authentication state.
+// SetAuthenticated is engine.Conn's: the engine tells the reader the
+// client's authentication state (on connect, AUTH, HELLO AUTH, RESET and
+// requirepass changes).
 func (c *conn) SetAuthenticated(ok bool) { c.authed.Store(ok) }
 
 // setKeepAlive applies tcp-keepalive as Redis's anetKeepAlive: probes

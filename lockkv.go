@@ -31,7 +31,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,8 +167,11 @@ type Setting struct {
 
 // Server is a lockkv server.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
+	cfg Config
+	log *slog.Logger
+	// ecfg are the engine's settings, checked by NewServer; Start builds
+	// the engine (eng) with them once it knows its listeners and node.
+	ecfg  *config.Config
 	eng   *engine.Engine
 	clock store.Clock
 	ln    net.Listener // plain TCP; nil with TLSOnly
@@ -212,6 +214,10 @@ type Server struct {
 
 	// metrics is the metrics port, when Config.Metrics is set.
 	metrics host.Service
+
+	// onBusy is the engine's OnBusy (serveWhileBusy; a test may wrap it,
+	// on the command goroutine).
+	onBusy func()
 }
 
 type request struct {
@@ -281,12 +287,15 @@ func NewServer(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
 		}
 	}
+	if cfg.ConfigFile != "" {
+		ecfg.ConfigFile = cfg.ConfigFile
+	}
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
 		level:    level,
 		clock:    cfg.Clock,
-		eng:      engine.NewEngine(ecfg, cfg.Clock),
+		ecfg:     ecfg,
 		reqs:     make(chan request, 1024),
 		applies:  make(chan request, 16),
 		gathered: make([]request, 0, 64),
@@ -294,29 +303,52 @@ func NewServer(cfg Config) (*Server, error) {
 		conns:    map[*conn]struct{}{},
 		done:     make(chan struct{}),
 	}
-	if cfg.ConfigFile != "" {
-		ecfg.ConfigFile = cfg.ConfigFile
-		ecfg.Rewrite = func() error { return s.rewriteConfig() }
-	}
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
 	s.queryLimit.Store(ecfg.ClientQueryBufferLimit)
-	// SHUTDOWN closes the server; Close waits for the command goroutine,
-	// which is the caller, so it runs on its own goroutine.
-	s.eng.SetShutdownHook(func() {
-		s.log.Info("SHUTDOWN requested by a client")
-		go s.Close()
-	})
+	s.onBusy = s.serveWhileBusy
 	if tc, ok := cfg.Clock.(*TestClock); ok {
 		tc.attach(s)
 	}
-	s.eng.OnBusy = s.serveWhileBusy
-	s.eng.Logger = log
-	s.eng.ScriptLog = func(level int, msg string) {
-		// redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING.
-		lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]
-		s.log.Log(context.Background(), lv, msg, "source", "script")
-	}
 	return s, nil
+}
+
+// newEngine builds the engine (Start) for the listeners bound and the
+// cluster node opened (nil on a standalone server).
+func (s *Server) newEngine(node host.Node) (*engine.Engine, error) {
+	o := engine.Options{
+		Config: s.ecfg,
+		Clock:  s.clock,
+		Logger: s.log,
+		// SHUTDOWN closes the server; Close waits for the command
+		// goroutine, which is the caller, so it runs on its own goroutine.
+		Shutdown: func() {
+			s.log.Info("SHUTDOWN requested by a client")
+			go s.Close()
+		},
+		OnBusy: func() { s.onBusy() },
+		ScriptLog: func(level int, msg string) {
+			// redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING.
+			lv := [...]slog.Level{slog.LevelDebug, slog.LevelDebug + 2, slog.LevelInfo, slog.LevelWarn}[min(max(level, 0), 3)]
+			s.log.Log(context.Background(), lv, msg, "source", "script")
+		},
+		Listeners:   s.listeners(),
+		SampleLocks: s.cfg.Metrics != nil, // the metrics port reports them
+	}
+	if s.cfg.ConfigFile != "" {
+		o.Rewrite = s.rewriteConfig
+	}
+	if node != nil {
+		o.Replication = &engine.Replication{
+			Cluster:   node,
+			Log:       node,
+			Origin:    node.Origin(),
+			Admin:     node,
+			Transfer:  node,
+			Lag:       node,
+			Forwarder: node.Forwarder(),
+		}
+	}
+	return engine.New(o)
 }
 
 // serveWhileBusy runs on the command goroutine, from inside a script that
@@ -378,16 +410,12 @@ func (s *Server) Start() error {
 			return err
 		}
 	}
+	var rdb []byte
 	if s.cfg.LoadRDB != "" && s.cfg.Cluster == nil {
-		data, err := os.ReadFile(s.cfg.LoadRDB)
-		if err != nil {
+		var err error
+		if rdb, err = os.ReadFile(s.cfg.LoadRDB); err != nil {
 			return err
 		}
-		loaded, expired, err := s.eng.LoadRDB(data, s.clock.Now().UnixMilli())
-		if err != nil {
-			return fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err)
-		}
-		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
 	}
 	if s.cfg.Cluster != nil {
 		h := s.host()
@@ -403,11 +431,6 @@ func (s *Server) Start() error {
 			return err
 		}
 		s.node = node
-		s.eng.EnableReplication(node, node.Origin())
-		if f := node.Forwarder(); f != nil {
-			s.eng.EnableForwarding(f)
-		}
-		s.eng.Cluster = node
 	}
 	var ln, tlsLn net.Listener
 	fail := func(err error) error {
@@ -446,7 +469,18 @@ func (s *Server) Start() error {
 		serving = tlsLn
 	}
 	s.ln, s.tlsLn = ln, tlsLn
-	s.reportListeners()
+	eng, err := s.newEngine(s.node)
+	if err != nil {
+		return fail(err)
+	}
+	s.eng = eng
+	if s.cfg.LoadRDB != "" && s.node == nil {
+		loaded, expired, err := s.eng.LoadRDB(rdb, s.clock.Now().UnixMilli())
+		if err != nil {
+			return fail(fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err))
+		}
+		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
+	}
 	s.loopWG.Add(1)
 	go s.loop()
 	if s.node != nil {
@@ -599,11 +633,10 @@ func (cfg *Config) check() error {
 	return nil
 }
 
-// reportListeners shows the listeners in CONFIG GET port, tls-port, bind
-// and the tls-* files.
-func (s *Server) reportListeners() {
-	ec := s.eng.Config
-	ec.Port = 0 // Redis's port 0: no plain TCP
+// listeners are the listeners bound, as CONFIG GET port, tls-port, bind
+// and the tls-* files report them.
+func (s *Server) listeners() *engine.Listeners {
+	l := &engine.Listeners{} // Port 0, Redis's: no plain TCP
 	var binds []string
 	add := func(b string) {
 		for _, have := range binds {
@@ -614,18 +647,17 @@ func (s *Server) reportListeners() {
 		binds = append(binds, b)
 	}
 	if s.ln != nil {
-		ec.Port = s.ln.Addr().(*net.TCPAddr).Port
+		l.Port = s.ln.Addr().(*net.TCPAddr).Port
 		add(bindOf(s.cfg.Addr, s.ln.Addr()))
 	}
 	if s.tlsLn != nil {
-		ec.Load("tls-port", strconv.Itoa(s.tlsLn.Addr().(*net.TCPAddr).Port))
-		ec.Load("tls-cert-file", s.cfg.TLSCertFile)
-		ec.Load("tls-key-file", s.cfg.TLSKeyFile)
-		ec.Load("tls-ca-cert-file", s.cfg.TLSCACertFile)
-		ec.Load("tls-auth-clients", s.cfg.tlsAuthClients())
+		l.TLSPort = s.tlsLn.Addr().(*net.TCPAddr).Port
+		l.TLSCertFile, l.TLSKeyFile, l.TLSCACertFile = s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.cfg.TLSCACertFile
+		l.TLSAuthClients = s.cfg.tlsAuthClients()
 		add(bindOf(s.cfg.TLSAddr, s.tlsLn.Addr()))
 	}
-	ec.Load("bind", strings.Join(binds, " "))
+	l.Bind = strings.Join(binds, " ")
+	return l
 }
 
 // bindOf is Redis's bind for a listener: the address it listens on, "*"
@@ -988,23 +1020,7 @@ func (s *Server) handle(r request) {
 		s.eng.ProcessBatch(r.c.client, b.cmds, b.ack)
 	case reqConnect:
 		r.c.keepalive = s.eng.Config.TCPKeepalive
-		if len(s.eng.Clients()) < s.eng.Config.MaxClients && s.eng.ProtectedModeDenies(r.c.RemoteAddr()) {
-			// Redis's clientAcceptHandler: the explanation, then close;
-			// counted as rejected, not as a connection.
-			s.eng.Stats.RejectedConns++
-			r.c.Deliver([]byte("-" + engine.ErrProtectedMode + "\r\n"))
-			r.c.Close()
-			close(r.c.ready)
-			return
-		}
-		r.c.client = s.eng.NewClient(r.c)
-		r.c.authed.Store(r.c.client.Authenticated)
-		if len(s.eng.Clients()) > s.eng.Config.MaxClients {
-			s.eng.Stats.RejectedConns++
-			w := s.eng.Writer(r.c.client)
-			w.Error(engine.ErrMaxClients)
-			r.c.client.CloseAfterReply = true
-		}
+		r.c.client = s.eng.Accept(r.c) // nil: turned away
 		close(r.c.ready)
 	case reqClose:
 		if r.c.client != nil {
@@ -1084,7 +1100,7 @@ func (s *Server) loadRDBThroughLog(path string) {
 		var leads, elsewhere, empty bool
 		if !s.run(func(e *engine.Engine) {
 			leads = e.IsLeader()
-			if l, ok := e.Cluster.Leader(); ok && !l.Self {
+			if l, ok := e.Cluster().Leader(); ok && !l.Self {
 				elsewhere = true
 			}
 			empty = true

@@ -312,7 +312,7 @@ func TestTLSOnlyCluster(t *testing.T) {
 	fi := (l + 1) % n
 	waitFor(t, "the registry on the follower", func() bool {
 		var ok bool
-		tc.srvs[fi].Do(func(e *engine.Engine) { m, has := e.Cluster.Leader(); ok = has && m.ClientAddr != "" })
+		tc.srvs[fi].Do(func(e *engine.Engine) { m, has := e.Cluster().Leader(); ok = has && m.ClientAddr != "" })
 		return ok
 	})
 	fc := f.tlsClient(t, tc.peers[fi].ClientAddr, f.client)

@@ -114,7 +114,7 @@ func clusterDisabled(c *engine.Ctx, args [][]byte) { c.Error(engine.ErrClusterDi
 // otherwise.
 func clusterOnly(fn engine.Handler) engine.Handler {
 	return func(c *engine.Ctx, args [][]byte) {
-		if c.E.Cluster == nil {
+		if c.E.Cluster() == nil {
 			c.Error(engine.ErrClusterDisabled)
 			return
 		}
@@ -133,7 +133,7 @@ type clusterView struct {
 }
 
 func newClusterView(e *engine.Engine, now int64) clusterView {
-	cl := e.Cluster
+	cl := e.Cluster()
 	v := clusterView{nodes: cl.Nodes(), self: cl.Self(), term: cl.Status().Term, now: now}
 	v.leader, v.hasLeader = cl.Leader()
 	if v.hasLeader {
@@ -185,7 +185,7 @@ func busPort(n engine.Node) int {
 // readonlyCmd is READONLY: in cluster mode the client may read from a
 // follower (Ctx.redirect).
 func readonlyCmd(c *engine.Ctx, args [][]byte) {
-	if c.E.Cluster == nil {
+	if c.E.Cluster() == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}
@@ -194,7 +194,7 @@ func readonlyCmd(c *engine.Ctx, args [][]byte) {
 }
 
 func readwriteCmd(c *engine.Ctx, args [][]byte) {
-	if c.E.Cluster == nil {
+	if c.E.Cluster() == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}
@@ -205,7 +205,7 @@ func readwriteCmd(c *engine.Ctx, args [][]byte) {
 // askingCmd is ASKING. A Raft cluster never migrates slots, so it only
 // answers OK in cluster mode.
 func askingCmd(c *engine.Ctx, args [][]byte) {
-	if c.E.Cluster == nil {
+	if c.E.Cluster() == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}
@@ -343,7 +343,7 @@ func clusterInfo(c *engine.Ctx, args [][]byte) {
 
 func clusterKeySlot(c *engine.Ctx, args [][]byte) { c.W.Int(int64(engine.KeySlot(args[2]))) }
 
-func clusterMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
+func clusterMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster().Self().ID)) }
 
 // nodeLine is one line of CLUSTER NODES, without the newline
 // (clusterGenNodeDescription).

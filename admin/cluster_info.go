@@ -13,7 +13,7 @@ import (
 
 // clusterViewOrNil is clusterView, or nil on a standalone server.
 func clusterViewOrNil(e *engine.Engine, now int64) *clusterView {
-	if e.Cluster == nil {
+	if e.Cluster() == nil {
 		return nil
 	}
 	v := newClusterView(e, now)
@@ -67,7 +67,7 @@ func appendKV(b []byte, k string, v any) []byte {
 // 7.0's fields in genRedisInfoString's order, then lockkv's raft_* fields.
 func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 	v := newClusterView(e, now)
-	st := e.Cluster.Status()
+	st := e.Cluster().Status()
 	var offset uint64
 	if v.selfLeads() {
 		offset = st.LastLogIndex
@@ -145,10 +145,7 @@ func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 	b = kvi(b, "raft_applied_index", int64(st.AppliedIndex))
 	b = kvi(b, "raft_first_index", int64(st.FirstIndex))
 	b = kvi(b, "raft_last_snapshot_index", int64(st.LastSnapshotIndex))
-	peers := v.nodes
-	if lr, ok := e.Cluster.(engine.LagReporter); ok {
-		peers = lr.NodesWithLag()
-	}
+	peers := e.NodesWithLag()
 	for i, n := range peers {
 		b = append(b, "raft_peer"...)
 		b = strconv.AppendInt(b, int64(i), 10)
@@ -179,7 +176,7 @@ func infoReplicationCluster(e *engine.Engine, b []byte, now int64) []byte {
 func roleCluster(c *engine.Ctx) {
 	e := c.E
 	v := newClusterView(e, c.Now)
-	st := e.Cluster.Status()
+	st := e.Cluster().Status()
 	if v.selfLeads() {
 		reps := v.connectedReplicas()
 		c.W.Array(3)

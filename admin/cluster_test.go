@@ -51,9 +51,8 @@ func TestClusterStandalone(t *testing.T) {
 }
 
 func TestClusterCommands(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n1")
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	cl, conn := te.Client()
 	id1, id2, id3 := NodeID("n1"), NodeID("n2"), NodeID("n3")
 	now := te.E.NowMs()
@@ -154,13 +153,12 @@ func TestClusterCommands(t *testing.T) {
 }
 
 func TestClusterNoLeader(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n2")
 	fc.LeaderID = ""
 	fc.Members[0].LagMs = -1
 	fc.Members[2].LagMs = -1
 	fc.State.State = "candidate"
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	cl, conn := te.Client()
 	te.Expect(cl, conn, "*0\r\n", "CLUSTER", "SLOTS")
 	out := te.Do(cl, conn, "CLUSTER", "INFO")
@@ -182,12 +180,11 @@ func TestClusterNoLeader(t *testing.T) {
 }
 
 func TestSentinelCommands(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n2")
 	fc.State.State = "follower"
 	fc.Members[0].LagMs = 80
 	fc.Members[2].LagMs = -1 // a follower does not hear from other followers
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	cl, conn := te.Client()
 	id1, id2, id3 := NodeID("n1"), NodeID("n2"), NodeID("n3")
 
@@ -275,11 +272,10 @@ func TestSentinelCommands(t *testing.T) {
 }
 
 func TestSentinelCkquorumFails(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n1")
 	fc.Members[1].LagMs = 9000
 	fc.Members[2].LagMs = -1 // never heard: the leader counts it down
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	cl, conn := te.Client()
 	te.Expect(cl, conn, "-NOQUORUM 1 usable Sentinels. Not enough available Sentinels to reach the specified quorum for this master. Not enough available Sentinels to reach the majority and authorize a failover\r\n", "SENTINEL", "CKQUORUM", "mymaster")
 	// The leader shows the unreachable followers as failing.
@@ -294,9 +290,8 @@ func TestSentinelCkquorumFails(t *testing.T) {
 }
 
 func TestLeaderChangedPublishes(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n2")
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	sub, subConn := te.Client()
 	psub, psubConn := te.Client()
 	te.Do(sub, subConn, "SUBSCRIBE", "+switch-master")
@@ -329,10 +324,9 @@ func TestLeaderChangedPublishes(t *testing.T) {
 }
 
 func TestInfoReplicationCluster(t *testing.T) {
-	te := enginetest.New(t)
 	fc := enginetest.NewFakeCluster("n1")
 	fc.Members[2].LagMs = 7000 // unreachable: not a connected slave
-	te.E.Cluster = fc
+	te := enginetest.NewCluster(t, fc)
 	cl, conn := te.Client()
 	out := te.Do(cl, conn, "INFO", "replication")
 	want := "# Replication\r\nrole:master\r\nconnected_slaves:1\r\n" +

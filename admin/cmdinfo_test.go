@@ -35,8 +35,7 @@ func TestCommandInfoRecorded(t *testing.T) {
 	if len(recorded) < 200 {
 		t.Fatalf("recorded COMMAND INFO of only %d commands", len(recorded))
 	}
-	te := enginetest.New(t)
-	te.E.Cluster = enginetest.NewFakeCluster("n1") // SENTINEL exists in cluster mode
+	te := enginetest.NewCluster(t, enginetest.NewFakeCluster("n1")) // SENTINEL exists in cluster mode
 	cl, conn := te.Client()
 	te.Do(cl, conn, "HELLO", "3")
 	compared := 0

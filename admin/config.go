@@ -63,15 +63,17 @@ func configResetStat(c *engine.Ctx, args [][]byte) {
 	c.W.OK()
 }
 
-// configRewrite is CONFIG REWRITE: the server's Rewrite writes the file
-// (see RewriteLines); without a config file it is Redis's error.
+// configRewrite is CONFIG REWRITE: the server's Rewrite (engine.Options)
+// writes the file (see RewriteLines); without a config file it is Redis's
+// error.
 func configRewrite(c *engine.Ctx, args [][]byte) {
 	cfg := c.E.Config
-	if cfg.ConfigFile == "" || cfg.Rewrite == nil {
+	ran, err := c.E.RewriteConfig()
+	if !ran {
 		c.Error(engine.ErrConfigRewriteNoCfg)
 		return
 	}
-	if err := cfg.Rewrite(); err != nil {
+	if err != nil {
 		c.E.Log().Warn("CONFIG REWRITE failed", "file", cfg.ConfigFile, "err", err)
 		c.Error("ERR Rewriting config file: " + redisconf.Strerror(err))
 		return

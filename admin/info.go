@@ -286,7 +286,7 @@ func infoStats(e *engine.Engine, b []byte, now int64) []byte {
 }
 
 func infoReplication(e *engine.Engine, b []byte, now int64) []byte {
-	if e.Cluster != nil {
+	if e.Cluster() != nil {
 		return infoReplicationCluster(e, b, now)
 	}
 	b = kv(b, "role", "master")
@@ -316,7 +316,7 @@ func infoCPU(e *engine.Engine, b []byte, now int64) []byte {
 }
 
 func infoCluster(e *engine.Engine, b []byte, now int64) []byte {
-	if e.Cluster != nil {
+	if e.Cluster() != nil {
 		return kvi(b, "cluster_enabled", 1)
 	}
 	return kvi(b, "cluster_enabled", 0)

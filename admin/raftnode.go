@@ -59,8 +59,8 @@ func init() { engine.Register(raftCommands) }
 
 // clusterAdmin returns the admin interface, or answers why there is none.
 func clusterAdmin(c *engine.Ctx, spec *engine.Spec, args [][]byte) engine.ClusterAdmin {
-	adm, ok := c.E.Cluster.(engine.ClusterAdmin)
-	if !ok {
+	adm := c.E.ClusterAdmin()
+	if adm == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return nil
 	}
@@ -150,8 +150,8 @@ func raftNodeTransfer(c *engine.Ctx, args [][]byte) {
 			return
 		}
 	}
-	lt, ok := c.E.Cluster.(engine.LeaderTransferer)
-	if !ok {
+	lt := c.E.LeaderTransferer()
+	if lt == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}
@@ -201,8 +201,8 @@ func clusterFailover(c *engine.Ctx, args [][]byte) {
 			return
 		}
 	}
-	lt, ok := c.E.Cluster.(engine.LeaderTransferer)
-	if !ok {
+	lt := c.E.LeaderTransferer()
+	if lt == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}
@@ -216,14 +216,15 @@ func clusterFailover(c *engine.Ctx, args [][]byte) {
 		lt.TransferLeadership("", done)
 		return
 	}
-	lt.RequestLeadership(done)
+	leader, _ := c.E.Cluster().Leader()
+	lt.RequestLeadership(leader, done)
 }
 
 // RAFT.NODE ACK id match applied: a follower's progress, sent to the
 // leader (as REPLCONF ACK).
 func raftNodeAck(c *engine.Ctx, args [][]byte) {
-	adm, ok := c.E.Cluster.(engine.ClusterAdmin)
-	if !ok {
+	adm := c.E.ClusterAdmin()
+	if adm == nil {
 		c.Error(engine.ErrClusterDisabled)
 		return
 	}

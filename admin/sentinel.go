@@ -332,7 +332,7 @@ func sentinelMasters(c *engine.Ctx, args [][]byte) {
 	sentinelInstance(c, &v, m, "master", m, down)
 }
 
-func sentinelMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster.Self().ID)) }
+func sentinelMyID(c *engine.Ctx, args [][]byte) { c.W.BulkString(NodeID(c.E.Cluster().Self().ID)) }
 
 func sentinelPendingScripts(c *engine.Ctx, args [][]byte) { c.W.Array(0) }
 

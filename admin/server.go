@@ -26,7 +26,7 @@ var serverCommands = []*engine.Spec{
 func init() { engine.Register(serverCommands) }
 
 func role(c *engine.Ctx, args [][]byte) {
-	if c.E.Cluster != nil {
+	if c.E.Cluster() != nil {
 		roleCluster(c)
 		return
 	}

@@ -12,7 +12,7 @@ import (
 // BenchmarkStringSetGet overwrites and reads keys of a 100,000-key
 // keyspace with 32-byte values: one SET and one GET per op.
 func BenchmarkStringSetGet(b *testing.B) {
-	e := engine.NewEngine(nil, &enginetest.Clock{T: time.UnixMilli(1_000_000)})
+	e := enginetest.NewWith(b, engine.Options{Clock: &enginetest.Clock{T: time.UnixMilli(1_000_000)}}).E
 	cl := e.NewClient(nil)
 	cl.Authenticated = true
 	keys := make([][]byte, 100000)

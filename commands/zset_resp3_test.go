@@ -12,7 +12,7 @@ import (
 // replies captured from redis-server 7.0.15 after HELLO 3 (the parity
 // suite compares them live once HELLO is on main).
 func TestZsetRESP3Replies(t *testing.T) {
-	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
+	e := enginetest.NewWith(t, engine.Options{Clock: &enginetest.Clock{T: time.Unix(1700000000, 0)}}).E
 	cl := e.NewClient(nil)
 	cl.W.Proto = 3
 	for _, c := range []struct {

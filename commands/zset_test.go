@@ -12,7 +12,7 @@ import (
 // BenchmarkZAddZRangeByScore measures the lock-queue pattern on 1k-member
 // sets: update one member's deadline, then read the members due by now.
 func BenchmarkZAddZRangeByScore(b *testing.B) {
-	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
+	e := enginetest.NewWith(b, engine.Options{Clock: &enginetest.Clock{T: time.Unix(1700000000, 0)}}).E
 	cl := e.NewClient(nil)
 	const n = 1000
 	for i := 0; i < n; i++ {
@@ -41,7 +41,7 @@ func BenchmarkZAddZRangeByScore(b *testing.B) {
 
 // BenchmarkZScoreZRank measures point reads on a 1k-member set.
 func BenchmarkZScoreZRank(b *testing.B) {
-	e := engine.NewEngine(nil, &enginetest.Clock{T: time.Unix(1700000000, 0)})
+	e := enginetest.NewWith(b, engine.Options{Clock: &enginetest.Clock{T: time.Unix(1700000000, 0)}}).E
 	cl := e.NewClient(nil)
 	const n = 1000
 	for i := 0; i < n; i++ {

@@ -34,7 +34,7 @@ type Config struct {
 	Port               int // reported by CONFIG GET port and INFO; 0: no plain TCP
 
 	// ProtectedMode is protected-mode: with no requirepass, clients from
-	// other hosts are turned away (Engine.ProtectedModeDenies).
+	// other hosts are turned away (the engine's Accept).
 	ProtectedMode bool
 	// EnableDebugCommand and EnableProtectedConfigs are
 	// enable-debug-command and enable-protected-configs: ProtectedNo,
@@ -48,10 +48,9 @@ type Config struct {
 	// changes it. Without it loglevel only takes its current value.
 	LogLevel *slog.LevelVar
 	// ConfigFile is the absolute path of the config file the server was
-	// started with (INFO config_file), "" without one. Rewrite, set with
-	// it, is CONFIG REWRITE: it writes the running values into that file.
+	// started with (INFO config_file), "" without one: the file CONFIG
+	// REWRITE writes (the engine's Options.Rewrite).
 	ConfigFile string
-	Rewrite    func() error
 	// clustered is set on a Raft node (SetClustered): the Redis
 	// replication and Redis Cluster settings then only take their current
 	// values.

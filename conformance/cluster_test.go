@@ -128,6 +128,7 @@ func (c *engineConn) Deliver(b []byte)                { c.out = append(c.out, b.
 func (c *engineConn) Close()                          {}
 func (c *engineConn) Blocked(bool)                    {}
 func (c *engineConn) Abort()                          {}
+func (c *engineConn) SetAuthenticated(bool)           {}
 func (c *engineConn) Pending() int64                  { return 0 }
 func (c *engineConn) QueryBuffer() (used, free int64) { return 0, 0 }
 func (c *engineConn) RemoteAddr() string              { return "127.0.0.1:1" }
@@ -142,8 +143,11 @@ type engineClient struct {
 }
 
 func newEngineClient(t *testing.T, cluster engine.Cluster) *engineClient {
-	e := engine.NewEngine(nil, testutil.SystemClock{})
-	e.Cluster = cluster
+	t.Helper()
+	e, err := engine.New(engine.Options{Clock: testutil.SystemClock{}, Replication: &engine.Replication{Cluster: cluster}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	conn := &engineConn{}
 	return &engineClient{t: t, e: e, cl: e.NewClient(conn), conn: conn}
 }

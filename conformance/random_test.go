@@ -340,7 +340,7 @@ func TestRandomDistributionCluster(t *testing.T) {
 		for _, s := range srvs {
 			s.Do(func(e *engine.Engine) {
 				digests = append(digests, e.Digest())
-				applied = append(applied, e.Cluster.Status().AppliedIndex)
+				applied = append(applied, e.Cluster().Status().AppliedIndex)
 			})
 		}
 		if applied[0] == applied[1] && applied[1] == applied[2] {

@@ -31,7 +31,7 @@ func TestParseTimeoutMs(t *testing.T) {
 }
 
 func TestParseTimeoutDeadline(t *testing.T) {
-	e := NewEngine(nil, hashBenchClock{})
+	e := newEngine(nil, hashBenchClock{})
 	c := &Ctx{E: e, C: e.NewClient(nil), Now: 1000}
 	c.W = &c.C.W
 	if d, ok := c.ParseTimeout([]byte("0")); !ok || d != 0 {

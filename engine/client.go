@@ -76,7 +76,7 @@ const (
 	parkBlocked             // BLPOP & co.; detail in Client.blk (and repl.retrying on a cluster)
 	parkPaused              // CLIENT PAUSE holds its command, which runs again
 	parkWait                // WAIT or WAITAOF; detail in srv.waits
-	parkReply               // a reply promised by replyLater (RAFT.NODE ADD/REMOVE)
+	parkReply               // a reply promised by replyLater (RAFT.NODE ADD/REMOVE/TRANSFER, CLUSTER FAILOVER)
 	parkProposed            // its op is in flight; the apply answers it
 	parkForwarded           // its command was sent to the leader, which answers it
 	parkReadRound           // a read waits for a leadership confirmation; it runs again

@@ -82,10 +82,6 @@ type serverState struct {
 	errPrev int64
 }
 
-// SetShutdownHook sets what SHUTDOWN calls to stop the server. fn runs on
-// the command goroutine and must not wait for it.
-func (e *Engine) SetShutdownHook(fn func()) { e.srv.shutdown = fn }
-
 // pausedFor reports whether spec must wait for the end of CLIENT PAUSE
 // (Redis's blockPostponeClient): everything under ALL, commands that may
 // write under WRITE. Clients already waiting are queued in order.

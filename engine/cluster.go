@@ -129,15 +129,15 @@ func crc16(b []byte) uint16 {
 // goes to the leader. A standalone server runs everything.
 func (c *Ctx) Redirect(spec *Spec, args [][]byte) string {
 	e := c.E
-	if e.Cluster == nil {
+	if e.cluster == nil {
 		return ""
 	}
 	pos := spec.KeyPositions(args)
 	if len(pos) == 0 {
 		return ""
 	}
-	leader, ok := e.Cluster.Leader()
-	if ok && leader.ID == e.Cluster.Self().ID {
+	leader, ok := e.cluster.Leader()
+	if ok && leader.ID == e.cluster.Self().ID {
 		return ""
 	}
 	if spec.Flags&ReadOnly != 0 && (c.C.Readonly || e.Config.ReadMode == config.ReadStale) {

@@ -43,8 +43,10 @@ type LeaderTransferer interface {
 	// goroutine once another node leads, or with the reason not.
 	TransferLeadership(id string, done func(error))
 	// RequestLeadership asks the leader to hand leadership to this
-	// node, likewise.
-	RequestLeadership(done func(error))
+	// node, likewise; leader is the leader as the engine sees it
+	// (Engine.Cluster: its client address from the member registry),
+	// the zero Node while none is known.
+	RequestLeadership(leader Node, done func(error))
 }
 
 // ErrNoLongerLeads is a leader transfer's error when this node lost

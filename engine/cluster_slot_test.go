@@ -87,7 +87,7 @@ func newFakeCluster(self string) *fakeCluster {
 func TestRedirect(t *testing.T) {
 	te := newTestEngine(t)
 	fc := newFakeCluster("n2")
-	te.e.Cluster = fc
+	te.e.cluster = &clusterView{Cluster: fc, e: te.e}
 	cl, _ := te.client()
 	c := &Ctx{E: te.e, C: cl}
 	cmd := func(args ...string) (*Spec, [][]byte) {

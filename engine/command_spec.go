@@ -87,7 +87,7 @@ func (s *Spec) LegacyRange() (int64, int64, int64) {
 func (e *Engine) LookupFullName(name string) *Spec {
 	parent, sub, found := strings.Cut(name, "|")
 	s := Lookup([]byte(parent))
-	if s != nil && s.ClusterOnly && e.Cluster == nil {
+	if s != nil && s.ClusterOnly && e.cluster == nil {
 		return nil
 	}
 	if s == nil || !found {
@@ -103,7 +103,7 @@ func (e *Engine) LookupFullName(name string) *Spec {
 // has no cluster-only ones (SENTINEL).
 func (e *Engine) Specs() []*Spec {
 	all := All()
-	if e.Cluster != nil {
+	if e.cluster != nil {
 		return all
 	}
 	out := all[:0]

@@ -76,16 +76,12 @@ func (e *Engine) authAs(user, pass []byte) bool {
 	return subtle.ConstantTimeCompare(pass, []byte(rp)) == 1
 }
 
-// authConn is implemented by connections whose request parser applies
-// Redis's unauthenticated limits.
-type authConn interface{ SetAuthenticated(bool) }
-
 // SetAuthenticated records cl's authentication state and tells its
 // connection, whose reader applies tighter limits before AUTH.
 func (e *Engine) SetAuthenticated(cl *Client, ok bool) {
 	cl.Authenticated = ok
-	if ac, is := cl.Conn.(authConn); is {
-		ac.SetAuthenticated(!e.authRequired(cl))
+	if cl.Conn != nil {
+		cl.Conn.SetAuthenticated(!e.authRequired(cl))
 	}
 }
 

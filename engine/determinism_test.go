@@ -35,7 +35,7 @@ func newEngineCluster(t *testing.T, followers int) *engineCluster {
 }
 
 func (ec *engineCluster) addFollower(e *Engine) {
-	e.EnableReplication(&stubReplicator{}, uint64(100+len(ec.followers)))
+	e.enableReplication(&stubReplicator{}, uint64(100+len(ec.followers)))
 	ec.followers = append(ec.followers, e)
 }
 
@@ -50,9 +50,9 @@ func (ec *engineCluster) do(args ...string) string {
 		ec.index++
 		now := ec.leader.e.NowMs()
 		for _, f := range ec.followers {
-			f.ApplyEntry(ec.index, now, ec.index, cloneOps(ops))
+			f.ApplyEntry(ec.index, now, ec.index, nil, cloneOps(ops))
 		}
-		ec.leader.e.ApplyEntry(ec.index, now, ec.index, ops)
+		ec.leader.e.ApplyEntry(ec.index, now, ec.index, nil, ops)
 		ec.leader.e.FlushOutputs()
 		out += string(ec.conn.out)
 		ec.conn.out = ec.conn.out[:0]

@@ -12,7 +12,7 @@ import (
 
 // Engine is the state the command goroutine owns: the databases, the
 // clients, pub/sub, blocked clients, configuration. Nothing in it is
-// locked; exactly one goroutine may call its methods.
+// locked; exactly one goroutine may call its methods. New makes one.
 type Engine struct {
 	DBs    []*store.DB
 	Clock  store.Clock
@@ -60,17 +60,11 @@ type Engine struct {
 	locks    lockSampler
 
 	scripting *scriptingState
-	// OnBusy, set by the server, is called from inside a script that runs
-	// past busy-reply-threshold: it serves the requests other clients sent
-	// meanwhile (they get -BUSY; SCRIPT KILL works) and delivers replies.
-	OnBusy func()
-	// ScriptLog, set by the server, receives redis.log lines at or above
-	// loglevel's (notice by default), with the redis.LOG_* level.
-	ScriptLog func(level int, msg string)
-	// Logger, set by the server, receives the engine's own log lines (a
-	// command that panicked, clients closed for their buffer limits, ...);
-	// nil discards them.
-	Logger *slog.Logger
+	// What Options gave (see there).
+	onBusy    func()
+	scriptLog func(level int, msg string)
+	log       *slog.Logger
+	rewrite   func() error
 
 	mem      memState
 	srv      serverState
@@ -78,9 +72,13 @@ type Engine struct {
 
 	repl *replState
 
-	// Cluster is the Raft cluster this server belongs to; nil when
-	// standalone. Set before the server starts.
-	Cluster Cluster
+	// cluster is the Raft cluster this server belongs to, seen through
+	// the member registry; nil when standalone. admin, transfer and lag
+	// are the replication layer's other roles, each nil without it.
+	cluster  *clusterView
+	admin    ClusterAdmin
+	transfer LeaderTransferer
+	lag      LagReporter
 }
 
 // Stats are the counters INFO reports.
@@ -100,9 +98,9 @@ type Stats struct {
 	TotalBlockingKeys int64
 }
 
-// NewEngine returns an engine with cfg's databases and settings. clock may
-// not be nil.
-func NewEngine(cfg *config.Config, clock store.Clock) *Engine {
+// newEngine returns an engine with cfg's databases and settings (nil:
+// the defaults) on clock (New).
+func newEngine(cfg *config.Config, clock store.Clock) *Engine {
 	if cfg == nil {
 		cfg = config.NewConfig()
 	}
@@ -159,6 +157,10 @@ type Conn interface {
 	// waits for something that may take any time (BLPOP, CLIENT PAUSE,
 	// WAIT), not for its own replicated op to commit.
 	Blocked(held bool)
+	// SetAuthenticated tells the connection whether its client may send
+	// what only authenticated clients may: the reader applies Redis's
+	// tighter limits to a client that must AUTH first.
+	SetAuthenticated(ok bool)
 	RemoteAddr() string
 	LocalAddr() string
 }
@@ -172,12 +174,35 @@ func (e *Engine) NewClient(conn Conn) *Client {
 	c.W.Proto = 2
 	c.Authenticated = e.Config.RequirePass == ""
 	if conn != nil {
+		conn.SetAuthenticated(c.Authenticated)
 		c.Local = IsLocalAddr(conn.RemoteAddr())
 		e.clients[c.ID] = c
 		e.srv.cronRing = append(e.srv.cronRing, c)
 		e.Stats.Connections++
 	}
 	return c
+}
+
+// Accept takes a connection the server accepted (Redis's
+// clientAcceptHandler) and returns its client, or nil when protected mode
+// turns it away: the connection is then sent the reason and closed. Past
+// maxclients the client is sent the error and closed after it. Both
+// count as rejected connections.
+func (e *Engine) Accept(conn Conn) *Client {
+	if len(e.clients) < e.Config.MaxClients && e.protectedModeDenies(conn.RemoteAddr()) {
+		// Counted as rejected, not as a connection.
+		e.Stats.RejectedConns++
+		conn.Deliver([]byte("-" + ErrProtectedMode + "\r\n"))
+		conn.Close()
+		return nil
+	}
+	cl := e.NewClient(conn)
+	if len(e.clients) > e.Config.MaxClients {
+		e.Stats.RejectedConns++
+		e.Writer(cl).Error(ErrMaxClients)
+		cl.CloseAfterReply = true
+	}
+	return cl
 }
 
 // FreeClient unregisters c and releases everything it holds (subscriptions,

@@ -14,7 +14,7 @@ import (
 // calling context, and calls the handler.
 func Exec(c *Ctx, args [][]byte) {
 	spec := Lookup(args[0])
-	if spec != nil && spec.ClusterOnly && c.E.Cluster == nil {
+	if spec != nil && spec.ClusterOnly && c.E.cluster == nil {
 		spec = nil
 	}
 	if spec == nil {

@@ -16,7 +16,7 @@ func (c *fixedClock) Now() time.Time { return c.t }
 // keys a bounded slice per call, counting each one in expired_keys.
 func TestCronExpiresInSlices(t *testing.T) {
 	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
-	e := NewEngine(nil, clock)
+	e := newEngine(nil, clock)
 	const n = 100_000
 	v := store.NewString([]byte("lease"))
 	now := clock.t.UnixMilli()
@@ -56,7 +56,7 @@ func TestCronExpiresInSlices(t *testing.T) {
 // BenchmarkStringLockCycle runs a lock's life through Exec: SET NX PX, GET,
 // PEXPIRE (renew), PTTL, DEL. ns/op covers the five commands.
 func BenchmarkStringLockCycle(b *testing.B) {
-	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+	e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
 	cl := e.NewClient(nil)
 	cl.Authenticated = true
 	cmds := [][][]byte{

@@ -213,6 +213,7 @@ func fuzzTame(args [][]byte) [][]byte {
 type fuzzConn struct{ out []byte }
 
 func (c *fuzzConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
+func (c *fuzzConn) SetAuthenticated(bool)           {}
 func (c *fuzzConn) Close()                          {}
 func (c *fuzzConn) Abort()                          {}
 func (c *fuzzConn) Pending() int64                  { return 0 }
@@ -243,10 +244,10 @@ func (p *panicLog) WithGroup(string) slog.Handler      { return p }
 // stopped after 5 ms (a script that loops is killed, not waited for).
 func fuzzEngine(t *testing.T) (*Engine, *fixedClock, *panicLog) {
 	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
-	e := NewEngine(nil, clock)
+	e := newEngine(nil, clock)
 	log := &panicLog{}
-	e.Logger = slog.New(log)
-	e.OnBusy = e.AbortScript
+	e.log = slog.New(log)
+	e.onBusy = e.AbortScript
 	fuzzLimits(e)
 	return e, clock, log
 }
@@ -465,7 +466,7 @@ func cloneOps(ops []Op) []Op {
 // it never proposes).
 func fuzzFollower(t *testing.T) (*Engine, *panicLog) {
 	e, _, log := fuzzEngine(t)
-	e.EnableReplication(&stubReplicator{}, 8)
+	e.enableReplication(&stubReplicator{}, 8)
 	return e, log
 }
 
@@ -490,7 +491,7 @@ func FuzzApply(f *testing.F) {
 		}
 		leader, clock, llog := fuzzEngine(t)
 		r := &stubReplicator{}
-		leader.EnableReplication(r, 7)
+		leader.enableReplication(r, 7)
 		leader.SetLeader(true)
 		leader.Config.ReadMode = config.ReadLease
 		var clients [2]*Client
@@ -516,11 +517,11 @@ func FuzzApply(f *testing.F) {
 						// CONFIG SET is a node's own: the leader's
 						// settings that shape what apply does travel
 						// in its ops (ApplySettings).
-						e.ApplyEntry(index, now, seed, cloneOps(ops))
+						e.ApplyEntry(index, now, seed, nil, cloneOps(ops))
 						fuzzLimits(e)
 					}
 				}
-				leader.ApplyEntry(index, now, seed, ops)
+				leader.ApplyEntry(index, now, seed, nil, ops)
 				leader.FlushOutputs()
 				fuzzLimits(leader)
 				want := leader.Digest()

@@ -12,7 +12,7 @@ func (c hashBenchClock) Now() time.Time { return c.t }
 // benchEngine returns an engine and a client whose replies are discarded
 // between commands.
 func benchEngine() (*Engine, *Client) {
-	e := NewEngine(nil, hashBenchClock{time.Unix(1700000000, 0)})
+	e := newEngine(nil, hashBenchClock{time.Unix(1700000000, 0)})
 	return e, e.NewClient(nil)
 }
 

@@ -60,10 +60,10 @@ func (e *Engine) LeaderChanged(old, new Node) {
 // WithClientAddr fills in n's client address from the membership when n
 // does not carry it (a member whose address was not known yet).
 func (e *Engine) WithClientAddr(n Node) Node {
-	if n.ID == "" || n.ClientAddr != "" || e.Cluster == nil {
+	if n.ID == "" || n.ClientAddr != "" || e.cluster == nil {
 		return n
 	}
-	for _, m := range e.Cluster.Nodes() {
+	for _, m := range e.cluster.Nodes() {
 		if m.ID == n.ID {
 			n.ClientAddr = m.ClientAddr
 			break
@@ -93,7 +93,7 @@ func SplitAddr(addr string) (string, int) {
 
 // Mode is INFO's redis_mode and HELLO's mode.
 func (e *Engine) Mode() string {
-	if e.Cluster != nil {
+	if e.cluster != nil {
 		return "cluster"
 	}
 	return "standalone"
@@ -103,14 +103,14 @@ func (e *Engine) Mode() string {
 // a standalone server as a master. The leader seen is noted, as a cluster
 // view notes it.
 func (e *Engine) helloRole(now int64) string {
-	if e.Cluster == nil {
+	if e.cluster == nil {
 		return "master"
 	}
-	leader, ok := e.Cluster.Leader()
+	leader, ok := e.cluster.Leader()
 	if ok {
 		e.NoteLeader(leader, now)
 	}
-	if ok && leader.ID == e.Cluster.Self().ID {
+	if ok && leader.ID == e.cluster.Self().ID {
 		return "master"
 	}
 	return "replica"

@@ -232,7 +232,7 @@ type LockCounts struct {
 // the keyspace at once, and are as old as a pass (keys / (step * hz)
 // seconds: 10 s for 10^5 keys at the defaults).
 type lockSampler struct {
-	on     bool
+	on     bool // Options.SampleLocks
 	db     int
 	cursor uint64
 	cur    LockCounts
@@ -240,9 +240,6 @@ type lockSampler struct {
 }
 
 const lockSampleStep = 256
-
-// EnableLockSampling starts the lock sampler (the metrics port does).
-func (e *Engine) EnableLockSampling() { e.locks.on = true }
 
 // LockCounts returns the sampler's last completed pass (At is 0 before
 // one completed).

@@ -12,6 +12,7 @@ import (
 type testConn struct{ out []byte }
 
 func (c *testConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
+func (c *testConn) SetAuthenticated(bool)           {}
 func (c *testConn) Close()                          {}
 func (c *testConn) Blocked(bool)                    {}
 func (c *testConn) Abort()                          {}
@@ -30,7 +31,7 @@ type testEngine struct {
 
 func newTestEngine(t *testing.T) *testEngine {
 	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
-	return &testEngine{t: t, e: NewEngine(nil, clock), clock: clock}
+	return &testEngine{t: t, e: newEngine(nil, clock), clock: clock}
 }
 
 func (te *testEngine) client() (*Client, *testConn) {

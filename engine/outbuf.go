@@ -190,10 +190,10 @@ func (e *Engine) CloseQueryBufferLimit(cl *Client, head []byte) {
 
 // logger returns the engine's logger.
 func (e *Engine) logger() *slog.Logger {
-	if e.Logger == nil {
+	if e.log == nil {
 		return discardLogger
 	}
-	return e.Logger
+	return e.log
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)

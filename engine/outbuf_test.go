@@ -25,7 +25,7 @@ func (c *slowConn) Pending() int64   { return c.pending }
 // logTo makes te's engine log into a buffer.
 func logTo(te *testEngine) *bytes.Buffer {
 	var buf bytes.Buffer
-	te.e.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	te.e.log = slog.New(slog.NewTextHandler(&buf, nil))
 	return &buf
 }
 

@@ -137,7 +137,8 @@ func (f *fakeAdmin) RemoveNode(id string, done func(error))     { f.done = done 
 func TestUnblockRaftNodeReply(t *testing.T) {
 	te, _ := replicatedEngine(t)
 	adm := &fakeAdmin{fakeCluster: newFakeCluster("n1")}
-	te.e.Cluster = adm
+	te.e.cluster = &clusterView{Cluster: adm, e: te.e}
+	te.e.admin = adm
 	cl, conn := te.client()
 	admin, aconn := te.client()
 	te.e.ProcessBatch(cl, [][][]byte{argv("RAFT.NODE", "ADD", "n4", "10.0.0.4:7004", "10.0.0.4:6004"), argv("PING")}, func() {})

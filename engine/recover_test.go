@@ -34,7 +34,7 @@ func halfReplyPanic(c *Ctx, args [][]byte) {
 // captureLog sends the engine's log to a buffer.
 func captureLog(e *Engine) *bytes.Buffer {
 	var buf bytes.Buffer
-	e.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	e.log = slog.New(slog.NewTextHandler(&buf, nil))
 	return &buf
 }
 
@@ -198,7 +198,7 @@ func (r *stubReplicator) ConfirmLeadership(gen uint64) {}
 func replicatedEngine(t *testing.T) (*testEngine, *stubReplicator) {
 	te := newTestEngine(t)
 	r := &stubReplicator{}
-	te.e.EnableReplication(r, 7)
+	te.e.enableReplication(r, 7)
 	te.e.SetLeader(true)
 	te.e.Config.ReadMode = config.ReadLease
 	return te, r
@@ -208,7 +208,7 @@ func replicatedEngine(t *testing.T) (*testEngine, *stubReplicator) {
 func (te *testEngine) commit(r *stubReplicator, index uint64) {
 	ops := r.ops
 	r.ops = nil
-	te.e.ApplyEntry(index, te.e.NowMs(), index, ops)
+	te.e.ApplyEntry(index, te.e.NowMs(), index, nil, ops)
 	te.e.FlushOutputs()
 }
 

@@ -18,7 +18,7 @@ import (
 
 // Replication, as the engine sees it.
 //
-// On a replicated server (Engine.EnableReplication) a command that changes
+// On a replicated server (Options.Replication with a Log) a command that changes
 // the replicated state (a write, a script invocation, EXEC of a transaction
 // holding one, PUBLISH, SCRIPT LOAD/FLUSH) does not run when the client
 // sends it. The leader turns it into an Op and hands it to the Replicator;
@@ -77,9 +77,9 @@ type Op struct {
 // ApplySettings are the CONFIG settings that change what applying an op
 // does: the largest string a command may build (proto-max-bulk-len), the
 // encoding thresholds (which encoding a value takes is replicated state,
-// and OBJECT ENCODING shows it) and LFU's (with an LFU maxmemory-policy
-// every key access draws from the entry's random numbers, which later
-// choices in the entry draw from too). CONFIG SET changes one node's
+// and OBJECT ENCODING shows it) and LFU's (by which OBJECT FREQ in a
+// script answers or fails; LFU counters themselves draw from the node's
+// own generator, not the entry's numbers). CONFIG SET changes one node's
 // settings, and nodes may start with different ones, so the leader puts
 // its own into every op it proposes (only when they are not the
 // defaults) and every node applies the op with them: the cluster follows
@@ -159,10 +159,6 @@ type Forwarder interface {
 	DropClient(client int64)
 }
 
-// EnableForwarding makes a follower forward through f instead of
-// answering MOVED.
-func (e *Engine) EnableForwarding(f Forwarder) { e.repl.fwd = f }
-
 type replState struct {
 	r       Replicator
 	flushed bool // nothing proposed since the last Flush
@@ -193,6 +189,9 @@ type replState struct {
 	// lastTime is the newest entry time applied; a new leader's clock
 	// starts there, so time never runs backwards across a failover.
 	lastTime int64
+	// members is the member registry (members.go): member ID to client
+	// address.
+	members map[string]string
 	// Linearizable reads: a batch that arrived after round readStarted
 	// began may read once round readStarted+1 or later is confirmed.
 	readStarted   uint64
@@ -240,9 +239,9 @@ func (c *replClock) Now() time.Time {
 	return t
 }
 
-// EnableReplication makes the engine replicated through r. origin must be
-// unique to this process. The node starts as a follower.
-func (e *Engine) EnableReplication(r Replicator, origin uint64) {
+// enableReplication makes the engine replicated through r (New). origin
+// must be unique to this process. The node starts as a follower.
+func (e *Engine) enableReplication(r Replicator, origin uint64) {
 	e.Config.SetClustered()
 	e.repl = &replState{
 		r:        r,
@@ -251,6 +250,7 @@ func (e *Engine) EnableReplication(r Replicator, origin uint64) {
 		clock:    &replClock{base: e.Clock},
 		pcg:      rand.NewPCG(origin, 0),
 		expiring: map[blockKey]struct{}{},
+		members:  map[string]string{},
 	}
 	e.Clock = e.repl.clock
 	e.repl.apply = e.NewClient(nil)
@@ -505,8 +505,8 @@ func (c *Ctx) notLeaderError(spec *Spec, args [][]byte) string {
 // movedToLeader is MOVED to the leader, or CLUSTERDOWN while none other
 // is known.
 func (e *Engine) movedToLeader() string {
-	if e.Cluster != nil {
-		if l, ok := e.Cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
+	if e.cluster != nil {
+		if l, ok := e.cluster.Leader(); ok && !l.Self && l.ClientAddr != "" {
 			return "MOVED 0 " + l.ClientAddr
 		}
 	}
@@ -578,10 +578,12 @@ func (e *Engine) proposalsFailed(seqs []uint64, msg string) {
 	e.execWaitersCheck()
 }
 
-// ApplyEntry applies one committed log entry: ops run in order, at time
-// now (Unix ms), with randomness from seed. index is the entry's log index.
-func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, ops []Op) {
+// ApplyEntry applies one committed log entry: the member registry's
+// records first, then ops in order, at time now (Unix ms), with
+// randomness from seed. index is the entry's log index.
+func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, members []Member, ops []Op) {
 	rs := e.repl
+	rs.applyMembers(members)
 	if now < rs.lastTime {
 		now = rs.lastTime // never backwards, whatever the leader's clock
 	}
@@ -947,7 +949,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	default:
 		cmds = [][][]byte{copyArgs(args)}
 	}
-	l, ok := e.Cluster.Leader()
+	l, ok := e.cluster.Leader()
 	if !ok || l.Self || l.ClientAddr == "" {
 		return false // answered CLUSTERDOWN by the caller
 	}

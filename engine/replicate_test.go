@@ -27,13 +27,13 @@ func TestSortForScript(t *testing.T) {
 func TestReadOnlyScriptLeavesReplicatedCache(t *testing.T) {
 	te, r := replicatedEngine(t)
 	follower := newTestEngine(t)
-	follower.e.EnableReplication(&stubReplicator{}, 8)
+	follower.e.enableReplication(&stubReplicator{}, 8)
 	cl, conn := te.client()
 	commit := func(index uint64) {
 		ops := r.ops
 		r.ops = nil
-		follower.e.ApplyEntry(index, te.e.NowMs(), index, cloneOps(ops))
-		te.e.ApplyEntry(index, te.e.NowMs(), index, ops)
+		follower.e.ApplyEntry(index, te.e.NowMs(), index, nil, cloneOps(ops))
+		te.e.ApplyEntry(index, te.e.NowMs(), index, nil, ops)
 		te.e.FlushOutputs()
 	}
 	te.do(cl, conn, "EVAL", "return 1", "0")

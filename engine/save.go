@@ -103,8 +103,8 @@ func (e *Engine) EncodeRDB(now int64) []byte {
 	w.Aux("aof-base", "0")
 	if e.repl != nil {
 		w.Aux("lockkv-raft-applied-index", strconv.FormatUint(e.repl.appliedIndex, 10))
-		if e.Cluster != nil {
-			w.Aux("lockkv-raft-cluster-id", e.Cluster.Status().ClusterID)
+		if e.cluster != nil {
+			w.Aux("lockkv-raft-cluster-id", e.cluster.Status().ClusterID)
 		}
 	}
 	for _, lib := range e.scripts().fns().order {

@@ -91,8 +91,8 @@ func (e *Engine) scripts() *scriptingState {
 		s.run.Exists = func(args [][]byte) bool { return LookupArgs(args) != nil }
 		s.run.WhileBusy = func() {
 			s.busy = true
-			if e.OnBusy != nil {
-				e.OnBusy()
+			if e.onBusy != nil {
+				e.onBusy()
 			}
 		}
 		s.run.Errors = func(reply []byte, ignoreStats bool) {
@@ -106,8 +106,8 @@ func (e *Engine) scripts() *scriptingState {
 		}
 		s.run.Killed = func() bool { return s.killed }
 		s.run.Log = func(level int, msg string) {
-			if e.ScriptLog != nil {
-				e.ScriptLog(level, msg)
+			if e.scriptLog != nil {
+				e.scriptLog(level, msg)
 			}
 		}
 		e.scripting = s

@@ -18,12 +18,12 @@ func IsLocalAddr(remote string) bool {
 	return host == "127.0.0.1" || host == "::1"
 }
 
-// ProtectedModeDenies decides, when a client connects, whether protected
+// protectedModeDenies decides, when a client connects, whether protected
 // mode turns it away (Redis 7.0.15's clientAcceptHandler): protected-mode
 // is on, the default user has no password, and the client is not local.
 // Unlike Redis 6, 7.0 does not look at bind: listening on one explicit
 // address does not lift the protection (checked against redis-server
 // 7.0.15 bound to a non-loopback address).
-func (e *Engine) ProtectedModeDenies(remote string) bool {
+func (e *Engine) protectedModeDenies(remote string) bool {
 	return e.Config.ProtectedMode && e.Config.RequirePass == "" && !IsLocalAddr(remote)
 }

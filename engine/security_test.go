@@ -76,17 +76,17 @@ func TestIsLocalAddr(t *testing.T) {
 // TestProtectedModeDecision: protected mode turns away non-local clients
 // only while it is on and there is no password.
 func TestProtectedModeDecision(t *testing.T) {
-	e := NewEngine(nil, &fixedClock{})
-	if !e.ProtectedModeDenies("192.0.2.1:1") || e.ProtectedModeDenies("127.0.0.1:1") || e.ProtectedModeDenies("[::1]:1") {
+	e := newEngine(nil, &fixedClock{})
+	if !e.protectedModeDenies("192.0.2.1:1") || e.protectedModeDenies("127.0.0.1:1") || e.protectedModeDenies("[::1]:1") {
 		t.Error("protected mode by default: only loopback clients")
 	}
 	e.Config.RequirePass = "pw"
-	if e.ProtectedModeDenies("192.0.2.1:1") {
+	if e.protectedModeDenies("192.0.2.1:1") {
 		t.Error("a password lifts protected mode")
 	}
 	e.Config.RequirePass = ""
 	e.Config.ProtectedMode = false
-	if e.ProtectedModeDenies("192.0.2.1:1") {
+	if e.protectedModeDenies("192.0.2.1:1") {
 		t.Error("protected-mode no")
 	}
 }

@@ -105,7 +105,7 @@ func writeWaitAOF(w *resp.Writer, local, replicas int64) {
 // A durable cluster node logs every write to disk before it applies it, so
 // it counts as appendonly.
 func (e *Engine) appendOnly() bool {
-	return e.Config.String("appendonly") == "yes" || (e.Cluster != nil && e.Cluster.Status().Durable)
+	return e.Config.String("appendonly") == "yes" || (e.cluster != nil && e.cluster.Status().Durable)
 }
 
 // aofHolding answers WAITAOF: whether cl's last write is on this server's
@@ -117,10 +117,10 @@ func (e *Engine) appendOnly() bool {
 // log store before it acknowledges it, so the replicas holding the write
 // (replicasHolding) hold it on disk.
 func (e *Engine) aofHolding(cl *Client) (local, replicas int64) {
-	if e.Cluster == nil || !e.IsLeader() {
+	if e.cluster == nil || !e.IsLeader() {
 		return 0, 0
 	}
-	if e.Cluster.Status().Durable {
+	if e.cluster.Status().Durable {
 		// The leader counts itself towards a commit only once the entry
 		// is in its own log on disk, and it answers after the commit.
 		local = 1
@@ -144,12 +144,12 @@ func (e *Engine) waitReplicas(cl *Client, w waitEntry, ms int64) {
 // the quorum's followers once it is committed (they wrote it to disk
 // before acknowledging it). 0 on a standalone server.
 func (e *Engine) replicasHolding(cl *Client) int {
-	if e.Cluster == nil || !e.IsLeader() {
+	if e.cluster == nil || !e.IsLeader() {
 		return 0
 	}
 	index := cl.LastWriteIndex()
 	voters, have := 0, 0
-	for _, n := range e.Cluster.Nodes() {
+	for _, n := range e.cluster.Nodes() {
 		if n.Voter {
 			voters++
 		}

@@ -14,7 +14,7 @@ import (
 // {"uuid:1": "1"} with a 30 s lease, as HSET + PEXPIRE leave them.
 func lockHashEngine(n int) *Engine {
 	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
-	e := NewEngine(nil, clock)
+	e := newEngine(nil, clock)
 	now := e.NowMs()
 	db := e.DBs[0]
 	for i := 0; i < n; i++ {
@@ -60,7 +60,7 @@ func BenchmarkRestoreLockHashes(b *testing.B) {
 	if _, err := lockHashEngine(1_000_000).Snapshot(nil).WriteTo(&buf); err != nil {
 		b.Fatal(err)
 	}
-	e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_700_000_000_000)})
+	e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_700_000_000_000)})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Restore(bytes.NewReader(buf.Bytes())); err != nil {

@@ -286,7 +286,7 @@ func TestRestoreRejectsBadStreams(t *testing.T) {
 	small := &testEngine{t: t, clock: &fixedClock{t: time.UnixMilli(1_000_000)}}
 	cfg := config.NewConfig()
 	cfg.Databases = 4
-	small.e = NewEngine(cfg, small.clock)
+	small.e = newEngine(cfg, small.clock)
 	if _, err := small.e.Restore(bytes.NewReader(good)); err == nil || !errors.Is(err, ErrSnapshotFormat) {
 		t.Fatalf("16-database snapshot into 4 databases: %v", err)
 	}
@@ -368,15 +368,15 @@ func TestRestoreResetsClientState(t *testing.T) {
 
 func FuzzRestore(f *testing.F) {
 	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
-	e := NewEngine(nil, clock)
+	e := newEngine(nil, clock)
 	fillEngine(e, clock)
 	good := snapshotBytes(f, e, "meta")
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add(snapshotBytes(f, NewEngine(nil, clock), ""))
+	f.Add(snapshotBytes(f, newEngine(nil, clock), ""))
 	f.Add([]byte("LOCKKVSN"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		e := NewEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+		e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
 		before := e.Digest()
 		if _, err := e.Restore(bytes.NewReader(b)); err != nil && e.Digest() != before {
 			t.Fatal("a failed Restore changed the engine")

@@ -115,7 +115,6 @@ func (s *port) observe(timeout time.Duration) (*observation, bool) {
 // observeWith is observe, with the status page's list of locks.
 func (s *port) observeWith(timeout time.Duration, locks bool) (*observation, bool) {
 	o := &observation{}
-	node := s.h.Node
 	fill := func(e *engine.Engine) {
 		o.cmds = e.CommandStats(nil)
 		o.clients = len(e.Clients())
@@ -129,9 +128,9 @@ func (s *port) observeWith(timeout time.Duration, locks bool) (*observation, boo
 		o.slowlogLen = e.SlowlogLen()
 		o.locks = e.LockCounts()
 		o.now = e.NowMs()
-		if node != nil {
-			c := &clusterObservation{status: node.Status(), nodes: node.NodesWithLag()}
-			c.leader, c.hasLeader = node.Leader()
+		if cl := e.Cluster(); cl != nil {
+			c := &clusterObservation{status: cl.Status(), nodes: e.NodesWithLag()}
+			c.leader, c.hasLeader = cl.Leader()
 			o.cluster = c
 		}
 		if locks {
@@ -159,7 +158,6 @@ func (c *Config) StartMetrics(h host.Server) (host.Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lockkv: metrics address: %w", err)
 	}
-	h.Run(func(e *engine.Engine) { e.EnableLockSampling() })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		serverCollector{s})

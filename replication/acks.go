@@ -82,7 +82,7 @@ func (n *Node) acker() {
 		}
 		leaderless = time.Time{}
 		var addr string
-		n.run(func(*engine.Engine) { addr = n.clientAddr(string(id)) })
+		n.run(func(e *engine.Engine) { addr = n.clientAddr(e, string(id)) })
 		if addr == "" {
 			continue
 		}

@@ -11,6 +11,9 @@ import (
 
 // The node as engine.Cluster and engine.ClusterAdmin. These methods
 // run on the command goroutine and read Raft's non-blocking accessors.
+// The client addresses they give are what --peers and this node's own
+// say: the engine's view (engine.Engine.Cluster) takes them from its
+// member registry where it has them.
 
 var (
 	_ engine.Cluster      = (*Node)(nil)
@@ -43,7 +46,7 @@ func (n *Node) Leader() (engine.Node, bool) {
 			return m, true
 		}
 	}
-	return engine.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.clientAddr(string(id)), Leader: true}, true
+	return engine.Node{ID: string(id), RaftAddr: string(addr), ClientAddr: n.peerAddr(string(id)), Leader: true}, true
 }
 
 // Nodes are the members of the latest Raft configuration, by ID, without
@@ -69,7 +72,7 @@ func (n *Node) nodes(withLag bool) []engine.Node {
 		m := engine.Node{
 			ID:         string(s.ID),
 			RaftAddr:   string(s.Address),
-			ClientAddr: n.clientAddr(string(s.ID)),
+			ClientAddr: n.peerAddr(string(s.ID)),
 			Voter:      s.Suffrage == raft.Voter,
 			Leader:     s.ID == leader,
 			Self:       string(s.ID) == n.cfg.NodeID,
@@ -146,13 +149,18 @@ func (n *Node) Status() engine.ClusterStatus {
 	return st
 }
 
-// clientAddr is member id's client address: the registry's, or until the
-// registry has it (a new cluster's first entries are still being
-// applied), the one --peers gave (command goroutine).
-func (n *Node) clientAddr(id string) string {
-	if a := n.members[id]; a != "" {
+// clientAddr is member id's client address: e's member registry's, or
+// until the registry has it (a new cluster's first entries are still
+// being applied), the one --peers gave (command goroutine).
+func (n *Node) clientAddr(e *engine.Engine, id string) string {
+	if a := e.MemberAddr(id); a != "" {
 		return a
 	}
+	return n.peerAddr(id)
+}
+
+// peerAddr is the client address --peers gave member id, "" for none.
+func (n *Node) peerAddr(id string) string {
 	for _, p := range n.cfg.Peers {
 		if p.ID == id {
 			return p.ClientAddr

@@ -77,6 +77,13 @@ func (tn *testNode) run(fn func(e *engine.Engine)) bool {
 	}
 }
 
+// newNodeEngine is the engine of node n, as a server builds it.
+func newNodeEngine(n *Node, clock store.Clock) (*engine.Engine, error) {
+	return engine.New(engine.Options{Config: config.NewConfig(), Clock: clock, Replication: &engine.Replication{
+		Cluster: n, Log: n, Origin: n.Origin(), Admin: n, Transfer: n, Lag: n, Forwarder: n.Forwarder(),
+	}})
+}
+
 // startNode starts a node configured by cfg (Clock and Logger are set
 // here); it stops at the test's end.
 func startNode(t testing.TB, cfg Config) *testNode {
@@ -96,14 +103,14 @@ func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
 		cfg.ClientAdvertise = "127.0.0.1:1" // never dialled: no --forward, no acks read
 	}
 	tn.cfg = cfg
-	tn.eng = engine.NewEngine(config.NewConfig(), testutil.SystemClock{})
 	n, err := New(cfg, tn.run)
 	if err != nil {
 		return nil, err
 	}
 	tn.node = n
-	tn.eng.EnableReplication(n, n.Origin())
-	tn.eng.Cluster = n
+	if tn.eng, err = newNodeEngine(n, testutil.SystemClock{}); err != nil {
+		return nil, err
+	}
 	tn.wg.Add(1)
 	go func() {
 		defer tn.wg.Done()

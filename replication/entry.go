@@ -24,12 +24,9 @@ type Entry struct {
 	ClusterID []byte
 }
 
-// Member is a registry record: the client address a Raft member gives to
-// clients. An empty ClientAddr removes the record.
-type Member struct {
-	ID         string
-	ClientAddr string
-}
+// Member is a registry record (the registry is the engine's, see
+// engine.Member).
+type Member = engine.Member
 
 const entryVersion = 1
 

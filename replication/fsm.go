@@ -63,20 +63,15 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			if en == nil {
 				continue
 			}
-			for _, m := range en.Nodes {
-				if m.ClientAddr == "" {
-					delete(n.members, m.ID)
-				} else {
-					n.members[m.ID] = m.ClientAddr
-				}
-			}
-			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Ops)
+			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Nodes, en.Ops)
 		}
 	})
 	return out
 }
 
-// snapshotMeta is what the node stores with the engine's snapshot.
+// snapshotMeta is what the node stores with the engine's snapshot:
+// Members is the engine's member registry (kept here, where it was when
+// the registry was the node's, so snapshots keep their format).
 type snapshotMeta struct {
 	Members   map[string]string `json:"members"`
 	LastTime  int64             `json:"last_time"`
@@ -93,7 +88,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	var err error
 	ok := n.run(func(e *engine.Engine) {
 		var meta []byte
-		meta, err = json.Marshal(snapshotMeta{Members: n.members, LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
+		meta, err = json.Marshal(snapshotMeta{Members: e.Members(), LastTime: e.LastEntryTime(), ClusterID: n.ClusterID(), AppliedIndex: e.AppliedIndex()})
 		if err == nil {
 			snap = e.Snapshot(meta)
 		}
@@ -139,10 +134,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 		if err != nil {
 			return
 		}
-		n.members = m.Members
-		if n.members == nil {
-			n.members = map[string]string{}
-		}
+		e.SetMembers(m.Members)
 		e.SetLastEntryTime(m.LastTime)
 		e.SetAppliedIndex(m.AppliedIndex)
 	})

@@ -244,7 +244,7 @@ func (n *Node) registerClientAddr(id, clientAddr string) {
 		return
 	}
 	var cur string
-	n.run(func(*engine.Engine) { cur = n.members[id] })
+	n.run(func(e *engine.Engine) { cur = e.MemberAddr(id) })
 	if cur != clientAddr {
 		n.proposeMembers(Member{ID: id, ClientAddr: clientAddr})
 	}
@@ -447,9 +447,9 @@ func (n *Node) checkRemoved(suspect *time.Time) bool {
 func (n *Node) leaderSaysRemoved() bool {
 	ours := n.ClusterID() // "" if it stopped before learning it: any will do
 	var addrs []string
-	n.run(func(*engine.Engine) {
+	n.run(func(e *engine.Engine) {
 		for _, s := range n.config() {
-			if a := n.clientAddr(string(s.ID)); string(s.ID) != n.cfg.NodeID && a != "" {
+			if a := n.clientAddr(e, string(s.ID)); string(s.ID) != n.cfg.NodeID && a != "" {
 				addrs = append(addrs, a)
 			}
 		}

@@ -100,7 +100,7 @@ type Config struct {
 	// LogStore is the Raft log's format in DataDir: "wal" (default,
 	// hashicorp/raft-wal: segment files, one append and one fsync per
 	// batch) or "bolt" (hashicorp/raft-boltdb: a B+tree, two fsyncs and
-	// page rewrites per batch; about 1.5x slower here, see DESIGN.md).
+	// page rewrites per batch; about 1.5x slower here, see bench/BENCHMARKS.md).
 	LogStore string
 	// NoSync skips fsync of the Raft log. An acknowledged write is then
 	// in the memory of a majority and in their operating systems' page
@@ -201,8 +201,6 @@ type Node struct {
 	clusterID atomic.Value
 	hasState  atomic.Bool
 
-	// members is the registry of client addresses (command goroutine).
-	members map[string]string
 	// metrics are the node's instruments (metrics.go).
 	metrics *host.RaftMetrics
 	// acks are the followers' reports to this leader (command goroutine).
@@ -283,7 +281,6 @@ func New(cfg Config, run Runner) (*Node, error) {
 		log:        cfg.Logger,
 		run:        run,
 		origin:     binary.LittleEndian.Uint64(seed[:]) | 1,
-		members:    map[string]string{},
 		removedIDs: map[string]struct{}{},
 		kick:       make(chan struct{}, 1),
 		stored:     make(chan struct{}, 1),
@@ -814,32 +811,33 @@ func (n *Node) watchLeadership() {
 		leading, leadTerm = true, term
 		n.run(func(e *engine.Engine) {
 			n.proposeClusterIDIfNone()
-			n.registerMembers()
+			n.registerMembers(e)
 			e.SetLeader(true)
 		})
 		n.log.Info("leadership gained", "node", n.cfg.NodeID, "term", n.raft.CurrentTerm())
 	}
 }
 
-// registerMembers proposes the client addresses this leader knows and the
-// registry lacks, and drops those of nodes no longer members (a leader
-// that removed itself could not) (command goroutine).
-func (n *Node) registerMembers() {
+// registerMembers proposes the client addresses this leader knows and
+// e's member registry lacks, and drops those of nodes no longer members
+// (a leader that removed itself could not) (command goroutine).
+func (n *Node) registerMembers(e *engine.Engine) {
+	members := e.Members()
 	var ms []Member
 	conf := n.config()
 	member := func(id string) bool {
 		return slices.ContainsFunc(conf, func(s raft.Server) bool { return string(s.ID) == id })
 	}
-	for _, id := range slices.Sorted(maps.Keys(n.members)) {
+	for _, id := range slices.Sorted(maps.Keys(members)) {
 		if !member(id) {
 			ms = append(ms, Member{ID: id})
 		}
 	}
-	if n.members[n.cfg.NodeID] != n.cfg.ClientAdvertise {
+	if members[n.cfg.NodeID] != n.cfg.ClientAdvertise {
 		ms = append(ms, Member{ID: n.cfg.NodeID, ClientAddr: n.cfg.ClientAdvertise})
 	}
 	for _, p := range n.cfg.Peers {
-		if p.ClientAddr != "" && p.ID != n.cfg.NodeID && n.members[p.ID] == "" && member(p.ID) {
+		if p.ClientAddr != "" && p.ID != n.cfg.NodeID && members[p.ID] == "" && member(p.ID) {
 			ms = append(ms, Member{ID: p.ID, ClientAddr: p.ClientAddr})
 		}
 	}
@@ -862,7 +860,7 @@ func (n *Node) leaderChanged(e *engine.Engine, old, cur string) {
 			n.log.Info("quorum regained", "node", n.cfg.NodeID, "leader", cur)
 		}
 	}
-	e.LeaderChanged(n.nodeByID(old), n.nodeByID(cur))
+	e.LeaderChanged(n.nodeByID(e, old), n.nodeByID(e, cur))
 }
 
 // leaderLease is Raft's LeaderLeaseTimeout: a leader that heard from no
@@ -898,17 +896,21 @@ func (n *Node) raftEvent(msg string) {
 		"voters", voters, "not_answering", strings.Join(silent, ","))
 }
 
-// nodeByID describes member id (command goroutine); the zero Node for "".
-func (n *Node) nodeByID(id string) engine.Node {
+// nodeByID describes member id, its client address from e's member
+// registry (command goroutine); the zero Node for "".
+func (n *Node) nodeByID(e *engine.Engine, id string) engine.Node {
 	if id == "" {
 		return engine.Node{}
 	}
 	for _, m := range n.Nodes() {
 		if m.ID == id {
+			if a := e.MemberAddr(id); a != "" {
+				m.ClientAddr = a
+			}
 			return m
 		}
 	}
-	return engine.Node{ID: id, ClientAddr: n.clientAddr(id), LagMs: -1, ReplLagMs: -1}
+	return engine.Node{ID: id, ClientAddr: n.clientAddr(e, id), LagMs: -1, ReplLagMs: -1}
 }
 
 const raftFollower = raft.Follower

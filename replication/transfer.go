@@ -102,14 +102,13 @@ func (n *Node) HandOver(timeout time.Duration) bool {
 // (CLUSTER FAILOVER on a follower) and calls done with the outcome
 // (command goroutine). The leader is asked on its client port with
 // RAFT.NODE TRANSFER, as a joining node asks it to add it.
-func (n *Node) RequestLeadership(done func(error)) {
-	_, leader := n.raft.LeaderWithID()
-	addr := n.clientAddr(string(leader))
+func (n *Node) RequestLeadership(l engine.Node, done func(error)) {
+	leader, addr := l.ID, l.ClientAddr
 	var err error
 	switch {
 	case leader == "":
 		err = errors.New("no leader is known: the cluster elects one on its own once a quorum answers")
-	case string(leader) == n.cfg.NodeID:
+	case leader == n.cfg.NodeID:
 		n.TransferLeadership("", done)
 		return
 	case addr == "":

@@ -30,6 +30,7 @@ func (c *Conn) Deliver(b []byte)                { c.Out = append(c.Out, b...) }
 func (c *Conn) Close()                          {}
 func (c *Conn) Blocked(bool)                    {}
 func (c *Conn) Abort()                          {}
+func (c *Conn) SetAuthenticated(bool)           {}
 func (c *Conn) Pending() int64                  { return 0 }
 func (c *Conn) QueryBuffer() (used, free int64) { return 0, 0 }
 func (c *Conn) RemoteAddr() string              { return "127.0.0.1:1" }
@@ -45,9 +46,29 @@ type Engine struct {
 
 // New returns an engine with the default settings on a clock fixed at
 // Unix millisecond 1,000,000.
-func New(t testing.TB) *Engine {
-	clock := &Clock{T: time.UnixMilli(1_000_000)}
-	return &Engine{T: t, E: engine.NewEngine(nil, clock), Clock: clock}
+func New(t testing.TB) *Engine { return NewWith(t, engine.Options{}) }
+
+// NewCluster is New for a node of cluster c: the discovery emulation
+// (CLUSTER, SENTINEL, MOVED), not replicated.
+func NewCluster(t testing.TB, c engine.Cluster) *Engine {
+	return NewWith(t, engine.Options{Replication: &engine.Replication{Cluster: c}})
+}
+
+// NewWith is New with options; without a Clock, the engine gets one
+// fixed at Unix millisecond 1,000,000 (Engine.Clock is nil otherwise).
+func NewWith(t testing.TB, o engine.Options) *Engine {
+	t.Helper()
+	te := &Engine{T: t}
+	if o.Clock == nil {
+		te.Clock = &Clock{T: time.UnixMilli(1_000_000)}
+		o.Clock = te.Clock
+	}
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.E = e
+	return te
 }
 
 // Client connects a client.

@@ -44,12 +44,14 @@ type Server struct {
 }
 
 // Node is a cluster node as the server drives it. Its engine-facing
-// methods (engine.Cluster, engine.Replicator) are called on the
-// command goroutine and never block.
+// methods (the roles of engine.Replication) are called on the command
+// goroutine and never block.
 type Node interface {
 	engine.Cluster
 	engine.Replicator
 	engine.LagReporter
+	engine.ClusterAdmin
+	engine.LeaderTransferer
 	// Origin is the number that marks this process's ops in the log.
 	Origin() uint64
 	// Forwarder is what a follower forwards commands through, nil when
