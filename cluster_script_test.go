@@ -124,3 +124,16 @@ func TestClusterScriptNodeLocalDiverge(t *testing.T) {
 		t.Fatalf("EXISTS k base: %d, %v", n, err)
 	}
 }
+
+// TestDurableSingleServerNodeLocal: a durable single server is a cluster
+// of one and replays its log at restart, where INFO answers otherwise:
+// it refuses the same writes a cluster refuses.
+func TestDurableSingleServerNodeLocal(t *testing.T) {
+	tc := startCluster(t, 1)
+	ctx := context.Background()
+	script := "redis.call('SET', 'k', redis.call('INFO', 'server'))"
+	err := tc.onLeader(func(c *redis.Client) error { return c.Eval(ctx, script, nil).Err() })
+	if err == nil || !strings.HasPrefix(err.Error(), engine.ErrWriteAfterNodeLocal+" script: ") {
+		t.Fatalf("%s: %v", script, err)
+	}
+}
