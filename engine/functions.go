@@ -109,9 +109,9 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 	s.prepare(c, fs.lua, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
 	defer c.keepLuaState(fs.lua)()
+	defer c.settleScript() // before finish forgets the NodeLocal call
 	s.args = args
 	fs.lua.Call(fn, &s.run)
-	c.settleScript()
 }
 
 func functionLoad(c *Ctx, args [][]byte) {

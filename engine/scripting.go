@@ -285,10 +285,10 @@ func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, ke
 	s.prepare(c, s.lua, name, keys, argv, ro, sc.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
 	defer c.keepLuaState(s.lua)()
+	defer c.settleScript() // before finish forgets the NodeLocal call
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
-	c.settleScript()
 }
 
 // keepLuaState, on a cluster node running a script that is not applied
@@ -362,7 +362,7 @@ func (c *Ctx) spendSteps(lua *luaengine.Engine) {
 }
 
 // settleScript takes what the script that just ran (EVAL or FCALL) took
-// from the op's step budget. A script applied from the log that called a
+// from the op's step budget, also when a panic unwound it. A script applied from the log that called a
 // NodeLocal command may have done anything after it, differently on each
 // node: it wrote nothing (scriptGate), and what else it left is made the
 // same on every node. The interpreter's state goes back to what it was
