@@ -51,6 +51,21 @@ type conn struct {
 	// held is set with a blocked signal when the client waits for
 	// something that may take any time (see engine.Conn.Blocked).
 	held atomic.Bool
+	// For the loop's ordering across connections (awaitEarlier): await
+	// counts the batches handed over and not finished (the reader reads
+	// again after them, unless the client is blocked); enters counts the
+	// reader's passes from a recvmsg to handing over what it read
+	// (arrivalReader); waitFor is set by the loop while it waits for the
+	// pass of that number to end; id names the connection in the loop's
+	// epoll set. slowAt and slowUntil (the loop's) mark a reader it
+	// waited for in vain: not waited for until it begins another pass,
+	// nor before slowUntil (monoNow).
+	await     atomic.Int32
+	enters    atomic.Uint64
+	waitFor   atomic.Uint64
+	id        uint64
+	slowAt    uint64
+	slowUntil int64
 
 	// wmu orders writes to nc between the reader (which writes its own
 	// replies when it waited for them) and the writer goroutine.
@@ -108,6 +123,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) newBatch() *batch {
 	b := &batch{conn: c}
 	b.ack = func() {
+		c.await.Add(-1)
 		select {
 		case c.acks <- b:
 		default:
@@ -311,7 +327,10 @@ func (c *conn) serve() {
 	setKeepAlive(c.nc, c.keepalive)
 	defer s.submit(request{c: c, kind: reqClose})
 	// A TLS connection's requests arrive when its reader decrypts them.
-	ar := newArrivalReader(c.nc)
+	ar := newArrivalReader(c)
+	if ar != nil {
+		defer ar.close()
+	}
 
 	var (
 		buf         = make([]byte, readChunk)
@@ -387,8 +406,15 @@ func (c *conn) serve() {
 			c.waiting = true
 			c.mu.Unlock()
 			b.arrived = arrived
+			if ar != nil {
+				ar.handing()
+			}
 			if !s.submit(request{c: c, b: b, kind: reqBatch}) {
 				return
+			}
+			c.await.Add(1)
+			if ar != nil {
+				ar.handed()
 			}
 			outstanding++
 			inflight += b.bytes
@@ -408,6 +434,9 @@ func (c *conn) serve() {
 			// Bytes of requests with no arguments (an empty line) only.
 			b.bytes = 0
 			free = append(free, b)
+		}
+		if ar != nil {
+			ar.done() // a partial request is not an arrival yet
 		}
 		if perr != nil {
 			// Commands before the bad one ran; now the error, then close.

@@ -30,7 +30,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,6 +200,9 @@ type Server struct {
 	// doing (monoNow), 0 while it waits for work: the measure of a stall
 	// the replication watchdog reads (stalled).
 	busySince atomic.Int64
+	// arrival shows the loop the input its readers have not handed over
+	// (arrival_linux.go).
+	arrival arrivals
 
 	// held are requests that arrived while a script was busy and must wait
 	// for it: its own client's, and Do callbacks (command goroutine only).
@@ -873,6 +875,7 @@ func (s *Server) loop() {
 	defer tick.Stop()
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
+	defer s.arrival.shut() // the readers have stopped (Close)
 	for {
 		s.busySince.Store(0)
 		select {
@@ -880,7 +883,7 @@ func (s *Server) loop() {
 			s.busySince.Store(monoNow())
 			s.handle(r)
 		case r := <-s.reqs:
-			n := s.runArrived(r, true)
+			n := s.runArrived(r)
 			// Then what arrives meanwhile, up to a bound, before the
 			// outputs go out.
 		drain:
@@ -894,7 +897,7 @@ func (s *Server) loop() {
 				}
 				select {
 				case r := <-s.reqs:
-					n += s.runArrived(r, false)
+					n += s.runArrived(r)
 				default:
 					break drain
 				}
@@ -933,21 +936,19 @@ func (s *Server) loop() {
 // Each connection's reader hands its requests over on its own, so the
 // order in which they reach the loop is the Go scheduler's: when several
 // sockets become readable together, the netpoller wakes their readers
-// last-ready first (its list is a stack), and two readers woken apart race
-// to the channel. Redis's one event loop runs what arrived first first: a
-// client that sends SUBSCRIBE on one connection and then PUBLISH on
-// another gets its message. To come close, the loop lets the readers that
-// are runnable now hand over what they read (one yield of the processor),
-// takes everything waiting, and runs the batches in the order their bytes
-// reached the kernel (batch.arrived); other requests keep their places.
-// It yields only when the loop has just woken (yield): while it drains a
-// backlog, the readers hand over on their own.
-func (s *Server) runArrived(r request, yield bool) int {
+// last-ready first (its list is a stack), and a reader that was busy (or
+// preempted) when its client's next request arrived hands it over late.
+// Redis's one event loop runs what arrived first first: a client that
+// sends SUBSCRIBE on one connection and then PUBLISH on another gets its
+// message. So before running, the loop waits for the readers that hold
+// input or have unread bytes in their sockets to hand them over
+// (awaitEarlier), then runs the batches in the order their bytes reached
+// the kernel (batch.arrived); other requests keep their places.
+func (s *Server) runArrived(r request) int {
 	got := append(s.gathered[:0], r)
 	got = s.gather(got)
-	if yield && r.kind == reqBatch {
-		runtime.Gosched()
-		got = s.gather(got)
+	if r.kind == reqBatch {
+		got = s.awaitEarlier(got)
 	}
 	orderByArrival(got)
 	// Bring the keys of all those pipelines into cache together (their

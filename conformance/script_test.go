@@ -1160,3 +1160,26 @@ func TestScriptNodeLocalThenWrite(t *testing.T) {
 	p.Do("FUNCTION", "FLUSH")
 	p.Do("EXISTS", "info", "time", "lastsave", "usage", "stats", "freq", "numsub", "slowlog", "multi", "fn")
 }
+
+// TestScriptRESP3NullsInArrayReply: under redis.setresp(3) a null inside
+// an array reply becomes a Lua nil that Redis stores with lua_settable, so
+// it still takes its slot: `#t` and the pairs order over such a reply are
+// Redis's for every arrangement of present and missing keys.
+func TestScriptRESP3NullsInArrayReply(t *testing.T) {
+	p := NewPair(t)
+	const script = `redis.setresp(3)
+local r = redis.call('MGET', unpack(KEYS))
+local out = {#r}
+for k, v in pairs(r) do out[#out+1] = tostring(k) .. '=' .. tostring(v) end
+return out`
+	keys := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
+	for mask := 0; mask < 1<<len(keys); mask++ {
+		p.Do("FLUSHALL")
+		for i, k := range keys {
+			if mask&(1<<i) != 0 {
+				p.Do("SET", k, "v"+k)
+			}
+		}
+		p.Do(append([]string{"EVAL", script, "6"}, keys...)...)
+	}
+}
