@@ -131,7 +131,7 @@ func TestPanicInScript(t *testing.T) {
 	breakCommand(t, "echo", func(c *Ctx, args [][]byte) { panic("in echo") })
 	breakCommand(t, "eval", func(c *Ctx, args [][]byte) {
 		s := c.E.scripts()
-		s.prepare(c, "x", nil, nil, false, 0)
+		s.prepare(c, s.lua, "x", nil, nil, false, 0)
 		defer s.finish()
 		panic("in eval")
 	})
