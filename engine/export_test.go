@@ -27,15 +27,14 @@ const (
 type ParkKind = parkKind
 
 const (
-	ParkNone       = parkNone
-	ParkBlocked    = parkBlocked
-	ParkPaused     = parkPaused
-	ParkWait       = parkWait
-	ParkReply      = parkReply
-	ParkProposed   = parkProposed
-	ParkReadRound  = parkReadRound
-	ParkBehindExec = parkBehindExec
-	ParkKinds      = ParkKind(len(parkNames)) // one past the last kind
+	ParkNone      = parkNone
+	ParkBlocked   = parkBlocked
+	ParkPaused    = parkPaused
+	ParkWait      = parkWait
+	ParkReply     = parkReply
+	ParkProposed  = parkProposed
+	ParkReadRound = parkReadRound
+	ParkKinds     = ParkKind(len(parkNames)) // one past the last kind
 )
 
 // SeedSessionsForTest are the fuzz seed sessions (fuzz_seeds_test.go).
