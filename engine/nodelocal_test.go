@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"slices"
@@ -7,13 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
 // nodeLocalRefusal is the error a script applied from the log gets for a
 // write after a NodeLocal command, as redis.call raises it.
 func nodeLocalRefusal(script string) string {
-	return "-" + ErrWriteAfterNodeLocal + " script: " + sha1hex(script) + ", on @user_script:1.\r\n"
+	return "-" + engine.ErrWriteAfterNodeLocal + " script: " + sha1hex(script) + ", on @user_script:1.\r\n"
 }
 
 // TestReplicatedScriptNodeLocalWrites: a script applied from a cluster's
@@ -46,8 +48,8 @@ func TestReplicatedScriptNodeLocalWrites(t *testing.T) {
 				ec.do("GET", "hot")
 			}
 			// A subscriber on the leader.
-			sub, subConn := ec.leader.client()
-			ec.leader.do(sub, subConn, "SUBSCRIBE", "ch")
+			sub, subConn := ec.leader.Client()
+			ec.leader.Do(sub, subConn, "SUBSCRIBE", "ch")
 			ec.same("before the script")
 			if got, want := ec.do("EVAL", script, "0"), nodeLocalRefusal(script); got != want {
 				t.Errorf("got %q\nwant %q", got, want)
@@ -60,7 +62,7 @@ func TestReplicatedScriptNodeLocalWrites(t *testing.T) {
 	}
 	// CLIENT ID is refused in every script, as in Redis.
 	ec := newEngineCluster(t, 1)
-	if got := ec.do("EVAL", "redis.call('SET', 'k', redis.call('CLIENT', 'ID'))", "0"); !strings.HasPrefix(got, "-"+ErrNoScriptCommand) {
+	if got := ec.do("EVAL", "redis.call('SET', 'k', redis.call('CLIENT', 'ID'))", "0"); !strings.HasPrefix(got, "-"+engine.ErrNoScriptCommand) {
 		t.Fatalf("CLIENT ID in a script: %q", got)
 	}
 	ec.same("after CLIENT ID")
@@ -80,7 +82,7 @@ func TestReplicatedScriptNodeLocalRules(t *testing.T) {
 	script := "redis.call('SET', 'before', '1') local i = redis.call('INFO') " +
 		"local r = redis.pcall('SET', 'after', i) return {redis.call('GET', 'before'), r['err']}"
 	if got, want := ec.do("EVAL", script, "0"), "*2\r\n$1\r\n1\r\n$"; !strings.HasPrefix(got, want) ||
-		!strings.Contains(got, ErrWriteAfterNodeLocal) {
+		!strings.Contains(got, engine.ErrWriteAfterNodeLocal) {
 		t.Fatalf("pcall: %q", got)
 	}
 	if got := ec.do("EXISTS", "before", "after"); got != ":1\r\n" {
@@ -93,7 +95,7 @@ func TestReplicatedScriptNodeLocalRules(t *testing.T) {
 	if got := ec.do("FUNCTION", "LOAD", lib); got != "$2\r\nnl\r\n" {
 		t.Fatal(got)
 	}
-	if got := ec.do("FCALL", "nl", "0"); !strings.HasPrefix(got, "-"+ErrWriteAfterNodeLocal+" script: nl, on @user_function:2.") {
+	if got := ec.do("FCALL", "nl", "0"); !strings.HasPrefix(got, "-"+engine.ErrWriteAfterNodeLocal+" script: nl, on @user_function:2.") {
 		t.Fatalf("FCALL: %q", got)
 	}
 	ec.same("after FCALL")
@@ -136,16 +138,16 @@ func TestReplicatedScriptNodeLocalRules(t *testing.T) {
 // does (effects replication has nothing to refuse), and a cluster node's
 // read-only scripts run where they are sent and write nothing.
 func TestNodeLocalOnlyOnClusters(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
-	te.expect(cl, conn, ":1\r\n", "EVAL", "redis.call('SET', 'k', redis.call('INFO')) redis.call('SET', 't', redis.call('TIME')[1]) return 1", "0")
-	te.expect(cl, conn, ":2\r\n", "EXISTS", "k", "t")
+	te := enginetest.New(t)
+	cl, conn := te.Client()
+	te.Expect(cl, conn, ":1\r\n", "EVAL", "redis.call('SET', 'k', redis.call('INFO')) redis.call('SET', 't', redis.call('TIME')[1]) return 1", "0")
+	te.Expect(cl, conn, ":2\r\n", "EXISTS", "k", "t")
 
 	ec := newEngineCluster(t, 1)
 	if got := ec.do("EVAL_RO", "return redis.call('INFO', 'clients')", "0"); !strings.Contains(got, "connected_clients:1\r\n") {
 		t.Fatalf("EVAL_RO: %q", got)
 	}
-	if ec.r.ops != nil || ec.index != 0 {
+	if ec.r.Ops != nil || ec.index != 0 {
 		t.Fatal("EVAL_RO was proposed")
 	}
 	// TIME, RANDOMKEY, SRANDMEMBER, SPOP, TTL and SCAN answer from the
@@ -193,17 +195,17 @@ func TestNodeLocalCommands(t *testing.T) {
 		"memory|doctor", "memory|malloc-stats", "cluster|bumpepoch", "cluster|count-failure-reports", "cluster|links",
 	}
 	var got []string
-	check := func(s *Spec) {
+	check := func(s *engine.Spec) {
 		if s.NodeLocal {
 			got = append(got, s.FullName())
 			return
 		}
-		if slices.Contains(s.Tips, "nondeterministic_output") && s.Flags&NoScript == 0 && s.Flags&Write == 0 &&
+		if slices.Contains(s.Tips, "nondeterministic_output") && s.Flags&engine.NoScript == 0 && s.Flags&engine.Write == 0 &&
 			!slices.Contains(deterministic, s.FullName()) {
 			t.Errorf("%s is tipped nondeterministic_output: decide whether it is NodeLocal", s.FullName())
 		}
 	}
-	for _, s := range All() {
+	for _, s := range engine.All() {
 		check(s)
 		for _, sub := range s.Sub {
 			check(sub)
@@ -252,9 +254,9 @@ func TestScriptsWriteAnswersAlike(t *testing.T) {
 		ec.do("GET", "s")
 		ec.do("HGET", "h", "f")
 	}
-	sub, subConn := ec.leader.client()
-	ec.leader.do(sub, subConn, "SUBSCRIBE", "ch")
-	ec.leader.advance(200 * time.Millisecond)
+	sub, subConn := ec.leader.Client()
+	ec.leader.Do(sub, subConn, "SUBSCRIBE", "ch")
+	ec.leader.Advance(200 * time.Millisecond)
 	ec.same("after the setup")
 
 	// Each answer is kept under a key of its own, in a database the
@@ -263,13 +265,13 @@ func TestScriptsWriteAnswersAlike(t *testing.T) {
 		"redis.call('SELECT', 9) return redis.pcall('SET', KEYS[1], ok and s or tostring(r))"
 	keys := []string{"s", "xs", "h", "l", "t", "z", "bt", "bh", "missing"}
 	ran, refused := 0, 0
-	for _, top := range All() {
-		specs := []*Spec{top}
+	for _, top := range engine.All() {
+		specs := []*engine.Spec{top}
 		if len(top.Sub) > 0 {
 			specs = top.Sub
 		}
 		for _, s := range specs {
-			if s.Flags&(NoScript|Write) != 0 || s.Flags&MayReplicate != 0 && s.Flags&PubSub != 0 {
+			if s.Flags&(engine.NoScript|engine.Write) != 0 || s.Flags&engine.MayReplicate != 0 && s.Flags&engine.PubSub != 0 {
 				continue
 			}
 			cmd := strings.Fields(strings.ReplaceAll(s.FullName(), "|", " "))
@@ -283,7 +285,7 @@ func TestScriptsWriteAnswersAlike(t *testing.T) {
 				args := append(append([]string{"EVAL", script, "1", "probe:" + strconv.Itoa(ran)}, cmd...), shape...)
 				got := ec.do(args...)
 				ran++
-				if strings.HasPrefix(got, "-"+ErrWriteAfterNodeLocal) {
+				if strings.HasPrefix(got, "-"+engine.ErrWriteAfterNodeLocal) {
 					if !s.NodeLocal {
 						t.Fatalf("%q: %q", args[4:], got)
 					}
