@@ -11,7 +11,7 @@ import (
 
 // Node is the server's Raft node, nil on a standalone server.
 func (s *Server) Node() *replication.Node {
-	n, _ := s.node.(*replication.Node)
+	n, _ := s.srv.Node().(*replication.Node)
 	return n
 }
 

@@ -86,3 +86,54 @@ func TestClusterScriptsDeterministic(t *testing.T) {
 		return applied[0] == applied[1] && applied[1] == applied[2] && digests[0] == digests[1] && digests[1] == digests[2]
 	})
 }
+
+// TestClusterScriptNodeLocalDiverge: on a cluster every node runs a
+// script applied from the log itself, so a script that writes what a
+// node-local command (INFO, MEMORY STATS, CLUSTER MYID) answered, or
+// branches on it before a write, would leave different keyspaces on the
+// nodes: each node refuses those writes alike and the client gets the
+// refusal. A script that only returns the answer gets the leader's.
+func TestClusterScriptNodeLocalDiverge(t *testing.T) {
+	tc := startCluster(t, 3)
+	ctx := context.Background()
+	if err := tc.onLeader(func(c *redis.Client) error { return c.Set(ctx, "base", "1", 0).Err() }); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{
+		"redis.call('SET', 'k', redis.call('INFO', 'server'))",
+		"local s = redis.call('MEMORY', 'STATS') redis.call('SET', 'k', cjson.encode(s))",
+		"redis.call('SET', 'k', redis.call('CLUSTER', 'MYID'))",
+		"if string.find(redis.call('INFO', 'replication'), 'role:master', 1, true) then " +
+			"redis.call('SET', 'k', 'leader') else redis.call('DEL', 'base') end",
+	} {
+		err := tc.onLeader(func(c *redis.Client) error { return c.Eval(ctx, script, nil).Err() })
+		if err == nil || !strings.HasPrefix(err.Error(), engine.ErrWriteAfterNodeLocal+" script: ") {
+			t.Errorf("%s: %v", script, err)
+		}
+	}
+	requireSameState(t, tc, "after the scripts")
+	var info string
+	if err := tc.onLeader(func(c *redis.Client) error {
+		var err error
+		info, err = c.Eval(ctx, "return redis.call('INFO', 'replication')", nil).Text()
+		return err
+	}); err != nil || !strings.Contains(info, "role:master") {
+		t.Fatalf("the leader's INFO from a script: %q, %v", info, err)
+	}
+	if n, err := tc.client(tc.leader()).Exists(ctx, "k", "base").Result(); err != nil || n != 1 {
+		t.Fatalf("EXISTS k base: %d, %v", n, err)
+	}
+}
+
+// TestDurableSingleServerNodeLocal: a durable single server is a cluster
+// of one and replays its log at restart, where INFO answers otherwise:
+// it refuses the same writes a cluster refuses.
+func TestDurableSingleServerNodeLocal(t *testing.T) {
+	tc := startCluster(t, 1)
+	ctx := context.Background()
+	script := "redis.call('SET', 'k', redis.call('INFO', 'server'))"
+	err := tc.onLeader(func(c *redis.Client) error { return c.Eval(ctx, script, nil).Err() })
+	if err == nil || !strings.HasPrefix(err.Error(), engine.ErrWriteAfterNodeLocal+" script: ") {
+		t.Fatalf("%s: %v", script, err)
+	}
+}

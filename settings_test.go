@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -93,8 +94,10 @@ func TestLogLevel(t *testing.T) {
 	if v, err := c.ConfigGet(ctx, "loglevel").Result(); err != nil || v["loglevel"] != "warning" {
 		t.Fatalf("CONFIG GET loglevel = %v, %v", v, err)
 	}
-	if srv.level.Level() != slog.LevelWarn {
-		t.Errorf("server level %v", srv.level.Level())
+	var level slog.Level
+	srv.Do(func(e *engine.Engine) { level = e.Config.LogLevel.Level() })
+	if level != slog.LevelWarn {
+		t.Errorf("server level %v", level)
 	}
 }
 

@@ -67,26 +67,31 @@ func NodeID(id string) string {
 func clusterSubs() []*engine.Spec {
 	admin := engine.Admin | engine.Stale | engine.NoAsyncLoading
 	nd := []string{"nondeterministic_output"}
+	// local is NodeLocal: the answer is this node's view of the cluster
+	// (myself, its epochs and offsets as this node last saw them), or
+	// GETKEYSINSLOT's, whose keys come in this node's table order.
+	const local = true
 	subs := []struct {
 		name  string
 		arity int
 		flags engine.Flag
 		tips  []string
+		local bool
 		fn    engine.Handler
 	}{
-		{"addslots", -3, admin, nil, nil}, {"addslotsrange", -4, admin, nil, nil},
-		{"bumpepoch", 2, admin, nd, nil}, {"count-failure-reports", 3, engine.Admin | engine.Stale, nd, nil},
-		{"countkeysinslot", 3, engine.Stale, nil, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, nil},
-		{"delslotsrange", -4, admin, nil, nil}, {"failover", -2, admin, nil, clusterFailover},
-		{"flushslots", 2, admin, nil, nil}, {"forget", 3, admin, nil, nil},
-		{"getkeysinslot", 4, engine.Stale, nd, clusterGetKeysInSlot}, {"help", 2, engine.Loading | engine.Stale, nil, clusterHelp},
-		{"info", 2, engine.Stale, nd, clusterInfo}, {"keyslot", 3, engine.Stale, nil, clusterKeySlot}, {"links", 2, engine.Stale, nd, nil},
-		{"meet", -4, admin, nil, nil}, {"myid", 2, engine.Stale, nil, clusterMyID}, {"nodes", 2, engine.Stale, nd, clusterNodes},
-		{"replicas", 3, engine.Admin | engine.Stale, nd, clusterReplicas}, {"replicate", 3, admin, nil, nil},
-		{"reset", -2, engine.Admin | engine.NoScript | engine.Stale, nil, nil}, {"saveconfig", 2, admin, nil, nil},
-		{"set-config-epoch", 3, admin, nil, nil}, {"setslot", -4, admin, nil, nil},
-		{"shards", 2, engine.Stale, nd, clusterShards}, {"slaves", 3, engine.Admin | engine.Stale, nd, clusterReplicas},
-		{"slots", 2, engine.Stale, nd, clusterSlots},
+		{"addslots", -3, admin, nil, false, nil}, {"addslotsrange", -4, admin, nil, false, nil},
+		{"bumpepoch", 2, admin, nd, false, nil}, {"count-failure-reports", 3, engine.Admin | engine.Stale, nd, false, nil},
+		{"countkeysinslot", 3, engine.Stale, nil, false, clusterCountKeysInSlot}, {"delslots", -3, admin, nil, false, nil},
+		{"delslotsrange", -4, admin, nil, false, nil}, {"failover", -2, admin, nil, false, clusterFailover},
+		{"flushslots", 2, admin, nil, false, nil}, {"forget", 3, admin, nil, false, nil},
+		{"getkeysinslot", 4, engine.Stale, nd, local, clusterGetKeysInSlot}, {"help", 2, engine.Loading | engine.Stale, nil, false, clusterHelp},
+		{"info", 2, engine.Stale, nd, local, clusterInfo}, {"keyslot", 3, engine.Stale, nil, false, clusterKeySlot}, {"links", 2, engine.Stale, nd, false, nil},
+		{"meet", -4, admin, nil, false, nil}, {"myid", 2, engine.Stale, nil, local, clusterMyID}, {"nodes", 2, engine.Stale, nd, local, clusterNodes},
+		{"replicas", 3, engine.Admin | engine.Stale, nd, local, clusterReplicas}, {"replicate", 3, admin, nil, false, nil},
+		{"reset", -2, engine.Admin | engine.NoScript | engine.Stale, nil, false, nil}, {"saveconfig", 2, admin, nil, false, nil},
+		{"set-config-epoch", 3, admin, nil, false, nil}, {"setslot", -4, admin, nil, false, nil},
+		{"shards", 2, engine.Stale, nd, local, clusterShards}, {"slaves", 3, engine.Admin | engine.Stale, nd, local, clusterReplicas},
+		{"slots", 2, engine.Stale, nd, local, clusterSlots},
 	}
 	out := make([]*engine.Spec, len(subs))
 	for i, s := range subs {
@@ -96,7 +101,7 @@ func clusterSubs() []*engine.Spec {
 		} else {
 			fn = clusterOnly(fn)
 		}
-		out[i] = &engine.Spec{Name: s.name, Arity: s.arity, Flags: s.flags, Tips: s.tips, Fn: fn}
+		out[i] = &engine.Spec{Name: s.name, Arity: s.arity, Flags: s.flags, Tips: s.tips, NodeLocal: s.local, Fn: fn}
 	}
 	return out
 }

@@ -11,15 +11,6 @@ import (
 // follower reports itself as a replica of the leader; replication offsets
 // are Raft log indexes. lockkv's own raft_* fields follow Redis's.
 
-// clusterViewOrNil is clusterView, or nil on a standalone server.
-func clusterViewOrNil(e *engine.Engine, now int64) *clusterView {
-	if e.Cluster() == nil {
-		return nil
-	}
-	v := newClusterView(e, now)
-	return &v
-}
-
 // selfLeads reports whether the node answering is the leader.
 func (v *clusterView) selfLeads() bool { return v.hasLeader && v.leader.ID == v.self.ID }
 

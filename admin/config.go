@@ -9,7 +9,7 @@ import (
 // CONFIG
 
 var configSubs = []*engine.Spec{
-	{Name: "get", Arity: -3, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configGet},
+	{Name: "get", Arity: -3, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, NodeLocal: true, Fn: configGet}, // NodeLocal: settings are each node's own
 	{Name: "set", Arity: -4, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: configSet},
 	{Name: "resetstat", Arity: 2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configResetStat},
 	{Name: "rewrite", Arity: 2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale, Fn: configRewrite},

@@ -16,7 +16,7 @@ import (
 // Redis without persistence or replicas reports.
 
 var infoCommands = []*engine.Spec{
-	{Name: "info", Arity: -1, Flags: engine.Loading | engine.Stale, ACL: []string{"dangerous"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: info},
+	{Name: "info", Arity: -1, Flags: engine.Loading | engine.Stale, ACL: []string{"dangerous"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, NodeLocal: true, Fn: info}, // NodeLocal: this server's statistics, clients, memory, role and settings
 }
 
 func init() { engine.Register(infoCommands) }

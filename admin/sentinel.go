@@ -37,20 +37,25 @@ var sentinelCommands = []*engine.Spec{
 func init() { engine.Register(sentinelCommands) }
 
 func sentinelSubs() []*engine.Spec {
+	// local is NodeLocal: the answer is this node's view of the cluster
+	// (its ID, the leader and the links as it sees them, its
+	// sentinel-master-name); the others answer alike on every node.
+	const local = true
 	subs := []struct {
 		name  string
 		arity int
+		local bool
 		fn    engine.Handler
 	}{
-		{"ckquorum", 3, sentinelCkquorum}, {"config", -3, nil}, {"debug", -2, nil},
-		{"failover", 3, nil}, {"flushconfig", 2, nil},
-		{"get-master-addr-by-name", 3, sentinelGetMasterAddr},
-		{"info-cache", -3, nil}, {"is-master-down-by-addr", 6, sentinelIsMasterDown},
-		{"master", 3, sentinelMaster}, {"masters", 2, sentinelMasters}, {"monitor", 6, nil},
-		{"myid", 2, sentinelMyID}, {"pending-scripts", 2, sentinelPendingScripts},
-		{"remove", 3, nil}, {"replicas", 3, sentinelReplicas}, {"reset", 3, nil},
-		{"sentinels", 3, sentinelSentinels}, {"set", -5, nil}, {"simulate-failure", -3, nil},
-		{"slaves", 3, sentinelReplicas},
+		{"ckquorum", 3, local, sentinelCkquorum}, {"config", -3, false, nil}, {"debug", -2, false, nil},
+		{"failover", 3, false, nil}, {"flushconfig", 2, false, nil},
+		{"get-master-addr-by-name", 3, local, sentinelGetMasterAddr},
+		{"info-cache", -3, false, nil}, {"is-master-down-by-addr", 6, false, sentinelIsMasterDown},
+		{"master", 3, local, sentinelMaster}, {"masters", 2, local, sentinelMasters}, {"monitor", 6, false, nil},
+		{"myid", 2, local, sentinelMyID}, {"pending-scripts", 2, false, sentinelPendingScripts},
+		{"remove", 3, false, nil}, {"replicas", 3, local, sentinelReplicas}, {"reset", 3, false, nil},
+		{"sentinels", 3, local, sentinelSentinels}, {"set", -5, false, nil}, {"simulate-failure", -3, false, nil},
+		{"slaves", 3, local, sentinelReplicas},
 	}
 	out := make([]*engine.Spec, 0, len(subs)+1)
 	for _, s := range subs {
@@ -58,7 +63,7 @@ func sentinelSubs() []*engine.Spec {
 		if fn == nil {
 			fn = sentinelUnsupported
 		}
-		out = append(out, &engine.Spec{Name: s.name, Arity: s.arity, Flags: engine.Admin | engine.Sentinel, Fn: fn})
+		out = append(out, &engine.Spec{Name: s.name, Arity: s.arity, Flags: engine.Admin | engine.Sentinel, NodeLocal: s.local, Fn: fn})
 	}
 	out = append(out, &engine.Spec{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale | engine.Sentinel, Fn: sentinelHelp})
 	return out

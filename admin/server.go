@@ -8,15 +8,15 @@ import (
 // Server commands: ROLE TIME LASTSAVE SHUTDOWN MEMORY DEBUG.
 
 var serverCommands = []*engine.Spec{
-	{Name: "role", Arity: 1, Flags: engine.NoScript | engine.Loading | engine.Stale | engine.Fast, ACL: []string{"admin", "dangerous"}, Fn: role},
+	{Name: "role", Arity: 1, Flags: engine.NoScript | engine.Loading | engine.Stale | engine.Fast, ACL: []string{"admin", "dangerous"}, NodeLocal: true, Fn: role}, // NodeLocal: this node's role and its view of the replicas
 	{Name: "time", Arity: 1, Flags: engine.Loading | engine.Stale | engine.Fast, Tips: []string{"nondeterministic_output"}, Fn: timeCmd},
-	{Name: "lastsave", Arity: 1, Flags: engine.Loading | engine.Stale | engine.Fast, ACL: []string{"admin", "dangerous"}, Tips: []string{"nondeterministic_output"}, Fn: lastsave},
+	{Name: "lastsave", Arity: 1, Flags: engine.Loading | engine.Stale | engine.Fast, ACL: []string{"admin", "dangerous"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: lastsave}, // NodeLocal: when this node last saved
 	{Name: "shutdown", Arity: -1, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale | engine.NoMulti | engine.AllowBusy, Fn: shutdown},
-	{Name: "debug", Arity: -2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale | engine.Protected, Fn: debug},
+	{Name: "debug", Arity: -2, Flags: engine.Admin | engine.NoScript | engine.Loading | engine.Stale | engine.Protected, NodeLocal: true, Fn: debug}, // NodeLocal: DEBUG OBJECT and others report this node's access data and memory
 	{Name: "memory", Arity: -2, Sub: []*engine.Spec{
-		{Name: "usage", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, Fn: memoryUsage},
+		{Name: "usage", Arity: -3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, NodeLocal: true, Fn: memoryUsage}, // NodeLocal: estimated from the value's allocation (slice capacities), which depends on how this node built it
 		{Name: "doctor", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryDoctor},
-		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryStats},
+		{Name: "stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, NodeLocal: true, Fn: memoryStats}, // NodeLocal: the Go heap and this node's clients
 		{Name: "malloc-stats", Arity: 2, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: memoryMallocStats},
 		{Name: "purge", Arity: 2, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: memoryPurge},
 		{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale, Fn: memoryHelp},

@@ -13,7 +13,7 @@ import (
 // both ways.
 
 var dumpCommands = []*engine.Spec{
-	{Name: "dump", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: dumpCmd},
+	{Name: "dump", Arity: 2, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyRO | engine.KeyAccess)}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: dumpCmd}, // NodeLocal: a hashtable-encoded value is serialised in this node's table order
 	{Name: "restore", Arity: -4, Flags: engine.Write | engine.DenyOOM, KeySpecs: []engine.KeySpec{engine.Key1(engine.KeyOW | engine.KeyUpdate)}, ACL: []string{"keyspace", "dangerous"}, Fn: restoreCmd},
 }
 

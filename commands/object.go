@@ -10,8 +10,8 @@ import (
 var objectCommands = []*engine.Spec{
 	{Name: "object", Arity: -2, Sub: []*engine.Spec{
 		{Name: "encoding", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectEncoding},
-		{Name: "freq", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectFreq},
-		{Name: "idletime", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectIdletime},
+		{Name: "freq", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: objectFreq},         // NodeLocal: LFU counters: this node's reads and its own generator
+		{Name: "idletime", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: objectIdletime}, // NodeLocal: access times: this node's reads
 		{Name: "refcount", Arity: 3, Flags: engine.ReadOnly, KeySpecs: []engine.KeySpec{{Flags: engine.KeyRO, Pos: 2, KeyStep: 1}}, ACL: []string{"keyspace"}, Tips: []string{"nondeterministic_output"}, Fn: objectRefcount},
 		{Name: "help", Arity: 2, Flags: engine.Loading | engine.Stale, ACL: []string{"keyspace"}, Fn: objectHelp},
 	}},

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/lockkv/lockkv/admin"
 	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/internal/testnet"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
@@ -81,91 +81,28 @@ func TestClusterStandalone(t *testing.T) {
 	p.Do("SENTINEL", "MASTERS")
 }
 
-// fakeCluster is a engine.Cluster a test sets directly.
-type fakeCluster struct {
-	self, leader string
-	nodes        []engine.Node
-	status       engine.ClusterStatus
-}
-
-func (f *fakeCluster) mark(n engine.Node) engine.Node {
-	n.Self, n.Leader = n.ID == f.self, n.ID == f.leader
-	return n
-}
-
-func (f *fakeCluster) Self() engine.Node {
-	for _, n := range f.nodes {
-		if n.ID == f.self {
-			return f.mark(n)
-		}
-	}
-	return engine.Node{}
-}
-
-func (f *fakeCluster) Leader() (engine.Node, bool) {
-	for _, n := range f.nodes {
-		if n.ID == f.leader {
-			return f.mark(n), true
-		}
-	}
-	return engine.Node{}, false
-}
-
-func (f *fakeCluster) Nodes() []engine.Node {
-	out := make([]engine.Node, len(f.nodes))
-	for i, n := range f.nodes {
-		out[i] = f.mark(n)
-	}
-	return out
-}
-
-func (f *fakeCluster) Status() engine.ClusterStatus { return f.status }
-
-// engineConn is a connection to an in-process engine.
-type engineConn struct{ out []byte }
-
-func (c *engineConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
-func (c *engineConn) Close()                          {}
-func (c *engineConn) Blocked(bool)                    {}
-func (c *engineConn) Abort()                          {}
-func (c *engineConn) SetAuthenticated(bool)           {}
-func (c *engineConn) Pending() int64                  { return 0 }
-func (c *engineConn) QueryBuffer() (used, free int64) { return 0, 0 }
-func (c *engineConn) RemoteAddr() string              { return "127.0.0.1:1" }
-func (c *engineConn) LocalAddr() string               { return "127.0.0.1:2" }
-
-// engineClient runs commands on an engine as one client.
+// engineClient runs commands on an in-process engine as one client.
 type engineClient struct {
-	t    *testing.T
-	e    *engine.Engine
+	te   *enginetest.Engine
 	cl   *engine.Client
-	conn *engineConn
+	conn *enginetest.Conn
 }
 
 func newEngineClient(t *testing.T, cluster engine.Cluster) *engineClient {
 	t.Helper()
-	e, err := engine.New(engine.Options{Clock: testutil.SystemClock{}, Replication: &engine.Replication{Cluster: cluster}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := &engineConn{}
-	return &engineClient{t: t, e: e, cl: e.NewClient(conn), conn: conn}
+	te := enginetest.NewWith(t, engine.Options{Clock: testutil.SystemClock{}, Replication: &engine.Replication{Cluster: cluster}})
+	cl, conn := te.Client()
+	return &engineClient{te: te, cl: cl, conn: conn}
 }
 
 func (c *engineClient) Do(args ...string) Value {
-	c.t.Helper()
-	a := make([][]byte, len(args))
-	for i, s := range args {
-		a[i] = []byte(s)
-	}
-	c.e.Call(c.cl, a)
-	c.e.FlushOutputs()
-	r := bufio.NewReader(bytes.NewReader(c.conn.out))
+	c.te.T.Helper()
+	out := c.te.Do(c.cl, c.conn, args...)
+	r := bufio.NewReader(strings.NewReader(out))
 	v, err := testutil.ReadValue(r)
 	if err != nil || r.Buffered() != 0 {
-		c.t.Fatalf("%v: bad reply %q: %v", args, c.conn.out, err)
+		c.te.T.Fatalf("%v: bad reply %q: %v", args, out, err)
 	}
-	c.conn.out = c.conn.out[:0]
 	return v
 }
 
@@ -311,10 +248,10 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 
 	// The same cluster in lockkv: n1 leads at the master's address, n2
 	// follows at the replica's; the Raft ports are Redis's bus ports.
-	fc := &fakeCluster{self: "n1", leader: "n1", nodes: []engine.Node{
+	fc := &enginetest.FakeCluster{SelfID: "n1", LeaderID: "n1", Members: []engine.Node{
 		{ID: "n1", ClientAddr: mAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(mBus)), Voter: true, LagMs: 0},
 		{ID: "n2", ClientAddr: rAddr, RaftAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rBus)), Voter: true, LagMs: 10},
-	}, status: engine.ClusterStatus{State: "leader", Term: epoch}}
+	}, State: engine.ClusterStatus{State: "leader", Term: epoch}}
 	lk := newEngineClient(t, fc)
 	ids := strings.NewReplacer(mID, admin.NodeID("n1"), rID, admin.NodeID("n2"))
 	same := func(what string, l, rv Value) {
@@ -335,7 +272,7 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 			self string
 			c    *Conn
 		}{{"n1", m}, {"n2", r}} {
-			fc.self = side.self
+			fc.SelfID = side.self
 			pfx := "RESP" + proto + " " + side.self + " "
 			for _, args := range [][]string{
 				{"CLUSTER", "SLOTS"}, {"CLUSTER", "MYID"}, {"CLUSTER", "HELP"},
@@ -413,7 +350,7 @@ func TestClusterFormatsAgainstRedisCluster(t *testing.T) {
 	// Keys in slots: the same keys on the master and in lockkv.
 	m.MustDo(t, "HELLO", "2")
 	lk.Do("HELLO", "2")
-	fc.self = "n1"
+	fc.SelfID = "n1"
 	for _, k := range []string{"foo", "{foo}x", "{foo}y", "bar", "user:1"} {
 		m.MustDo(t, "SET", k, "v")
 		lk.Do("SET", k, "v")
@@ -485,11 +422,11 @@ func TestSentinelFormatsAgainstRedisSentinel(t *testing.T) {
 	// lockkv: n1 leads at the master's address, n2 (a non-voter) follows
 	// at the replica's, n3 (a voter, answering) at the sentinel's. Two
 	// voters: a quorum of 2, as configured in the Sentinels.
-	fc := &fakeCluster{self: "n3", leader: "n1", nodes: []engine.Node{
+	fc := &enginetest.FakeCluster{SelfID: "n3", LeaderID: "n1", Members: []engine.Node{
 		{ID: "n1", ClientAddr: mAddr, RaftAddr: "127.0.0.1:1", Voter: true, LagMs: 5},
 		{ID: "n2", ClientAddr: rAddr, RaftAddr: "127.0.0.1:2", LagMs: -1},
 		{ID: "n3", ClientAddr: sAddr, RaftAddr: "127.0.0.1:3", Voter: true},
-	}, status: engine.ClusterStatus{State: "follower", Term: 1}}
+	}, State: engine.ClusterStatus{State: "follower", Term: 1}}
 	lk := newEngineClient(t, fc)
 	same := func(what string, l, r Value) {
 		t.Helper()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
@@ -141,7 +142,7 @@ func normDoc(doc Value, keep func(name string) bool) Value {
 func TestSentinelCommandDOCS(t *testing.T) {
 	sAddr, _ := startRedisServer(t, "redis-sentinel")
 	s := testutil.MustDial(t, sAddr)
-	lk := newEngineClient(t, &fakeCluster{self: "n1", leader: "n1", nodes: []engine.Node{
+	lk := newEngineClient(t, &enginetest.FakeCluster{SelfID: "n1", LeaderID: "n1", Members: []engine.Node{
 		{ID: "n1", ClientAddr: "127.0.0.1:1", RaftAddr: "127.0.0.1:2", Voter: true}}})
 	var subs []string
 	for _, sp := range engine.All() {

@@ -1127,3 +1127,59 @@ func TestScriptLua51Length(t *testing.T) {
 	}
 	evalAll(p, scripts...)
 }
+
+// TestScriptNodeLocalThenWrite: a single server runs a script that calls
+// a command whose answer is the node's own (INFO, MEMORY, OBJECT FREQ,
+// LASTSAVE, SLOWLOG, PUBSUB), or TIME, and then writes, as Redis 7.0 does:
+// it writes. Only a cluster node refuses such writes (DESIGN.md,
+// "Scripts in the log").
+func TestScriptNodeLocalThenWrite(t *testing.T) {
+	p := NewPair(t)
+	p.Do("SET", "v", "value")
+	evalAll(p,
+		"redis.call('SET', 'info', redis.call('INFO')) return redis.call('EXISTS', 'info')",
+		"local i = redis.call('INFO', 'server') if #i > 0 then redis.call('SET', 'branch', 'yes') end return redis.call('GET', 'branch')",
+		"local t = redis.call('TIME') redis.call('SET', 'time', t[1] .. '.' .. t[2]) return redis.call('EXISTS', 'time')",
+		"redis.call('SET', 'lastsave', redis.call('LASTSAVE')) return redis.call('EXISTS', 'lastsave')",
+		"local u = redis.call('MEMORY', 'USAGE', 'v') redis.call('SET', 'usage', u) return type(u)",
+		"local s = redis.call('MEMORY', 'STATS') redis.call('SET', 'stats', #s) return redis.call('EXISTS', 'stats')",
+		"local r = redis.pcall('OBJECT', 'FREQ', 'v') redis.call('SET', 'freq', 'x') return r",
+		"local n = redis.call('PUBSUB', 'NUMSUB', 'ch') redis.call('SET', 'numsub', n[2]) return redis.call('GET', 'numsub')",
+		"local l = redis.call('SLOWLOG', 'LEN') redis.call('SET', 'slowlog', l) return redis.call('EXISTS', 'slowlog')",
+		"redis.call('SET', 'a', '1') redis.call('INFO') redis.call('SET', 'b', '2') return redis.call('MGET', 'a', 'b')",
+		"redis.call('INFO') return redis.pcall('SET', 'c', '3')",
+		"return redis.replicate_commands()",
+	)
+	p.Do("MULTI")
+	p.Do("EVAL", "redis.call('SET', 'multi', redis.call('INFO')) return 1", "0")
+	p.Do("EVAL", "return redis.call('INCR', 'counter')", "0")
+	p.Do("EXEC")
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("FUNCTION", "LOAD", "#!lua name=nodelocal\nredis.register_function('nl', function() redis.call('SET', 'fn', redis.call('INFO')) return redis.call('EXISTS', 'fn') end)")
+	p.Do("FCALL", "nl", "0")
+	p.Do("FUNCTION", "FLUSH")
+	p.Do("EXISTS", "info", "time", "lastsave", "usage", "stats", "freq", "numsub", "slowlog", "multi", "fn")
+}
+
+// TestScriptRESP3NullsInArrayReply: under redis.setresp(3) a null inside
+// an array reply becomes a Lua nil that Redis stores with lua_settable, so
+// it still takes its slot: `#t` and the pairs order over such a reply are
+// Redis's for every arrangement of present and missing keys.
+func TestScriptRESP3NullsInArrayReply(t *testing.T) {
+	p := NewPair(t)
+	const script = `redis.setresp(3)
+local r = redis.call('MGET', unpack(KEYS))
+local out = {#r}
+for k, v in pairs(r) do out[#out+1] = tostring(k) .. '=' .. tostring(v) end
+return out`
+	keys := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
+	for mask := 0; mask < 1<<len(keys); mask++ {
+		p.Do("FLUSHALL")
+		for i, k := range keys {
+			if mask&(1<<i) != 0 {
+				p.Do("SET", k, "v"+k)
+			}
+		}
+		p.Do(append([]string{"EVAL", script, "6"}, keys...)...)
+	}
+}

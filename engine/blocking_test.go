@@ -1,8 +1,11 @@
-package engine
+package engine_test
 
 import (
 	"math"
 	"testing"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // parseTimeoutMs follows Redis 7.0's getTimeoutFromObjectOrReply on x86:
@@ -23,16 +26,16 @@ func TestParseTimeoutMs(t *testing.T) {
 		{" 1", 0, false}, {"1 ", 0, false}, {"abc", 0, false}, {"1_0", 0, false},
 	}
 	for _, c := range cases {
-		ms, ok := parseTimeoutMs([]byte(c.in))
+		ms, ok := engine.ParseTimeoutMs([]byte(c.in))
 		if ok != c.ok || (ok && ms != c.ms) {
-			t.Errorf("parseTimeoutMs(%q) = %d, %v; want %d, %v", c.in, ms, ok, c.ms, c.ok)
+			t.Errorf("engine.ParseTimeoutMs(%q) = %d, %v; want %d, %v", c.in, ms, ok, c.ms, c.ok)
 		}
 	}
 }
 
 func TestParseTimeoutDeadline(t *testing.T) {
-	e := newEngine(nil, hashBenchClock{})
-	c := &Ctx{E: e, C: e.NewClient(nil), Now: 1000}
+	e := enginetest.New(t).E
+	c := &engine.Ctx{E: e, C: e.NewClient(nil), Now: 1000}
 	c.W = &c.C.W
 	if d, ok := c.ParseTimeout([]byte("0")); !ok || d != 0 {
 		t.Fatalf("0: %d %v", d, ok)
@@ -41,10 +44,10 @@ func TestParseTimeoutDeadline(t *testing.T) {
 		t.Fatalf("2.5: %d %v", d, ok)
 	}
 	// now+timeout wraps in Redis 7.0 and never fires.
-	if d, ok := c.ParseTimeout([]byte("9223372036854775")); !ok || d != neverDeadline {
+	if d, ok := c.ParseTimeout([]byte("9223372036854775")); !ok || d != engine.NeverDeadline {
 		t.Fatalf("huge: %d %v", d, ok)
 	}
-	if _, ok := c.ParseTimeout([]byte("-1")); ok || string(c.W.B) != "-"+ErrTimeoutNegative+"\r\n" {
+	if _, ok := c.ParseTimeout([]byte("-1")); ok || string(c.W.B) != "-"+engine.ErrTimeoutNegative+"\r\n" {
 		t.Fatalf("-1: %q", c.W.B)
 	}
 }

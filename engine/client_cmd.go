@@ -18,25 +18,25 @@ import (
 // text.
 
 var clientSubs = []*Spec{
-	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientID},
+	{Name: "id", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientID}, // NodeLocal: a connection of this node
 	{Name: "setname", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientSetName},
-	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetName},
-	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientList},
-	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, Fn: clientInfo},
-	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientKill},
+	{Name: "getname", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientGetName},                                               // NodeLocal: a connection of this node
+	{Name: "list", Arity: -2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: clientList}, // NodeLocal: this node's connections
+	{Name: "info", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Tips: []string{"nondeterministic_output"}, NodeLocal: true, Fn: clientInfo},          // NodeLocal: a connection of this node
+	{Name: "kill", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientKill},                                            // NodeLocal: this node's connections
 	{Name: "setinfo", Arity: 4, Flags: NoScript | Loading | Stale | Sentinel, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientSetInfo, Fn: clientSetInfo},
 	{Name: "no-touch", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Origin: OriginRedis72, Doc: docClientNoTouch, Fn: clientNoTouch},
 	{Name: "no-evict", Arity: 3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientNoEvict},
 	{Name: "reply", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientReply},
 	{Name: "pause", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientPause},
 	{Name: "unpause", Arity: 2, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnpause},
-	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientUnblock},
+	{Name: "unblock", Arity: -3, Flags: Admin | NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientUnblock}, // NodeLocal: this node's connections
 	{Name: "help", Arity: 2, Flags: Loading | Stale, ACL: []string{"connection"}, Fn: clientHelp},
 	// Tracking (tracking.go).
 	{Name: "tracking", Arity: -3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTracking},
 	{Name: "caching", Arity: 3, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientCaching},
-	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientTrackingInfo},
-	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, Fn: clientGetRedir},
+	{Name: "trackinginfo", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientTrackingInfo}, // NodeLocal: a connection of this node
+	{Name: "getredir", Arity: 2, Flags: NoScript | Loading | Stale, ACL: []string{"connection"}, NodeLocal: true, Fn: clientGetRedir},         // NodeLocal: a connection of this node
 }
 
 var clientCommands = []*Spec{

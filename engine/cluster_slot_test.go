@@ -1,9 +1,11 @@
-package engine
+package engine_test
 
 import (
 	"testing"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 func TestKeySlot(t *testing.T) {
@@ -17,85 +19,28 @@ func TestKeySlot(t *testing.T) {
 		"foo{{bar}}zap": 4015, // the tag is "{bar"
 		"foo{bar}{zap}": 5061, // the first tag only
 		"":              0,
-		"{":             KeySlot([]byte("{")),
+		"{":             engine.KeySlot([]byte("{")),
 	} {
-		if got := KeySlot([]byte(key)); got != want {
+		if got := engine.KeySlot([]byte(key)); got != want {
 			t.Errorf("KeySlot(%q) = %d, want %d", key, got, want)
 		}
 	}
-	if crc16([]byte("123456789")) != 0x31C3 {
-		t.Errorf("crc16 check value = %#x", crc16([]byte("123456789")))
-	}
-}
-
-// fakeCluster is a Cluster whose state a test sets directly.
-type fakeCluster struct {
-	self   string
-	leader string // "" while none is known
-	nodes  []Node
-	status ClusterStatus
-}
-
-func (f *fakeCluster) mark(n Node) Node {
-	n.Self = n.ID == f.self
-	n.Leader = n.ID == f.leader
-	return n
-}
-
-func (f *fakeCluster) Self() Node {
-	for _, n := range f.nodes {
-		if n.ID == f.self {
-			return f.mark(n)
-		}
-	}
-	panic("no self")
-}
-
-func (f *fakeCluster) Leader() (Node, bool) {
-	for _, n := range f.nodes {
-		if n.ID == f.leader {
-			return f.mark(n), true
-		}
-	}
-	return Node{}, false
-}
-
-func (f *fakeCluster) Nodes() []Node {
-	out := make([]Node, len(f.nodes))
-	for i, n := range f.nodes {
-		out[i] = f.mark(n)
-	}
-	return out
-}
-
-func (f *fakeCluster) Status() ClusterStatus { return f.status }
-
-// newFakeCluster is three voters n1 (leader), n2, n3, seen from self.
-func newFakeCluster(self string) *fakeCluster {
-	return &fakeCluster{
-		self:   self,
-		leader: "n1",
-		nodes: []Node{
-			{ID: "n1", RaftAddr: "10.0.0.1:7001", ClientAddr: "10.0.0.1:6001", Voter: true, MatchIndex: 42, AppliedIndex: 42, LagMs: 0, ReplLagMs: 0, Progress: true},
-			{ID: "n2", RaftAddr: "10.0.0.2:7002", ClientAddr: "10.0.0.2:6002", Voter: true, MatchIndex: 40, AppliedIndex: 39, LagMs: 120, ReplLagMs: 35, Progress: true},
-			{ID: "n3", RaftAddr: "10.0.0.3:7003", ClientAddr: "10.0.0.3:6003", Voter: true, MatchIndex: 41, AppliedIndex: 41, LagMs: 2500, ReplLagMs: 0, Progress: true},
-		},
-		status: ClusterStatus{ClusterID: "5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e", State: "leader", Term: 7, LastLogIndex: 42, CommitIndex: 42, AppliedIndex: 42, FirstIndex: 1, LastSnapshotIndex: 0},
+	if engine.CRC16([]byte("123456789")) != 0x31C3 {
+		t.Errorf("crc16 check value = %#x", engine.CRC16([]byte("123456789")))
 	}
 }
 
 func TestRedirect(t *testing.T) {
-	te := newTestEngine(t)
-	fc := newFakeCluster("n2")
-	te.e.cluster = &clusterView{Cluster: fc, e: te.e}
-	cl, _ := te.client()
-	c := &Ctx{E: te.e, C: cl}
-	cmd := func(args ...string) (*Spec, [][]byte) {
+	fc := enginetest.NewFakeCluster("n2")
+	te := enginetest.NewCluster(t, fc)
+	cl, _ := te.Client()
+	c := &engine.Ctx{E: te.E, C: cl}
+	cmd := func(args ...string) (*engine.Spec, [][]byte) {
 		a := make([][]byte, len(args))
 		for i, s := range args {
 			a[i] = []byte(s)
 		}
-		spec := Lookup(a[0])
+		spec := engine.Lookup(a[0])
 		if len(spec.Sub) > 0 {
 			spec = spec.Subcommand(a[1])
 		}
@@ -125,17 +70,17 @@ func TestRedirect(t *testing.T) {
 	check("MOVED 12182 10.0.0.1:6001", "SET", "foo", "v")
 	cl.Readonly = false
 	// So does the stale read mode; lease reads still go to the leader.
-	te.e.Config.ReadMode = config.ReadStale
+	te.E.Config.ReadMode = config.ReadStale
 	check("", "GET", "foo")
 	check("MOVED 12182 10.0.0.1:6001", "INCR", "foo")
-	te.e.Config.ReadMode = config.ReadLease
+	te.E.Config.ReadMode = config.ReadLease
 	check("MOVED 12182 10.0.0.1:6001", "GET", "foo")
-	te.e.Config.ReadMode = config.ReadLinearizable
+	te.E.Config.ReadMode = config.ReadLinearizable
 	// A leader without a client address cannot be named.
-	fc.nodes[0].ClientAddr = ""
-	check(ErrClusterDown, "GET", "foo")
+	fc.Members[0].ClientAddr = ""
+	check(engine.ErrClusterDown, "GET", "foo")
 	// The leader runs everything.
-	fc.self = "n1"
+	fc.SelfID = "n1"
 	check("", "SET", "foo", "v")
 	check("", "GET", "foo")
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"regexp"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // cmdstatUsec returns the usec and usec_per_call INFO commandstats shows
@@ -24,15 +26,15 @@ func cmdstatUsec(t *testing.T, info, name string) (int64, string) {
 // TestDebugSleepStrtod: DEBUG SLEEP reads its time as Redis does, with
 // strtod and no check of what follows: "0.03x" and " 0x.08" (hex) sleep.
 func TestDebugSleepStrtod(t *testing.T) {
-	te := newTestEngine(t)
-	te.e.Config.EnableDebugCommand = config.ProtectedYes
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	te.E.Config.EnableDebugCommand = config.ProtectedYes
+	cl, conn := te.Client()
 	for _, tc := range []struct {
 		arg   string
 		least time.Duration
 	}{{"0.03x", 30 * time.Millisecond}, {" 0x.08", 31 * time.Millisecond}} {
 		start := time.Now()
-		te.expect(cl, conn, "+OK\r\n", "DEBUG", "SLEEP", tc.arg)
+		te.Expect(cl, conn, "+OK\r\n", "DEBUG", "SLEEP", tc.arg)
 		if d := time.Since(start); d < tc.least {
 			t.Errorf("DEBUG SLEEP %q slept %v, want at least %v", tc.arg, d, tc.least)
 		}
@@ -43,12 +45,12 @@ func TestDebugSleepStrtod(t *testing.T) {
 // alone and in a pipeline (where one clock reading ends a command and
 // starts the next), and usec_per_call is (float)usec/calls.
 func TestCommandStatsTime(t *testing.T) {
-	te := newTestEngine(t)
-	te.e.Config.EnableDebugCommand = config.ProtectedYes
-	cl, conn := te.client()
-	te.do(cl, conn, "DEBUG", "SLEEP", "0.02")
-	te.do(cl, conn, "PING")
-	info := te.do(cl, conn, "INFO", "commandstats")
+	te := enginetest.New(t)
+	te.E.Config.EnableDebugCommand = config.ProtectedYes
+	cl, conn := te.Client()
+	te.Do(cl, conn, "DEBUG", "SLEEP", "0.02")
+	te.Do(cl, conn, "PING")
+	info := te.Do(cl, conn, "INFO", "commandstats")
 	if usec, _ := cmdstatUsec(t, info, "debug"); usec < 20000 || usec > 2000000 {
 		t.Errorf("DEBUG SLEEP 0.02 took %d usec", usec)
 	}
@@ -57,10 +59,10 @@ func TestCommandStatsTime(t *testing.T) {
 	}
 
 	// A pipeline: the sleep is charged to DEBUG, not to the PINGs around it.
-	te.e.ProcessBatch(cl, [][][]byte{argv("PING"), argv("DEBUG", "SLEEP", "0.02"), argv("PING"), argv("PING")}, func() {})
-	te.e.FlushOutputs()
-	conn.out = conn.out[:0]
-	info = te.do(cl, conn, "INFO", "commandstats")
+	te.E.ProcessBatch(cl, [][][]byte{argv("PING"), argv("DEBUG", "SLEEP", "0.02"), argv("PING"), argv("PING")}, func() {})
+	te.E.FlushOutputs()
+	conn.Out = conn.Out[:0]
+	info = te.Do(cl, conn, "INFO", "commandstats")
 	if usec, _ := cmdstatUsec(t, info, "debug"); usec < 40000 {
 		t.Errorf("two DEBUG SLEEP 0.02 took %d usec", usec)
 	}
@@ -69,9 +71,8 @@ func TestCommandStatsTime(t *testing.T) {
 	}
 
 	// (float)usec/calls, "%.2f".
-	te.e.srv.cmdStats[Lookup([]byte("ping")).idx].ns = 10_000
-	te.e.srv.cmdStats[Lookup([]byte("ping")).idx].calls = 3
-	if _, per := cmdstatUsec(t, te.do(cl, conn, "INFO", "commandstats"), "ping"); per != "3.33" {
+	te.E.SetCommandStatForTest(engine.Lookup([]byte("ping")), 3, 10_000)
+	if _, per := cmdstatUsec(t, te.Do(cl, conn, "INFO", "commandstats"), "ping"); per != "3.33" {
 		t.Errorf("usec_per_call = %s, want 3.33", per)
 	}
 }

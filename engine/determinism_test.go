@@ -1,10 +1,12 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -16,26 +18,26 @@ import (
 // leader proposes, without Raft.
 type engineCluster struct {
 	t         *testing.T
-	leader    *testEngine
-	r         *stubReplicator
-	followers []*Engine
+	leader    *enginetest.Engine
+	r         *enginetest.StubReplicator
+	followers []*engine.Engine
 	index     uint64
-	cl        *Client
-	conn      *testConn
+	cl        *engine.Client
+	conn      *enginetest.Conn
 }
 
 func newEngineCluster(t *testing.T, followers int) *engineCluster {
 	te, r := replicatedEngine(t)
 	ec := &engineCluster{t: t, leader: te, r: r}
 	for i := 0; i < followers; i++ {
-		ec.addFollower(newTestEngine(t).e)
+		ec.addFollower(enginetest.New(t).E)
 	}
-	ec.cl, ec.conn = te.client()
+	ec.cl, ec.conn = te.Client()
 	return ec
 }
 
-func (ec *engineCluster) addFollower(e *Engine) {
-	e.enableReplication(&stubReplicator{}, uint64(100+len(ec.followers)))
+func (ec *engineCluster) addFollower(e *engine.Engine) {
+	e.EnableReplicationForTest(&enginetest.StubReplicator{}, uint64(100+len(ec.followers)))
 	ec.followers = append(ec.followers, e)
 }
 
@@ -43,19 +45,19 @@ func (ec *engineCluster) addFollower(e *Engine) {
 // every node and returns the leader's reply.
 func (ec *engineCluster) do(args ...string) string {
 	ec.t.Helper()
-	out := ec.leader.do(ec.cl, ec.conn, args...)
-	for len(ec.r.ops) > 0 {
-		ops := ec.r.ops
-		ec.r.ops = nil
+	out := ec.leader.Do(ec.cl, ec.conn, args...)
+	for len(ec.r.Ops) > 0 {
+		ops := ec.r.Ops
+		ec.r.Ops = nil
 		ec.index++
-		now := ec.leader.e.NowMs()
+		now := ec.leader.E.NowMs()
 		for _, f := range ec.followers {
 			f.ApplyEntry(ec.index, now, ec.index, nil, cloneOps(ops))
 		}
-		ec.leader.e.ApplyEntry(ec.index, now, ec.index, nil, ops)
-		ec.leader.e.FlushOutputs()
-		out += string(ec.conn.out)
-		ec.conn.out = ec.conn.out[:0]
+		ec.leader.E.ApplyEntry(ec.index, now, ec.index, nil, ops)
+		ec.leader.E.FlushOutputs()
+		out += string(ec.conn.Out)
+		ec.conn.Out = ec.conn.Out[:0]
 	}
 	return out
 }
@@ -63,7 +65,7 @@ func (ec *engineCluster) do(args ...string) string {
 // same fails unless every node holds the leader's state.
 func (ec *engineCluster) same(when string) {
 	ec.t.Helper()
-	want := ec.leader.e.Digest()
+	want := ec.leader.E.Digest()
 	for i, f := range ec.followers {
 		if f.Digest() != want {
 			ec.t.Fatalf("%s: follower %d differs from the leader", when, i)
@@ -74,8 +76,8 @@ func (ec *engineCluster) same(when string) {
 // restoredFollower adds a follower restored from a snapshot of the leader.
 func (ec *engineCluster) restoredFollower() {
 	ec.t.Helper()
-	e := newTestEngine(ec.t).e
-	if _, err := e.Restore(bytes.NewReader(snapshotBytes(ec.t, ec.leader.e, ""))); err != nil {
+	e := enginetest.New(ec.t).E
+	if _, err := e.Restore(bytes.NewReader(snapshotBytes(ec.t, ec.leader.E, ""))); err != nil {
 		ec.t.Fatal(err)
 	}
 	ec.addFollower(e)
@@ -167,7 +169,7 @@ func TestReadOnlyScriptsKeepInterpreterState(t *testing.T) {
 		if got := ec.do(cmd...); got != ":1\r\n" {
 			t.Fatalf("%s: %q", cmd[0], got)
 		}
-		if ec.r.ops != nil || ec.index != 1 {
+		if ec.r.Ops != nil || ec.index != 1 {
 			t.Fatalf("%s was proposed", cmd[0])
 		}
 	}
@@ -194,9 +196,9 @@ func TestSnapshotKeepsInterpreterState(t *testing.T) {
 	ec.do("FCALL", "probe", "1", "fcall")
 	ec.same("after scripts that follow the snapshot")
 	// The state is part of the replicated state: it shows in the digest.
-	before := ec.leader.e.Digest()
+	before := ec.leader.E.Digest()
 	ec.do("EVAL", "math.random() return 1", "0")
-	if ec.leader.e.Digest() == before {
+	if ec.leader.E.Digest() == before {
 		t.Fatal("math.random's generator is not in the digest")
 	}
 }

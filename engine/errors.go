@@ -51,6 +51,13 @@ const (
 	ErrWriteInReadOnly = "ERR Write commands are not allowed from read-only scripts."
 	ErrCountPositive   = "ERR value is out of range, must be positive"
 	ErrMaxClients      = "ERR max number of clients reached"
+	// ErrWriteAfterNodeLocal refuses a write in a script applied from a
+	// cluster's log after the script called a NodeLocal command (lockkv's;
+	// DESIGN.md, "Scripts in the log"). It is the refusal of Redis 2.6 to
+	// 4.0 under verbatim script replication (scripting.c's
+	// lua_random_dirty), without the hint 3.2 added to call
+	// redis.replicate_commands(), which switches nothing in lockkv.
+	ErrWriteAfterNodeLocal = "ERR Write commands not allowed after non deterministic commands"
 	// ErrFailoverTakeover refuses CLUSTER FAILOVER TAKEOVER (lockkv's).
 	ErrFailoverTakeover = "ERR CLUSTER FAILOVER TAKEOVER is not supported: in a Raft cluster a node leads only once a quorum elected it; use CLUSTER FAILOVER (or FORCE)"
 	// ErrFailoverNested refuses CLUSTER FAILOVER in MULTI or a script,

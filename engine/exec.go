@@ -149,6 +149,13 @@ func (c *Ctx) scriptGate(spec *Spec) bool {
 		c.W.Error(ErrWriteInReadOnly)
 		return false
 	}
+	if spec.Flags&Write != 0 && c.E.scripting.nodeLocal {
+		// Applied from a cluster's log after a NodeLocal command: what
+		// the script would write may differ between the nodes, and every
+		// node refuses it alike (settleScript has the rest).
+		c.W.Error(ErrWriteAfterNodeLocal)
+		return false
+	}
 	if spec.Flags&DenyOOM != 0 && c.E.scripting.oomDenies() {
 		// scriptVerifyOOM: judged by the state the script started in,
 		// until its first write.

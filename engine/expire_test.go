@@ -1,31 +1,29 @@
-package engine
+package engine_test
 
 import (
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/store"
 )
-
-type fixedClock struct{ t time.Time }
-
-func (c *fixedClock) Now() time.Time { return c.t }
 
 // TestCronExpiresInSlices checks that Engine.Cron reclaims a mass of expired
 // keys a bounded slice per call, counting each one in expired_keys.
 func TestCronExpiresInSlices(t *testing.T) {
-	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
-	e := newEngine(nil, clock)
+	clock := &enginetest.Clock{T: time.UnixMilli(1_000_000)}
+	e := enginetest.NewWith(t, engine.Options{Clock: clock}).E
 	const n = 100_000
 	v := store.NewString([]byte("lease"))
-	now := clock.t.UnixMilli()
+	now := clock.T.UnixMilli()
 	for i := 0; i < n; i++ {
 		db := e.DBs[i%3]
 		db.Set("lock:"+strconv.Itoa(i), v, now+int64(1+i%500), now)
 	}
 	e.DBs[0].Set("forever", v, 0, now)
-	clock.t = clock.t.Add(time.Second)
+	clock.T = clock.T.Add(time.Second)
 	calls := 0
 	for prev := int64(0); ; calls++ {
 		e.Cron()
@@ -38,8 +36,8 @@ func TestCronExpiresInSlices(t *testing.T) {
 			t.Fatalf("one Cron call reclaimed %d keys", got)
 		}
 		// While keys remain due, the engine asks to run again at once.
-		if w := e.NextWakeup(); got == 2000 && w != clock.t.UnixMilli() {
-			t.Fatalf("after a full slice NextWakeup = %d, want now (%d)", w, clock.t.UnixMilli())
+		if w := e.NextWakeup(); got == 2000 && w != clock.T.UnixMilli() {
+			t.Fatalf("after a full slice NextWakeup = %d, want now (%d)", w, clock.T.UnixMilli())
 		}
 	}
 	if e.Stats.ExpiredKeys != n || calls != n/2000 {
@@ -56,7 +54,7 @@ func TestCronExpiresInSlices(t *testing.T) {
 // BenchmarkStringLockCycle runs a lock's life through Exec: SET NX PX, GET,
 // PEXPIRE (renew), PTTL, DEL. ns/op covers the five commands.
 func BenchmarkStringLockCycle(b *testing.B) {
-	e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+	e := enginetest.New(b).E
 	cl := e.NewClient(nil)
 	cl.Authenticated = true
 	cmds := [][][]byte{
@@ -66,13 +64,13 @@ func BenchmarkStringLockCycle(b *testing.B) {
 		{[]byte("PTTL"), []byte("lock:resource:42")},
 		{[]byte("DEL"), []byte("lock:resource:42")},
 	}
-	ctx := Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0]}
+	ctx := engine.Ctx{E: e, C: cl, W: &cl.W, DB: e.DBs[0]}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		for _, a := range cmds {
 			cl.W.Reset()
 			ctx.Now = 1_000_000 + int64(i)
-			Exec(&ctx, a)
+			engine.Exec(&ctx, a)
 		}
 	}
 }

@@ -23,7 +23,7 @@ var functionCommands = []*Spec{
 		{Name: "kill", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Fn: functionKill},
 		{Name: "list", Arity: -2, Flags: NoScript, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output_order"}, Fn: functionList},
 		{Name: "load", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionLoad},
-		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Fn: functionStats},
+		{Name: "stats", Arity: 2, Flags: NoScript | AllowBusy, ACL: []string{"scripting"}, Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, NodeLocal: true, Fn: functionStats}, // NodeLocal: the script this node is running
 		{Name: "dump", Arity: 2, Flags: NoScript, ACL: []string{"scripting"}, Fn: functionDump},
 		{Name: "restore", Arity: -3, Flags: Write | DenyOOM | NoScript, ACL: []string{"scripting"}, Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Fn: functionRestore},
 	}},
@@ -106,12 +106,12 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		return
 	}
 	scriptRO := ro || fn.Flags&luaengine.FlagNoWrites != 0
-	s.prepare(c, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
+	s.prepare(c, fs.lua, fn.Name, args[3:3+numkeys], args[3+numkeys:], scriptRO, fn.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
 	defer c.keepLuaState(fs.lua)()
+	defer c.settleScript() // before finish forgets the NodeLocal call
 	s.args = args
 	fs.lua.Call(fn, &s.run)
-	c.spendSteps(fs.lua)
 }
 
 func functionLoad(c *Ctx, args [][]byte) {

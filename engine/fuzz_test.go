@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/internal/rdb"
 	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/scriptcache"
@@ -45,7 +47,7 @@ const (
 // fuzzNames lists every command and subcommand as a client sends it.
 var fuzzNames = sync.OnceValue(func() [][]string {
 	var out [][]string
-	for _, s := range All() {
+	for _, s := range engine.All() {
 		if len(s.Sub) == 0 {
 			out = append(out, []string{s.Name})
 			continue
@@ -104,7 +106,7 @@ func fuzzCommands(data []byte) [][][]byte {
 		for j, a := range args {
 			args[j] = fuzzUnescape(a)
 		}
-		if Lookup(args[0]) == nil {
+		if engine.Lookup(args[0]) == nil {
 			name := fuzzNames()[fuzzPick(args[0], len(fuzzNames()))]
 			head := make([][]byte, len(name))
 			for j, w := range name {
@@ -209,19 +211,6 @@ func fuzzTame(args [][]byte) [][]byte {
 	return args
 }
 
-// fuzzConn is a client's connection: what it was sent.
-type fuzzConn struct{ out []byte }
-
-func (c *fuzzConn) Deliver(b []byte)                { c.out = append(c.out, b...) }
-func (c *fuzzConn) SetAuthenticated(bool)           {}
-func (c *fuzzConn) Close()                          {}
-func (c *fuzzConn) Abort()                          {}
-func (c *fuzzConn) Pending() int64                  { return 0 }
-func (c *fuzzConn) QueryBuffer() (used, free int64) { return 0, 0 }
-func (c *fuzzConn) Blocked(held bool)               {}
-func (c *fuzzConn) RemoteAddr() string              { return "127.0.0.1:1" }
-func (c *fuzzConn) LocalAddr() string               { return "127.0.0.1:2" }
-
 // panicLog records the engine's log lines that report a panic.
 type panicLog struct{ lines []string }
 
@@ -242,19 +231,18 @@ func (p *panicLog) WithGroup(string) slog.Handler      { return p }
 // fuzzEngine returns an engine on a fixed clock whose log fails the test,
 // with limits that keep one run small: strings of at most 64 KB, scripts
 // stopped after 5 ms (a script that loops is killed, not waited for).
-func fuzzEngine(t *testing.T) (*Engine, *fixedClock, *panicLog) {
-	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
-	e := newEngine(nil, clock)
+func fuzzEngine(t *testing.T) (*engine.Engine, *enginetest.Clock, *panicLog) {
+	clock := &enginetest.Clock{T: time.UnixMilli(1_700_000_000_000)}
 	log := &panicLog{}
-	e.log = slog.New(log)
-	e.onBusy = e.AbortScript
+	var e *engine.Engine
+	e = enginetest.NewWith(t, engine.Options{Clock: clock, Logger: slog.New(log), OnBusy: func() { e.AbortScript() }}).E
 	fuzzLimits(e)
 	return e, clock, log
 }
 
 // fuzzLimits sets the limits fuzzEngine promises again (CONFIG SET may
 // have changed them).
-func fuzzLimits(e *Engine) {
+func fuzzLimits(e *engine.Engine) {
 	e.Config.ProtoMaxBulkLen = 64 << 10
 	e.Config.LuaTimeLimit = 5
 }
@@ -376,17 +364,17 @@ func respValue(b []byte, depth int) (int, error) {
 // checks everything FuzzExec promises.
 func fuzzRun(t *testing.T, cmds [][][]byte) {
 	e, clock, log := fuzzEngine(t)
-	var conns [2]*fuzzConn
-	var clients [2]*Client
+	var conns [2]*enginetest.Conn
+	var clients [2]*engine.Client
 	for i := range clients {
-		conns[i] = &fuzzConn{}
+		conns[i] = &enginetest.Conn{}
 		clients[i] = e.NewClient(conns[i])
 	}
 	for i, args := range cmds {
 		e.ProcessBatch(clients[i%2], [][][]byte{args}, func() {})
 		e.FlushOutputs()
 		fuzzLimits(e)
-		clock.t = clock.t.Add(time.Duration(i) * 7 * time.Millisecond)
+		clock.T = clock.T.Add(time.Duration(i) * 7 * time.Millisecond)
 		e.Cron()
 		e.FlushOutputs()
 		if len(log.lines) > 0 {
@@ -395,20 +383,19 @@ func fuzzRun(t *testing.T, cmds [][][]byte) {
 	}
 	// Whatever state the commands left (a pause, blocked clients), a new
 	// client is served once the pause ends.
-	e.srv.pause = pauseOff
-	e.resumePaused()
+	e.UnpauseForTest()
 	e.FlushOutputs()
 	for i, c := range conns {
-		if err := checkRESP(c.out); err != nil {
+		if err := checkRESP(c.Out); err != nil {
 			t.Fatalf("client %d: %v\ncommands: %q", i, err, cmds)
 		}
 	}
-	probe := &fuzzConn{}
+	probe := &enginetest.Conn{}
 	pc := e.NewClient(probe)
 	e.ProcessBatch(pc, [][][]byte{{[]byte("PING")}}, func() {})
 	e.FlushOutputs()
-	if string(probe.out) != "+PONG\r\n" {
-		t.Fatalf("PING answered %q after %q", probe.out, cmds)
+	if string(probe.Out) != "+PONG\r\n" {
+		t.Fatalf("PING answered %q after %q", probe.Out, cmds)
 	}
 	// The state the commands left snapshots and restores to itself.
 	var snap bytes.Buffer
@@ -428,7 +415,7 @@ func fuzzRun(t *testing.T, cmds [][][]byte) {
 }
 
 func FuzzExec(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range engine.SeedSessionsForTest() {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -450,13 +437,13 @@ func fuzzNoLoops(cmds [][][]byte) [][][]byte {
 }
 
 // cloneOps deep-copies ops: every engine applies its own copy.
-func cloneOps(ops []Op) []Op {
-	out := make([]Op, len(ops))
+func cloneOps(ops []engine.Op) []engine.Op {
+	out := make([]engine.Op, len(ops))
 	for i, op := range ops {
 		out[i] = op
 		out[i].Args = make([][][]byte, len(op.Args))
 		for j, a := range op.Args {
-			out[i].Args[j] = copyArgs(a)
+			out[i].Args[j] = engine.CopyArgs(a)
 		}
 	}
 	return out
@@ -464,9 +451,9 @@ func cloneOps(ops []Op) []Op {
 
 // fuzzFollower is a replicated engine that applies entries (a follower:
 // it never proposes).
-func fuzzFollower(t *testing.T) (*Engine, *panicLog) {
+func fuzzFollower(t *testing.T) (*engine.Engine, *panicLog) {
 	e, _, log := fuzzEngine(t)
-	e.enableReplication(&stubReplicator{}, 8)
+	e.EnableReplicationForTest(&enginetest.StubReplicator{}, 8)
 	return e, log
 }
 
@@ -481,7 +468,7 @@ func fuzzFollower(t *testing.T) (*Engine, *panicLog) {
 // (its hash tables are laid out differently, so a choice that depends on
 // a table's layout differs).
 func FuzzApply(f *testing.F) {
-	for i, s := range fuzzSeeds {
+	for i, s := range engine.SeedSessionsForTest() {
 		f.Add([]byte(s), uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
@@ -490,29 +477,29 @@ func FuzzApply(f *testing.F) {
 			return
 		}
 		leader, clock, llog := fuzzEngine(t)
-		r := &stubReplicator{}
-		leader.enableReplication(r, 7)
+		r := &enginetest.StubReplicator{}
+		leader.EnableReplicationForTest(r, 7)
 		leader.SetLeader(true)
 		leader.Config.ReadMode = config.ReadLease
-		var clients [2]*Client
+		var clients [2]*engine.Client
 		for i := range clients {
-			clients[i] = leader.NewClient(&fuzzConn{})
+			clients[i] = leader.NewClient(&enginetest.Conn{})
 		}
 		a, alog := fuzzFollower(t)
 		c, clog := fuzzFollower(t)
-		var b *Engine
+		var b *engine.Engine
 		var blog *panicLog
 		at := int(split) % len(cmds)
 		index := uint64(0)
 		// commit applies what the leader proposed, on every node, until
 		// applying proposes nothing more (a served client goes on).
 		commit := func(what []byte) {
-			for round := 0; round < 8 && len(r.ops) > 0; round++ {
-				ops := r.ops
-				r.ops = nil
+			for round := 0; round < 8 && len(r.Ops) > 0; round++ {
+				ops := r.Ops
+				r.Ops = nil
 				index++
 				now, seed := leader.NowMs(), index*0x9e3779b97f4a7c15
-				for _, e := range []*Engine{a, b, c} {
+				for _, e := range []*engine.Engine{a, b, c} {
 					if e != nil {
 						// CONFIG SET is a node's own: the leader's
 						// settings that shape what apply does travel
@@ -525,7 +512,7 @@ func FuzzApply(f *testing.F) {
 				leader.FlushOutputs()
 				fuzzLimits(leader)
 				want := leader.Digest()
-				for name, e := range map[string]*Engine{"a follower": a, "another follower": c, "the restored follower": b} {
+				for name, e := range map[string]*engine.Engine{"a follower": a, "another follower": c, "the restored follower": b} {
 					if e != nil && e.Digest() != want {
 						t.Fatalf("after %q, entry %d (%s): %s differs from the leader", what, index, fmtOps(ops), name)
 					}
@@ -554,7 +541,7 @@ func FuzzApply(f *testing.F) {
 			leader.FlushOutputs()
 			fuzzLimits(leader)
 			commit(what)
-			clock.t = clock.t.Add(time.Duration(i) * 7 * time.Millisecond)
+			clock.T = clock.T.Add(time.Duration(i) * 7 * time.Millisecond)
 			leader.Cron()
 			leader.FlushOutputs()
 			commit([]byte("expiry"))
@@ -562,7 +549,7 @@ func FuzzApply(f *testing.F) {
 	})
 }
 
-func fmtOps(ops []Op) string {
+func fmtOps(ops []engine.Op) string {
 	var b strings.Builder
 	for _, op := range ops {
 		fmt.Fprintf(&b, "%d%q ", op.Kind, op.Args)

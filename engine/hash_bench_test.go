@@ -1,22 +1,21 @@
-package engine
+package engine_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
-
-type hashBenchClock struct{ t time.Time }
-
-func (c hashBenchClock) Now() time.Time { return c.t }
 
 // benchEngine returns an engine and a client whose replies are discarded
 // between commands.
-func benchEngine() (*Engine, *Client) {
-	e := newEngine(nil, hashBenchClock{time.Unix(1700000000, 0)})
+func benchEngine(b *testing.B) (*engine.Engine, *engine.Client) {
+	e := enginetest.NewWith(b, engine.Options{Clock: &enginetest.Clock{T: time.Unix(1700000000, 0)}}).E
 	return e, e.NewClient(nil)
 }
 
-func benchRun(b *testing.B, e *Engine, cl *Client, cmds ...[][]byte) {
+func benchRun(b *testing.B, e *engine.Engine, cl *engine.Client, cmds ...[][]byte) {
 	b.Helper()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -41,14 +40,14 @@ const benchOwner = "8743c9c0-0795-4907-87fd-6c719a6b4586:1"
 // BenchmarkHINCRBYLock is Redisson's reentry/unlock pair on a one-field
 // lock hash.
 func BenchmarkHINCRBYLock(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	e.Call(cl, argv("HSET", "myLock", benchOwner, "1"))
 	benchRun(b, e, cl, argv("HINCRBY", "myLock", benchOwner, "1"), argv("HINCRBY", "myLock", benchOwner, "-1"))
 }
 
 // BenchmarkHSETSmall overwrites a field of a three-field hash.
 func BenchmarkHSETSmall(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	e.Call(cl, argv("HSET", "h", "a", "1", "b", "2", "c", "3"))
 	benchRun(b, e, cl, argv("HSET", "h", "b", "x"))
 }
@@ -56,13 +55,13 @@ func BenchmarkHSETSmall(b *testing.B) {
 // BenchmarkLockCycle takes and releases a lock: HINCRBY creates the hash,
 // HEXISTS checks ownership, HDEL empties and deletes it.
 func BenchmarkLockCycle(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	benchRun(b, e, cl, argv("HINCRBY", "myLock", benchOwner, "1"), argv("HEXISTS", "myLock", benchOwner), argv("HDEL", "myLock", benchOwner))
 }
 
 // BenchmarkHGETBig reads a field of a hashtable-encoded hash.
 func BenchmarkHGETBig(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	for i := 0; i < 1000; i++ {
 		e.Call(cl, argv("HSET", "big", "field:"+itoa(i), "v"))
 	}
@@ -80,9 +79,9 @@ func appendInt(b []byte, i int) []byte {
 
 // benchBatches runs each op as one pipeline through ProcessBatch and
 // FlushOutputs, the server's path; ns/op covers one pipeline.
-func benchBatches(b *testing.B, e *Engine, cmds [][][]byte) {
+func benchBatches(b *testing.B, e *engine.Engine, cmds [][][]byte) {
 	b.Helper()
-	conn := &testConn{}
+	conn := &enginetest.Conn{}
 	cl := e.NewClient(conn)
 	done := func() {}
 	b.ReportAllocs()
@@ -90,7 +89,7 @@ func benchBatches(b *testing.B, e *Engine, cmds [][][]byte) {
 	for i := 0; i < b.N; i++ {
 		e.ProcessBatch(cl, cmds, done)
 		e.FlushOutputs()
-		conn.out = conn.out[:0]
+		conn.Out = conn.Out[:0]
 	}
 }
 
@@ -98,9 +97,9 @@ func benchBatches(b *testing.B, e *Engine, cmds [][][]byte) {
 // client at a time, one command per pipeline (a lock client's usual
 // traffic): ns/op covers the two pipelines.
 func BenchmarkBatchHINCRBYLock(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	e.Call(cl, argv("HSET", "myLock", benchOwner, "1"))
-	conn := &testConn{}
+	conn := &enginetest.Conn{}
 	c := e.NewClient(conn)
 	in, out := [][][]byte{argv("HINCRBY", "myLock", benchOwner, "1")}, [][][]byte{argv("HINCRBY", "myLock", benchOwner, "-1")}
 	done := func() {}
@@ -110,13 +109,13 @@ func BenchmarkBatchHINCRBYLock(b *testing.B) {
 		e.ProcessBatch(c, in, done)
 		e.ProcessBatch(c, out, done)
 		e.FlushOutputs()
-		conn.out = conn.out[:0]
+		conn.Out = conn.Out[:0]
 	}
 }
 
 // BenchmarkBatchHGET16 reads a field sixteen times in one pipeline.
 func BenchmarkBatchHGET16(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	e.Call(cl, argv("HSET", "h", "a", "1", "b", "2", "c", "3"))
 	cmds := make([][][]byte, 16)
 	for i := range cmds {

@@ -1,8 +1,11 @@
-package engine
+package engine_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // The expected numbers in these tests are worked from Redis 7.0's code
@@ -23,42 +26,41 @@ import (
 
 // injectLatency counts calls of the command named name (e.g. "client|id")
 // that took the given nanoseconds, as endCall does.
-func injectLatency(t *testing.T, e *Engine, name string, ns ...int64) {
+func injectLatency(t *testing.T, e *engine.Engine, name string, ns ...int64) {
 	t.Helper()
 	s := e.LookupFullName(name)
 	if s == nil {
 		t.Fatalf("no command %s", name)
 	}
 	for _, n := range ns {
-		e.callStart()
-		e.countCall(s, true, n)
+		e.CountCallForTest(s, n)
 	}
 }
 
 func TestLatencyHistogramInjected(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
-	injectLatency(t, te.e, "set", 500, 3000, 17000, 25000)
-	injectLatency(t, te.e, "client|id", 3000)
-	injectLatency(t, te.e, "get", 2000000000)
+	te := enginetest.New(t)
+	cl, conn := te.Client()
+	injectLatency(t, te.E, "set", 500, 3000, 17000, 25000)
+	injectLatency(t, te.E, "client|id", 3000)
+	injectLatency(t, te.E, "get", 2000000000)
 
-	te.expect(cl, conn, "*2\r\n$3\r\nset\r\n*4\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n*6\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
+	te.Expect(cl, conn, "*2\r\n$3\r\nset\r\n*4\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n*6\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
 		"LATENCY", "HISTOGRAM", "set")
 	// Unknown names skipped, a container answers for its subcommands, a
 	// subcommand by its full name, a name twice twice.
-	te.expect(cl, conn, "*6\r\n$9\r\nclient|id\r\n*4\r\n$5\r\ncalls\r\n:1\r\n$14\r\nhistogram_usec\r\n*2\r\n:4\r\n:1\r\n"+
+	te.Expect(cl, conn, "*6\r\n$9\r\nclient|id\r\n*4\r\n$5\r\ncalls\r\n:1\r\n$14\r\nhistogram_usec\r\n*2\r\n:4\r\n:1\r\n"+
 		"$9\r\nclient|id\r\n*4\r\n$5\r\ncalls\r\n:1\r\n$14\r\nhistogram_usec\r\n*2\r\n:4\r\n:1\r\n"+
 		"$3\r\nget\r\n*4\r\n$5\r\ncalls\r\n:1\r\n$14\r\nhistogram_usec\r\n*2\r\n:1073741\r\n:1\r\n",
 		"LATENCY", "HISTOGRAM", "nosuch", "CLIENT", "client|ID", "client|nosuch", "get|x", "GET")
-	te.expect(cl, conn, "*0\r\n", "LATENCY", "HISTOGRAM", "hset", "nosuch")
-	te.do(cl, conn, "HELLO", "3")
-	te.expect(cl, conn, "%1\r\n$3\r\nset\r\n%2\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n%3\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
+	te.Expect(cl, conn, "*0\r\n", "LATENCY", "HISTOGRAM", "hset", "nosuch")
+	te.Do(cl, conn, "HELLO", "3")
+	te.Expect(cl, conn, "%1\r\n$3\r\nset\r\n%2\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n%3\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
 		"LATENCY", "HISTOGRAM", "set")
 
 	// INFO latencystats: hdr_value_at_percentile, "%.3f" µs. set: 4
 	// calls; p50 needs (0.5*4+0.5) = 2 calls (3007 ns), p99 and p99.9 4
 	// (25087 ns).
-	info := te.do(cl, conn, "INFO", "latencystats")
+	info := te.Do(cl, conn, "INFO", "latencystats")
 	for _, want := range []string{
 		"latency_percentiles_usec_set:p50=3.007,p99=25.087,p99.9=25.087\r\n",
 		"latency_percentiles_usec_client|id:p50=3.007,p99=3.007,p99.9=3.007\r\n",
@@ -70,65 +72,65 @@ func TestLatencyHistogramInjected(t *testing.T) {
 	}
 	// Percentile 0 is the lowest value of its bucket; a count under 1 is
 	// raised to 1; numbers shown as "%f" trimmed.
-	te.expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "0 0.1 25.50 100")
-	info = te.do(cl, conn, "INFO", "latencystats")
+	te.Expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "0 0.1 25.50 100")
+	info = te.Do(cl, conn, "INFO", "latencystats")
 	// 25.5% of 4: (1.02+0.5) = 1 call: the 1 ns one.
 	if want := "latency_percentiles_usec_set:p0=0.001,p0.1=0.001,p25.5=0.001,p100=25.087\r\n"; !strings.Contains(info, want) {
 		t.Errorf("INFO latencystats lacks %q:\n%s", want, info)
 	}
-	te.expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "")
-	info = te.do(cl, conn, "INFO", "latencystats")
+	te.Expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking-info-percentiles", "")
+	info = te.Do(cl, conn, "INFO", "latencystats")
 	if !strings.Contains(info, "latency_percentiles_usec_set:\r\n") {
 		t.Errorf("no percentiles: %q", info)
 	}
 
 	// latency-tracking no: nothing recorded, INFO latencystats empty,
 	// LATENCY HISTOGRAM still answers with what was recorded.
-	te.expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking", "no")
-	injectLatency(t, te.e, "set", 3000)
-	injectLatency(t, te.e, "hset", 3000)
-	if info := te.do(cl, conn, "INFO", "latencystats"); info != "=20\r\ntxt:# Latencystats\r\n\r\n" {
+	te.Expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking", "no")
+	injectLatency(t, te.E, "set", 3000)
+	injectLatency(t, te.E, "hset", 3000)
+	if info := te.Do(cl, conn, "INFO", "latencystats"); info != "=20\r\ntxt:# Latencystats\r\n\r\n" {
 		t.Errorf("INFO latencystats with tracking off: %q", info)
 	}
-	te.expect(cl, conn, "%1\r\n$3\r\nset\r\n%2\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n%3\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
+	te.Expect(cl, conn, "%1\r\n$3\r\nset\r\n%2\r\n$5\r\ncalls\r\n:4\r\n$14\r\nhistogram_usec\r\n%3\r\n:1\r\n:1\r\n:4\r\n:2\r\n:33\r\n:4\r\n",
 		"LATENCY", "HISTOGRAM", "set", "hset")
 
 	// CONFIG RESETSTAT drops every histogram.
-	te.expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking", "yes")
-	te.expect(cl, conn, "+OK\r\n", "CONFIG", "RESETSTAT")
-	te.expect(cl, conn, "%0\r\n", "LATENCY", "HISTOGRAM", "set", "client", "get")
+	te.Expect(cl, conn, "+OK\r\n", "CONFIG", "SET", "latency-tracking", "yes")
+	te.Expect(cl, conn, "+OK\r\n", "CONFIG", "RESETSTAT")
+	te.Expect(cl, conn, "%0\r\n", "LATENCY", "HISTOGRAM", "set", "client", "get")
 }
 
 // TestLatencyTrackingCalls: real commands are tracked by default, each
 // call once, subcommands under their full names; the /metrics buckets
 // derive from the same histogram.
 func TestLatencyTrackingCalls(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	cl, conn := te.Client()
 	for i := 0; i < 3; i++ {
-		te.do(cl, conn, "SET", "k", "v")
+		te.Do(cl, conn, "SET", "k", "v")
 	}
-	te.do(cl, conn, "CLIENT", "ID")
-	got := te.do(cl, conn, "LATENCY", "HISTOGRAM", "set", "client")
+	te.Do(cl, conn, "CLIENT", "ID")
+	got := te.Do(cl, conn, "LATENCY", "HISTOGRAM", "set", "client")
 	for _, want := range []string{"$3\r\nset\r\n*4\r\n$5\r\ncalls\r\n:3\r\n", "$9\r\nclient|id\r\n*4\r\n$5\r\ncalls\r\n:1\r\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("LATENCY HISTOGRAM lacks %q: %q", want, got)
 		}
 	}
-	var set *CommandStat
-	stats := te.e.CommandStats(nil)
+	var set *engine.CommandStat
+	stats := te.E.CommandStats(nil)
 	for i := range stats {
 		if stats[i].Name == "set" {
 			set = &stats[i]
 		}
 	}
-	if set == nil || len(set.Buckets) != len(LatencyBounds) {
+	if set == nil || len(set.Buckets) != len(engine.LatencyBounds) {
 		t.Fatalf("set's stats: %+v", set)
 	}
 	if last := set.Buckets[len(set.Buckets)-1]; last != 3 {
 		t.Errorf("set's last bucket counts %d calls", last)
 	}
-	if LatencyBounds[0] != 1031 || LatencyBounds[len(LatencyBounds)-1] != 1024<<19+1<<22-1 {
-		t.Errorf("bounds %v", LatencyBounds)
+	if engine.LatencyBounds[0] != 1031 || engine.LatencyBounds[len(engine.LatencyBounds)-1] != 1024<<19+1<<22-1 {
+		t.Errorf("bounds %v", engine.LatencyBounds)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/engine"
 )
 
 // TestLeaderLocalCommandsLeaveReplicatedState: what a cluster leader runs
@@ -29,7 +31,7 @@ func TestLeaderLocalCommandsLeaveReplicatedState(t *testing.T) {
 	for _, c := range setup {
 		ec.do(c...)
 	}
-	ec.leader.advance(200 * time.Millisecond) // the x keys are expired on the leader
+	ec.leader.Advance(200 * time.Millisecond) // the x keys are expired on the leader
 	ec.same("after the setup")
 	skip := []string{
 		"shutdown", "debug", "monitor", "sync", "psync", "replicaof", "slaveof", "failover",
@@ -40,22 +42,22 @@ func TestLeaderLocalCommandsLeaveReplicatedState(t *testing.T) {
 	}
 	keys := []string{"s", "xs", "h", "xh", "l", "xl", "t", "xt", "z", "xz", "missing"}
 	var names []string
-	for name := range table {
+	for name := range engine.TableForTest() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	ran := 0
 	for _, name := range names {
-		spec := table[name]
+		spec := engine.TableForTest()[name]
 		if slices.Contains(skip, name) {
 			continue
 		}
-		specs := []*Spec{spec}
+		specs := []*engine.Spec{spec}
 		if len(spec.Sub) > 0 {
 			specs = spec.Sub
 		}
 		for _, s := range specs {
-			if s.repl == replWrite || s.repl == replExec {
+			if s.ReplicatedForTest() {
 				continue
 			}
 			cmd := strings.Fields(strings.ReplaceAll(s.FullName(), "|", " "))

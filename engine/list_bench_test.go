@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"strconv"
@@ -6,12 +6,12 @@ import (
 )
 
 func BenchmarkListPushPop(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	benchRun(b, e, cl, argv("RPUSH", "q", "job-payload-1234"), argv("LPOP", "q"))
 }
 
 func BenchmarkListLRANGE600(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	args := []string{"RPUSH", "l"}
 	for i := 0; i < 600; i++ {
 		args = append(args, "xxx"+strconv.Itoa(i))
@@ -23,7 +23,7 @@ func BenchmarkListLRANGE600(b *testing.B) {
 // BenchmarkListBlockServe measures a client blocking in BLPOP and being
 // served by another client's push.
 func BenchmarkListBlockServe(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	pusher := e.NewClient(nil)
 	blpop, rpush := argv("BLPOP", "q", "0"), argv("RPUSH", "q", "v")
 	b.ReportAllocs()
@@ -31,7 +31,7 @@ func BenchmarkListBlockServe(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		e.Call(cl, blpop)
 		e.Call(pusher, rpush)
-		e.resumeUnblocked()
+		e.ResumeUnblockedForTest()
 		cl.W.Reset()
 		pusher.W.Reset()
 	}

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"maps"
@@ -7,53 +7,55 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // TestNewRefusesOptions: options no engine could run with are errors.
 func TestNewRefusesOptions(t *testing.T) {
-	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
+	clock := &enginetest.Clock{T: time.UnixMilli(1_000_000)}
 	withFile := config.NewConfig()
 	withFile.ConfigFile = "/etc/lockkv.conf"
 	noDBs := config.NewConfig()
 	noDBs.Databases = 0
-	fc := newFakeCluster("n1")
-	r := &stubReplicator{}
+	fc := enginetest.NewFakeCluster("n1")
+	r := &enginetest.StubReplicator{}
 	for _, tc := range []struct {
 		name string
-		o    Options
+		o    engine.Options
 		want string
 	}{
-		{"no clock", Options{}, "a clock is required"},
-		{"no databases", Options{Clock: clock, Config: noDBs}, "0 databases"},
-		{"rewrite without a file", Options{Clock: clock, Rewrite: func() error { return nil }}, "Rewrite without a config file"},
-		{"replication without a cluster", Options{Clock: clock, Replication: &Replication{Log: r, Origin: 1}}, "without a Cluster"},
-		{"log without an origin", Options{Clock: clock, Replication: &Replication{Cluster: fc, Log: r}}, "non-zero Origin"},
-		{"origin without a log", Options{Clock: clock, Replication: &Replication{Cluster: fc, Origin: 1}}, "need a Log"},
-		{"bad listener port", Options{Clock: clock, Listeners: &Listeners{Port: 70000}}, "bad listener ports"},
-		{"bad tls-auth-clients", Options{Clock: clock, Listeners: &Listeners{Port: 1, TLSPort: 2, TLSAuthClients: "maybe"}}, "tls-auth-clients"},
+		{"no clock", engine.Options{}, "a clock is required"},
+		{"no databases", engine.Options{Clock: clock, Config: noDBs}, "0 databases"},
+		{"rewrite without a file", engine.Options{Clock: clock, Rewrite: func() error { return nil }}, "Rewrite without a config file"},
+		{"replication without a cluster", engine.Options{Clock: clock, Replication: &engine.Replication{Log: r, Origin: 1}}, "without a Cluster"},
+		{"log without an origin", engine.Options{Clock: clock, Replication: &engine.Replication{Cluster: fc, Log: r}}, "non-zero Origin"},
+		{"origin without a log", engine.Options{Clock: clock, Replication: &engine.Replication{Cluster: fc, Origin: 1}}, "need a Log"},
+		{"bad listener port", engine.Options{Clock: clock, Listeners: &engine.Listeners{Port: 70000}}, "bad listener ports"},
+		{"bad tls-auth-clients", engine.Options{Clock: clock, Listeners: &engine.Listeners{Port: 1, TLSPort: 2, TLSAuthClients: "maybe"}}, "tls-auth-clients"},
 	} {
-		e, err := New(tc.o)
+		e, err := engine.New(tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || e != nil {
 			t.Errorf("%s: engine %v, error %v, want one with %q", tc.name, e != nil, err, tc.want)
 		}
 	}
-	if _, err := New(Options{Clock: clock, Config: withFile, Rewrite: func() error { return nil }}); err != nil {
+	if _, err := engine.New(engine.Options{Clock: clock, Config: withFile, Rewrite: func() error { return nil }}); err != nil {
 		t.Errorf("rewrite with a file: %v", err)
 	}
 }
 
 // TestNewOptions: what Options gives the engine is what it uses.
 func TestNewOptions(t *testing.T) {
-	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
+	clock := &enginetest.Clock{T: time.UnixMilli(1_000_000)}
 	cfg := config.NewConfig()
 	cfg.ConfigFile = "/etc/lockkv.conf"
 	rewrites, shutdowns := 0, 0
-	e, err := New(Options{
+	e, err := engine.New(engine.Options{
 		Config:    cfg,
 		Clock:     clock,
 		Rewrite:   func() error { rewrites++; return nil },
 		Shutdown:  func() { shutdowns++ },
-		Listeners: &Listeners{Port: 0, TLSPort: 6380, TLSCertFile: "c.pem", TLSKeyFile: "k.pem", TLSAuthClients: "optional", Bind: "127.0.0.1"},
+		Listeners: &engine.Listeners{Port: 0, TLSPort: 6380, TLSCertFile: "c.pem", TLSKeyFile: "k.pem", TLSAuthClients: "optional", Bind: "127.0.0.1"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,7 @@ func TestNewOptions(t *testing.T) {
 	if e.Cluster() != nil || e.ClusterAdmin() != nil || e.LeaderTransferer() != nil || e.NodesWithLag() != nil || e.Replicated() {
 		t.Error("a standalone engine has cluster roles")
 	}
-	if ran, _ := newEngine(nil, clock).RewriteConfig(); ran {
+	if ran, _ := enginetest.NewWith(t, engine.Options{Clock: clock}).E.RewriteConfig(); ran {
 		t.Error("RewriteConfig ran without Options.Rewrite")
 	}
 }
@@ -81,13 +83,13 @@ func TestNewOptions(t *testing.T) {
 // the engine's view of the cluster takes client addresses from it where
 // it has them, the replication layer's (--peers) otherwise.
 func TestMemberRegistry(t *testing.T) {
-	fc := newFakeCluster("n2")
-	e, err := New(Options{Clock: &fixedClock{t: time.UnixMilli(1_000_000)}, Replication: &Replication{Cluster: fc, Log: &stubReplicator{}, Origin: 3}})
+	fc := enginetest.NewFakeCluster("n2")
+	e, err := engine.New(engine.Options{Clock: &enginetest.Clock{T: time.UnixMilli(1_000_000)}, Replication: &engine.Replication{Cluster: fc, Log: &enginetest.StubReplicator{}, Origin: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ApplyEntry(1, 1_000_000, 1, []Member{{"n1", "192.0.2.1:6379"}, {"n3", "192.0.2.3:6379"}, {"n9", "192.0.2.9:6379"}}, nil)
-	e.ApplyEntry(2, 1_000_001, 2, []Member{{"n9", ""}}, nil)
+	e.ApplyEntry(1, 1_000_000, 1, []engine.Member{{"n1", "192.0.2.1:6379"}, {"n3", "192.0.2.3:6379"}, {"n9", "192.0.2.9:6379"}}, nil)
+	e.ApplyEntry(2, 1_000_001, 2, []engine.Member{{"n9", ""}}, nil)
 	if got, want := e.Members(), map[string]string{"n1": "192.0.2.1:6379", "n3": "192.0.2.3:6379"}; !maps.Equal(got, want) {
 		t.Fatalf("members %v, want %v", got, want)
 	}

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // slowConn is a connection whose peer does not read: what the engine
 // delivers stays pending, as on a socket that is full.
 type slowConn struct {
-	testConn
+	enginetest.Conn
 	pending int64
 	aborted bool
 }
@@ -23,9 +24,9 @@ func (c *slowConn) Abort()           { c.aborted = true }
 func (c *slowConn) Pending() int64   { return c.pending }
 
 // logTo makes te's engine log into a buffer.
-func logTo(te *testEngine) *bytes.Buffer {
+func logTo(te *enginetest.Engine) *bytes.Buffer {
 	var buf bytes.Buffer
-	te.e.log = slog.New(slog.NewTextHandler(&buf, nil))
+	te.E.SetLoggerForTest(slog.New(slog.NewTextHandler(&buf, nil)))
 	return &buf
 }
 
@@ -44,25 +45,25 @@ func args(s ...string) [][]byte {
 // client once a second, finds it without more output, closes it at once
 // and logs Redis's line.
 func TestOutputBufferSoftLimitSeconds(t *testing.T) {
-	te := newTestEngine(t)
+	te := enginetest.New(t)
 	log := logTo(te)
-	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 2}
-	pub, pubConn := te.client()
+	te.E.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 2}
+	pub, pubConn := te.Client()
 	sc := &slowConn{}
-	sub := te.e.NewClient(sc)
-	te.e.Call(sub, args("SUBSCRIBE", "ch"))
-	te.e.FlushOutputs()
+	sub := te.E.NewClient(sc)
+	te.E.Call(sub, args("SUBSCRIBE", "ch"))
+	te.E.FlushOutputs()
 	msg := strings.Repeat("x", 200000)
-	te.do(pub, pubConn, "PUBLISH", "ch", msg) // over the soft limit: the clock starts
+	te.Do(pub, pubConn, "PUBLISH", "ch", msg) // over the soft limit: the clock starts
 	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, time.Second} {
-		te.advance(d) // 0.5 s, 1.5 s, 2.5 s after: at most 2 whole seconds
-		te.e.Cron()
+		te.Advance(d) // 0.5 s, 1.5 s, 2.5 s after: at most 2 whole seconds
+		te.E.Cron()
 		if sub.Freed() {
 			t.Fatalf("closed before the soft seconds passed")
 		}
 	}
-	te.advance(time.Second) // 3 whole seconds: more than 2 (Cron looks once a second)
-	te.e.Cron()
+	te.Advance(time.Second) // 3 whole seconds: more than 2 (Cron looks once a second)
+	te.E.Cron()
 	if !sub.Freed() || !sc.aborted {
 		t.Fatalf("not closed after the soft seconds: freed %v, aborted %v", sub.Freed(), sc.aborted)
 	}
@@ -77,25 +78,25 @@ func TestOutputBufferSoftLimitSeconds(t *testing.T) {
 // TestOutputBufferSoftLimitResets: output back under the soft limit
 // restarts its clock.
 func TestOutputBufferSoftLimitResets(t *testing.T) {
-	te := newTestEngine(t)
-	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 1}
-	pub, pubConn := te.client()
+	te := enginetest.New(t)
+	te.E.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Soft: 100000, SoftSeconds: 1}
+	pub, pubConn := te.Client()
 	sc := &slowConn{}
-	sub := te.e.NewClient(sc)
-	te.e.Call(sub, args("SUBSCRIBE", "ch"))
-	te.e.FlushOutputs()
-	te.do(pub, pubConn, "PUBLISH", "ch", strings.Repeat("x", 200000))
-	te.advance(1500 * time.Millisecond)
+	sub := te.E.NewClient(sc)
+	te.E.Call(sub, args("SUBSCRIBE", "ch"))
+	te.E.FlushOutputs()
+	te.Do(pub, pubConn, "PUBLISH", "ch", strings.Repeat("x", 200000))
+	te.Advance(1500 * time.Millisecond)
 	sc.pending = 20000 // the peer read most of it
-	te.e.Cron()
+	te.E.Cron()
 	sc.pending = 200000
-	te.advance(1000 * time.Millisecond)
-	te.e.Cron() // seen over again: a new start
+	te.Advance(1000 * time.Millisecond)
+	te.E.Cron() // seen over again: a new start
 	if sub.Freed() {
 		t.Fatal("closed although the output went under the soft limit in between")
 	}
-	te.advance(2000 * time.Millisecond)
-	te.e.Cron()
+	te.Advance(2000 * time.Millisecond)
+	te.E.Cron()
 	if !sub.Freed() {
 		t.Fatal("not closed")
 	}
@@ -106,25 +107,25 @@ func TestOutputBufferSoftLimitResets(t *testing.T) {
 // PUBLISH still counts it until it is freed (as in Redis), and the log
 // says it was scheduled to be closed.
 func TestOutputBufferHardLimitPipeline(t *testing.T) {
-	te := newTestEngine(t)
+	te := enginetest.New(t)
 	log := logTo(te)
-	te.e.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Hard: 1 << 20}
-	pub, pubConn := te.client()
+	te.E.Config.OutputBufferLimits[config.ClassPubSub] = config.OutputBufferLimit{Hard: 1 << 20}
+	pub, pubConn := te.Client()
 	sc := &slowConn{}
-	sub := te.e.NewClient(sc)
-	te.e.Call(sub, args("SUBSCRIBE", "ch"))
-	te.e.FlushOutputs()
+	sub := te.E.NewClient(sc)
+	te.E.Call(sub, args("SUBSCRIBE", "ch"))
+	te.E.FlushOutputs()
 	msg := strings.Repeat("m", 64<<10)
 	var cmds [][][]byte
 	for i := 0; i < 100; i++ {
 		cmds = append(cmds, args("PUBLISH", "ch", msg))
 	}
-	te.e.ProcessBatch(pub, cmds, func() {})
+	te.E.ProcessBatch(pub, cmds, func() {})
 	if len(sub.W.B) != 0 {
 		t.Errorf("the closing subscriber still holds %d bytes", len(sub.W.B))
 	}
-	te.e.FlushOutputs()
-	if got := strings.Count(string(pubConn.out), ":1\r\n"); got != 100 {
+	te.E.FlushOutputs()
+	if got := strings.Count(string(pubConn.Out), ":1\r\n"); got != 100 {
 		t.Errorf("PUBLISH counted the subscriber %d times of 100", got)
 	}
 	if !sub.Freed() || !sc.aborted {
@@ -136,41 +137,41 @@ func TestOutputBufferHardLimitPipeline(t *testing.T) {
 	if l := log.String(); !strings.Contains(l, "scheduled to be closed ASAP for overcoming of output buffer limits.") || !strings.Contains(l, "id=2 addr=127.0.0.1:1") {
 		t.Errorf("log: %q", l)
 	}
-	pubConn.out = pubConn.out[:0]
-	te.expect(pub, pubConn, ":0\r\n", "PUBLISH", "ch", "x")
+	pubConn.Out = pubConn.Out[:0]
+	te.Expect(pub, pubConn, ":0\r\n", "PUBLISH", "ch", "x")
 }
 
 // TestOutputBufferNormalStopsPipeline: a normal client over its hard
 // limit runs none of the commands after the one that passed it, and
 // receives nothing.
 func TestOutputBufferNormalStopsPipeline(t *testing.T) {
-	te := newTestEngine(t)
-	te.e.Config.OutputBufferLimits[config.ClassNormal] = config.OutputBufferLimit{Hard: 100000}
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	te.E.Config.OutputBufferLimits[config.ClassNormal] = config.OutputBufferLimit{Hard: 100000}
+	cl, conn := te.Client()
 	for i := 0; i < 150; i++ {
-		te.do(cl, conn, "RPUSH", "l", strings.Repeat("x", 1000))
+		te.Do(cl, conn, "RPUSH", "l", strings.Repeat("x", 1000))
 	}
 	sc := &slowConn{}
-	slow := te.e.NewClient(sc)
-	te.e.ProcessBatch(slow, [][][]byte{args("SET", "before", "1"), args("LRANGE", "l", "0", "-1"), args("SET", "after", "1")}, func() {})
-	te.e.FlushOutputs()
+	slow := te.E.NewClient(sc)
+	te.E.ProcessBatch(slow, [][][]byte{args("SET", "before", "1"), args("LRANGE", "l", "0", "-1"), args("SET", "after", "1")}, func() {})
+	te.E.FlushOutputs()
 	if !slow.Freed() || sc.pending != 0 {
 		t.Fatalf("freed %v, %d bytes delivered", slow.Freed(), sc.pending)
 	}
-	te.expect(cl, conn, ":1\r\n", "EXISTS", "before")
-	te.expect(cl, conn, ":0\r\n", "EXISTS", "after")
+	te.Expect(cl, conn, ":1\r\n", "EXISTS", "before")
+	te.Expect(cl, conn, ":0\r\n", "EXISTS", "after")
 }
 
 // TestClientListOutputFields: CLIENT LIST maps the queued output onto
 // Redis's fields: the first 16 KB in the reply buffer (obl), the rest as
 // 16 KB list blocks (oll) of omem bytes.
 func TestClientListOutputFields(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	cl, conn := te.Client()
 	sc := &slowConn{pending: 50000}
-	slow := te.e.NewClient(sc)
-	te.e.Call(slow, args("CLIENT", "SETNAME", "slow"))
-	out := te.do(cl, conn, "CLIENT", "LIST")
+	slow := te.E.NewClient(sc)
+	te.E.Call(slow, args("CLIENT", "SETNAME", "slow"))
+	out := te.Do(cl, conn, "CLIENT", "LIST")
 	i := strings.Index(out, "name=slow")
 	if i < 0 {
 		t.Fatalf("no slow client in %q", out)

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"strconv"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // mustPanic runs fn and fails unless it panics.
@@ -23,47 +25,29 @@ func mustPanic(t *testing.T, what string, fn func()) {
 // on a parked client and unpark from a kind it is not in panic and leave
 // the kind as it was.
 func TestParkTransitions(t *testing.T) {
-	te := newTestEngine(t)
-	cl, _ := te.client()
-	for k := parkBlocked; int(k) < len(parkNames); k++ {
-		te.e.park(cl, k)
-		if cl.park != k {
-			t.Fatalf("park %s: kind %s", k, cl.park)
+	te := enginetest.New(t)
+	cl, _ := te.Client()
+	for k := engine.ParkBlocked; k < engine.ParkKinds; k++ {
+		te.E.ParkForTest(cl, k)
+		if cl.ParkForTest() != k {
+			t.Fatalf("park %s: kind %s", k, cl.ParkForTest())
 		}
-		mustPanic(t, "park over "+k.String(), func() { te.e.park(cl, parkPaused) })
-		other := parkBlocked
-		if k == parkBlocked {
-			other = parkWait
+		mustPanic(t, "park over "+k.String(), func() { te.E.ParkForTest(cl, engine.ParkPaused) })
+		other := engine.ParkBlocked
+		if k == engine.ParkBlocked {
+			other = engine.ParkWait
 		}
-		mustPanic(t, "unpark "+other.String()+" from "+k.String(), func() { te.e.unpark(cl, other) })
-		if cl.park != k {
-			t.Fatalf("a refused transition changed %s to %s", k, cl.park)
+		mustPanic(t, "unpark "+other.String()+" from "+k.String(), func() { te.E.UnparkForTest(cl, other) })
+		if cl.ParkForTest() != k {
+			t.Fatalf("a refused transition changed %s to %s", k, cl.ParkForTest())
 		}
-		te.e.unpark(cl, k)
-		if cl.park != parkNone {
-			t.Fatalf("unpark %s left %s", k, cl.park)
-		}
-	}
-	mustPanic(t, "unpark a client not parked", func() { te.e.unpark(cl, parkNone) })
-	mustPanic(t, "park as none", func() { te.e.park(cl, parkNone) })
-}
-
-// TestParkKindSets: held is exactly what the old blocked||postponed||waiting
-// flags held (RAFT.NODE's deferred reply set waiting), so Conn.Blocked,
-// CLIENT LIST's b flag and INFO blocked_clients count the same clients;
-// reruns is exactly CLIENT PAUSE and the two replication waits that run
-// the command again.
-func TestParkKindSets(t *testing.T) {
-	held := map[parkKind]bool{parkBlocked: true, parkPaused: true, parkWait: true, parkReply: true}
-	reruns := map[parkKind]bool{parkPaused: true, parkReadRound: true, parkBehindExec: true}
-	for k := parkNone; int(k) < len(parkNames); k++ {
-		if k.held() != held[k] {
-			t.Errorf("%s.held() = %v", k, k.held())
-		}
-		if k.reruns() != reruns[k] {
-			t.Errorf("%s.reruns() = %v", k, k.reruns())
+		te.E.UnparkForTest(cl, k)
+		if cl.ParkForTest() != engine.ParkNone {
+			t.Fatalf("unpark %s left %s", k, cl.ParkForTest())
 		}
 	}
+	mustPanic(t, "unpark a client not parked", func() { te.E.UnparkForTest(cl, engine.ParkNone) })
+	mustPanic(t, "park as none", func() { te.E.ParkForTest(cl, engine.ParkNone) })
 }
 
 // TestParkOverlapIsInternalError: a command that parks its client twice
@@ -71,55 +55,55 @@ func TestParkKindSets(t *testing.T) {
 // internal error, the client is left unparked and out of every wait queue,
 // and it goes on.
 func TestParkOverlapIsInternalError(t *testing.T) {
-	te := newTestEngine(t)
-	log := captureLog(te.e)
-	serve := func(c *Ctx, key []byte) bool {
+	te := enginetest.New(t)
+	log := captureLog(te.E)
+	serve := func(c *engine.Ctx, key []byte) bool {
 		c.W.BulkString("served")
 		return false
 	}
-	breakCommand(t, "blpop", func(c *Ctx, args [][]byte) {
-		c.Block(BlockList, args[1:2], 0, serve)
-		c.Block(BlockList, args[2:3], 0, serve)
+	breakCommand(t, "blpop", func(c *engine.Ctx, args [][]byte) {
+		c.Block(engine.BlockList, args[1:2], 0, serve)
+		c.Block(engine.BlockList, args[2:3], 0, serve)
 	})
-	cl, conn := te.client()
-	other, oconn := te.client()
-	te.expect(cl, conn, "-"+ErrInternal("blpop")+"\r\n", "BLPOP", "q1", "q2", "0")
-	if cl.park != parkNone || te.e.BlockedClients() != 0 || te.e.BlockingKeys() != 0 {
-		t.Fatalf("park %s, %d blocked clients, %d keys", cl.park, te.e.BlockedClients(), te.e.BlockingKeys())
+	cl, conn := te.Client()
+	other, oconn := te.Client()
+	te.Expect(cl, conn, "-"+engine.ErrInternal("blpop")+"\r\n", "BLPOP", "q1", "q2", "0")
+	if cl.ParkForTest() != engine.ParkNone || te.E.BlockedClients() != 0 || te.E.BlockingKeys() != 0 {
+		t.Fatalf("park %s, %d blocked clients, %d keys", cl.ParkForTest(), te.E.BlockedClients(), te.E.BlockingKeys())
 	}
 	if !strings.Contains(log.String(), "parked blocked while blocked") {
 		t.Errorf("the overlap was not logged:\n%s", log)
 	}
-	te.expect(other, oconn, ":1\r\n", "RPUSH", "q1", "x")
-	te.expect(cl, conn, "+PONG\r\n", "PING")
+	te.Expect(other, oconn, ":1\r\n", "RPUSH", "q1", "x")
+	te.Expect(cl, conn, "+PONG\r\n", "PING")
 }
 
 // TestClientTimeoutParked: timeout closes no parked client, whatever the
 // kind, even with nothing queued behind its command (a read waiting for its
 // leadership round was missed before the kinds).
 func TestClientTimeoutParked(t *testing.T) {
-	te := newTestEngine(t)
-	te.e.Config.Timeout = 1
-	now := te.e.NowMs() + 5000
-	for k := parkBlocked; int(k) < len(parkNames); k++ {
-		cl, _ := te.client()
-		te.e.park(cl, k)
-		if len(cl.queue) != 0 {
+	te := enginetest.New(t)
+	te.E.Config.Timeout = 1
+	now := te.E.NowMs() + 5000
+	for k := engine.ParkBlocked; k < engine.ParkKinds; k++ {
+		cl, _ := te.Client()
+		te.E.ParkForTest(cl, k)
+		if cl.QueuedForTest() != 0 {
 			t.Fatal("queue not empty")
 		}
-		if te.e.clientTimedOut(cl, now) {
+		if te.E.ClientTimedOutForTest(cl, now) {
 			t.Errorf("a client parked %s was closed by timeout", k)
 		}
-		te.e.unpark(cl, k)
-		if !te.e.clientTimedOut(cl, now) {
+		te.E.UnparkForTest(cl, k)
+		if !te.E.ClientTimedOutForTest(cl, now) {
 			t.Errorf("an idle client (was %s) not closed", k)
 		}
 	}
 }
 
-// fakeAdmin is a fakeCluster that takes RAFT.NODE ADD and keeps its done.
+// fakeAdmin is a FakeCluster that takes RAFT.NODE ADD and keeps its done.
 type fakeAdmin struct {
-	*fakeCluster
+	*enginetest.FakeCluster
 	done func(error)
 }
 
@@ -135,38 +119,39 @@ func (f *fakeAdmin) RemoveNode(id string, done func(error))     { f.done = done 
 // WAIT) and leaves it waiting; the reply comes once, and the pipeline
 // behind it runs.
 func TestUnblockRaftNodeReply(t *testing.T) {
-	te, _ := replicatedEngine(t)
-	adm := &fakeAdmin{fakeCluster: newFakeCluster("n1")}
-	te.e.cluster = &clusterView{Cluster: adm, e: te.e}
-	te.e.admin = adm
-	cl, conn := te.client()
-	admin, aconn := te.client()
-	te.e.ProcessBatch(cl, [][][]byte{argv("RAFT.NODE", "ADD", "n4", "10.0.0.4:7004", "10.0.0.4:6004"), argv("PING")}, func() {})
-	te.e.FlushOutputs()
-	if adm.done == nil || cl.park != parkReply || len(conn.out) != 0 {
-		t.Fatalf("RAFT.NODE ADD: done %v, park %s, output %q", adm.done != nil, cl.park, conn.out)
+	adm := &fakeAdmin{FakeCluster: enginetest.NewFakeCluster("n1")}
+	te := enginetest.NewWith(t, engine.Options{Replication: &engine.Replication{
+		Cluster: adm, Admin: adm, Log: &enginetest.StubReplicator{}, Origin: 7}})
+	te.E.SetLeader(true)
+	te.E.Config.ReadMode = config.ReadLease
+	cl, conn := te.Client()
+	admin, aconn := te.Client()
+	te.E.ProcessBatch(cl, [][][]byte{argv("RAFT.NODE", "ADD", "n4", "10.0.0.4:7004", "10.0.0.4:6004"), argv("PING")}, func() {})
+	te.E.FlushOutputs()
+	if adm.done == nil || cl.ParkForTest() != engine.ParkReply || len(conn.Out) != 0 {
+		t.Fatalf("RAFT.NODE ADD: done %v, park %s, output %q", adm.done != nil, cl.ParkForTest(), conn.Out)
 	}
 	id := strconv.FormatInt(cl.ID, 10)
-	if out := te.do(admin, aconn, "CLIENT", "LIST", "ID", id); !strings.Contains(out, " flags=b ") {
+	if out := te.Do(admin, aconn, "CLIENT", "LIST", "ID", id); !strings.Contains(out, " flags=b ") {
 		t.Errorf("CLIENT LIST: %q", out)
 	}
-	if out := te.do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:1\r\n") {
+	if out := te.Do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:1\r\n") {
 		t.Errorf("INFO clients: %q", out)
 	}
-	te.expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id)
-	te.expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id, "ERROR")
-	if cl.park != parkReply || len(conn.out) != 0 {
-		t.Fatalf("after CLIENT UNBLOCK: park %s, output %q", cl.park, conn.out)
+	te.Expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id)
+	te.Expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id, "ERROR")
+	if cl.ParkForTest() != engine.ParkReply || len(conn.Out) != 0 {
+		t.Fatalf("after CLIENT UNBLOCK: park %s, output %q", cl.ParkForTest(), conn.Out)
 	}
 	adm.done(nil)
-	te.e.FlushOutputs()
-	if got := string(conn.out); got != "+OK\r\n+PONG\r\n" {
+	te.E.FlushOutputs()
+	if got := string(conn.Out); got != "+OK\r\n+PONG\r\n" {
 		t.Fatalf("got %q", got)
 	}
-	if cl.park != parkNone {
-		t.Fatalf("park %s after the reply", cl.park)
+	if cl.ParkForTest() != engine.ParkNone {
+		t.Fatalf("park %s after the reply", cl.ParkForTest())
 	}
-	if out := te.do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:0\r\n") {
+	if out := te.Do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:0\r\n") {
 		t.Errorf("INFO clients after the reply: %q", out)
 	}
 }
@@ -177,31 +162,31 @@ func TestUnblockRaftNodeReply(t *testing.T) {
 // any time).
 func TestHeldClientsCounted(t *testing.T) {
 	te, r := replicatedEngine(t)
-	admin, aconn := te.client()
-	blk, bconn := te.client()
-	te.do(blk, bconn, "BLPOP", "q", "0")
-	te.commit(r, 1) // BLPOP is an op; applied here, it blocks
-	wt, wconn := te.client()
-	te.do(wt, wconn, "WAIT", "1", "0")
-	wr, wrconn := te.client()
-	te.do(wr, wrconn, "SET", "k", "v")
-	if len(r.ops) != 1 || wr.park != parkProposed {
-		t.Fatalf("%d ops, park %s", len(r.ops), wr.park)
+	admin, aconn := te.Client()
+	blk, bconn := te.Client()
+	te.Do(blk, bconn, "BLPOP", "q", "0")
+	commit(te, r, 1) // BLPOP is an op; applied here, it blocks
+	wt, wconn := te.Client()
+	te.Do(wt, wconn, "WAIT", "1", "0")
+	wr, wrconn := te.Client()
+	te.Do(wr, wrconn, "SET", "k", "v")
+	if len(r.Ops) != 1 || wr.ParkForTest() != engine.ParkProposed {
+		t.Fatalf("%d ops, park %s", len(r.Ops), wr.ParkForTest())
 	}
-	te.expect(admin, aconn, "+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE")
-	ps, pconn := te.client()
-	te.do(ps, pconn, "SET", "k2", "v")
-	want := map[*Client]parkKind{blk: parkBlocked, wt: parkWait, wr: parkProposed, ps: parkPaused}
+	te.Expect(admin, aconn, "+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE")
+	ps, pconn := te.Client()
+	te.Do(ps, pconn, "SET", "k2", "v")
+	want := map[*engine.Client]engine.ParkKind{blk: engine.ParkBlocked, wt: engine.ParkWait, wr: engine.ParkProposed, ps: engine.ParkPaused}
 	for cl, k := range want {
-		if cl.park != k {
-			t.Fatalf("client %d parked %s, want %s", cl.ID, cl.park, k)
+		if cl.ParkForTest() != k {
+			t.Fatalf("client %d parked %s, want %s", cl.ID, cl.ParkForTest(), k)
 		}
-		out := te.do(admin, aconn, "CLIENT", "LIST", "ID", strconv.FormatInt(cl.ID, 10))
-		if got := strings.Contains(out, " flags=b "); got != k.held() {
+		out := te.Do(admin, aconn, "CLIENT", "LIST", "ID", strconv.FormatInt(cl.ID, 10))
+		if got := strings.Contains(out, " flags=b "); got != k.HeldForTest() {
 			t.Errorf("%s: CLIENT LIST %q", k, out)
 		}
 	}
-	if out := te.do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:3\r\n") {
+	if out := te.Do(admin, aconn, "INFO", "clients"); !strings.Contains(out, "blocked_clients:3\r\n") {
 		t.Errorf("INFO clients: %q", out)
 	}
 }
@@ -215,37 +200,37 @@ func TestUnblockWhileRetrying(t *testing.T) {
 	for _, how := range []string{"CLIENT UNBLOCK", "step-down"} {
 		t.Run(how, func(t *testing.T) {
 			te, r := replicatedEngine(t)
-			cl, conn := te.client()
-			pusher, pconn := te.client()
-			admin, aconn := te.client()
-			te.do(cl, conn, "BLPOP", "q", "0")
-			te.commit(r, 1)
-			te.do(pusher, pconn, "RPUSH", "q", "x")
-			te.commit(r, 2) // the push applies; cl's BLPOP is proposed again
-			if len(r.ops) != 1 || !cl.repl.retrying || cl.park != parkBlocked {
-				t.Fatalf("%d ops, retrying %v, park %s", len(r.ops), cl.repl.retrying, cl.park)
+			cl, conn := te.Client()
+			pusher, pconn := te.Client()
+			admin, aconn := te.Client()
+			te.Do(cl, conn, "BLPOP", "q", "0")
+			commit(te, r, 1)
+			te.Do(pusher, pconn, "RPUSH", "q", "x")
+			commit(te, r, 2) // the push applies; cl's BLPOP is proposed again
+			if len(r.Ops) != 1 || !cl.RetryingForTest() || cl.ParkForTest() != engine.ParkBlocked {
+				t.Fatalf("%d ops, retrying %v, park %s", len(r.Ops), cl.RetryingForTest(), cl.ParkForTest())
 			}
 			want := "*-1\r\n"
 			if how == "CLIENT UNBLOCK" {
-				te.expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", strconv.FormatInt(cl.ID, 10))
+				te.Expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", strconv.FormatInt(cl.ID, 10))
 			} else {
-				te.e.SetLeader(false)
-				te.e.FlushOutputs()
-				want = "-" + ErrUnblockedRole + "\r\n"
+				te.E.SetLeader(false)
+				te.E.FlushOutputs()
+				want = "-" + engine.ErrUnblockedRole + "\r\n"
 			}
-			if got := string(conn.out); got != want {
+			if got := string(conn.Out); got != want {
 				t.Fatalf("unblocked client got %q, want %q", got, want)
 			}
-			conn.out = conn.out[:0]
-			te.commit(r, 3) // the retried BLPOP commits all the same
-			if len(conn.out) != 0 || cl.park != parkNone || cl.repl.retrying {
-				t.Fatalf("after the retry applied: output %q, park %s, retrying %v", conn.out, cl.park, cl.repl.retrying)
+			conn.Out = conn.Out[:0]
+			commit(te, r, 3) // the retried BLPOP commits all the same
+			if len(conn.Out) != 0 || cl.ParkForTest() != engine.ParkNone || cl.RetryingForTest() {
+				t.Fatalf("after the retry applied: output %q, park %s, retrying %v", conn.Out, cl.ParkForTest(), cl.RetryingForTest())
 			}
-			if te.e.DBs[0].Len() != 0 {
+			if te.E.DBs[0].Len() != 0 {
 				t.Fatal("the retried BLPOP did not pop the element")
 			}
-			if te.e.repl.inflight != 0 || len(te.e.repl.pending) != 0 {
-				t.Fatalf("%d in flight, %d pending", te.e.repl.inflight, len(te.e.repl.pending))
+			if inflight, pending := te.E.ReplInFlightForTest(); inflight != 0 || pending != 0 {
+				t.Fatalf("%d in flight, %d pending", inflight, pending)
 			}
 		})
 	}
@@ -256,26 +241,26 @@ func TestUnblockWhileRetrying(t *testing.T) {
 // not run yet, so the key it then reads is tracked.
 func TestCachingSurvivesReadRound(t *testing.T) {
 	te, r := replicatedEngine(t)
-	te.e.Config.ReadMode = config.ReadLinearizable
-	cl, conn := te.client()
-	writer, wconn := te.client()
-	te.do(cl, conn, "HELLO", "3")
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
-	te.e.ProcessBatch(cl, [][][]byte{argv("GET", "k")}, func() {})
-	te.e.FlushOutputs()
-	if cl.park != parkReadRound {
-		t.Fatalf("GET parked %s", cl.park)
+	te.E.Config.ReadMode = config.ReadLinearizable
+	cl, conn := te.Client()
+	writer, wconn := te.Client()
+	te.Do(cl, conn, "HELLO", "3")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
+	te.E.ProcessBatch(cl, [][][]byte{argv("GET", "k")}, func() {})
+	te.E.FlushOutputs()
+	if cl.ParkForTest() != engine.ParkReadRound {
+		t.Fatalf("GET parked %s", cl.ParkForTest())
 	}
-	te.e.ReadsConfirmed(cl.repl.readNeed)
-	te.e.FlushOutputs()
-	if got := string(conn.out); got != "_\r\n" {
+	te.E.ReadsConfirmed(cl.ReadNeedForTest())
+	te.E.FlushOutputs()
+	if got := string(conn.Out); got != "_\r\n" {
 		t.Fatalf("GET answered %q", got)
 	}
-	conn.out = conn.out[:0]
-	te.do(writer, wconn, "SET", "k", "v")
-	te.commit(r, 1)
-	if got := string(conn.out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
+	conn.Out = conn.Out[:0]
+	te.Do(writer, wconn, "SET", "k", "v")
+	commit(te, r, 1)
+	if got := string(conn.Out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
 		t.Fatalf("no invalidation for k: %q", got)
 	}
 }
@@ -285,23 +270,23 @@ func TestCachingSurvivesReadRound(t *testing.T) {
 // client, as Redis tracks a script's reads for its caller.
 func TestCachingSurvivesProposal(t *testing.T) {
 	te, r := replicatedEngine(t)
-	cl, conn := te.client()
-	writer, wconn := te.client()
-	te.do(cl, conn, "HELLO", "3")
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
-	te.do(cl, conn, "EVAL", "return redis.call('get', KEYS[1])", "1", "k")
-	if cl.park != parkProposed {
-		t.Fatalf("EVAL parked %s", cl.park)
+	cl, conn := te.Client()
+	writer, wconn := te.Client()
+	te.Do(cl, conn, "HELLO", "3")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "TRACKING", "on", "OPTIN")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "CACHING", "yes")
+	te.Do(cl, conn, "EVAL", "return redis.call('get', KEYS[1])", "1", "k")
+	if cl.ParkForTest() != engine.ParkProposed {
+		t.Fatalf("EVAL parked %s", cl.ParkForTest())
 	}
-	te.commit(r, 1)
-	if got := string(conn.out); got != "_\r\n" {
+	commit(te, r, 1)
+	if got := string(conn.Out); got != "_\r\n" {
 		t.Fatalf("EVAL answered %q", got)
 	}
-	conn.out = conn.out[:0]
-	te.do(writer, wconn, "SET", "k", "v")
-	te.commit(r, 2)
-	if got := string(conn.out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
+	conn.Out = conn.Out[:0]
+	te.Do(writer, wconn, "SET", "k", "v")
+	commit(te, r, 2)
+	if got := string(conn.Out); !strings.Contains(got, "invalidate") || !strings.Contains(got, "$1\r\nk\r\n") {
 		t.Fatalf("no invalidation for k: %q", got)
 	}
 }

@@ -22,6 +22,11 @@ import (
 // CHANNELS lists in map order.
 
 var pubsubCommands = []*Spec{
+	// PUBLISH and SPUBLISH answer how many of this node's clients got
+	// the message, yet are not NodeLocal: lock scripts publish and then
+	// write (Redisson's unlock publishes, then SETs its unlock latch),
+	// and would fail on a cluster. A script that writes the count makes
+	// the nodes differ (DESIGN.md, "Scripts in the log").
 	{Name: "publish", Arity: 3, Flags: PubSub | Loading | Stale | Fast | MayReplicate, Fn: publishCommand},
 	{Name: "subscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: subscribeCommand},
 	{Name: "unsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, Fn: unsubscribeCommand},
@@ -31,11 +36,11 @@ var pubsubCommands = []*Spec{
 	{Name: "ssubscribe", Arity: -2, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: ssubscribeCommand},
 	{Name: "sunsubscribe", Arity: -1, Flags: PubSub | NoScript | Loading | Stale, Subscribed: true, KeySpecs: []KeySpec{{Flags: KeyNotKey, Pos: 1, LastKey: -1, KeyStep: 1}}, Fn: sunsubscribeCommand},
 	{Name: "pubsub", Arity: -2, Sub: []*Spec{
-		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubChannels},
-		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, Fn: pubsubNumpat},
-		{Name: "numsub", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubNumsub},
-		{Name: "shardchannels", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubShardChannels},
-		{Name: "shardnumsub", Arity: -2, Flags: PubSub | Loading | Stale, Fn: pubsubShardNumsub},
+		{Name: "channels", Arity: -2, Flags: PubSub | Loading | Stale, NodeLocal: true, Fn: pubsubChannels},           // NodeLocal: this node's subscribers
+		{Name: "numpat", Arity: 2, Flags: PubSub | Loading | Stale, NodeLocal: true, Fn: pubsubNumpat},                // NodeLocal: this node's subscribers
+		{Name: "numsub", Arity: -2, Flags: PubSub | Loading | Stale, NodeLocal: true, Fn: pubsubNumsub},               // NodeLocal: this node's subscribers
+		{Name: "shardchannels", Arity: -2, Flags: PubSub | Loading | Stale, NodeLocal: true, Fn: pubsubShardChannels}, // NodeLocal: this node's subscribers
+		{Name: "shardnumsub", Arity: -2, Flags: PubSub | Loading | Stale, NodeLocal: true, Fn: pubsubShardNumsub},     // NodeLocal: this node's subscribers
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: pubsubHelp},
 	}},
 }

@@ -1,10 +1,12 @@
-package engine
+package engine_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockkv/lockkv/engine/enginetest"
 )
 
 // Redis 7.2 behaviour lockkv implements although its parity target, Redis
@@ -28,36 +30,36 @@ func clientField(t *testing.T, info, name string) string {
 }
 
 func TestClientSETINFO(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
-	info := te.do(cl, conn, "CLIENT", "INFO")
+	te := enginetest.New(t)
+	cl, conn := te.Client()
+	info := te.Do(cl, conn, "CLIENT", "INFO")
 	if !strings.HasSuffix(info, " resp=2 lib-name= lib-ver=\n\r\n") {
 		t.Fatalf("CLIENT INFO does not end with 7.2's empty lib fields: %q", info)
 	}
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "LIB-NAME", "redisson")
-	te.expect(cl, conn, "+OK\r\n", "client", "setinfo", "lib-ver", "3.27.2")
-	info = te.do(cl, conn, "CLIENT", "INFO")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "LIB-NAME", "redisson")
+	te.Expect(cl, conn, "+OK\r\n", "client", "setinfo", "lib-ver", "3.27.2")
+	info = te.Do(cl, conn, "CLIENT", "INFO")
 	if !strings.HasSuffix(info, " resp=2 lib-name=redisson lib-ver=3.27.2\n\r\n") {
 		t.Fatalf("CLIENT INFO = %q", info)
 	}
-	list := te.do(cl, conn, "CLIENT", "LIST")
+	list := te.Do(cl, conn, "CLIENT", "LIST")
 	if !strings.Contains(list, " lib-name=redisson lib-ver=3.27.2\n") {
 		t.Fatalf("CLIENT LIST = %q", list)
 	}
 
 	// The attribute is echoed as sent, up to a NUL (C's %s).
-	te.expect(cl, conn, "-ERR Unrecognized option 'lib-foo'\r\n", "CLIENT", "SETINFO", "lib-foo", "x")
-	te.expect(cl, conn, "-ERR Unrecognized option 'a'\r\n", "CLIENT", "SETINFO", "a\x00lib-name", "x")
-	te.expect(cl, conn, "-ERR Unrecognized option 'x y'\r\n", "CLIENT", "SETINFO", "x\ny", "v")
+	te.Expect(cl, conn, "-ERR Unrecognized option 'lib-foo'\r\n", "CLIENT", "SETINFO", "lib-foo", "x")
+	te.Expect(cl, conn, "-ERR Unrecognized option 'a'\r\n", "CLIENT", "SETINFO", "a\x00lib-name", "x")
+	te.Expect(cl, conn, "-ERR Unrecognized option 'x y'\r\n", "CLIENT", "SETINFO", "x\ny", "v")
 	// Every byte of the value must be '!'..'~'.
 	for _, bad := range []string{"a b", "a\nb", "\x7f", "caf\xc3\xa9", "\x01"} {
-		te.expect(cl, conn, "-ERR LIB-VER cannot contain spaces, newlines or special characters.\r\n", "CLIENT", "SETINFO", "LIB-VER", bad)
+		te.Expect(cl, conn, "-ERR LIB-VER cannot contain spaces, newlines or special characters.\r\n", "CLIENT", "SETINFO", "LIB-VER", bad)
 	}
-	te.expect(cl, conn, "-ERR lib-name cannot contain spaces, newlines or special characters.\r\n", "CLIENT", "SETINFO", "lib-name", "go redis")
+	te.Expect(cl, conn, "-ERR lib-name cannot contain spaces, newlines or special characters.\r\n", "CLIENT", "SETINFO", "lib-name", "go redis")
 	// strcasecmp and the validation read C strings: "lib-name\0..." is
 	// LIB-NAME, and a value is seen up to its first NUL.
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "lib-name\x00junk", "go-redis(,go1.22)\x00 not shown")
-	info = te.do(cl, conn, "CLIENT", "INFO")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "lib-name\x00junk", "go-redis(,go1.22)\x00 not shown")
+	info = te.Do(cl, conn, "CLIENT", "INFO")
 	if got := clientField(t, info, "lib-name"); got != "go-redis(,go1.22)" {
 		t.Fatalf("lib-name = %q", got)
 	}
@@ -66,50 +68,50 @@ func TestClientSETINFO(t *testing.T) {
 		t.Fatalf("lib-ver = %q", got)
 	}
 	// An empty value clears the attribute.
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "lib-ver", "")
-	if got := clientField(t, te.do(cl, conn, "CLIENT", "INFO"), "lib-ver"); got != "" {
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "SETINFO", "lib-ver", "")
+	if got := clientField(t, te.Do(cl, conn, "CLIENT", "INFO"), "lib-ver"); got != "" {
 		t.Fatalf("lib-ver after clearing = %q", got)
 	}
 
-	te.expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO", "lib-name")
-	te.expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO", "lib-name", "a", "b")
-	te.expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO")
+	te.Expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO", "lib-name")
+	te.Expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO", "lib-name", "a", "b")
+	te.Expect(cl, conn, "-ERR wrong number of arguments for 'client|setinfo' command\r\n", "CLIENT", "SETINFO")
 
 	// RESET keeps the library attributes (7.2's clearClientConnectionState
 	// does not touch them).
-	te.expect(cl, conn, "+RESET\r\n", "RESET")
-	if got := clientField(t, te.do(cl, conn, "CLIENT", "INFO"), "lib-name"); got != "go-redis(,go1.22)" {
+	te.Expect(cl, conn, "+RESET\r\n", "RESET")
+	if got := clientField(t, te.Do(cl, conn, "CLIENT", "INFO"), "lib-name"); got != "go-redis(,go1.22)" {
 		t.Fatalf("lib-name after RESET = %q", got)
 	}
 
 	// Not from scripts (NOSCRIPT), fine inside MULTI.
-	if out := te.do(cl, conn, "EVAL", "return redis.pcall('CLIENT','SETINFO','LIB-NAME','x')", "0"); !strings.HasPrefix(out, "-ERR This Redis command is not allowed from script") {
+	if out := te.Do(cl, conn, "EVAL", "return redis.pcall('CLIENT','SETINFO','LIB-NAME','x')", "0"); !strings.HasPrefix(out, "-ERR This Redis command is not allowed from script") {
 		t.Fatalf("CLIENT SETINFO from a script = %q", out)
 	}
-	te.expect(cl, conn, "+OK\r\n", "MULTI")
-	te.expect(cl, conn, "+QUEUED\r\n", "CLIENT", "SETINFO", "LIB-VER", "1.0")
-	te.expect(cl, conn, "*1\r\n+OK\r\n", "EXEC")
+	te.Expect(cl, conn, "+OK\r\n", "MULTI")
+	te.Expect(cl, conn, "+QUEUED\r\n", "CLIENT", "SETINFO", "LIB-VER", "1.0")
+	te.Expect(cl, conn, "*1\r\n+OK\r\n", "EXEC")
 }
 
 func TestClientNOTOUCH(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	cl, conn := te.Client()
 	idle := func(key string) string {
 		t.Helper()
-		return te.do(cl, conn, "OBJECT", "IDLETIME", key)
+		return te.Do(cl, conn, "OBJECT", "IDLETIME", key)
 	}
-	te.expect(cl, conn, "+OK\r\n", "SET", "lock", "owner")
-	te.expect(cl, conn, "+OK\r\n", "SET", "s", "abc")
-	te.advance(10 * time.Second)
+	te.Expect(cl, conn, "+OK\r\n", "SET", "lock", "owner")
+	te.Expect(cl, conn, "+OK\r\n", "SET", "s", "abc")
+	te.Advance(10 * time.Second)
 
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "on")
-	if f := clientField(t, te.do(cl, conn, "CLIENT", "INFO"), "flags"); f != "T" {
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "on")
+	if f := clientField(t, te.Do(cl, conn, "CLIENT", "INFO"), "flags"); f != "T" {
 		t.Fatalf("flags with NO-TOUCH = %q, want T", f)
 	}
 	// Reads and in-place writes leave the access time.
-	te.expect(cl, conn, "$5\r\nowner\r\n", "GET", "lock")
-	te.expect(cl, conn, ":1\r\n", "EXISTS", "lock")
-	te.expect(cl, conn, ":4\r\n", "APPEND", "s", "d")
+	te.Expect(cl, conn, "$5\r\nowner\r\n", "GET", "lock")
+	te.Expect(cl, conn, ":1\r\n", "EXISTS", "lock")
+	te.Expect(cl, conn, ":4\r\n", "APPEND", "s", "d")
 	if got := idle("lock"); got != ":10\r\n" {
 		t.Fatalf("GET under NO-TOUCH touched the key: idle %q", got)
 	}
@@ -118,20 +120,20 @@ func TestClientNOTOUCH(t *testing.T) {
 	}
 	// Scripts run for the calling client: even redis.call('TOUCH') there
 	// leaves the clock, since the client's command is EVAL.
-	te.do(cl, conn, "EVAL", "redis.call('GET', KEYS[1]); return redis.call('TOUCH', KEYS[1])", "1", "lock")
+	te.Do(cl, conn, "EVAL", "redis.call('GET', KEYS[1]); return redis.call('TOUCH', KEYS[1])", "1", "lock")
 	if got := idle("lock"); got != ":10\r\n" {
 		t.Fatalf("a NO-TOUCH client's script touched the key: idle %q", got)
 	}
 	// TOUCH itself still touches, also inside MULTI.
-	te.expect(cl, conn, ":1\r\n", "TOUCH", "lock")
+	te.Expect(cl, conn, ":1\r\n", "TOUCH", "lock")
 	if got := idle("lock"); got != ":0\r\n" {
 		t.Fatalf("TOUCH under NO-TOUCH: idle %q, want 0", got)
 	}
-	te.advance(5 * time.Second)
-	te.expect(cl, conn, "+OK\r\n", "MULTI")
-	te.expect(cl, conn, "+QUEUED\r\n", "GET", "s")
-	te.expect(cl, conn, "+QUEUED\r\n", "TOUCH", "lock")
-	te.expect(cl, conn, "*2\r\n$4\r\nabcd\r\n:1\r\n", "EXEC")
+	te.Advance(5 * time.Second)
+	te.Expect(cl, conn, "+OK\r\n", "MULTI")
+	te.Expect(cl, conn, "+QUEUED\r\n", "GET", "s")
+	te.Expect(cl, conn, "+QUEUED\r\n", "TOUCH", "lock")
+	te.Expect(cl, conn, "*2\r\n$4\r\nabcd\r\n:1\r\n", "EXEC")
 	if got := idle("lock"); got != ":0\r\n" {
 		t.Fatalf("TOUCH in MULTI under NO-TOUCH: idle %q, want 0", got)
 	}
@@ -140,33 +142,33 @@ func TestClientNOTOUCH(t *testing.T) {
 	}
 
 	// Another client touches as usual.
-	other, oconn := te.client()
-	te.expect(other, oconn, "$4\r\nabcd\r\n", "GET", "s")
+	other, oconn := te.Client()
+	te.Expect(other, oconn, "$4\r\nabcd\r\n", "GET", "s")
 	if got := idle("s"); got != ":0\r\n" {
 		t.Fatalf("a normal client's GET: idle %q, want 0", got)
 	}
 
-	te.expect(cl, conn, "-ERR syntax error\r\n", "CLIENT", "NO-TOUCH", "maybe")
-	te.expect(cl, conn, "-ERR wrong number of arguments for 'client|no-touch' command\r\n", "CLIENT", "NO-TOUCH")
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "OFF")
-	te.advance(3 * time.Second)
-	te.do(cl, conn, "GET", "lock")
+	te.Expect(cl, conn, "-ERR syntax error\r\n", "CLIENT", "NO-TOUCH", "maybe")
+	te.Expect(cl, conn, "-ERR wrong number of arguments for 'client|no-touch' command\r\n", "CLIENT", "NO-TOUCH")
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "OFF")
+	te.Advance(3 * time.Second)
+	te.Do(cl, conn, "GET", "lock")
 	if got := idle("lock"); got != ":0\r\n" {
 		t.Fatalf("GET after NO-TOUCH OFF: idle %q, want 0", got)
 	}
 	// RESET turns it off.
-	te.expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "on")
-	te.expect(cl, conn, "+RESET\r\n", "RESET")
-	if f := clientField(t, te.do(cl, conn, "CLIENT", "INFO"), "flags"); f != "N" {
+	te.Expect(cl, conn, "+OK\r\n", "CLIENT", "NO-TOUCH", "on")
+	te.Expect(cl, conn, "+RESET\r\n", "RESET")
+	if f := clientField(t, te.Do(cl, conn, "CLIENT", "INFO"), "flags"); f != "N" {
 		t.Fatalf("flags after RESET = %q, want N", f)
 	}
 }
 
 func TestWAITAOF(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
+	te := enginetest.New(t)
+	cl, conn := te.Client()
 	wait := func(args ...string) string {
-		return te.do(cl, conn, append([]string{"WAITAOF"}, args...)...)
+		return te.Do(cl, conn, append([]string{"WAITAOF"}, args...)...)
 	}
 	// Arguments in 7.2's order and words.
 	for _, tc := range []struct{ args, want string }{
@@ -187,85 +189,85 @@ func TestWAITAOF(t *testing.T) {
 			t.Errorf("WAITAOF %s = %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	te.expect(cl, conn, "-ERR wrong number of arguments for 'waitaof' command\r\n", "WAITAOF", "0", "0")
+	te.Expect(cl, conn, "-ERR wrong number of arguments for 'waitaof' command\r\n", "WAITAOF", "0", "0")
 
 	// No replica ever acknowledges: WAITAOF blocks until its timeout and
 	// answers the counts, like WAIT. The rest of the pipeline waits.
-	te.e.ProcessBatch(cl, [][][]byte{{[]byte("WAITAOF"), []byte("0"), []byte("1"), []byte("100")}, {[]byte("PING")}}, func() {})
-	te.e.FlushOutputs()
-	if len(conn.out) != 0 {
-		t.Fatalf("WAITAOF 0 1 100 answered at once: %q", conn.out)
+	te.E.ProcessBatch(cl, [][][]byte{{[]byte("WAITAOF"), []byte("0"), []byte("1"), []byte("100")}, {[]byte("PING")}}, func() {})
+	te.E.FlushOutputs()
+	if len(conn.Out) != 0 {
+		t.Fatalf("WAITAOF 0 1 100 answered at once: %q", conn.Out)
 	}
-	te.advance(99 * time.Millisecond)
-	te.e.Cron()
-	te.e.FlushOutputs()
-	if len(conn.out) != 0 {
-		t.Fatalf("answered before the timeout: %q", conn.out)
+	te.Advance(99 * time.Millisecond)
+	te.E.Cron()
+	te.E.FlushOutputs()
+	if len(conn.Out) != 0 {
+		t.Fatalf("answered before the timeout: %q", conn.Out)
 	}
-	te.advance(time.Millisecond)
-	te.e.Cron()
-	te.e.FlushOutputs()
-	if got := string(conn.out); got != "*2\r\n:0\r\n:0\r\n+PONG\r\n" {
+	te.Advance(time.Millisecond)
+	te.E.Cron()
+	te.E.FlushOutputs()
+	if got := string(conn.Out); got != "*2\r\n:0\r\n:0\r\n+PONG\r\n" {
 		t.Fatalf("at the timeout: %q", got)
 	}
-	conn.out = conn.out[:0]
+	conn.Out = conn.Out[:0]
 
 	// Inside MULTI it never blocks.
-	te.expect(cl, conn, "+OK\r\n", "MULTI")
-	te.expect(cl, conn, "+QUEUED\r\n", "WAITAOF", "0", "5", "0")
-	te.expect(cl, conn, "*1\r\n*2\r\n:0\r\n:0\r\n", "EXEC")
+	te.Expect(cl, conn, "+OK\r\n", "MULTI")
+	te.Expect(cl, conn, "+QUEUED\r\n", "WAITAOF", "0", "5", "0")
+	te.Expect(cl, conn, "*1\r\n*2\r\n:0\r\n:0\r\n", "EXEC")
 	// Not from scripts.
-	if out := te.do(cl, conn, "EVAL", "return redis.pcall('WAITAOF', 0, 0, 0)", "0"); !strings.HasPrefix(out, "-ERR This Redis command is not allowed from script") {
+	if out := te.Do(cl, conn, "EVAL", "return redis.pcall('WAITAOF', 0, 0, 0)", "0"); !strings.HasPrefix(out, "-ERR This Redis command is not allowed from script") {
 		t.Fatalf("WAITAOF from a script = %q", out)
 	}
 
 	// A standalone server keeps nothing on disk: it refuses appendonly
 	// yes, so numlocal 1 stays an error.
-	if got := te.do(cl, conn, "CONFIG", "SET", "appendonly", "yes"); !strings.HasPrefix(got, "-ERR CONFIG SET failed (possibly related to argument 'appendonly') - lockkv does not support the append-only file") {
+	if got := te.Do(cl, conn, "CONFIG", "SET", "appendonly", "yes"); !strings.HasPrefix(got, "-ERR CONFIG SET failed (possibly related to argument 'appendonly') - lockkv does not support the append-only file") {
 		t.Fatalf("CONFIG SET appendonly yes: %q", got)
 	}
-	te.expect(cl, conn, "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n", "WAITAOF", "1", "0", "0")
+	te.Expect(cl, conn, "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n", "WAITAOF", "1", "0", "0")
 
 	// CLIENT UNBLOCK answers as a timeout, or with the UNBLOCKED error.
-	admin, aconn := te.client()
-	id := strings.Trim(te.do(cl, conn, "CLIENT", "ID"), ":\r\n")
+	admin, aconn := te.Client()
+	id := strings.Trim(te.Do(cl, conn, "CLIENT", "ID"), ":\r\n")
 	if got := wait("0", "3", "0"); got != "" {
 		t.Fatalf("WAITAOF 0 3 0 answered at once: %q", got)
 	}
-	if f := clientField(t, te.do(admin, aconn, "CLIENT", "LIST", "ID", id), "flags"); f != "b" {
+	if f := clientField(t, te.Do(admin, aconn, "CLIENT", "LIST", "ID", id), "flags"); f != "b" {
 		t.Fatalf("flags of a client in WAITAOF = %q, want b", f)
 	}
-	te.expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", id)
-	if got := string(conn.out); got != "*2\r\n:0\r\n:0\r\n" {
+	te.Expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", id)
+	if got := string(conn.Out); got != "*2\r\n:0\r\n:0\r\n" {
 		t.Fatalf("after CLIENT UNBLOCK: %q", got)
 	}
-	conn.out = conn.out[:0]
+	conn.Out = conn.Out[:0]
 	wait("0", "3", "0")
-	te.expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", id, "ERROR")
-	if got := string(conn.out); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
+	te.Expect(admin, aconn, ":1\r\n", "CLIENT", "UNBLOCK", id, "ERROR")
+	if got := string(conn.Out); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
 		t.Fatalf("after CLIENT UNBLOCK ERROR: %q", got)
 	}
-	conn.out = conn.out[:0]
-	te.expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id)
-	te.expect(cl, conn, "+PONG\r\n", "PING")
+	conn.Out = conn.Out[:0]
+	te.Expect(admin, aconn, ":0\r\n", "CLIENT", "UNBLOCK", id)
+	te.Expect(cl, conn, "+PONG\r\n", "PING")
 }
 
 // TestRedis72CommandTable checks that the 7.2 additions are in every COMMAND
 // view, with 7.2's arity, flags and categories.
 func TestRedis72CommandTable(t *testing.T) {
-	te := newTestEngine(t)
-	cl, conn := te.client()
-	te.expect(cl, conn, "*1\r\n*10\r\n$7\r\nwaitaof\r\n:4\r\n*1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n"+
+	te := enginetest.New(t)
+	cl, conn := te.Client()
+	te.Expect(cl, conn, "*1\r\n*10\r\n$7\r\nwaitaof\r\n:4\r\n*1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n"+
 		"*2\r\n+@slow\r\n+@connection\r\n*2\r\n$25\r\nrequest_policy:all_shards\r\n$23\r\nresponse_policy:agg_min\r\n*0\r\n*0\r\n",
 		"COMMAND", "INFO", "waitaof")
-	te.expect(cl, conn, "*1\r\n*10\r\n$14\r\nclient|setinfo\r\n:4\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"+
+	te.Expect(cl, conn, "*1\r\n*10\r\n$14\r\nclient|setinfo\r\n:4\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"+
 		"*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n",
 		"COMMAND", "INFO", "client|setinfo")
-	te.expect(cl, conn, "*1\r\n*10\r\n$15\r\nclient|no-touch\r\n:3\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"+
+	te.Expect(cl, conn, "*1\r\n*10\r\n$15\r\nclient|no-touch\r\n:3\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n"+
 		"*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n",
 		"COMMAND", "INFO", "client|no-touch")
 
-	list := te.do(cl, conn, "COMMAND", "LIST")
+	list := te.Do(cl, conn, "COMMAND", "LIST")
 	for _, name := range []string{"waitaof", "client|setinfo", "client|no-touch"} {
 		if !strings.Contains(list, "\r\n"+name+"\r\n") {
 			t.Errorf("COMMAND LIST lacks %s", name)
@@ -278,16 +280,16 @@ func TestRedis72CommandTable(t *testing.T) {
 			top++
 		}
 	}
-	if got := te.do(cl, conn, "COMMAND", "COUNT"); got != ":"+strconv.Itoa(top)+"\r\n" {
+	if got := te.Do(cl, conn, "COMMAND", "COUNT"); got != ":"+strconv.Itoa(top)+"\r\n" {
 		t.Errorf("COMMAND COUNT = %q, COMMAND LIST has %d commands", got, top)
 	}
-	info := te.do(cl, conn, "COMMAND", "INFO", "client")
+	info := te.Do(cl, conn, "COMMAND", "INFO", "client")
 	for _, sub := range []string{"client|setinfo", "client|no-touch"} {
 		if !strings.Contains(info, sub) {
 			t.Errorf("COMMAND INFO client lacks %s", sub)
 		}
 	}
-	docs := te.do(cl, conn, "COMMAND", "DOCS", "waitaof", "client")
+	docs := te.Do(cl, conn, "COMMAND", "DOCS", "waitaof", "client")
 	for _, want := range []string{"$7\r\nwaitaof\r\n", "$14\r\nclient|setinfo\r\n", "$15\r\nclient|no-touch\r\n"} {
 		if !strings.Contains(docs, want) {
 			t.Errorf("COMMAND DOCS lacks %q: %q", want, docs)

@@ -1,6 +1,11 @@
-package engine
+package engine_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
+)
 
 func TestSortForScript(t *testing.T) {
 	for _, tc := range []struct {
@@ -14,7 +19,7 @@ func TestSortForScript(t *testing.T) {
 		{"zrange", "*2\r\n$1\r\nb\r\n$1\r\na\r\n", "*2\r\n$1\r\nb\r\n$1\r\na\r\n"}, // ordered already: untouched
 		{"smembers", "-WRONGTYPE x\r\n", "-WRONGTYPE x\r\n"},
 	} {
-		if got := string(sortForScript(Lookup([]byte(tc.cmd)), []byte(tc.in))); got != tc.want {
+		if got := string(engine.SortForScript(engine.Lookup([]byte(tc.cmd)), []byte(tc.in))); got != tc.want {
 			t.Errorf("%s %q: got %q, want %q", tc.cmd, tc.in, got, tc.want)
 		}
 	}
@@ -26,32 +31,32 @@ func TestSortForScript(t *testing.T) {
 // as the followers have it; the leader keeps what it compiled for itself.
 func TestReadOnlyScriptLeavesReplicatedCache(t *testing.T) {
 	te, r := replicatedEngine(t)
-	follower := newTestEngine(t)
-	follower.e.enableReplication(&stubReplicator{}, 8)
-	cl, conn := te.client()
+	follower := enginetest.New(t)
+	follower.E.EnableReplicationForTest(&enginetest.StubReplicator{}, 8)
+	cl, conn := te.Client()
 	commit := func(index uint64) {
-		ops := r.ops
-		r.ops = nil
-		follower.e.ApplyEntry(index, te.e.NowMs(), index, nil, cloneOps(ops))
-		te.e.ApplyEntry(index, te.e.NowMs(), index, nil, ops)
-		te.e.FlushOutputs()
+		ops := r.Ops
+		r.Ops = nil
+		follower.E.ApplyEntry(index, te.E.NowMs(), index, nil, cloneOps(ops))
+		te.E.ApplyEntry(index, te.E.NowMs(), index, nil, ops)
+		te.E.FlushOutputs()
 	}
-	te.do(cl, conn, "EVAL", "return 1", "0")
-	te.do(cl, conn, "EVAL", "return 2", "0")
+	te.Do(cl, conn, "EVAL", "return 1", "0")
+	te.Do(cl, conn, "EVAL", "return 2", "0")
 	commit(1)
-	conn.out = conn.out[:0]
+	conn.Out = conn.Out[:0]
 	ro := "return redis.call('get', KEYS[1])"
-	te.expect(cl, conn, "$-1\r\n", "EVAL_RO", ro, "1", "k")
-	te.expect(cl, conn, "$-1\r\n", "EVALSHA_RO", sha1hex(ro), "1", "k")
-	te.expect(cl, conn, ":1\r\n", "EVALSHA_RO", sha1hex("return 1"), "0") // LRU order untouched
-	if te.e.Digest() != follower.e.Digest() {
+	te.Expect(cl, conn, "$-1\r\n", "EVAL_RO", ro, "1", "k")
+	te.Expect(cl, conn, "$-1\r\n", "EVALSHA_RO", sha1hex(ro), "1", "k")
+	te.Expect(cl, conn, ":1\r\n", "EVALSHA_RO", sha1hex("return 1"), "0") // LRU order untouched
+	if te.E.Digest() != follower.E.Digest() {
 		t.Fatal("a read-only script changed the leader's replicated state")
 	}
 	// A write EVALSHA of the script only the leader compiled is refused
 	// by every node alike.
-	te.do(cl, conn, "EVALSHA", sha1hex(ro), "1", "k")
+	te.Do(cl, conn, "EVALSHA", sha1hex(ro), "1", "k")
 	commit(2)
-	if got := string(conn.out); got != "-"+ErrNoScript+"\r\n" {
+	if got := string(conn.Out); got != "-"+engine.ErrNoScript+"\r\n" {
 		t.Fatalf("EVALSHA of a script run read-only: %q", got)
 	}
 }

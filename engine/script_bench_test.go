@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"crypto/sha1"
@@ -12,7 +12,7 @@ import (
 // scripts by EVALSHA on the engine alone (no connection): the cost of the
 // scripting path and the three to five commands each script calls.
 func BenchmarkEvalshaLockPair(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	sha := func(s string) string {
 		h := sha1.Sum([]byte(s))
 		return hex.EncodeToString(h[:])
@@ -33,7 +33,7 @@ func BenchmarkEvalshaLockPair(b *testing.B) {
 // BenchmarkExecLockPair is the same lock taken and released by two
 // transactions (MULTI, HINCRBY, PEXPIRE, EXEC; MULTI, HDEL, EXEC).
 func BenchmarkExecLockPair(b *testing.B) {
-	e, cl := benchEngine()
+	e, cl := benchEngine(b)
 	benchRun(b, e, cl,
 		argv("MULTI"), argv("HINCRBY", "myLock", benchOwner, "1"), argv("PEXPIRE", "myLock", "30000"), argv("EXEC"),
 		argv("MULTI"), argv("HDEL", "myLock", benchOwner), argv("EXEC"))

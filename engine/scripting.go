@@ -64,6 +64,16 @@ type scriptingState struct {
 	callFunc   luaengine.Caller
 
 	functions *functionState
+
+	// nodeLocal: the running script, applied from a cluster's log,
+	// called a NodeLocal command; its writes from then on are refused
+	// (scriptGate), and nodeLocalState is its interpreter's state then
+	// (see settleScript).
+	nodeLocal      bool
+	nodeLocalState luaengine.State
+	// runLua is the running script's interpreter (EVAL's or the
+	// functions').
+	runLua *luaengine.Engine
 }
 
 func (e *Engine) scripts() *scriptingState {
@@ -131,6 +141,11 @@ func (e *Engine) scriptCall(args [][]byte, proto int) []byte {
 		}
 		if e.repl != nil && e.repl.applying {
 			s.w.B = sortForScript(ctx.Spec, s.w.B)
+			if ctx.Spec.NodeLocal && !s.nodeLocal {
+				// What the script does from here on may differ
+				// between the nodes: it writes nothing more.
+				s.nodeLocal, s.nodeLocalState = true, s.runLua.State()
+			}
 		}
 	}
 	e.putCtx(ctx)
@@ -267,13 +282,13 @@ func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 
 // runScript is scriptPrepareForRun + luaCallFunction + scriptResetRun.
 func (s *scriptingState) runScript(c *Ctx, sc *luaengine.Script, name string, keys, argv [][]byte, ro, eval bool) {
-	s.prepare(c, name, keys, argv, ro, sc.Flags)
+	s.prepare(c, s.lua, name, keys, argv, ro, sc.Flags)
 	defer s.finish() // also when a panic unwinds the script (recover.go)
 	defer c.keepLuaState(s.lua)()
+	defer c.settleScript() // before finish forgets the NodeLocal call
 	s.run.Eval = eval
 	s.eval = true
 	s.lua.Run(sc, &s.run)
-	c.spendSteps(s.lua)
 }
 
 // keepLuaState, on a cluster node running a script that is not applied
@@ -305,10 +320,11 @@ func scriptVerbosity(c *config.Config) int {
 // prepare is scriptPrepareForRun: the script client takes the caller's
 // database, RESP2, and the script's time is the command's; flags are the
 // script's (allow-oom).
-func (s *scriptingState) prepare(c *Ctx, name string, keys, argv [][]byte, ro bool, flags uint64) {
+func (s *scriptingState) prepare(c *Ctx, lua *luaengine.Engine, name string, keys, argv [][]byte, ro bool, flags uint64) {
 	s.client.DB = c.C.DB
 	s.client.W.Proto = 2
 	s.running, s.dirty, s.ro, s.now, s.caller, s.callerSpec = true, false, ro, c.Now, c.C, c.Spec
+	s.runLua, s.nodeLocal = lua, false
 	s.oom, s.allowOOM = c.E.preCommandOOM(), flags&luaengine.FlagAllowOOM != 0
 	c.errCounted = true // the script's result errors: see run.Errors
 	run := &s.run
@@ -345,11 +361,32 @@ func (c *Ctx) spendSteps(lua *luaengine.Engine) {
 	}
 }
 
+// settleScript takes what the script that just ran (EVAL or FCALL) took
+// from the op's step budget, also when a panic unwound it. A script applied from the log that called a
+// NodeLocal command may have done anything after it, differently on each
+// node: it wrote nothing (scriptGate), and what else it left is made the
+// same on every node. The interpreter's state goes back to what it was
+// at that call (math.random's draws, cjson's settings), and the op's
+// budget is spent: the steps it took after the call differ between the
+// nodes, and a later script of the same transaction must run out of
+// budget at the same point everywhere; a whole budget bounds what the
+// rest of the script can cost any node.
+func (c *Ctx) settleScript() {
+	s := c.E.scripting
+	if !s.nodeLocal { // only ever set while applying
+		c.spendSteps(s.runLua)
+		return
+	}
+	s.runLua.SetState(s.nodeLocalState)
+	c.E.repl.stepsLeft = 0
+}
+
 // finish is scriptResetRun.
 func (s *scriptingState) finish() {
 	run := &s.run
 	run.Keys, run.Args, run.Out = nil, nil, nil
 	s.running, s.caller, s.callerSpec, s.busy, s.killed, s.args = false, nil, nil, false, false, nil
+	s.runLua, s.nodeLocal = nil, false
 }
 
 // oomDenies is scriptVerifyOOM for a command that may grow memory: the

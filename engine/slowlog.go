@@ -21,18 +21,18 @@ import (
 
 var slowlogCommands = []*Spec{
 	{Name: "slowlog", Arity: -2, Sub: []*Spec{
-		{Name: "get", Arity: -2, Flags: Admin | Loading | Stale, Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Fn: slowlogGet},
-		{Name: "len", Arity: 2, Flags: Admin | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}, Fn: slowlogLen},
+		{Name: "get", Arity: -2, Flags: Admin | Loading | Stale, Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, NodeLocal: true, Fn: slowlogGet},                           // NodeLocal: this node's slow log
+		{Name: "len", Arity: 2, Flags: Admin | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}, NodeLocal: true, Fn: slowlogLen}, // NodeLocal: this node's slow log
 		{Name: "reset", Arity: 2, Flags: Admin | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: slowlogReset},
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: slowlogHelp},
 	}},
 	{Name: "latency", Arity: -2, Sub: []*Spec{
-		{Name: "doctor", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyDoctor},
-		{Name: "graph", Arity: 3, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyGraph},
-		{Name: "history", Arity: 3, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyHistory},
-		{Name: "latest", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyLatest},
+		{Name: "doctor", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, NodeLocal: true, Fn: latencyDoctor},   // NodeLocal: this node's latency samples
+		{Name: "graph", Arity: 3, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, NodeLocal: true, Fn: latencyGraph},     // NodeLocal: this node's latency samples
+		{Name: "history", Arity: 3, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, NodeLocal: true, Fn: latencyHistory}, // NodeLocal: this node's latency samples
+		{Name: "latest", Arity: 2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, NodeLocal: true, Fn: latencyLatest},   // NodeLocal: this node's latency samples
 		{Name: "reset", Arity: -2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Fn: latencyReset},
-		{Name: "histogram", Arity: -2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Fn: latencyHistogram},
+		{Name: "histogram", Arity: -2, Flags: Admin | NoScript | Loading | Stale, Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, NodeLocal: true, Fn: latencyHistogram}, // NodeLocal: this node's latency samples
 		{Name: "help", Arity: 2, Flags: Loading | Stale, Fn: latencyHelp},
 	}},
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/store"
 )
 
 // lockHashEngine returns an engine holding n Redisson lock hashes, each
 // {"uuid:1": "1"} with a 30 s lease, as HSET + PEXPIRE leave them.
-func lockHashEngine(n int) *Engine {
-	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
-	e := newEngine(nil, clock)
+func lockHashEngine(t testing.TB, n int) *engine.Engine {
+	clock := &enginetest.Clock{T: time.UnixMilli(1_700_000_000_000)}
+	e := enginetest.NewWith(t, engine.Options{Clock: clock}).E
 	now := e.NowMs()
 	db := e.DBs[0]
 	for i := 0; i < n; i++ {
@@ -31,7 +33,7 @@ func lockHashEngine(n int) *Engine {
 //
 //	go test -run '^$' -bench SnapshotLockHashes -benchtime 5x ./engine/
 func BenchmarkSnapshotLockHashes(b *testing.B) {
-	e := lockHashEngine(1_000_000)
+	e := lockHashEngine(b, 1_000_000)
 	b.ResetTimer()
 	var size int64
 	for i := 0; i < b.N; i++ {
@@ -44,7 +46,7 @@ func BenchmarkSnapshotLockHashes(b *testing.B) {
 // BenchmarkSnapshotWriteLockHashes is WriteTo's cost (off the command
 // goroutine) for the same snapshot: checksum and copy.
 func BenchmarkSnapshotWriteLockHashes(b *testing.B) {
-	s := lockHashEngine(1_000_000).Snapshot(nil)
+	s := lockHashEngine(b, 1_000_000).Snapshot(nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.WriteTo(io.Discard); err != nil {
@@ -57,10 +59,10 @@ func BenchmarkSnapshotWriteLockHashes(b *testing.B) {
 // BenchmarkRestoreLockHashes is Restore of the same snapshot.
 func BenchmarkRestoreLockHashes(b *testing.B) {
 	var buf bytes.Buffer
-	if _, err := lockHashEngine(1_000_000).Snapshot(nil).WriteTo(&buf); err != nil {
+	if _, err := lockHashEngine(b, 1_000_000).Snapshot(nil).WriteTo(&buf); err != nil {
 		b.Fatal(err)
 	}
-	e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_700_000_000_000)})
+	e := enginetest.NewWith(b, engine.Options{Clock: &enginetest.Clock{T: time.UnixMilli(1_700_000_000_000)}}).E
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Restore(bytes.NewReader(buf.Bytes())); err != nil {

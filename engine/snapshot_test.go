@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/engine"
+	"github.com/lockkv/lockkv/engine/enginetest"
 	"github.com/lockkv/lockkv/scriptcache"
 	"github.com/lockkv/lockkv/store"
 )
 
 // snapshotBytes returns what WriteTo writes for a snapshot of te's engine.
-func snapshotBytes(t testing.TB, e *Engine, meta string) []byte {
+func snapshotBytes(t testing.TB, e *engine.Engine, meta string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	s := e.Snapshot([]byte(meta))
@@ -28,10 +30,10 @@ func snapshotBytes(t testing.TB, e *Engine, meta string) []byte {
 }
 
 // restored returns a new engine holding the state restored from b.
-func restored(t *testing.T, b []byte, wantMeta string) *testEngine {
+func restored(t *testing.T, b []byte, wantMeta string) *enginetest.Engine {
 	t.Helper()
-	te := newTestEngine(t)
-	meta, err := te.e.Restore(bytes.NewReader(b))
+	te := enginetest.New(t)
+	meta, err := te.E.Restore(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
@@ -43,10 +45,10 @@ func restored(t *testing.T, b []byte, wantMeta string) *testEngine {
 
 // fill gives te every type in every encoding, deadlines (one already
 // passed but not reclaimed), several databases, scripts and functions.
-func fill(te *testEngine) { fillEngine(te.e, te.clock) }
+func fill(te *enginetest.Engine) { fillEngine(te.E, te.Clock) }
 
-func fillEngine(e *Engine, clock *fixedClock) {
-	cl := e.NewClient(&testConn{})
+func fillEngine(e *engine.Engine, clock *enginetest.Clock) {
+	cl := e.NewClient(&enginetest.Conn{})
 	do := func(args ...string) {
 		a := make([][]byte, len(args))
 		for i, s := range args {
@@ -90,26 +92,26 @@ func fillEngine(e *Engine, clock *fixedClock) {
 	do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0") // "return 1" is now the most recent
 	do("FUNCTION", "LOAD", "#!lua name=lib1\nredis.register_function('f1', function(keys, args) return 'one' end)")
 	do("FUNCTION", "LOAD", "#!lua name=lib0\nredis.register_function{function_name='f0', callback=function() return 0 end, flags={'no-writes'}}")
-	clock.t = clock.t.Add(200 * time.Millisecond)
+	clock.T = clock.T.Add(200 * time.Millisecond)
 }
 
 // observe returns what clients can see of te's state: per key its type,
 // encoding, deadline and value (hashtable elements sorted, the only order
 // Redis leaves unspecified), and the scripts and functions.
-func observe(te *testEngine) string {
-	cl, conn := te.client()
-	do := func(args ...string) string { te.t.Helper(); return te.do(cl, conn, args...) }
+func observe(te *enginetest.Engine) string {
+	cl, conn := te.Client()
+	do := func(args ...string) string { te.T.Helper(); return te.Do(cl, conn, args...) }
 	var out strings.Builder
-	for db := range te.e.DBs {
+	for db := range te.E.DBs {
 		var keys []string
-		te.e.DBs[db].Range(func(k string, _ *store.Entry) bool { keys = append(keys, k); return true })
+		te.E.DBs[db].Range(func(k string, _ *store.Entry) bool { keys = append(keys, k); return true })
 		sort.Strings(keys)
 		do("SELECT", strconv.Itoa(db))
 		for _, k := range keys {
-			en := te.e.DBs[db].Peek(k)
+			en := te.E.DBs[db].Peek(k)
 			typ := en.Value.Type().String()
 			fmt.Fprintf(&out, "%d %q %s %s deadline=%d ", db, k, typ, en.Value.Encoding(), en.Expire)
-			if en.Expired(te.e.NowMs()) {
+			if en.Expired(te.E.NowMs()) {
 				out.WriteString("(expired)\n")
 				continue
 			}
@@ -144,11 +146,12 @@ func observe(te *testEngine) string {
 	return out.String()
 }
 
-func evalOrder(e *Engine) string {
-	if e.scripting == nil {
+func evalOrder(e *engine.Engine) string {
+	cache := e.ScriptCacheForTest()
+	if cache == nil {
 		return ""
 	}
-	loaded, eval := e.scripting.cache.Entries()
+	loaded, eval := cache.Entries()
 	var s []string
 	for _, l := range [][]*scriptcache.Entry{loaded, eval} {
 		for _, ent := range l {
@@ -160,114 +163,114 @@ func evalOrder(e *Engine) string {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
-	src := newTestEngine(t)
+	src := enginetest.New(t)
 	fill(src)
-	b := snapshotBytes(t, src.e, "raft index 42")
+	b := snapshotBytes(t, src.E, "raft index 42")
 	dst := restored(t, b, "raft index 42")
-	dst.clock.t = src.clock.t
+	dst.Clock.T = src.Clock.T
 	if got, want := observe(dst), observe(src); got != want {
 		t.Fatalf("restored state differs:\n got %s\nwant %s", got, want)
 	}
-	if got, want := evalOrder(dst.e), evalOrder(src.e); got != want {
+	if got, want := evalOrder(dst.E), evalOrder(src.E); got != want {
 		t.Fatalf("script cache %s, want %s", got, want)
 	}
-	if dst.e.Digest() != src.e.Digest() {
+	if dst.E.Digest() != src.E.Digest() {
 		t.Fatal("digest differs after a round trip")
 	}
 	// The expired key kept its deadline; the restored engine reclaims it.
-	if en := dst.e.DBs[0].Peek("gone"); en == nil || en.Expire != 1_000_100 {
+	if en := dst.E.DBs[0].Peek("gone"); en == nil || en.Expire != 1_000_100 {
 		t.Fatalf("expired key %+v", en)
 	}
 	// The snapshot of the restored engine is the same state again.
-	if again := snapshotBytes(t, dst.e, "m"); len(again) != len(b)-len("raft index 42")+1 {
+	if again := snapshotBytes(t, dst.E, "m"); len(again) != len(b)-len("raft index 42")+1 {
 		t.Fatalf("second snapshot is %d bytes, first %d", len(again), len(b))
 	}
 	// Scripts run by SHA, and the restored listpack keeps its order after
 	// in-place updates.
-	cl, conn := dst.client()
-	dst.expect(cl, conn, "$6\r\nloaded\r\n", "EVALSHA", sha1hex("return 'loaded'"), "0")
-	dst.expect(cl, conn, ":43\r\n", "HINCRBY", "h:lp", "a", "1")
-	dst.expect(cl, conn, "*6\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\na\r\n$2\r\n43\r\n$1\r\nm\r\n$1\r\n3\r\n", "HGETALL", "h:lp")
+	cl, conn := dst.Client()
+	dst.Expect(cl, conn, "$6\r\nloaded\r\n", "EVALSHA", sha1hex("return 'loaded'"), "0")
+	dst.Expect(cl, conn, ":43\r\n", "HINCRBY", "h:lp", "a", "1")
+	dst.Expect(cl, conn, "*6\r\n$1\r\nz\r\n$1\r\n1\r\n$1\r\na\r\n$2\r\n43\r\n$1\r\nm\r\n$1\r\n3\r\n", "HGETALL", "h:lp")
 }
 
 func sha1hex(s string) string { return scriptcache.SHA1Hex([]byte(s)) }
 
 func TestSnapshotEmptyEngine(t *testing.T) {
-	src := newTestEngine(t)
-	b := snapshotBytes(t, src.e, "")
-	dst := newTestEngine(t)
+	src := enginetest.New(t)
+	b := snapshotBytes(t, src.E, "")
+	dst := enginetest.New(t)
 	fill(dst)
-	if _, err := dst.e.Restore(bytes.NewReader(b)); err != nil {
+	if _, err := dst.E.Restore(bytes.NewReader(b)); err != nil {
 		t.Fatal(err)
 	}
-	if dst.e.Digest() != src.e.Digest() {
+	if dst.E.Digest() != src.E.Digest() {
 		t.Fatal("restoring an empty snapshot left state behind")
 	}
-	for i, db := range dst.e.DBs {
+	for i, db := range dst.E.DBs {
 		if db.Len() != 0 {
 			t.Fatalf("db %d has %d keys", i, db.Len())
 		}
 	}
-	cl, conn := dst.client()
-	dst.expect(cl, conn, "*0\r\n", "FUNCTION", "LIST")
-	dst.expect(cl, conn, "*1\r\n:0\r\n", "SCRIPT", "EXISTS", sha1hex("return 'loaded'"))
-	dst.expect(cl, conn, "$-1\r\n", "GET", "s:int")
+	cl, conn := dst.Client()
+	dst.Expect(cl, conn, "*0\r\n", "FUNCTION", "LIST")
+	dst.Expect(cl, conn, "*1\r\n:0\r\n", "SCRIPT", "EXISTS", sha1hex("return 'loaded'"))
+	dst.Expect(cl, conn, "$-1\r\n", "GET", "s:int")
 }
 
 // TestSnapshotIsPointInTime: writes after Snapshot, including in-place
 // ones (HINCRBY rewrites a listpack's digits), never reach the stream,
 // even while WriteTo runs concurrently with them.
 func TestSnapshotIsPointInTime(t *testing.T) {
-	src := newTestEngine(t)
+	src := enginetest.New(t)
 	fill(src)
 	want := observe(src)
-	digest := src.e.Digest()
-	snap := src.e.Snapshot([]byte("m"))
+	digest := src.E.Digest()
+	snap := src.E.Snapshot([]byte("m"))
 	var buf bytes.Buffer
 	done := make(chan error)
 	go func() {
 		_, err := snap.WriteTo(&buf)
 		done <- err
 	}()
-	cl, conn := src.client()
+	cl, conn := src.Client()
 	for i := 0; i < 100; i++ {
-		src.do(cl, conn, "HINCRBY", "h:lock", "uuid:1", "1")
-		src.do(cl, conn, "SETRANGE", "s:raw", "0", "X")
-		src.do(cl, conn, "ZINCRBY", "z:lp", "1", "a")
-		src.do(cl, conn, "LSET", "l", "0", "changed")
+		src.Do(cl, conn, "HINCRBY", "h:lock", "uuid:1", "1")
+		src.Do(cl, conn, "SETRANGE", "s:raw", "0", "X")
+		src.Do(cl, conn, "ZINCRBY", "z:lp", "1", "a")
+		src.Do(cl, conn, "LSET", "l", "0", "changed")
 	}
-	src.do(cl, conn, "PEXPIRE", "h:lp", "5")
-	src.do(cl, conn, "DEL", "set:int")
-	src.do(cl, conn, "SCRIPT", "FLUSH")
-	src.do(cl, conn, "FUNCTION", "FLUSH")
+	src.Do(cl, conn, "PEXPIRE", "h:lp", "5")
+	src.Do(cl, conn, "DEL", "set:int")
+	src.Do(cl, conn, "SCRIPT", "FLUSH")
+	src.Do(cl, conn, "FUNCTION", "FLUSH")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	dst := restored(t, buf.Bytes(), "m")
-	dst.clock.t = src.clock.t
+	dst.Clock.T = src.Clock.T
 	if got := observe(dst); got != want {
 		t.Fatalf("later writes leaked into the snapshot:\n got %s\nwant %s", got, want)
 	}
-	if dst.e.Digest() != digest {
+	if dst.E.Digest() != digest {
 		t.Fatal("digest is not the one at Snapshot time")
 	}
 }
 
 func TestRestoreRejectsBadStreams(t *testing.T) {
-	src := newTestEngine(t)
+	src := enginetest.New(t)
 	fill(src)
-	good := snapshotBytes(t, src.e, "meta")
-	dst := newTestEngine(t)
-	cl, conn := dst.client()
-	dst.do(cl, conn, "HSET", "mine", "f", "v")
-	dst.do(cl, conn, "SCRIPT", "LOAD", "return 'mine'")
-	before := dst.e.Digest()
+	good := snapshotBytes(t, src.E, "meta")
+	dst := enginetest.New(t)
+	cl, conn := dst.Client()
+	dst.Do(cl, conn, "HSET", "mine", "f", "v")
+	dst.Do(cl, conn, "SCRIPT", "LOAD", "return 'mine'")
+	before := dst.E.Digest()
 	try := func(name string, b []byte) {
 		t.Helper()
-		if _, err := dst.e.Restore(bytes.NewReader(b)); err == nil {
+		if _, err := dst.E.Restore(bytes.NewReader(b)); err == nil {
 			t.Fatalf("%s: Restore accepted it", name)
 		}
-		if dst.e.Digest() != before {
+		if dst.E.Digest() != before {
 			t.Fatalf("%s: a failed Restore changed the engine", name)
 		}
 	}
@@ -283,23 +286,22 @@ func TestRestoreRejectsBadStreams(t *testing.T) {
 	try("trailing data", append(bytes.Clone(good), 0))
 	try("empty", nil)
 	// A database this server does not have.
-	small := &testEngine{t: t, clock: &fixedClock{t: time.UnixMilli(1_000_000)}}
 	cfg := config.NewConfig()
 	cfg.Databases = 4
-	small.e = newEngine(cfg, small.clock)
-	if _, err := small.e.Restore(bytes.NewReader(good)); err == nil || !errors.Is(err, ErrSnapshotFormat) {
+	small := enginetest.NewWith(t, engine.Options{Config: cfg})
+	if _, err := small.E.Restore(bytes.NewReader(good)); err == nil || !errors.Is(err, engine.ErrSnapshotFormat) {
 		t.Fatalf("16-database snapshot into 4 databases: %v", err)
 	}
-	if _, err := dst.e.Restore(bytes.NewReader(good)); err != nil {
+	if _, err := dst.E.Restore(bytes.NewReader(good)); err != nil {
 		t.Fatalf("the good stream after the bad ones: %v", err)
 	}
 }
 
 func TestDigestSeesEveryChange(t *testing.T) {
-	base := newTestEngine(t)
+	base := enginetest.New(t)
 	fill(base)
-	snap := snapshotBytes(t, base.e, "")
-	digest := base.e.Digest()
+	snap := snapshotBytes(t, base.E, "")
+	digest := base.E.Digest()
 	for _, change := range [][]string{
 		{"HINCRBY", "h:lock", "uuid:1", "1"},
 		{"HSET", "h:lp", "a", "42"}, // same value: no change
@@ -321,10 +323,10 @@ func TestDigestSeesEveryChange(t *testing.T) {
 		{"DEL", "gone"},
 	} {
 		te := restored(t, snap, "")
-		te.clock.t = base.clock.t
-		cl, conn := te.client()
-		te.do(cl, conn, change...)
-		changed := te.e.Digest() != digest
+		te.Clock.T = base.Clock.T
+		cl, conn := te.Client()
+		te.Do(cl, conn, change...)
+		changed := te.E.Digest() != digest
 		if noChange := change[0] == "HSET" && change[1] == "h:lp" || change[0] == "SET"; changed == noChange {
 			t.Errorf("%q: digest changed = %v", change, changed)
 		}
@@ -334,49 +336,49 @@ func TestDigestSeesEveryChange(t *testing.T) {
 // TestRestoreResetsClientState: WATCHers fail, tracking clients drop
 // their caches, blocked clients are served from the new keyspace.
 func TestRestoreResetsClientState(t *testing.T) {
-	src := newTestEngine(t)
-	scl, sconn := src.client()
-	src.do(scl, sconn, "RPUSH", "queue", "job")
-	src.do(scl, sconn, "SET", "k", "new")
-	snap := snapshotBytes(t, src.e, "")
+	src := enginetest.New(t)
+	scl, sconn := src.Client()
+	src.Do(scl, sconn, "RPUSH", "queue", "job")
+	src.Do(scl, sconn, "SET", "k", "new")
+	snap := snapshotBytes(t, src.E, "")
 
-	te := newTestEngine(t)
-	w, wconn := te.client()
-	tr, trconn := te.client()
-	bl, blconn := te.client()
-	te.do(w, wconn, "SET", "k", "old")
-	te.do(w, wconn, "WATCH", "k")
-	te.do(tr, trconn, "HELLO", "3")
-	te.do(tr, trconn, "CLIENT", "TRACKING", "ON")
-	te.do(tr, trconn, "GET", "k")
-	te.do(bl, blconn, "BLPOP", "queue", "0")
-	if _, err := te.e.Restore(bytes.NewReader(snap)); err != nil {
+	te := enginetest.New(t)
+	w, wconn := te.Client()
+	tr, trconn := te.Client()
+	bl, blconn := te.Client()
+	te.Do(w, wconn, "SET", "k", "old")
+	te.Do(w, wconn, "WATCH", "k")
+	te.Do(tr, trconn, "HELLO", "3")
+	te.Do(tr, trconn, "CLIENT", "TRACKING", "ON")
+	te.Do(tr, trconn, "GET", "k")
+	te.Do(bl, blconn, "BLPOP", "queue", "0")
+	if _, err := te.E.Restore(bytes.NewReader(snap)); err != nil {
 		t.Fatal(err)
 	}
-	te.e.FlushOutputs()
-	if got := string(blconn.out); got != "*2\r\n$5\r\nqueue\r\n$3\r\njob\r\n" {
+	te.E.FlushOutputs()
+	if got := string(blconn.Out); got != "*2\r\n$5\r\nqueue\r\n$3\r\njob\r\n" {
 		t.Errorf("blocked client got %q", got)
 	}
-	if got := string(trconn.out); got != ">2\r\n$10\r\ninvalidate\r\n_\r\n" {
+	if got := string(trconn.Out); got != ">2\r\n$10\r\ninvalidate\r\n_\r\n" {
 		t.Errorf("tracking client got %q", got)
 	}
-	te.do(w, wconn, "MULTI")
-	te.do(w, wconn, "SET", "k", "mine")
-	te.expect(w, wconn, "*-1\r\n", "EXEC")
-	te.expect(w, wconn, "$3\r\nnew\r\n", "GET", "k")
+	te.Do(w, wconn, "MULTI")
+	te.Do(w, wconn, "SET", "k", "mine")
+	te.Expect(w, wconn, "*-1\r\n", "EXEC")
+	te.Expect(w, wconn, "$3\r\nnew\r\n", "GET", "k")
 }
 
 func FuzzRestore(f *testing.F) {
-	clock := &fixedClock{t: time.UnixMilli(1_000_000)}
-	e := newEngine(nil, clock)
+	clock := &enginetest.Clock{T: time.UnixMilli(1_000_000)}
+	e := enginetest.NewWith(f, engine.Options{Clock: clock}).E
 	fillEngine(e, clock)
 	good := snapshotBytes(f, e, "meta")
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add(snapshotBytes(f, newEngine(nil, clock), ""))
+	f.Add(snapshotBytes(f, enginetest.NewWith(f, engine.Options{Clock: clock}).E, ""))
 	f.Add([]byte("LOCKKVSN"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		e := newEngine(nil, &fixedClock{t: time.UnixMilli(1_000_000)})
+		e := enginetest.New(t).E
 		before := e.Digest()
 		if _, err := e.Restore(bytes.NewReader(b)); err != nil && e.Digest() != before {
 			t.Fatal("a failed Restore changed the engine")
@@ -387,10 +389,10 @@ func FuzzRestore(f *testing.F) {
 // TestSnapshotLargeDatabase covers the sharded encoding of a large
 // database (see encodeKeys).
 func TestSnapshotLargeDatabase(t *testing.T) {
-	src := lockHashEngine(50_000)
+	src := lockHashEngine(t, 50_000)
 	b := snapshotBytes(t, src, "")
 	dst := restored(t, b, "")
-	if dst.e.DBs[0].Len() != 50_000 || dst.e.Digest() != src.Digest() {
-		t.Fatalf("restored %d keys, digest equal %v", dst.e.DBs[0].Len(), dst.e.Digest() == src.Digest())
+	if dst.E.DBs[0].Len() != 50_000 || dst.E.Digest() != src.Digest() {
+		t.Fatalf("restored %d keys, digest equal %v", dst.E.DBs[0].Len(), dst.E.Digest() == src.Digest())
 	}
 }

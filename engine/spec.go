@@ -112,6 +112,14 @@ type Spec struct {
 	// ScriptSort sorts the reply for scripts applied from the log (Redis's
 	// CMD_SORT_FOR_SCRIPT): its order follows a hash table's layout.
 	ScriptSort SortMode
+	// NodeLocal: the command's answer describes the node that runs it,
+	// not the replicated state (INFO, MEMORY STATS, OBJECT FREQ, CLUSTER
+	// NODES, PUBSUB NUMSUB, ...): the nodes of a cluster answer it
+	// differently, and the applied entry's time and seed do not make
+	// them agree. In a script applied from a cluster's log no write may
+	// follow it (scriptGate; DESIGN.md, "Scripts in the log"). Declared
+	// on subcommands, never on their container.
+	NodeLocal bool
 	// Subscribed: the command may run in a RESP2 subscribed context.
 	Subscribed bool
 	// Unqueued: inside MULTI the command runs at once instead of being
@@ -340,6 +348,12 @@ func (s *Spec) checkOne() error {
 		if s.Repl != ReplLeader && s.repl == probe.repl {
 			return fmt.Errorf("%s: Repl is what the flags give; leave it ReplAuto", s.Name)
 		}
+	}
+	if s.NodeLocal && s.Flags&Write != 0 {
+		return fmt.Errorf("%s: a write is applied on every node, so its answer cannot be NodeLocal", s.Name)
+	}
+	if s.NodeLocal && len(s.Sub) > 0 {
+		return fmt.Errorf("%s: NodeLocal is a fact of each subcommand, not of their container", s.Name)
 	}
 	if s.ScriptSort != SortNone && !slices.Contains(s.Tips, "nondeterministic_output_order") {
 		return fmt.Errorf("%s: a reply sorted for scripts has the nondeterministic_output_order tip", s.Name)

@@ -14,7 +14,6 @@ package luaengine
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -118,7 +117,6 @@ type Engine struct {
 	loading   *Library
 	argbuf    [][]byte
 	numbuf    []byte
-	errTables int
 	// steps counts what the running script did (steps.go); tick and
 	// charge take their slow path once it reaches nextCheck, the lower of
 	// stepLimit+1 and nextBusy.
@@ -492,9 +490,6 @@ func (e *Engine) errHandler(L *lua.LState) int {
 	L.Push(t)
 	return 1
 }
-
-// itoa is strconv.Itoa, kept short for error texts.
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // describe gives a runtime error message Lua 5.1's wording
 // (lua51.Describe).

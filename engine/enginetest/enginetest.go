@@ -1,5 +1,7 @@
-// Package enginetest holds the fakes tests of the engine's command
-// families (packages admin and commands) run an engine with: a fixed
+// Package enginetest holds the fakes every test that runs an engine in
+// process uses (the engine's own tests, package engine_test, with
+// engine/export_test.go for the internals they read; the command
+// families, packages admin and commands; conformance): a fixed
 // clock, a connection that records what it is sent, an engine with
 // helpers to run commands as clients, a cluster whose state the test
 // sets, and a replicator that collects proposed ops. It imports the

@@ -1,9 +1,10 @@
 // Package host is the contract between a lockkv server (the root
-// package) and the parts it starts only when configured to: the cluster
-// node (package replication, behind Config.Cluster) and the metrics port
-// (package metrics, behind Config.Metrics). Those packages implement the
-// root package's interfaces with these types, so the root package imports
-// neither Raft nor Prometheus and a program that embeds a single server
+// package's Config, run by internal/server) and the parts it starts only
+// when configured to: the cluster node (package replication, behind
+// Config.Cluster) and the metrics port (package metrics, behind
+// Config.Metrics). Those packages implement the root package's interfaces
+// with these types, so neither the root package nor internal/server
+// imports Raft or Prometheus and a program that embeds a single server
 // builds neither.
 package host
 

@@ -44,24 +44,6 @@ func appendBacklen(b []byte, l int) []byte {
 	return append(b, byte(l>>28), byte((l>>21)&127)|128, byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
 }
 
-// entrySize is the size lpAppend gives s (encoding, data and backlen).
-func lpEntrySize(s []byte) int {
-	var l int
-	if v, ok := redisnum.ParseInt(s); ok {
-		l = lpIntLen(v)
-	} else {
-		switch n := len(s); {
-		case n < 64:
-			l = 1 + n
-		case n < 4096:
-			l = 2 + n
-		default:
-			l = 5 + n
-		}
-	}
-	return l + backlenSize(l)
-}
-
 func backlenSize(l int) int {
 	switch {
 	case l <= 127:

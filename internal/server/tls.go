@@ -1,9 +1,8 @@
-package lockkv
+package server
 
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"os"
 )
@@ -31,11 +30,9 @@ func (cfg *Config) tlsEnabled() bool { return cfg.TLSCertFile != "" || cfg.TLSKe
 // loadTLS reads the certificate, key and CA files: the server's
 // configuration for the TLS listener and, for a node that serves only TLS,
 // the one it dials the other members' client ports with (its own
-// certificate as the client certificate, the CA for theirs).
+// certificate as the client certificate, the CA for theirs). Both files
+// are set (lockkv.NewServer checked).
 func (cfg *Config) loadTLS() (server, peer *tls.Config, err error) {
-	if cfg.TLSCertFile == "" || cfg.TLSKeyFile == "" {
-		return nil, nil, errors.New("lockkv: TLS needs both a certificate file and a key file")
-	}
 	cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("lockkv: TLS certificate: %w", err)
@@ -65,10 +62,8 @@ func (cfg *Config) loadTLS() (server, peer *tls.Config, err error) {
 		if auth == "optional" {
 			server.ClientAuth = tls.VerifyClientCertIfGiven
 		}
-	case "no":
+	default: // "no"; lockkv.NewServer refused any other value
 		server.ClientAuth = tls.NoClientCert
-	default:
-		return nil, nil, fmt.Errorf("lockkv: bad tls-auth-clients %q: want yes, no or optional", auth)
 	}
 	peer = &tls.Config{
 		MinVersion:   tls.VersionTLS12,

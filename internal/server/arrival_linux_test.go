@@ -1,4 +1,4 @@
-package lockkv
+package server
 
 import (
 	"bufio"

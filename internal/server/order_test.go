@@ -1,4 +1,4 @@
-package lockkv
+package server
 
 import (
 	"bufio"
@@ -57,7 +57,7 @@ func TestLoopRunsByArrival(t *testing.T) {
 		for i, a := range args {
 			cmd[i] = []byte(a)
 		}
-		return request{c: c, kind: reqBatch, b: &batch{conn: c, cmds: [][][]byte{cmd}, ack: func() {}, arrived: arrived}}
+		return request{c: c, kind: reqBatch, b: &batch{cmds: [][][]byte{cmd}, ack: func() {}, arrived: arrived}}
 	}
 	for round := 0; round < 20; round++ {
 		// Hold the loop, hand over the PUBLISH first and the SUBSCRIBE

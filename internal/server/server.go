@@ -1,24 +1,11 @@
-// Package lockkv is a lock server that speaks Redis: the same protocol,
-// commands and Lua scripting that Redisson, redsync and redislock rely on.
-//
-// Embedded in a Go test:
-//
-//	func TestLocks(t *testing.T) {
-//		srv := lockkv.RunT(t)              // real server on a free port
-//		rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-//		...
-//		srv.Clock().FastForward(30 * time.Second) // leases run out now
-//	}
-//
-// Unlike a fake, this is the server the lockkv binary runs: one goroutine
-// owns the keyspace and runs every command in arrival order, time passes by
-// itself, and a test may take control of the clock.
-//
-// This package brings no Raft and no Prometheus into a build: a cluster
-// node is Config.Cluster set to a *replication.Config (package
-// github.com/lockkv/lockkv/replication), the metrics port Config.Metrics
-// set to a *metrics.Config (package github.com/lockkv/lockkv/metrics).
-package lockkv
+// Package server is the running server behind a lockkv.Server: the
+// listeners and their accept loops, each connection's reader and writer,
+// the command goroutine that alone touches the engine (its batching and
+// arrival order, the work it serves while a script is busy), TLS, and the
+// hosting of the parts a configuration adds (a cluster node, the metrics
+// port). The root package checks a Config and hands it over; everything
+// here runs once Start is called.
+package server
 
 import (
 	"bufio"
@@ -44,138 +31,58 @@ import (
 	"github.com/lockkv/lockkv/store"
 )
 
-// Config configures a Server. The zero value listens on a free loopback
-// port with Redis's defaults.
+// Config is what a server runs with: the root package's Config, checked
+// by lockkv.NewServer, with the engine's settings already built from it.
 type Config struct {
-	// Addr is the TCP address to listen on; "" means "127.0.0.1:0".
+	// Addr is the plain TCP address; ignored with TLSOnly.
 	Addr string
-	// RequirePass, when set, makes clients AUTH first.
+	// RequirePass is the password a cluster node and an RDB load
+	// through the log authenticate with.
 	RequirePass string
-	// Databases is the number of databases (default 16).
-	Databases int
-	// MaxClients bounds concurrent clients (default 10000).
-	MaxClients int
-	// Clock is the server's time source; nil means the system clock. Use a
-	// *TestClock to move time in tests.
+	// Clock is the server's time source.
 	Clock store.Clock
-	// Logger receives the server's logs; nil discards them.
+	// Logger receives the server's logs; nil discards them. Records
+	// below Engine.LogLevel are dropped in front of it.
 	Logger *slog.Logger
-	// Cluster, when set, makes the server a node of a Raft cluster (a
-	// cluster of one with a data directory is a durable single server):
-	// a *replication.Config. Package replication brings in Raft and its
-	// stores; a program that leaves Cluster nil does not build them.
-	Cluster ClusterConfig
-	// ReadMode is how a cluster node serves reads: "linearizable"
-	// (default), "lease" or "stale"; anything else is an error.
-	ReadMode string
-	// SentinelMasterName is the master name a cluster node answers SENTINEL
-	// for (get-master-addr-by-name and the like); "" is "mymaster".
-	SentinelMasterName string
-	// LogLevel is the level below which logs are dropped (CONFIG SET
-	// loglevel moves it; Logger's own handler may drop more). The zero
-	// value is Info, Redis's notice.
-	LogLevel slog.Level
+	// Engine are the engine's settings (Engine.LogLevel set).
+	Engine *config.Config
+	// Cluster and Metrics start a cluster node and the metrics port;
+	// nil: none.
+	Cluster Cluster
+	Metrics Metrics
 
-	// EnableDebugCommand is enable-debug-command: "no" (the default, as in
-	// Redis 7), "yes", or "local" (only clients of the loopback
-	// interface). Tests that send DEBUG set it.
-	EnableDebugCommand string
-	// EnableProtectedConfigs is enable-protected-configs, likewise: who
-	// may CONFIG SET dir and dbfilename (which lockkv still only accepts
-	// unchanged).
-	EnableProtectedConfigs string
-	// ProtectedMode is protected-mode: "yes" (the default) or "no". With
-	// it, and no RequirePass, clients from other hosts are turned away
-	// with Redis's DENIED message, whatever the listen address.
-	ProtectedMode string
+	// The TLS listener and its files, as lockkv.Config has them.
+	TLSAddr                                string
+	TLSCertFile, TLSKeyFile, TLSCACertFile string
+	TLSAuthClients                         string
+	TLSOnly                                bool
 
-	// TLSAddr is the address the TLS listener listens on (Redis's
-	// tls-port); TLS is on when TLSCertFile is set, and "" then means
-	// "127.0.0.1:0".
-	TLSAddr string
-	// TLSCertFile and TLSKeyFile are the server's certificate and key
-	// (PEM), tls-cert-file and tls-key-file.
-	TLSCertFile, TLSKeyFile string
-	// TLSCACertFile is tls-ca-cert-file: the authority client certificates
-	// are checked against, and on a TLSOnly cluster node the one the other
-	// members' certificates are checked against.
-	TLSCACertFile string
-	// TLSAuthClients is tls-auth-clients: "yes" (a client certificate is
-	// required; the default when TLSCACertFile is set), "optional"
-	// (checked when given) or "no" (the default without a CA file).
-	TLSAuthClients string
-	// TLSOnly serves clients on the TLS listener only (cmd/lockkv:
-	// --addr ""); a cluster node then dials the other members' client
-	// ports with TLS too.
-	TLSOnly bool
-
-	// LoadRDB is an RDB file (a redis-server dump.rdb, or lockkv's SAVE)
-	// to start from: its keys not yet expired and its function libraries.
-	// A standalone server loads it before it serves; a bad file fails
-	// Start. A cluster node loads it through the log, once it leads, and
-	// only into an empty keyspace (so a restart does not load it again):
-	// it replays the file as RESTORE and FUNCTION RESTORE commands on a
-	// client connection to itself (see loadRDBThroughLog).
-	LoadRDB string
-
-	// Settings are CONFIG settings applied as the server starts, in
-	// order, as a config file's lines are (maxmemory, timeout, hz, ...):
-	// validated as CONFIG SET validates them, immutable ones included,
-	// and refused where CONFIG SET would refuse the value. They are
-	// applied after the fields above.
-	Settings []Setting
-	// ConfigFile is the absolute path of the config file the server was
-	// started from: INFO's config_file, and the file CONFIG REWRITE
-	// rewrites. Without it CONFIG REWRITE answers Redis's "The server is
-	// running without a config file".
-	ConfigFile string
-	// Metrics, when set, is the HTTP port serving /metrics (Prometheus),
-	// /health, /ready and a read-only status page: a *metrics.Config
-	// (package metrics, which brings in Prometheus's client).
-	Metrics MetricsConfig
-
-	// ConfigDirectives are the directives ConfigFile may hold besides
-	// CONFIG settings (cmd/lockkv's flags): CONFIG REWRITE keeps their
-	// lines as they are, or, for a name mapped to a setting's name
-	// ("log-level": "loglevel"), rewrites them as that setting. Other
-	// lines that are no setting become "# ??? " comments, as in Redis.
-	ConfigDirectives map[string]string
+	// LoadRDB, ConfigFile and ConfigDirectives are lockkv.Config's: the
+	// RDB file to start from, the config file CONFIG REWRITE rewrites and
+	// the directives it keeps.
+	LoadRDB, ConfigFile string
+	ConfigDirectives    map[string]string
 }
 
-// ClusterConfig is what Config.Cluster holds: *replication.Config is
-// the implementation. NewServer calls Validate; Start calls NewNode.
-type ClusterConfig interface {
-	Validate() error
+// Cluster makes the server's cluster node (lockkv.ClusterConfig).
+type Cluster interface {
 	NewNode(host.Server) (host.Node, error)
 }
 
-// MetricsConfig is what Config.Metrics holds: *metrics.Config is the
-// implementation. NewServer calls Validate; Start calls StartMetrics
-// once the server serves, and Close closes what it returned.
-type MetricsConfig interface {
-	Validate() error
+// Metrics starts the metrics port (lockkv.MetricsConfig).
+type Metrics interface {
 	StartMetrics(host.Server) (host.Service, error)
 }
 
-// Setting is a CONFIG setting with its arguments as a config file line
-// gives them ("client-output-buffer-limit", "pubsub", "64mb", "16mb", "60").
-type Setting struct {
-	Name string
-	Args []string
-}
-
-// Server is a lockkv server.
+// Server is one lockkv server's network layer and command loop.
 type Server struct {
 	cfg Config
 	log *slog.Logger
-	// ecfg are the engine's settings, checked by NewServer; Start builds
-	// the engine (eng) with them once it knows its listeners and node.
-	ecfg  *config.Config
+	// eng is built by Start from cfg.Engine, once it knows its listeners
+	// and node.
 	eng   *engine.Engine
-	clock store.Clock
 	ln    net.Listener // plain TCP; nil with TLSOnly
 	tlsLn net.Listener // nil without TLS
-	level *slog.LevelVar
 	reqs  chan request
 	// applies carries the replication layer's work (Raft apply,
 	// leadership changes): the loop takes it before client requests, so
@@ -238,66 +145,23 @@ const (
 	reqTaken = -1
 )
 
-// NewServer returns a server for cfg; Start makes it listen. A setting
-// no server could start with is an error here: a value outside its
-// choices (ReadMode, ProtectedMode, TLSAuthClients, ...), an address that
-// is not host:port, settings that contradict each other, a Settings line
-// CONFIG SET would refuse, and what Cluster's and Metrics' Validate
-// report. Files (TLS, LoadRDB, a data directory) are read by Start.
-func NewServer(cfg Config) (*Server, error) {
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
+// New returns a server for cfg, which lockkv.NewServer checked; Start
+// makes it listen.
+func New(cfg Config) *Server {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = SystemClock{}
-	}
-	level := new(slog.LevelVar)
-	level.Set(cfg.LogLevel)
+	ecfg := cfg.Engine
+	level := ecfg.LogLevel
 	var log *slog.Logger
 	if cfg.Logger == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
 	} else {
 		log = slog.New(levelHandler{cfg.Logger.Handler(), level})
 	}
-	ecfg := config.NewConfig()
-	ecfg.LogLevel = level
-	if cfg.EnableDebugCommand != "" {
-		ecfg.EnableDebugCommand = cfg.EnableDebugCommand
-	}
-	if cfg.EnableProtectedConfigs != "" {
-		ecfg.EnableProtectedConfigs = cfg.EnableProtectedConfigs
-	}
-	ecfg.ProtectedMode = cfg.ProtectedMode != "no"
-	if cfg.Databases > 0 {
-		ecfg.Databases = cfg.Databases
-	}
-	if cfg.MaxClients > 0 {
-		ecfg.MaxClients = cfg.MaxClients
-	}
-	ecfg.RequirePass = cfg.RequirePass
-	if cfg.ReadMode != "" {
-		ecfg.ReadMode = cfg.ReadMode
-	}
-	if cfg.SentinelMasterName != "" {
-		ecfg.SentinelMasterName = cfg.SentinelMasterName
-	}
-	for _, st := range cfg.Settings {
-		if msg := ecfg.LoadDirective(st.Name, st.Args); msg != "" {
-			return nil, fmt.Errorf("lockkv: %s %s: %s", st.Name, strings.Join(st.Args, " "), msg)
-		}
-	}
-	if cfg.ConfigFile != "" {
-		ecfg.ConfigFile = cfg.ConfigFile
-	}
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
-		level:    level,
-		clock:    cfg.Clock,
-		ecfg:     ecfg,
 		reqs:     make(chan request, 1024),
 		applies:  make(chan request, 16),
 		gathered: make([]request, 0, 64),
@@ -308,18 +172,15 @@ func NewServer(cfg Config) (*Server, error) {
 	s.maxBulk.Store(ecfg.ProtoMaxBulkLen)
 	s.queryLimit.Store(ecfg.ClientQueryBufferLimit)
 	s.onBusy = s.serveWhileBusy
-	if tc, ok := cfg.Clock.(*TestClock); ok {
-		tc.attach(s)
-	}
-	return s, nil
+	return s
 }
 
 // newEngine builds the engine (Start) for the listeners bound and the
 // cluster node opened (nil on a standalone server).
 func (s *Server) newEngine(node host.Node) (*engine.Engine, error) {
 	o := engine.Options{
-		Config: s.ecfg,
-		Clock:  s.clock,
+		Config: s.cfg.Engine,
+		Clock:  s.cfg.Clock,
 		Logger: s.log,
 		// SHUTDOWN closes the server; Close waits for the command
 		// goroutine, which is the caller, so it runs on its own goroutine.
@@ -477,7 +338,7 @@ func (s *Server) Start() error {
 	}
 	s.eng = eng
 	if s.cfg.LoadRDB != "" && s.node == nil {
-		loaded, expired, err := s.eng.LoadRDB(rdb, s.clock.Now().UnixMilli())
+		loaded, expired, err := s.eng.LoadRDB(rdb, s.cfg.Clock.Now().UnixMilli())
 		if err != nil {
 			return fail(fmt.Errorf("lockkv: loading %s: %w", s.cfg.LoadRDB, err))
 		}
@@ -558,81 +419,12 @@ func (s *Server) host() host.Server {
 	return host.Server{
 		Run:       s.run,
 		RunWithin: s.runWithin,
-		Clock:     s.clock,
+		Clock:     s.cfg.Clock,
 		Logger:    s.log,
 		Password:  s.cfg.RequirePass,
 		Stalled:   s.stalled,
 		Node:      s.node,
 	}
-}
-
-// check reports the settings no server could start with (NewServer).
-func (cfg *Config) check() error {
-	for _, v := range []struct{ name, v string }{
-		{"enable-debug-command", cfg.EnableDebugCommand},
-		{"enable-protected-configs", cfg.EnableProtectedConfigs},
-	} {
-		if v.v != "" && !config.ValidProtectedAction(v.v) {
-			return fmt.Errorf("lockkv: bad %s %q: want no, yes or local", v.name, v.v)
-		}
-	}
-	switch cfg.ProtectedMode {
-	case "", "yes", "no":
-	default:
-		return fmt.Errorf("lockkv: bad protected-mode %q: want yes or no", cfg.ProtectedMode)
-	}
-	switch cfg.ReadMode {
-	case "", config.ReadLinearizable, config.ReadLease, config.ReadStale:
-	default:
-		return fmt.Errorf("lockkv: bad read mode %q: want %s, %s or %s", cfg.ReadMode, config.ReadLinearizable, config.ReadLease, config.ReadStale)
-	}
-	switch cfg.TLSAuthClients {
-	case "", "yes", "optional", "no":
-	default:
-		return fmt.Errorf("lockkv: bad tls-auth-clients %q: want yes, no or optional", cfg.TLSAuthClients)
-	}
-	if cfg.Databases < 0 {
-		return fmt.Errorf("lockkv: bad Databases %d: want 1 or more (0: the default, 16)", cfg.Databases)
-	}
-	if cfg.MaxClients < 0 {
-		return fmt.Errorf("lockkv: bad MaxClients %d: want 1 or more (0: the default, 10000)", cfg.MaxClients)
-	}
-	if cfg.Addr != "" {
-		if cfg.TLSOnly {
-			return errors.New("lockkv: TLSOnly serves no plain TCP: Addr must be empty")
-		}
-		if err := host.CheckAddr("address", cfg.Addr); err != nil {
-			return err
-		}
-	}
-	if cfg.TLSAddr != "" {
-		if err := host.CheckAddr("TLS address", cfg.TLSAddr); err != nil {
-			return err
-		}
-	}
-	if cfg.tlsEnabled() {
-		if cfg.TLSCertFile == "" || cfg.TLSKeyFile == "" {
-			return errors.New("lockkv: TLS needs both a certificate file and a key file")
-		}
-	} else {
-		if cfg.TLSOnly {
-			return errors.New("lockkv: TLSOnly without a TLS certificate: no listener would serve clients")
-		}
-		if cfg.TLSAddr != "" || cfg.TLSCACertFile != "" || cfg.TLSAuthClients != "" {
-			return errors.New("lockkv: TLSAddr, TLSCACertFile and TLSAuthClients need TLSCertFile and TLSKeyFile")
-		}
-	}
-	if cfg.Cluster != nil {
-		if err := cfg.Cluster.Validate(); err != nil {
-			return err
-		}
-	}
-	if cfg.Metrics != nil {
-		if err := cfg.Metrics.Validate(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // listeners are the listeners bound, as CONFIG GET port, tls-port, bind
@@ -748,6 +540,10 @@ func (s *Server) runWithin(timeout time.Duration, fn func(e *engine.Engine)) boo
 	}
 	return false
 }
+
+// Node is the server's cluster node, nil on a standalone server and
+// before Start.
+func (s *Server) Node() host.Node { return s.node }
 
 // Removed is closed once this cluster node was removed from its cluster
 // (RAFT.NODE REMOVE); nil on a standalone server, and before Start.
@@ -1076,12 +872,6 @@ func (s *Server) submit(r request) bool {
 	case <-s.quit:
 		return false
 	}
-}
-
-// cronNow asks the command goroutine to run its periodic work now (after a
-// test moved the clock).
-func (s *Server) cronNow() {
-	s.Do(func(e *engine.Engine) { e.Cron() })
 }
 
 // loadRDBThroughLog is LoadRDB on a cluster node: when this node leads

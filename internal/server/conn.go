@@ -1,4 +1,4 @@
-package lockkv
+package server
 
 import (
 	"crypto/tls"
@@ -86,7 +86,6 @@ type conn struct {
 type batch struct {
 	cmds  [][][]byte
 	args  [][]byte
-	conn  *conn
 	ack   func()
 	bytes int
 	// arrived is when the kernel received the last bytes read before the
@@ -121,7 +120,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 }
 
 func (c *conn) newBatch() *batch {
-	b := &batch{conn: c}
+	b := &batch{}
 	b.ack = func() {
 		c.await.Add(-1)
 		select {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lockkv
+package server
 
 // arrivalReader is Linux's; elsewhere a request's arrival is when its
 // reader read it, and the loop runs what its readers hand over as they

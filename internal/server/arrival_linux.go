@@ -1,6 +1,6 @@
 //go:build linux
 
-package lockkv
+package server
 
 import (
 	"io"
