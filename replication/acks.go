@@ -86,7 +86,7 @@ func (n *Node) acker() {
 		if addr == "" {
 			continue
 		}
-		cur := [2]uint64{n.raft.LastIndex(), n.raft.AppliedIndex()}
+		cur := [2]uint64{n.raft.LastIndex(), n.appliedIndex()}
 		if peer != nil && cur == lastSent && addr == peer.addr && time.Since(sentAt) < time.Second {
 			continue
 		}

@@ -96,7 +96,7 @@ func (n *Node) nodes(withLag bool) []engine.Node {
 				m.ClientAddr = n.cfg.ClientAdvertise
 			}
 			m.MatchIndex = n.raft.LastIndex()
-			m.AppliedIndex = n.raft.AppliedIndex()
+			m.AppliedIndex = n.appliedIndex()
 			m.LagMs = 0
 			if withLag {
 				m.ReplLagMs = n.lagMs(m.AppliedIndex, commit, now)
@@ -119,7 +119,7 @@ func (n *Node) Status() engine.ClusterStatus {
 		Term:         n.raft.CurrentTerm(),
 		LastLogIndex: n.raft.LastIndex(),
 		CommitIndex:  n.raft.CommitIndex(),
-		AppliedIndex: n.raft.AppliedIndex(),
+		AppliedIndex: n.appliedIndex(),
 		Durable:      n.cfg.DataDir != "" && !n.cfg.NoSync,
 	}
 	if n.logs != nil {

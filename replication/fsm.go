@@ -3,6 +3,7 @@ package replication
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -58,7 +59,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			}
 		}
 	}
-	n.run(func(e *engine.Engine) {
+	ran := n.run(func(e *engine.Engine) {
 		for i, en := range entries {
 			if en == nil {
 				continue
@@ -66,7 +67,50 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 			e.ApplyEntry(logs[i].Index, en.Time, en.Seed, en.Nodes, en.Ops)
 		}
 	})
+	if ran && len(logs) > 0 {
+		n.fsmApplied.Store(logs[len(logs)-1].Index)
+	}
 	return out
+}
+
+// appliedIndex is the index of the last entry this node's keyspace
+// reflects: what Status, the member list and the progress reports call
+// applied. Raft's AppliedIndex is not that: Raft counts an entry applied
+// once it handed it to the FSM's queue, which on a loaded node runs
+// many batches ahead of the command goroutine (a follower still applying
+// a long script reports the leader's index). Entries the FSM never sees
+// (a new term's no-op, barriers) change nothing: they count as applied
+// once everything before them is, and so do entries compacted away (a
+// snapshot this node took or restored holds them).
+func (n *Node) appliedIndex() uint64 {
+	queued := n.raft.AppliedIndex()
+	done := n.fsmApplied.Load()
+	if done >= queued {
+		return queued
+	}
+	first, err := n.logs.FirstIndex()
+	if err != nil {
+		return done
+	}
+	// Usually the first entry looked at is a command; the scan is bounded
+	// all the same (it then answers less than it could, never more).
+	start := max(done+1, first)
+	for i := start; i <= queued; i++ {
+		var l raft.Log
+		err := n.logs.GetLog(i, &l)
+		switch {
+		case errors.Is(err, raft.ErrLogNotFound):
+			// Removed by a snapshot's installation: the snapshot holds it.
+		case err != nil:
+			return i - 1
+		case l.Type == raft.LogCommand || l.Type == raft.LogConfiguration:
+			return i - 1 // queued, not applied yet
+		}
+		if i-start >= 256 {
+			return i
+		}
+	}
+	return queued
 }
 
 // snapshotMeta is what the node stores with the engine's snapshot:
@@ -137,6 +181,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 		e.SetMembers(m.Members)
 		e.SetLastEntryTime(m.LastTime)
 		e.SetAppliedIndex(m.AppliedIndex)
+		n.fsmApplied.Store(m.AppliedIndex)
 	})
 	if !ok {
 		return raft.ErrRaftShutdown

@@ -221,6 +221,9 @@ type Node struct {
 	unstored atomic.Int64
 	stored   chan struct{}
 	lastTime atomic.Int64 // newest entry time stamped or applied
+	// fsmApplied is the index of the last entry the engine applied (or
+	// of the snapshot it restored): see appliedIndex.
+	fsmApplied atomic.Uint64
 
 	readGen  atomic.Uint64
 	readKick chan struct{}
