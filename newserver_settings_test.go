@@ -3,6 +3,7 @@ package lockkv
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockkv/lockkv/metrics"
 	"github.com/lockkv/lockkv/replication"
@@ -41,6 +42,8 @@ func TestNewServerRefusesBadSettings(t *testing.T) {
 		{Config{Cluster: &replication.Config{NodeID: "n1"}}, "a Raft address is required"},
 		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", Bootstrap: true, Join: "127.0.0.1:1"}}, "give one of them"},
 		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", LogStore: "sqlite"}}, `unknown log store "sqlite"`},
+		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", HeartbeatTimeout: time.Second, LeaderLease: 2 * time.Second}}, "the leader lease (2s) must be positive and at most the heartbeat timeout (1s)"},
+		{Config{Cluster: &replication.Config{NodeID: "n1", RaftAddr: "127.0.0.1:0", LeaderLease: -time.Second}}, "the leader lease (-1s) must be positive"},
 		{Config{Cluster: (*replication.Config)(nil)}, "a nil *Config"},
 		{Config{Metrics: &metrics.Config{Addr: "9100"}}, `bad metrics address "9100"`},
 		{Config{Metrics: (*metrics.Config)(nil)}, "a nil *metrics.Config"},

@@ -377,6 +377,9 @@ func startCluster(t *testing.T, n int) []*lockkv.Server {
 		s, err := lockkv.NewServer(lockkv.Config{Addr: p.ClientAddr, Cluster: &replication.Config{
 			NodeID: p.ID, RaftAddr: p.RaftAddr, Bootstrap: true, Peers: peers,
 			HeartbeatTimeout: 2 * time.Second, ElectionTimeout: 2 * time.Second,
+			// A leader steps down after a second without a quorum (not
+			// 500 ms): a loaded CI machine stalls for a few hundred ms.
+			LeaderLease: time.Second,
 		}})
 		if err == nil {
 			err = s.Start()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/host"
@@ -39,6 +40,13 @@ func (c *Config) Validate() error {
 	}
 	if c.Bootstrap && len(c.Peers) > 0 && !slices.ContainsFunc(c.Peers, func(p Peer) bool { return p.ID == c.NodeID }) {
 		return fmt.Errorf("replication: --peers must include this node (%s)", c.NodeID)
+	}
+	hb := c.HeartbeatTimeout
+	if hb <= 0 {
+		hb = time.Second
+	}
+	if c.LeaderLease < 0 || c.LeaderLease > hb {
+		return fmt.Errorf("replication: the leader lease (%v) must be positive and at most the heartbeat timeout (%v)", c.LeaderLease, hb)
 	}
 	switch c.LogStore {
 	case "", "wal", "bolt":

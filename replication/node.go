@@ -91,8 +91,13 @@ type Config struct {
 	RaftTLSKey  string
 	RaftTLSCA   string
 
-	HeartbeatTimeout  time.Duration // default 1s
-	ElectionTimeout   time.Duration // default 1s
+	HeartbeatTimeout time.Duration // default 1s
+	ElectionTimeout  time.Duration // default 1s
+	// LeaderLease is how long a leader that hears from no quorum keeps
+	// leading before it steps down (Raft's LeaderLeaseTimeout); lease
+	// reads rely on it ending before another node can be elected. Default
+	// min(HeartbeatTimeout/2, 500ms); at most HeartbeatTimeout.
+	LeaderLease       time.Duration
 	SnapshotThreshold uint64        // entries between snapshots; default 8192
 	SnapshotInterval  time.Duration // how often to check; default 30s
 	TrailingLogs      uint64        // entries kept after a snapshot; default 10240
@@ -869,6 +874,9 @@ func (n *Node) leaderChanged(e *engine.Engine, old, cur string) {
 // leaderLease is Raft's LeaderLeaseTimeout: a leader that heard from no
 // quorum for as long steps down.
 func (n *Node) leaderLease() time.Duration {
+	if n.cfg.LeaderLease > 0 {
+		return n.cfg.LeaderLease
+	}
 	return min(n.cfg.HeartbeatTimeout/2, 500*time.Millisecond)
 }
 
