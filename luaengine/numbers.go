@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,26 +13,7 @@ import (
 )
 
 // appendArg formats a number argument of redis.call ("%.17g").
-func appendArg(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	if f == 0 && math.Signbit(f) {
-		return append(dst, "-0"...)
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
-		return strconv.AppendInt(dst, int64(f), 10)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
+func appendArg(dst []byte, f float64) []byte { return lua51.AppendG(dst, f, 17) }
 
 func baseTostring(L *lua.LState) int {
 	v := L.CheckAny(1)

@@ -12,7 +12,11 @@ import (
 // shortest representation and reads no hex floats.
 
 // AppendNumber formats f like Lua 5.1's lua_Number2str ("%.14g").
-func AppendNumber(dst []byte, f float64) []byte {
+func AppendNumber(dst []byte, f float64) []byte { return AppendG(dst, f, 14) }
+
+// AppendG formats f as C's printf "%.<digits>g" does with glibc: nan,
+// -nan, inf, -inf, -0, and integers below 10^digits without an exponent.
+func AppendG(dst []byte, f float64, digits int) []byte {
 	switch {
 	case math.IsNaN(f):
 		if math.Signbit(f) {
@@ -27,10 +31,10 @@ func AppendNumber(dst []byte, f float64) []byte {
 	if f == 0 && math.Signbit(f) {
 		return append(dst, "-0"...)
 	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+	if f == math.Trunc(f) && math.Abs(f) < math.Pow10(digits) {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
-	return strconv.AppendFloat(dst, f, 'g', 14, 64)
+	return strconv.AppendFloat(dst, f, 'g', digits, 64)
 }
 
 // StrToNumber is Lua 5.1's luaO_str2d: strtod (decimal, or hex after
