@@ -346,6 +346,18 @@ func newRaftTransport(bind string, adv net.Addr, sec *raftSecurity, auth *handsh
 		MaxPool: raftMaxPool,
 		Timeout: raftTimeout,
 		Logger:  logger,
+		// No pipelined AppendEntries. hashicorp/raft v1.7.3's pipeline can
+		// deadlock: when a follower answers Success=false (or a newer
+		// term), pipelineDecode returns and nobody reads the pipeline's
+		// doneCh; the send loop may still send once more, parking on
+		// inprogressCh while decodeResponses parks on doneCh. That
+		// follower is then never replicated to again, and Raft's Shutdown
+		// waits for the stuck goroutines forever (seen as a test that
+		// hung closing a node after a leader transfer). With 1, every
+		// AppendEntries is a plain RPC with the transport's deadlines;
+		// hashicorp/raft's own measurements (#541) found pipelining of
+		// little benefit beside batching.
+		MaxRPCsInFlight: 1,
 	}), nil
 }
 
