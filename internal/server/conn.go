@@ -6,7 +6,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/lockkv/lockkv/engine"
@@ -20,9 +19,9 @@ import (
 type conn struct {
 	s  *Server
 	nc net.Conn
-	// rc writes to nc without waiting (writeNow); nil where the writer
+	// rw writes to nc without waiting (writeNow); nil where the writer
 	// goroutine writes everything (TLS, other systems).
-	rc     syscall.RawConn
+	rw     *rawWriter
 	client *engine.Client
 	ready  chan struct{}
 	// keepalive is tcp-keepalive when the client connected (seconds, 0:
@@ -113,7 +112,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		s:       s,
 		nc:      nc,
-		rc:      rawWriter(nc),
+		rw:      newRawWriter(nc),
 		ready:   make(chan struct{}),
 		acks:    make(chan *batch, maxOutstanding+1),
 		wake:    make(chan struct{}, 1),
@@ -187,7 +186,7 @@ func (c *conn) Deliver(b []byte) {
 	if waiting {
 		return // the reader writes it after its batch completes
 	}
-	if c.rc != nil && c.wmu.TryLock() {
+	if c.rw != nil && c.wmu.TryLock() {
 		done := c.writeNow()
 		c.wmu.Unlock()
 		if done {
@@ -218,7 +217,7 @@ func (c *conn) writeNow() bool {
 	c.mu.Unlock()
 	written := 0
 	for written < len(out) {
-		n, err := writeOnce(c.rc, out[written:min(len(out), written+writeChunk)])
+		n, err := c.rw.writeOnce(out[written:min(len(out), written+writeChunk)])
 		written += n
 		c.pending.Add(-int64(n))
 		if err != nil {

@@ -2,12 +2,13 @@
 
 package server
 
-import (
-	"net"
-	"syscall"
-)
+import "net"
 
 // rawWriter is Linux's: elsewhere the writer goroutine writes all output.
-func rawWriter(net.Conn) syscall.RawConn { return nil }
+type rawWriter struct{}
 
-func writeOnce(syscall.RawConn, []byte) (int, error) { panic("unreachable") }
+func newRawWriter(net.Conn) *rawWriter { return nil }
+
+func (*rawWriter) writeOnce([]byte) (int, error) { panic("unreachable") }
+
+const isLinux = false
