@@ -199,14 +199,15 @@ func (c *conn) Deliver(b []byte) {
 	}
 }
 
-// writeNow writes the pending output as far as the socket takes it
-// without waiting (the caller holds wmu), and reports whether none is
-// left for the writer goroutine. The command goroutine delivers replies
-// by it, as Redis's beforeSleep writes them: a reply the socket has room
-// for (nearly every one) goes out without waking the writer goroutine,
-// which on a busy node costs as much CPU as the write. What the socket
-// does not take, a write that fails and a closing connection are the
-// writer's, in order: it holds wmu to write, so output never interleaves.
+// writeNow writes the pending output, up to writeChunk, as far as the
+// socket takes it without waiting (the caller holds wmu), and reports
+// whether none is left for the writer goroutine. The command goroutine
+// delivers replies by it, as Redis's beforeSleep writes them: a reply
+// the socket has room for (nearly every one) goes out without waking the
+// writer goroutine, which on a busy node costs as much CPU as the write.
+// What the socket does not take, output past writeChunk, a write that
+// fails and a closing connection are the writer's, in order: it holds
+// wmu to write, so output never interleaves.
 func (c *conn) writeNow() bool {
 	c.mu.Lock()
 	out := c.out
@@ -215,22 +216,22 @@ func (c *conn) writeNow() bool {
 		return len(out) == 0 && !c.closing
 	}
 	c.mu.Unlock()
-	written := 0
-	for written < len(out) {
-		n, err := c.rw.writeOnce(out[written:min(len(out), written+writeChunk)])
-		written += n
-		c.pending.Add(-int64(n))
-		if err != nil {
-			break
-		}
-	}
+	// One write at most, as Redis writes NET_MAX_WRITES_PER_EVENT to a
+	// client per event: a large output takes the writer goroutine's
+	// time, never the command goroutine's.
+	written, _ := c.rw.writeOnce(out[:min(len(out), writeChunk)])
+	c.pending.Add(-int64(written))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.aborted {
 		return true // its output is dropped
 	}
 	// Others may have delivered meanwhile (appended after out's bytes).
-	c.out = c.out[:copy(c.out, c.out[written:])]
+	if written == len(c.out) {
+		c.out = c.out[:0]
+	} else {
+		c.out = c.out[written:] // no copy: the writer takes it from here
+	}
 	return len(c.out) == 0 && !c.closing
 }
 
