@@ -347,6 +347,10 @@ func (c *conn) serve() {
 		// arrived is when the bytes read last arrived, never earlier
 		// than for the read before.
 		arrived int64
+		// perr is a protocol error in the input (the connection then
+		// closes). Declared here, not per request: errors.As takes its
+		// address, which puts it on the heap.
+		perr *resp.ProtocolError
 	)
 	// reclaim takes a finished batch back.
 	reclaim := func(fb *batch) {
@@ -358,7 +362,6 @@ func (c *conn) serve() {
 	for {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
-		var perr *resp.ProtocolError
 		oneByOne := false
 		for start < end {
 			if b == nil {
