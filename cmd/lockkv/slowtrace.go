@@ -40,8 +40,8 @@ const (
 	slowTraceMaxFiles = 20
 	// slowTraceWindow is how far back a trace file reaches, at least;
 	// slowTraceBytes bounds the recording's memory.
-	slowTraceWindow = 5 * time.Second
-	slowTraceBytes  = 64 << 20
+	slowTraceWindow = 2 * time.Second
+	slowTraceBytes  = 32 << 20
 )
 
 // startSlowTracer starts the flight recorder for dir, which it creates.
