@@ -93,7 +93,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics (/metrics), /health, /ready and a read-only status page (/) on this HTTP address")
 	fs.DurationVar(&o.readyMaxLag, "ready-max-lag", 5*time.Second, "replication lag past which /ready says a cluster member is not ready")
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
-	fs.StringVar(&o.slowTraceDir, "slow-trace-dir", "", "log requests slower than --slow-trace-threshold, and write a Go execution trace of the seconds before one (for go tool trace) into this directory, at most one every 10s (off by default; costs a few percent of CPU)")
+	fs.StringVar(&o.slowTraceDir, "slow-trace-dir", "", "log requests slower than --slow-trace-threshold, and write a Go execution trace of the 2 s before one (for go tool trace) into this directory, at most one every 10s (off by default; the tracing costs about 10% more CPU per request)")
 	fs.DurationVar(&o.slowTraceThreshold, "slow-trace-threshold", 10*time.Millisecond, "with --slow-trace-dir: a request is slow when its reply leaves this long after it arrived")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit (also -v, or lockkv version)")
 	fs.BoolVar(&o.version, "v", false, "print the version and exit")
