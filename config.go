@@ -115,7 +115,10 @@ type Config struct {
 	// reached the host, with where the time went (SlowRequest); 0 or nil
 	// (the default) times nothing. OnSlowRequest runs on the client's
 	// connection goroutine: it must return quickly. Pipelines of a
-	// client that blocks (BLPOP, WAIT, CLIENT PAUSE) are not timed.
+	// client that blocks (BLPOP, WAIT, CLIENT PAUSE) are not timed, nor
+	// a cluster node's writes whose replies its connection's writer
+	// goroutine writes (when their commit came after the reader went
+	// back to reading).
 	// cmd/lockkv's --slow-trace-dir uses them.
 	SlowRequestThreshold time.Duration
 	OnSlowRequest        func(SlowRequest)

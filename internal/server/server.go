@@ -66,9 +66,11 @@ type Config struct {
 	// SlowRequestThreshold and OnSlowRequest report the pipelines whose
 	// replies were written the threshold or longer after they arrived
 	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the
-	// connection's reader goroutine and must return quickly. The
-	// replies of a client that blocked meanwhile (BLPOP, WAIT, CLIENT
-	// PAUSE) are not timed.
+	// connection's reader goroutine and must return quickly. Only the
+	// replies the reader writes itself are timed: not those of a client
+	// that blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE, a cluster
+	// node's write whose commit came after the reader went back to
+	// reading), which the writer goroutine writes.
 	SlowRequestThreshold time.Duration
 	OnSlowRequest        func(SlowRequest)
 }
