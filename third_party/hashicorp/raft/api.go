@@ -148,6 +148,10 @@ type Raft struct {
 	// LogStore provides durable storage for logs
 	logs LogStore
 
+	// dispatched holds the batch of entries the leader is writing to logs,
+	// so that replication can send them to followers during the write.
+	dispatched dispatchedLogs
+
 	// Used to request the leader to make configuration changes.
 	configurationChangeCh chan *configurationChangeFuture
 
@@ -1224,6 +1228,8 @@ func (r *Raft) CurrentTerm() uint64 {
 
 // LastIndex returns the last index in stable storage,
 // either from the last log or from the last snapshot.
+// On a leader it includes the batch being written to the LogStore, which is
+// replicated during the write.
 func (r *Raft) LastIndex() uint64 {
 	return r.getLastIndex()
 }

@@ -1262,6 +1262,19 @@ func (r *Raft) dispatchLogs(applyLogs []*logFuture) {
 		r.leaderState.inflight.PushBack(applyLog)
 	}
 
+	// Replicate the entries while they are written locally (Ongaro's thesis,
+	// section 10.2.1): a commit then waits for the slower of the local write
+	// and a follower's round trip and write, not for their sum. The
+	// replicators read the entries from r.dispatched until the LogStore has
+	// them. The leader counts itself in the commitment only once its write
+	// is durable, below; until then a commit needs a majority of followers.
+	prevIndex, prevTerm := r.getLastLog()
+	r.dispatched.set(logs)
+	r.setLastLog(lastIndex, term)
+	for _, f := range r.leaderState.replState {
+		asyncNotifyCh(f.triggerCh)
+	}
+
 	// Write the log entry locally
 	if err := r.logs.StoreLogs(logs); err != nil {
 		r.logger.Error("failed to commit logs", "error", err)
@@ -1269,17 +1282,33 @@ func (r *Raft) dispatchLogs(applyLogs []*logFuture) {
 			applyLog.respond(err)
 		}
 		r.setState(Follower)
+		// The last log must not claim entries the LogStore lacks: a vote
+		// granted on that claim could elect a leader without an entry a
+		// majority of followers committed. Followers that got the entries
+		// keep them, as after a leader's crash.
+		r.restoreLastLog(prevIndex, prevTerm)
+		r.dispatched.clear()
 		return
 	}
+	r.dispatched.clear()
 	r.leaderState.commitment.match(r.localID, lastIndex)
+}
 
-	// Update the last log since it's on disk now
-	r.setLastLog(lastIndex, term)
-
-	// Notify the replicators of the new log
-	for _, f := range r.leaderState.replState {
-		asyncNotifyCh(f.triggerCh)
+// restoreLastLog sets the last log from the LogStore (as NewRaft does) after
+// a failed write of entries that dispatchLogs had already counted in it: the
+// store may hold none of them, or some if it failed part way. A store that
+// cannot answer leaves the last log where it was before the failed batch.
+func (r *Raft) restoreLastLog(prevIndex, prevTerm uint64) {
+	var last Log
+	lastIndex, err := r.logs.LastIndex()
+	if err == nil && lastIndex > 0 {
+		err = r.logs.GetLog(lastIndex, &last)
 	}
+	if err != nil {
+		r.logger.Error("failed to read the last log after a failed write", "error", err)
+		last.Index, last.Term = prevIndex, prevTerm
+	}
+	r.setLastLog(last.Index, last.Term)
 }
 
 // processLogs is used to apply all the committed entries that haven't been

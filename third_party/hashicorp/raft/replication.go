@@ -598,7 +598,7 @@ func (r *Raft) setPreviousLog(req *AppendEntriesRequest, nextIndex uint64) error
 
 	} else {
 		var l Log
-		if err := r.logs.GetLog(nextIndex-1, &l); err != nil {
+		if err := r.getReplicationLog(nextIndex-1, &l); err != nil {
 			r.logger.Error("failed to get log", "index", nextIndex-1, "error", err)
 			return err
 		}
@@ -620,13 +620,29 @@ func (r *Raft) setNewLogs(req *AppendEntriesRequest, nextIndex, lastIndex uint64
 	maxIndex := min(nextIndex+uint64(maxAppendEntries)-1, lastIndex)
 	for i := nextIndex; i <= maxIndex; i++ {
 		oldLog := new(Log)
-		if err := r.logs.GetLog(i, oldLog); err != nil {
+		if err := r.getReplicationLog(i, oldLog); err != nil {
 			r.logger.Error("failed to get log", "index", i, "error", err)
 			return err
 		}
 		req.Entries = append(req.Entries, oldLog)
 	}
 	return nil
+}
+
+// getReplicationLog reads an entry to send to a follower: from the batch the
+// leader is writing (dispatchLogs) while it is there, else from the LogStore.
+func (r *Raft) getReplicationLog(index uint64, log *Log) error {
+	if r.dispatched.get(index, log) {
+		return nil
+	}
+	err := r.logs.GetLog(index, log)
+	if err != nil && r.getState() != Leader {
+		// The entry may be one of a batch whose local write failed, dropped
+		// once the leader stepped down: stop, rather than take the missing
+		// entry for a compacted one and send a snapshot.
+		return ErrNotLeader
+	}
+	return err
 }
 
 // appendStats is used to emit stats about an AppendEntries invocation.

@@ -724,6 +724,10 @@ type MakeClusterOpts struct {
 	MakeFSMFunc     func() FSM
 	LongstopTimeout time.Duration
 	MonotonicLogs   bool
+
+	// wrapLogStore, if set, wraps each peer's LogStore (tests of the
+	// leader's log writes).
+	wrapLogStore func(i int, s LogStore) LogStore
 }
 
 // makeCluster will return a cluster with the given config and number of peers.
@@ -807,6 +811,9 @@ func makeCluster(t *testing.T, opts *MakeClusterOpts) *cluster {
 
 		if opts.MonotonicLogs {
 			logs = &MockMonotonicLogStore{s: logs}
+		}
+		if opts.wrapLogStore != nil {
+			logs = opts.wrapLogStore(i, logs)
 		}
 
 		peerConf := opts.Conf
