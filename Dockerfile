@@ -19,6 +19,8 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces hashicorp/raft with the patched copy (third_party/README.md).
+COPY third_party/hashicorp/raft/go.mod third_party/hashicorp/raft/
 RUN go mod download
 COPY . .
 ARG VERSION=dev

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/internal/host"
@@ -108,6 +109,36 @@ type Config struct {
 	// ("log-level": "loglevel"), rewrites them as that setting. Other
 	// lines that are no setting become "# ??? " comments, as in Redis.
 	ConfigDirectives map[string]string
+
+	// SlowRequestThreshold and OnSlowRequest report every pipeline whose
+	// replies were written SlowRequestThreshold or longer after its bytes
+	// reached the host, with where the time went (SlowRequest); 0 or nil
+	// (the default) times nothing. OnSlowRequest runs on the client's
+	// connection goroutine: it must return quickly. Pipelines of a
+	// client that blocks (BLPOP, WAIT, CLIENT PAUSE) are not timed, nor
+	// a cluster node's writes whose replies its connection's writer
+	// goroutine writes (when their commit came after the reader went
+	// back to reading).
+	// cmd/lockkv's --slow-trace-dir uses them.
+	SlowRequestThreshold time.Duration
+	OnSlowRequest        func(SlowRequest)
+}
+
+// SlowRequest is a pipeline whose replies left late (Config.OnSlowRequest).
+// Took is from the host's kernel receiving its last bytes to its replies
+// written to the socket; the phases add up to it.
+type SlowRequest struct {
+	// Client is the client's address; Commands the pipeline's length.
+	Client   string
+	Commands int
+	Took     time.Duration
+	// Read: waiting for the connection's reader to read the bytes.
+	// Queued: until the command goroutine took the pipeline up (the
+	// work ahead of it). Run: until its replies were ready (its
+	// commands, and the rest of the command goroutine's round, whose
+	// replies go out together). Reply: until they were written (the
+	// reader running again, the write).
+	Read, Queued, Run, Reply time.Duration
 }
 
 // ClusterConfig is what Config.Cluster holds: *replication.Config is
@@ -194,6 +225,9 @@ func NewServer(cfg Config) (*Server, error) {
 		LoadRDB:          cfg.LoadRDB,
 		ConfigFile:       cfg.ConfigFile,
 		ConfigDirectives: cfg.ConfigDirectives,
+
+		SlowRequestThreshold: cfg.SlowRequestThreshold,
+		OnSlowRequest:        onSlowRequest(cfg.OnSlowRequest),
 	})}
 	if tc, ok := cfg.Clock.(*TestClock); ok {
 		tc.attach(s)
@@ -202,7 +236,18 @@ func NewServer(cfg Config) (*Server, error) {
 }
 
 // check reports the settings no server could start with (NewServer).
+// onSlowRequest is f for the server's reports; nil for nil.
+func onSlowRequest(f func(SlowRequest)) func(server.SlowRequest) {
+	if f == nil {
+		return nil
+	}
+	return func(r server.SlowRequest) { f(SlowRequest(r)) }
+}
+
 func (cfg *Config) check() error {
+	if cfg.SlowRequestThreshold < 0 {
+		return fmt.Errorf("lockkv: SlowRequestThreshold %v is negative", cfg.SlowRequestThreshold)
+	}
 	for _, v := range []struct{ name, v string }{
 		{"enable-debug-command", cfg.EnableDebugCommand},
 		{"enable-protected-configs", cfg.EnableProtectedConfigs},

@@ -43,3 +43,8 @@ require (
 	golang.org/x/exp v0.0.0-20220827204233-334a2380cb91 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )
+
+// hashicorp/raft v1.7.3 with the leader's log written in parallel with
+// replication (third_party/README.md). Replace directives bind only this
+// module's own builds: a program that embeds lockkv builds the release.
+replace github.com/hashicorp/raft => ./third_party/hashicorp/raft

@@ -27,6 +27,7 @@ func TestNewServerRefusesBadSettings(t *testing.T) {
 		{Config{Addr: "127.0.0.1:70000"}, `bad address "127.0.0.1:70000"`},
 		{Config{Addr: "127.0.0.1:redis"}, `bad address "127.0.0.1:redis"`},
 		{Config{Databases: -1}, "bad Databases -1"},
+		{Config{SlowRequestThreshold: -time.Millisecond}, "SlowRequestThreshold -1ms is negative"},
 		{Config{MaxClients: -5}, "bad MaxClients -5"},
 		{Config{TLSCertFile: cert}, "TLS needs both a certificate file and a key file"},
 		{Config{TLSKeyFile: key}, "TLS needs both a certificate file and a key file"},

@@ -100,9 +100,13 @@ func TestWorkloads(t *testing.T) {
 					t.Fatalf("preload: %v", err)
 				}
 			}
-			res, err := bench.Run(srv.Addr(), w, 4, 2, 50*time.Millisecond)
+			marks := 0
+			res, err := bench.Run(srv.Addr(), w, 4, 2, 50*time.Millisecond, func() { marks++ })
 			if err != nil {
 				t.Fatal(err)
+			}
+			if marks != 2 {
+				t.Fatalf("mark called %d times, want 2 (window opens, window closes)", marks)
 			}
 			if res.Ops == 0 || res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
 				t.Fatalf("result %+v: want operations and 0 < p50 <= p99 <= max", res)

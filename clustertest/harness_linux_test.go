@@ -106,6 +106,14 @@ type clusterOpts struct {
 // catches up by InstallSnapshot.
 var snapshotOften = clusterOpts{extra: []string{"--snapshot-threshold", "200", "--snapshot-interval", "500ms", "--trailing-logs", "100"}}
 
+// steadyLeader gives the nodes the default 1 s Raft timeouts instead of the
+// harness's 300 ms, for tests that need one leader throughout rather than
+// test failover: with 300 ms the leader's lease is 150 ms, and a loaded
+// 2-core machine stalls a process for longer than that (531 ms measured),
+// so the leader steps down mid-test. Later flags win, so these override
+// the harness's.
+var steadyLeader = clusterOpts{extra: []string{"--raft-heartbeat-timeout", "1s", "--raft-election-timeout", "1s"}}
+
 // newCluster starts n nodes, every one with --bootstrap and the same
 // --peers, and waits for a leader.
 func newCluster(t testing.TB, n int, opts ...clusterOpts) *cluster {

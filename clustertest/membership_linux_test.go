@@ -119,7 +119,7 @@ func infoMap(ctx context.Context, c *redis.Client) (map[string]string, error) {
 // cluster's leader makes it a voter holding the data; RAFT.NODE REMOVE
 // makes it log its removal and exit with status 0.
 func TestLoneNodeWaitsToBeAdded(t *testing.T) {
-	c := newCluster(t, 3)
+	c := newCluster(t, 3, steadyLeader)
 	ctx := context.Background()
 	lone := startProc(t, "lone")
 	lc := lone.client("")

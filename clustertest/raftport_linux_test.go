@@ -52,7 +52,7 @@ func TestRaftPortSecured(t *testing.T) {
 		{name: "open", open: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCluster(t, 3, tc.opts)
+			c := newCluster(t, 3, tc.opts, steadyLeader)
 			ctx := context.Background()
 			l := c.Leader()
 			if err := c.client(l).Set(ctx, "lockA", "owner", 0).Err(); err != nil {

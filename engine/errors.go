@@ -140,7 +140,7 @@ func truncate(s string, n int) string {
 
 // sanitizeErr replaces CR and LF, which may not appear in an error line.
 func sanitizeErr(s string) string {
-	if strings.IndexAny(s, "\r\n") < 0 {
+	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
 	return strings.Map(func(r rune) rune {

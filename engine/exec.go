@@ -385,6 +385,10 @@ func (e *Engine) runPendingGuarded(cl *Client) (done bool) {
 func (e *Engine) runPendingUnguarded(cl *Client) {
 	now := e.NowMs()
 	var tick int64 // see callAt
+	// base is the queue's array, which the next pipeline reuses once
+	// this one is done: a client's queue holds one pipeline most of the
+	// time, and a new array for each was garbage for every request.
+	base := cl.queue
 	for len(cl.queue) > 0 {
 		b := &cl.queue[0]
 		for len(b.cmds) > 0 && cl.park == parkNone && !cl.freed && !cl.CloseAfterReply && !cl.closeASAP {
@@ -409,7 +413,13 @@ func (e *Engine) runPendingUnguarded(cl *Client) {
 		cl.queue[0] = batch{}
 		cl.queue = cl.queue[1:]
 	}
-	cl.queue = cl.queue[:0:0]
+	// Every entry taken was cleared. A long queue (a blocked client's)
+	// gives its array back.
+	if cap(base) <= 4 {
+		cl.queue = base[:0]
+	} else {
+		cl.queue = nil
+	}
 }
 
 func approxSize(args [][]byte) int64 {

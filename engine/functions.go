@@ -5,7 +5,6 @@ import (
 
 	"github.com/lockkv/lockkv/internal/cstr"
 	"github.com/lockkv/lockkv/internal/glob"
-	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/luaengine"
 )
 
@@ -85,17 +84,8 @@ func fcallGeneric(c *Ctx, args [][]byte, ro bool) {
 		c.Error(ErrFunctionNotFound)
 		return
 	}
-	numkeys, ok := redisnum.ParseInt(args[2])
+	numkeys, ok := scriptNumKeys(c, args, ErrBadNumKeys)
 	if !ok {
-		c.Error(ErrBadNumKeys)
-		return
-	}
-	if numkeys > int64(len(args)-3) {
-		c.Error(ErrNumKeysTooBig)
-		return
-	}
-	if numkeys < 0 {
-		c.Error(ErrNumKeysNegative)
 		return
 	}
 	if fn.Flags&luaengine.FlagNoWrites == 0 && ro {

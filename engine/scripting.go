@@ -213,23 +213,33 @@ func evalROCmd(c *Ctx, args [][]byte)    { evalGeneric(c, args, false, true) }
 func evalshaCmd(c *Ctx, args [][]byte)   { evalGeneric(c, args, true, false) }
 func evalshaROCmd(c *Ctx, args [][]byte) { evalGeneric(c, args, true, true) }
 
+// scriptNumKeys parses the numkeys argument (args[2]) of EVAL and FCALL
+// and their variants, replying notInt when it is not an integer (EVAL and
+// FCALL word that error differently) or the error for a count out of
+// range.
+func scriptNumKeys(c *Ctx, args [][]byte, notInt string) (int64, bool) {
+	numkeys, ok := redisnum.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.Error(notInt)
+	case numkeys > int64(len(args)-3):
+		c.Error(ErrNumKeysTooBig)
+	case numkeys < 0:
+		c.Error(ErrNumKeysNegative)
+	default:
+		return numkeys, true
+	}
+	return 0, false
+}
+
 // evalGeneric is Redis's evalGenericCommand.
 func evalGeneric(c *Ctx, args [][]byte, bySHA, ro bool) {
 	if bySHA && len(args[1]) != 40 {
 		c.Error(ErrNoScript)
 		return
 	}
-	numkeys, ok := redisnum.ParseInt(args[2])
+	numkeys, ok := scriptNumKeys(c, args, ErrNotInt)
 	if !ok {
-		c.Error(ErrNotInt)
-		return
-	}
-	if numkeys > int64(len(args)-3) {
-		c.Error(ErrNumKeysTooBig)
-		return
-	}
-	if numkeys < 0 {
-		c.Error(ErrNumKeysNegative)
 		return
 	}
 	s := c.E.scripts()

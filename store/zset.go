@@ -953,65 +953,60 @@ func (z *ZSet) CountByLex(r *LexRange) int {
 
 // RemoveRangeByScore deletes the members in r and returns how many.
 func (z *ZSet) RemoveRangeByScore(r *ScoreRange) int {
+	first := -1
 	if z.sl == nil {
-		i := z.lpFirstInRange(r)
-		if i < 0 {
-			return 0
-		}
-		j := i
-		for j < len(z.lp) && r.lteMax(z.lp[j].score) {
-			j++
-		}
-		z.lpDelete(i, j-i)
-		return j - i
+		first = z.lpFirstInRange(r)
 	}
-	var update [zslMaxLevel]*zslNode
-	zsl := z.sl
-	x := zsl.header
-	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && !r.gteMin(f.score); f = x.level[i].forward {
-			x = f
-		}
-		update[i] = x
-	}
-	x = x.level[0].forward
-	removed := 0
-	for x != nil && r.lteMax(x.score) {
-		next := x.level[0].forward
-		zsl.deleteNode(x, &update)
-		z.sl.dict.Delete(x.member)
-		removed++
-		x = next
-	}
-	return removed
+	return z.removeRange(first,
+		func(e *zslNode) bool { return r.gteMin(e.score) },
+		func(e *zslNode) bool { return r.lteMax(e.score) })
 }
 
 // RemoveRangeByLex deletes the members in r and returns how many.
 func (z *ZSet) RemoveRangeByLex(r *LexRange) int {
+	first := -1
 	if z.sl == nil {
-		i := z.lpFirstInLexRange(r)
-		if i < 0 {
+		first = z.lpFirstInLexRange(r)
+	}
+	return z.removeRange(first,
+		func(e *zslNode) bool { return r.gteMin(e.member) },
+		func(e *zslNode) bool { return r.lteMax(e.member) })
+}
+
+// removeRange deletes the run of members from the first that satisfies
+// gteMin to the last that satisfies lteMax (Redis's
+// zslDeleteRangeByScore and zslDeleteRangeByLex, and their listpack
+// forms) and returns how many. For a listpack, first is the index of the
+// run's first member, or -1 when none is in range; the predicates then see
+// each listpack entry through a node of their own.
+func (z *ZSet) removeRange(first int, gteMin, lteMax func(*zslNode) bool) int {
+	if z.sl == nil {
+		if first < 0 {
 			return 0
 		}
-		j := i
-		for j < len(z.lp) && r.lteMax(z.lp[j].member) {
-			j++
+		var e zslNode
+		j := first
+		for ; j < len(z.lp); j++ {
+			e.member, e.score = z.lp[j].member, z.lp[j].score
+			if !lteMax(&e) {
+				break
+			}
 		}
-		z.lpDelete(i, j-i)
-		return j - i
+		z.lpDelete(first, j-first)
+		return j - first
 	}
 	var update [zslMaxLevel]*zslNode
 	zsl := z.sl
 	x := zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && !r.gteMin(f.member); f = x.level[i].forward {
+		for f := x.level[i].forward; f != nil && !gteMin(f); f = x.level[i].forward {
 			x = f
 		}
 		update[i] = x
 	}
 	x = x.level[0].forward
 	removed := 0
-	for x != nil && r.lteMax(x.member) {
+	for x != nil && lteMax(x) {
 		next := x.level[0].forward
 		zsl.deleteNode(x, &update)
 		z.sl.dict.Delete(x.member)

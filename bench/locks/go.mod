@@ -27,3 +27,7 @@ require (
 )
 
 replace github.com/lockkv/lockkv => ../..
+
+// As in lockkv's go.mod (a replace binds only the module it is in), should
+// this module ever build lockkv's Raft code.
+replace github.com/hashicorp/raft => ../../third_party/hashicorp/raft

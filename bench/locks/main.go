@@ -1,11 +1,12 @@
 // Command locks is the replicated-lock benchmark: it starts, on this
 // machine and in one run, lockkv (one node in memory, one durable node, a
-// 3-node Raft cluster), redis-server with appendfsync always, a
-// redis-server primary with one replica where every lock script is
-// followed by WAIT 1, and a 3-node etcd cluster; drives each with the same
-// number of clients taking and releasing locks; and prints locks/s and the
-// latency of an acquire+release pair side by side, with the ratios the
-// project aims at.
+// 3-node Raft cluster), redis-server without persistence, redis-server
+// with appendfsync always, a redis-server primary with one replica where
+// every lock script is followed by WAIT 1, and a 3-node etcd cluster;
+// drives each with the same number of clients taking and releasing locks
+// (at each client count of a -clients list); and prints locks/s, the
+// latency of an acquire+release pair and the CPU time the target's servers
+// spent per 1,000 locks side by side, with the ratios the project aims at.
 //
 // It is a module of its own (bench/locks/go.mod) so that the etcd client
 // stays out of lockkv's dependencies:
@@ -13,6 +14,7 @@
 //	cd bench/locks && go run .                        # every target, 10 s each
 //	go run -C bench/locks . -runs 3                   # from the repository root
 //	go run -C bench/locks . -targets lockkv-3,redis-wait -workloads spread,contended
+//	go run -C bench/locks . -targets lockkv-mem,redis -clients 50,200,1000
 //	go run -C bench/locks . -failover 10 -clients 20      # leader SIGKILL to the next acknowledged lock
 //	go run -C bench/locks . -steady 10m -clients 20       # elections in a run where nothing fails
 //
@@ -31,6 +33,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lockkv/lockkv/bench"
 )
 
 // options are the command line's settings.
@@ -38,7 +42,9 @@ type options struct {
 	duration    time.Duration
 	warmup      time.Duration
 	runs        int
-	clients     int
+	clients     int   // clients of the measurement at hand (failover: the one count)
+	counts      []int // -clients: every count to measure
+	contended   bool  // a contended workload runs: every client has a subscriber connection too
 	names       int
 	lease       time.Duration
 	waitTimeout time.Duration
@@ -63,11 +69,11 @@ func run() int {
 		rounds    = flag.Int("failover", 0, "instead of the table: kill the leader of the cluster target (default lockkv-3) this many times under -clients lock clients and report the time to the first lock a survivor acknowledges")
 		steady    = flag.Duration("steady", 0, "run the lock clients this long on the cluster target without a kill (before any -failover rounds) and report the elections (Raft term changes) meanwhile")
 		flags     = flag.String("lockkv-flags", "", "space-separated extra flags for every node of lockkv-3 and lockkv-3-nosync (e.g. \"--raft-heartbeat-timeout 500ms\")")
+		clients   = flag.String("clients", "50", "concurrent clients, each with its own connection: a number, or a comma-separated list (e.g. 50,200,1000) that measures every target and workload at each count in one run (-failover and -steady take one number)")
 	)
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per target and run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.IntVar(&o.runs, "runs", 1, "runs per target and workload (the median is reported)")
-	flag.IntVar(&o.clients, "clients", 50, "concurrent clients, each with its own connection")
 	flag.IntVar(&o.names, "names", 1000, "lock names of the spread workload")
 	flag.DurationVar(&o.lease, "lease", 30*time.Second, "lock lease (Redisson's watchdog default; etcd: the session's TTL)")
 	flag.DurationVar(&o.waitTimeout, "wait-timeout", time.Second, "WAIT timeout of redis-wait (Redisson's slavesSyncTimeout)")
@@ -78,7 +84,17 @@ func run() int {
 	flag.Parse()
 
 	o.lockkvFlags = strings.Fields(*flags)
+	var err error
+	if o.counts, err = bench.ParseCounts(*clients); err != nil {
+		fmt.Fprintf(os.Stderr, "-clients: %v\n", err)
+		return 2
+	}
+	o.clients = o.counts[0]
 	failoverMode := *rounds > 0 || *steady > 0
+	if failoverMode && len(o.counts) > 1 {
+		fmt.Fprintf(os.Stderr, "-failover and -steady take one client count, not the list -clients %s\n", *clients)
+		return 2
+	}
 	if failoverMode && *targetArg == "all" {
 		*targetArg = "lockkv-3"
 	}
@@ -98,14 +114,20 @@ func run() int {
 			works = append(works, workload{name: "spread"})
 		case "contended":
 			works = append(works, workload{name: "contended", shared: *contended})
+			o.contended = true
 		default:
 			fmt.Fprintf(os.Stderr, "unknown workload %q (spread, contended)\n", w)
 			return 2
 		}
 	}
-	if o.clients < 1 || o.names < o.clients || *contended < 1 || o.runs < 1 || o.lease < time.Second {
-		fmt.Fprintln(os.Stderr, "need -clients >= 1, -names >= -clients, -contended-names >= 1, -runs >= 1, -lease >= 1s")
+	if o.names < slices.Max(o.counts) || *contended < 1 || o.runs < 1 || o.lease < time.Second {
+		fmt.Fprintln(os.Stderr, "need -names >= every -clients count, -contended-names >= 1, -runs >= 1, -lease >= 1s")
 		return 2
+	}
+	// Set before any server starts: they inherit it.
+	if err := bench.RaiseOpenFiles(o.conns() + 256); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 
 	e, err := newEnv()
@@ -180,27 +202,31 @@ func run() int {
 		active = append(active, t)
 	}
 
-	results := map[string]map[string][]result{} // workload → target → runs
-	for _, w := range works {
-		results[w.name] = map[string][]result{}
-		for r := 0; r < o.runs; r++ {
-			// Rotate the order so that no target always runs first or
-			// last on a machine whose load drifts.
-			for j := range active {
-				t := active[(j+r)%len(active)]
-				res, err := measure(t, w, &o, r)
-				if err != nil && e.closing() {
-					return 130
+	results := sweep{}
+	for _, n := range o.counts {
+		oc := o
+		oc.clients = n
+		for _, w := range works {
+			for r := 0; r < o.runs; r++ {
+				// Rotate the order so that no target always runs first or
+				// last on a machine whose load drifts.
+				for j := range active {
+					t := active[(j+r)%len(active)]
+					res, err := measure(t, w, &oc, r)
+					if err != nil && e.closing() {
+						return 130
+					}
+					out := results.at(n, w.name, t.name)
+					if err != nil {
+						failed = true
+						out.failure = "FAILED: " + err.Error()
+						fmt.Fprintf(os.Stderr, "!!! %s %s %d clients run %d: %v\n", t.name, w.name, n, r+1, err)
+						continue
+					}
+					fmt.Fprintf(os.Stderr, "%-15s %-9s %5d clients run %d/%d: %8.0f locks/s  p50 %s  p99 %s  %.4f cpu-s/1k locks\n",
+						t.name, w.name, n, r+1, o.runs, res.rate, ms(res.p50), ms(res.p99), res.cpuPer1k())
+					out.runs = append(out.runs, res)
 				}
-				if err != nil {
-					failed = true
-					status[t.name] = "FAILED: " + err.Error()
-					fmt.Fprintf(os.Stderr, "!!! %s %s run %d: %v\n", t.name, w.name, r+1, err)
-					continue
-				}
-				fmt.Fprintf(os.Stderr, "%-10s %-9s run %d/%d: %8.0f locks/s  p50 %s  p99 %s\n",
-					t.name, w.name, r+1, o.runs, res.rate, ms(res.p50), ms(res.p99))
-				results[w.name][t.name] = append(results[w.name][t.name], res)
 			}
 		}
 	}
@@ -211,6 +237,21 @@ func run() int {
 	}
 	return 0
 }
+
+// conns is how many connections a RESP server gets at most in this run:
+// one per client, two with a contended workload (the subscriber), and a
+// few of the benchmark's own.
+func (o *options) conns() int {
+	n := slices.Max(o.counts)
+	if o.contended {
+		n *= 2
+	}
+	return n + 16
+}
+
+// maxClients is the maxclients every RESP server starts with: Redis's
+// default, or more when this run needs more.
+func (o *options) maxClients() int { return max(10000, o.conns()) }
 
 func targetNames() []string {
 	var out []string

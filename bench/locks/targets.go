@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,18 @@ type target struct {
 	endpoints []string       // etcd: client URLs
 	pprof     []string       // lockkv processes' --pprof-addr, with -profile
 	nodes     []*clusterNode // lockkv clusters: every node, to kill and restart (-failover)
+	procs     []*proc        // every other server process of the target (redis primary and replica, etcd members)
+}
+
+// servers returns every server process of t, whose CPU time is the
+// target's: a cluster's nodes as they are now (-failover restarts them)
+// and its other processes.
+func (t *target) servers() []*proc {
+	ps := slices.Clone(t.procs)
+	for _, n := range t.nodes {
+		ps = append(ps, n.proc)
+	}
+	return ps
 }
 
 // clusterNode is one node of a lockkv cluster target.
@@ -62,6 +75,7 @@ func targets() []*target {
 		{name: "lockkv-3-nosync", about: "lockkv-3 with --raft-fsync=false: acknowledged from a majority's page cache (survives kill -9 of every node)", start: func(e *env, o *options, t *target) error {
 			return startCluster(e, o, t, append([]string{"--raft-fsync=false"}, o.lockkvFlags...)...)
 		}},
+		{name: "redis", about: "redis-server, no persistence (--save \"\" --appendonly no): lockkv-mem's peer", start: startRedis},
 		{name: "redis-aof", about: "redis-server, appendonly yes, appendfsync always", start: startRedisAOF},
 		{name: "redis-wait", about: "redis-server primary + 1 replica, each lock script followed by WAIT 1 (as Redisson does)", start: startRedisWait},
 		{name: "etcd-3", about: "etcd 3-node cluster on loopback, clientv3/concurrency Mutex Lock/Unlock on a session", start: startEtcd3},
@@ -74,13 +88,21 @@ type skipError struct{ why string }
 
 func (s skipError) Error() string { return s.why }
 
-// waitFor calls f until it succeeds, the process p exits or d passes.
+// permanentError is an error of a server that answers, which waiting
+// does not cure.
+type permanentError struct{ error }
+
+// waitFor calls f until it succeeds or fails with a permanentError, a
+// process of ps exits or d passes.
 func waitFor(d time.Duration, what string, ps []*proc, f func() error) error {
 	deadline := time.Now().Add(d)
 	for {
 		err := f()
 		if err == nil {
 			return nil
+		}
+		if pe, ok := err.(permanentError); ok {
+			return pe.error
 		}
 		for _, p := range ps {
 			if p.exited() {
@@ -124,6 +146,28 @@ func loadScripts(addr string) error {
 	return nil
 }
 
+// ready loads the lock scripts into the RESP server at addr and checks
+// that it accepts every connection the run opens: redis-server lowers its
+// maxclients, with only a warning in its log, when it cannot get the file
+// descriptors for them.
+func ready(addr string, o *options) error {
+	if err := loadScripts(addr); err != nil {
+		return err
+	}
+	info, err := do(addr, "INFO", "clients")
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(infoFields(info)["maxclients"])
+	if err != nil {
+		return fmt.Errorf("INFO clients: no maxclients: %v", err)
+	}
+	if n < o.conns() {
+		return permanentError{fmt.Errorf("maxclients is %d, below the %d connections this run opens (the open-files limit?)", n, o.conns())}
+	}
+	return nil
+}
+
 // infoFields parses an INFO reply.
 func infoFields(s string) map[string]string {
 	m := map[string]string{}
@@ -140,7 +184,7 @@ func startLockkvMem(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	args, err := t.lockkvArgs(o, "--addr", addr, "--log-level", "warn")
+	args, err := t.lockkvArgs(o, "--addr", addr, "--log-level", "warn", "--maxclients", strconv.Itoa(o.maxClients()))
 	if err != nil {
 		return err
 	}
@@ -148,8 +192,8 @@ func startLockkvMem(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	t.addr = addr
-	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return loadScripts(addr) })
+	t.addr, t.procs = addr, []*proc{p}
+	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return ready(addr, o) })
 }
 
 func startLockkv1(e *env, o *options, t *target) error {
@@ -161,7 +205,8 @@ func startLockkv1(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	args, err := t.lockkvArgs(o, "--addr", addrs[0], "--raft-addr", addrs[1], "--data-dir", dir, "--log-level", "warn")
+	args, err := t.lockkvArgs(o, "--addr", addrs[0], "--raft-addr", addrs[1], "--data-dir", dir, "--log-level", "warn",
+		"--maxclients", strconv.Itoa(o.maxClients()))
 	if err != nil {
 		return err
 	}
@@ -169,8 +214,8 @@ func startLockkv1(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	t.addr = addrs[0]
-	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return loadScripts(t.addr) })
+	t.addr, t.procs = addrs[0], []*proc{p}
+	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return ready(t.addr, o) })
 }
 
 // errNoCluster is what lockkv-3 reports when the lockkv binary has no
@@ -203,7 +248,8 @@ func startCluster(e *env, o *options, t *target, extra ...string) error {
 			return err
 		}
 		args := append([]string{"--addr", addrs[i], "--node-id", id, "--raft-addr", addrs[3+i], "--data-dir", dir,
-			"--bootstrap", "--peers", strings.Join(peers, ","), "--log-level", "warn"}, extra...)
+			"--bootstrap", "--peers", strings.Join(peers, ","), "--log-level", "warn",
+			"--maxclients", strconv.Itoa(o.maxClients())}, extra...)
 		if args, err = t.lockkvArgs(o, args...); err != nil {
 			return err
 		}
@@ -220,7 +266,7 @@ func startCluster(e *env, o *options, t *target, extra ...string) error {
 			return err
 		}
 		t.addr = leader
-		return loadScripts(leader)
+		return ready(leader, o)
 	})
 	if err != nil {
 		return err
@@ -259,7 +305,16 @@ func lockkvLeader(addrs []string) (string, error) {
 	return leaderAddr, nil
 }
 
+func startRedis(e *env, o *options, t *target) error {
+	return startRedisOne(e, o, t, "--save", "", "--appendonly", "no")
+}
+
 func startRedisAOF(e *env, o *options, t *target) error {
+	return startRedisOne(e, o, t, "--save", "", "--appendonly", "yes", "--appendfsync", "always")
+}
+
+// startRedisOne starts one redis-server with the persistence flags given.
+func startRedisOne(e *env, o *options, t *target, persistence ...string) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -268,13 +323,14 @@ func startRedisAOF(e *env, o *options, t *target) error {
 	if err != nil {
 		return err
 	}
-	p, err := e.spawn(t.name, o.redisBin, "--port", port(addr), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--appendonly", "yes", "--appendfsync", "always")
+	args := append([]string{"--port", port(addr), "--bind", "127.0.0.1", "--dir", dir,
+		"--maxclients", strconv.Itoa(o.maxClients())}, persistence...)
+	p, err := e.spawn(t.name, o.redisBin, args...)
 	if err != nil {
 		return err
 	}
-	t.addr = addr
-	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return loadScripts(addr) })
+	t.addr, t.procs = addr, []*proc{p}
+	return waitFor(20*time.Second, t.name+" to load the lock scripts", []*proc{p}, func() error { return ready(addr, o) })
 }
 
 func startRedisWait(e *env, o *options, t *target) error {
@@ -288,7 +344,8 @@ func startRedisWait(e *env, o *options, t *target) error {
 		if err != nil {
 			return err
 		}
-		args := []string{"--port", port(addrs[i]), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"}
+		args := []string{"--port", port(addrs[i]), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+			"--maxclients", strconv.Itoa(o.maxClients())}
 		if role == "replica" {
 			args = append(args, "--replicaof", "127.0.0.1", port(addrs[0]))
 		}
@@ -298,9 +355,9 @@ func startRedisWait(e *env, o *options, t *target) error {
 		}
 		ps = append(ps, p)
 	}
-	t.addr, t.wait = addrs[0], true
+	t.addr, t.wait, t.procs = addrs[0], true, ps
 	return waitFor(30*time.Second, "the replica to acknowledge a write (WAIT 1)", ps, func() error {
-		if err := loadScripts(t.addr); err != nil {
+		if err := ready(t.addr, o); err != nil {
 			return err
 		}
 		c, err := bench.Dial(t.addr)
@@ -362,6 +419,7 @@ func startEtcd3(e *env, o *options, t *target) error {
 		ps = append(ps, p)
 		t.endpoints = append(t.endpoints, client)
 	}
+	t.procs = ps
 	return waitFor(30*time.Second, "an etcd leader that every member knows", ps, func() error {
 		cli, err := newEtcdClient(t.endpoints)
 		if err != nil {

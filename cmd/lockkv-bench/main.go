@@ -7,7 +7,7 @@
 //	go run ./cmd/lockkv-bench                     # all workloads, 3 runs each
 //	go run ./cmd/lockkv-bench -duration 2s -runs 5 -workloads SET,GET
 //	go run ./cmd/lockkv-bench -memory-keys 1000000 -workloads none
-//	go run ./cmd/lockkv-bench -workloads EVALSHA -conns 200 -memory-keys 0
+//	go run ./cmd/lockkv-bench -workloads EVALSHA -conns 50,200 -memory-keys 0
 package main
 
 import (
@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,7 +39,7 @@ func main() {
 	var (
 		duration   = flag.Duration("duration", 2*time.Second, "measuring time per run")
 		runs       = flag.Int("runs", 3, "runs per workload and server (the median is reported)")
-		conns      = flag.Int("conns", 50, "client connections")
+		connsArg   = flag.String("conns", "50", "client connections: a number or a comma-separated list swept in one run (e.g. 50,200)")
 		pipelines  = flag.String("pipelines", "1,16", "pipeline depths to measure")
 		workloads  = flag.String("workloads", "all", "comma-separated workload names, all, or none")
 		memKeys    = flag.Int("memory-keys", 1000000, "lock hashes for the memory measurement (0 skips it)")
@@ -48,6 +49,19 @@ func main() {
 		lockkvBin  = flag.String("lockkv-bin", "", "run this lockkv binary (cmd/lockkv) as the lockkv server instead of this program's own lockkv")
 	)
 	flag.Parse()
+	conns, err := bench.ParseCounts(*connsArg)
+	if err != nil {
+		log.Fatalf("-conns: %v", err)
+	}
+	depths, err := bench.ParseCounts(*pipelines)
+	if err != nil {
+		log.Fatalf("-pipelines: %v", err)
+	}
+	// Every connection is a descriptor here and in the server; leave room
+	// for the servers' own files.
+	if err := bench.RaiseOpenFiles(slices.Max(conns) + 64); err != nil {
+		log.Fatal(err)
+	}
 
 	servers := []*server{{name: "lockkv", addr: *lockkvAddr}, {name: "redis", addr: *redisAddr}}
 	fatalf = func(format string, args ...any) {
@@ -78,48 +92,23 @@ func main() {
 		fatalf("interrupted")
 	}()
 
-	var depths []int
-	for _, p := range strings.Split(*pipelines, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 {
-			fatalf("bad -pipelines %q", *pipelines)
-		}
-		depths = append(depths, n)
-	}
 	selected := selectWorkloads(*workloads)
 
-	fmt.Printf("lockkv-bench: %d connections, %v per run, median of %d runs, GOMAXPROCS=%s, %d CPUs\n",
-		*conns, *duration, *runs, os.Getenv("GOMAXPROCS"), numCPU())
-	fmt.Printf("cpu/op: the server process's user+system CPU time (/proc/PID/stat) over the run, per operation; max: the slowest round trip\n")
-	const row = "%-16s %8s %13s %13s %6s %11s %11s %11s %11s %11s %11s %9s %9s %6s\n"
-	fmt.Printf(row, "workload", "pipeline", "lockkv ops/s", "redis ops/s", "ratio", "lockkv p50", "lockkv p99", "lockkv max",
+	var connList []string
+	for _, n := range conns {
+		connList = append(connList, strconv.Itoa(n))
+	}
+	fmt.Printf("lockkv-bench: %s connections, %v per run, median of %d runs, GOMAXPROCS=%s, %d CPUs\n",
+		strings.Join(connList, ", "), *duration, *runs, os.Getenv("GOMAXPROCS"), numCPU())
+	fmt.Printf("cpu/op: the server process's user+system CPU time (/proc/PID/stat) over the measured window, per operation; max: the slowest round trip\n")
+	const row = "%5s %-16s %8s %13s %13s %6s %11s %11s %11s %11s %11s %11s %9s %9s %6s\n"
+	fmt.Printf(row, "conns", "workload", "pipeline", "lockkv ops/s", "redis ops/s", "ratio", "lockkv p50", "lockkv p99", "lockkv max",
 		"redis p50", "redis p99", "redis max", "lk cpu/op", "rd cpu/op", "ratio")
-	for _, w := range selected {
-		for _, depth := range depths {
-			res := make([][]run, 2)
-			for r := 0; r < *runs; r++ {
-				order := []int{0, 1}
-				if r%2 == 1 {
-					order = []int{1, 0}
-				}
-				for _, i := range order {
-					s := servers[i]
-					if err := s.prepare(w); err != nil {
-						fatalf("%s: prepare %s: %v", s.name, w.Name, err)
-					}
-					cpu0 := s.cpuTime()
-					out, err := bench.Run(s.addr, w, *conns, depth, *duration)
-					if err != nil {
-						fatalf("%s: %s: %v", s.name, w.Name, err)
-					}
-					cpu := s.cpuTime() - cpu0
-					res[i] = append(res[i], run{Result: out, cpuPerOp: time.Duration(float64(cpu) / float64(max(out.Ops, 1)))})
-				}
+	for _, nconn := range conns {
+		for _, w := range selected {
+			for _, depth := range depths {
+				measureRow(servers, w, nconn, depth, *runs, *duration, row)
 			}
-			l, rd := summarize(res[0]), summarize(res[1])
-			fmt.Printf(row, w.Name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
-				fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(l.Max), dur(rd.P50), dur(rd.P99), dur(rd.Max),
-				us(l.cpuPerOp), us(rd.cpuPerOp), fmt.Sprintf("%.2f", float64(l.cpuPerOp)/float64(max(rd.cpuPerOp, 1))))
 		}
 	}
 
@@ -133,6 +122,44 @@ func main() {
 			fmt.Printf("  %-7s used_memory %6.1f bytes/key   RSS %6.1f bytes/key\n", s.name, used, rss)
 		}
 	}
+}
+
+// measureRow measures workload w at conns connections and pipeline depth
+// on both servers, runs times each (alternating which goes first), and
+// prints the medians as one row of the table.
+func measureRow(servers []*server, w bench.Workload, conns, depth, runs int, d time.Duration, row string) {
+	res := make([][]run, 2)
+	for r := 0; r < runs; r++ {
+		order := []int{0, 1}
+		if r%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			s := servers[i]
+			if err := s.prepare(w); err != nil {
+				fatalf("%s: prepare %s: %v", s.name, w.Name, err)
+			}
+			var cpu [2]time.Duration
+			marks := 0
+			out, err := bench.Run(s.addr, w, conns, depth, d, func() {
+				cpu[marks] = s.cpuTime()
+				marks++
+			})
+			if err != nil {
+				fatalf("%s: %s, %d connections: %v", s.name, w.Name, conns, err)
+			}
+			res[i] = append(res[i], run{Result: out, cpuPerOp: perOp(cpu[1]-cpu[0], out.Ops)})
+		}
+	}
+	l, rd := summarize(res[0]), summarize(res[1])
+	fmt.Printf(row, strconv.Itoa(conns), w.Name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
+		fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(l.Max), dur(rd.P50), dur(rd.P99), dur(rd.Max),
+		us(l.cpuPerOp), us(rd.cpuPerOp), fmt.Sprintf("%.2f", float64(l.cpuPerOp)/float64(max(rd.cpuPerOp, 1))))
+}
+
+// perOp divides a server's CPU time over a run by the run's operations.
+func perOp(cpu time.Duration, ops int64) time.Duration {
+	return time.Duration(float64(cpu) / float64(max(ops, 1)))
 }
 
 // fatalf stops the servers this run started, then exits.
@@ -203,27 +230,17 @@ func us(d time.Duration) string {
 }
 
 // cpuTime is the user and system CPU time the server process has used
-// (utime and stime of /proc/PID/stat, in clock ticks of 10 ms); 0 for a
-// server this program did not start.
+// (bench.ProcessCPU); 0 for a server this program did not start, or when
+// it cannot be read.
 func (s *server) cpuTime() time.Duration {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return 0
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/stat")
+	cpu, err := bench.ProcessCPU(s.cmd.Process.Pid)
 	if err != nil {
 		return 0
 	}
-	// The fields after the command name, which is in parentheses: state
-	// is field 3, utime 14 and stime 15.
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
-	return time.Duration(ut+st) * tick
+	return cpu
 }
 
 type server struct {

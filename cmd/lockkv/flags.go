@@ -36,6 +36,8 @@ type options struct {
 	raftTLSCert, raftTLSKey      string
 	raftTLSCA                    string
 	pprofAddr                    string
+	slowTraceDir                 string
+	slowTraceThreshold           time.Duration
 	metricsAddr                  string
 	readyMaxLag                  time.Duration
 	version                      bool
@@ -91,6 +93,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics (/metrics), /health, /ready and a read-only status page (/) on this HTTP address")
 	fs.DurationVar(&o.readyMaxLag, "ready-max-lag", 5*time.Second, "replication lag past which /ready says a cluster member is not ready")
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's net/http/pprof profiles on this address (off by default; never expose it beyond the host)")
+	fs.StringVar(&o.slowTraceDir, "slow-trace-dir", "", "log requests slower than --slow-trace-threshold, and write a Go execution trace of the 2 s before one (for go tool trace) into this directory, at most one every 10s (off by default; the tracing costs about 10% more CPU per request)")
+	fs.DurationVar(&o.slowTraceThreshold, "slow-trace-threshold", 10*time.Millisecond, "with --slow-trace-dir: a request is slow when its reply leaves this long after it arrived")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit (also -v, or lockkv version)")
 	fs.BoolVar(&o.version, "v", false, "print the version and exit")
 	fs.Usage = func() { usage(fs.Output(), fs) }
@@ -108,7 +112,7 @@ type flagGroup struct {
 var flagGroups = []flagGroup{
 	{"Server", "Where lockkv listens and what Redis behaviour its clients see.",
 		"lockkv --addr 0.0.0.0:6379 --requirepass secret",
-		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "metrics-addr", "ready-max-lag", "pprof-addr", "version", "v"}},
+		[]string{"addr", "databases", "protected-mode", "enable-debug-command", "enable-protected-configs", "metrics-addr", "ready-max-lag", "pprof-addr", "slow-trace-dir", "slow-trace-threshold", "version", "v"}},
 	{"Limits", "Bounds on clients; the other Redis limits (maxmemory, client-output-buffer-limit, timeout, ...) go in a config file or CONFIG SET.",
 		"lockkv --maxclients 50000",
 		[]string{"maxclients"}},

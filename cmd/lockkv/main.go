@@ -225,6 +225,19 @@ func main() {
 		log.Info("serving pprof", "addr", ln.Addr().String())
 		go func() { _ = http.Serve(ln, nil) }() // net/http/pprof registers on the default mux
 	}
+	if o.slowTraceDir != "" {
+		if o.slowTraceThreshold <= 0 {
+			badUsage("--slow-trace-threshold must be positive")
+		}
+		st, err := startSlowTracer(o.slowTraceDir, log)
+		if err != nil {
+			log.Error("cannot record traces for --slow-trace-dir", "err", err)
+			os.Exit(1)
+		}
+		defer st.stop()
+		cfg.SlowRequestThreshold, cfg.OnSlowRequest = o.slowTraceThreshold, st.observe
+		log.Info("tracing slow requests", "dir", o.slowTraceDir, "threshold", o.slowTraceThreshold)
+	}
 	srv, err := lockkv.NewServer(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

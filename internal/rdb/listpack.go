@@ -148,16 +148,12 @@ func walkListpack(lp []byte, fn func(e []byte) bool) bool {
 		c := p[0]
 		var l int // encoding + data
 		var elem []byte
+		ok := true
 		switch {
 		case c&0x80 == 0:
 			l, elem = 1, strconv.AppendInt(tmp[:0], int64(c), 10)
 		case c&0xC0 == 0x80:
-			n := int(c & 0x3f)
-			l = 1 + n
-			if len(p) < l {
-				return false
-			}
-			elem = p[1:l]
+			l, elem, ok = strEntry(p, 1, uint64(c&0x3f))
 		case c&0xE0 == 0xC0:
 			if len(p) < 2 {
 				return false
@@ -171,47 +167,24 @@ func walkListpack(lp []byte, fn func(e []byte) bool) bool {
 			if len(p) < 2 {
 				return false
 			}
-			n := int(c&0x0f)<<8 | int(p[1])
-			l = 2 + n
-			if len(p) < l {
-				return false
-			}
-			elem = p[2:l]
+			l, elem, ok = strEntry(p, 2, uint64(c&0x0f)<<8|uint64(p[1]))
 		case c == 0xF0:
 			if len(p) < 5 {
 				return false
 			}
-			n := binary.LittleEndian.Uint32(p[1:])
-			if uint64(n) > uint64(len(p)) {
-				return false
-			}
-			l = 5 + int(n)
-			if len(p) < l {
-				return false
-			}
-			elem = p[5:l]
+			l, elem, ok = strEntry(p, 5, uint64(binary.LittleEndian.Uint32(p[1:])))
 		case c == 0xF1:
-			if len(p) < 3 {
-				return false
-			}
-			l, elem = 3, strconv.AppendInt(tmp[:0], int64(int16(binary.LittleEndian.Uint16(p[1:]))), 10)
+			l, elem, ok = intEntry(p, 2, &tmp)
 		case c == 0xF2:
-			if len(p) < 4 {
-				return false
-			}
-			u := int32(uint32(p[1])|uint32(p[2])<<8|uint32(p[3])<<16) << 8 >> 8
-			l, elem = 4, strconv.AppendInt(tmp[:0], int64(u), 10)
+			l, elem, ok = intEntry(p, 3, &tmp)
 		case c == 0xF3:
-			if len(p) < 5 {
-				return false
-			}
-			l, elem = 5, strconv.AppendInt(tmp[:0], int64(int32(binary.LittleEndian.Uint32(p[1:]))), 10)
+			l, elem, ok = intEntry(p, 4, &tmp)
 		case c == 0xF4:
-			if len(p) < 9 {
-				return false
-			}
-			l, elem = 9, strconv.AppendInt(tmp[:0], int64(binary.LittleEndian.Uint64(p[1:])), 10)
+			l, elem, ok = intEntry(p, 8, &tmp)
 		default:
+			return false
+		}
+		if !ok {
 			return false
 		}
 		bl := backlenSize(l)
@@ -229,6 +202,30 @@ func walkListpack(lp []byte, fn func(e []byte) bool) bool {
 		p = p[l+bl:]
 	}
 	return want == 65535 || want == count
+}
+
+// strEntry returns the length and bytes of an entry holding a string of n
+// bytes after a header of hdr bytes, if p holds all of it.
+func strEntry(p []byte, hdr int, n uint64) (int, []byte, bool) {
+	if n > uint64(len(p)) || len(p) < hdr+int(n) {
+		return 0, nil, false
+	}
+	return hdr + int(n), p[hdr : hdr+int(n)], true
+}
+
+// intEntry returns the length of an entry holding a signed little-endian
+// integer of size bytes (1 to 8) after its one-byte encoding, and the
+// integer's decimal text in tmp, if p holds all of it.
+func intEntry(p []byte, size int, tmp *[24]byte) (int, []byte, bool) {
+	if len(p) < 1+size {
+		return 0, nil, false
+	}
+	var u uint64
+	for i := size; i >= 1; i-- {
+		u = u<<8 | uint64(p[i])
+	}
+	shift := 64 - 8*size
+	return 1 + size, strconv.AppendInt(tmp[:0], int64(u<<shift)>>shift, 10), true
 }
 
 // walkZiplist is walkListpack for a ziplist (the encoding of RDB types
@@ -265,69 +262,36 @@ func walkZiplist(zl []byte, fn func(e []byte) bool) bool {
 		c := p[0]
 		var l int // encoding + data
 		var elem []byte
+		ok := true
 		switch {
 		case c>>6 == 0:
-			n := int(c & 0x3f)
-			l = 1 + n
-			if len(p) < l {
-				return false
-			}
-			elem = p[1:l]
+			l, elem, ok = strEntry(p, 1, uint64(c&0x3f))
 		case c>>6 == 1:
 			if len(p) < 2 {
 				return false
 			}
-			n := int(c&0x3f)<<8 | int(p[1])
-			l = 2 + n
-			if len(p) < l {
-				return false
-			}
-			elem = p[2:l]
+			l, elem, ok = strEntry(p, 2, uint64(c&0x3f)<<8|uint64(p[1]))
 		case c == 0x80:
 			if len(p) < 5 {
 				return false
 			}
-			n := binary.BigEndian.Uint32(p[1:])
-			if uint64(n) > uint64(len(p)) {
-				return false
-			}
-			l = 5 + int(n)
-			if len(p) < l {
-				return false
-			}
-			elem = p[5:l]
+			l, elem, ok = strEntry(p, 5, uint64(binary.BigEndian.Uint32(p[1:])))
 		case c == 0xC0:
-			if len(p) < 3 {
-				return false
-			}
-			l, elem = 3, strconv.AppendInt(tmp[:0], int64(int16(binary.LittleEndian.Uint16(p[1:]))), 10)
+			l, elem, ok = intEntry(p, 2, &tmp)
 		case c == 0xD0:
-			if len(p) < 5 {
-				return false
-			}
-			l, elem = 5, strconv.AppendInt(tmp[:0], int64(int32(binary.LittleEndian.Uint32(p[1:]))), 10)
+			l, elem, ok = intEntry(p, 4, &tmp)
 		case c == 0xE0:
-			if len(p) < 9 {
-				return false
-			}
-			l, elem = 9, strconv.AppendInt(tmp[:0], int64(binary.LittleEndian.Uint64(p[1:])), 10)
+			l, elem, ok = intEntry(p, 8, &tmp)
 		case c == 0xF0:
-			if len(p) < 4 {
-				return false
-			}
-			u := int32(uint32(p[1])|uint32(p[2])<<8|uint32(p[3])<<16) << 8 >> 8
-			l, elem = 4, strconv.AppendInt(tmp[:0], int64(u), 10)
+			l, elem, ok = intEntry(p, 3, &tmp)
 		case c == 0xFE:
-			if len(p) < 2 {
-				return false
-			}
-			l, elem = 2, strconv.AppendInt(tmp[:0], int64(int8(p[1])), 10)
+			l, elem, ok = intEntry(p, 1, &tmp)
 		case c >= 0xF1 && c <= 0xFD:
 			l, elem = 1, strconv.AppendInt(tmp[:0], int64(c&0x0f)-1, 10)
 		default:
 			return false
 		}
-		if !fn(elem) {
+		if !ok || !fn(elem) {
 			return false
 		}
 		count++

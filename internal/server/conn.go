@@ -95,6 +95,10 @@ type batch struct {
 	// batch was handed over (Unix ns; see arrivalReader): the loop runs
 	// the batches it has in this order.
 	arrived int64
+	// timed is set when slow requests are reported (SlowRequest); st
+	// are then the batch's moments.
+	timed bool
+	st    stamps
 }
 
 const (
@@ -126,6 +130,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) newBatch() *batch {
 	b := &batch{}
 	b.ack = func() {
+		if b.timed {
+			b.st.done = wallNow()
+		}
 		c.await.Add(-1)
 		select {
 		case c.acks <- b:
@@ -394,6 +401,14 @@ func (c *conn) serve() {
 		// arrived is when the bytes read last arrived, never earlier
 		// than for the read before.
 		arrived int64
+		// perr is a protocol error in the input (the connection then
+		// closes). Declared here, not per request: errors.As takes its
+		// address, which puts it on the heap.
+		perr *resp.ProtocolError
+		// timed: slow requests are reported (Config.OnSlowRequest);
+		// readAt is when the bytes read last were read.
+		timed  = s.cfg.SlowRequestThreshold > 0 && s.cfg.OnSlowRequest != nil
+		readAt int64
 	)
 	// reclaim takes a finished batch back.
 	reclaim := func(fb *batch) {
@@ -405,7 +420,6 @@ func (c *conn) serve() {
 	for {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
-		var perr *resp.ProtocolError
 		oneByOne := false
 		for start < end {
 			if b == nil {
@@ -452,6 +466,8 @@ func (c *conn) serve() {
 			c.waiting = true
 			c.mu.Unlock()
 			b.arrived = arrived
+			b.timed = timed
+			b.st = stamps{read: readAt}
 			if ar != nil {
 				ar.handing()
 			}
@@ -464,8 +480,15 @@ func (c *conn) serve() {
 			}
 			outstanding++
 			inflight += b.bytes
+			var (
+				fbTimed   bool
+				fbArrived int64
+				fbStamps  stamps
+				fbCmds    int
+			)
 			select {
 			case fb := <-c.acks:
+				fbTimed, fbArrived, fbStamps, fbCmds = fb.timed, fb.arrived, fb.st, len(fb.cmds)
 				reclaim(fb)
 				blocked = false
 			case <-c.blocked:
@@ -475,6 +498,9 @@ func (c *conn) serve() {
 			}
 			if !c.flushOut(true) {
 				return
+			}
+			if fbTimed {
+				s.slowRequest(c, fbArrived, fbStamps, fbCmds)
 			}
 		} else if b != nil {
 			// Bytes of requests with no arguments (an empty line) only.
@@ -558,6 +584,9 @@ func (c *conn) serve() {
 		if n > 0 {
 			end += n
 			arrived = max(arrived, at)
+			if timed {
+				readAt = wallNow()
+			}
 		}
 		if err != nil {
 			return

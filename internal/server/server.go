@@ -62,6 +62,17 @@ type Config struct {
 	// the directives it keeps.
 	LoadRDB, ConfigFile string
 	ConfigDirectives    map[string]string
+
+	// SlowRequestThreshold and OnSlowRequest report the pipelines whose
+	// replies were written the threshold or longer after they arrived
+	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the
+	// connection's reader goroutine and must return quickly. Only the
+	// replies the reader writes itself are timed: not those of a client
+	// that blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE, a cluster
+	// node's write whose commit came after the reader went back to
+	// reading), which the writer goroutine writes.
+	SlowRequestThreshold time.Duration
+	OnSlowRequest        func(SlowRequest)
 }
 
 // Cluster makes the server's cluster node (lockkv.ClusterConfig).
@@ -814,6 +825,9 @@ func (s *Server) handle(r request) {
 	switch r.kind {
 	case reqBatch:
 		b := r.b
+		if b.timed {
+			b.st.taken = wallNow()
+		}
 		s.eng.ProcessBatch(r.c.client, b.cmds, b.ack)
 	case reqConnect:
 		r.c.keepalive = s.eng.Config.TCPKeepalive

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"testing"
 	"time"
 
@@ -58,4 +60,37 @@ func runWith(t testing.TB, cfg Config) *Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestRoundTripAllocs: a request's way through the server (its reader,
+// the command goroutine, the reply written back) allocates nothing of
+// the server's own, so the garbage a loaded server makes, and the GC
+// assists that stall its goroutines, are the commands' alone.
+func TestRoundTripAllocs(t *testing.T) {
+	s := RunT(t)
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	req := []byte("*1\r\n$4\r\nPING\r\n")
+	const want = "+PONG\r\n"
+	buf := make([]byte, 64)
+	ping := func() {
+		if _, err := nc.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(nc, buf[:len(want)]); err != nil {
+			t.Fatal(err)
+		}
+		if string(buf[:len(want)]) != want {
+			t.Fatalf("reply %q", buf[:len(want)])
+		}
+	}
+	ping()
+	// An average below one: the server's timers (hz) may allocate now
+	// and then, a request never.
+	if allocs := testing.AllocsPerRun(2000, ping); allocs != 0 {
+		t.Errorf("a PING round trip allocates %v times, want 0", allocs)
+	}
 }
