@@ -180,6 +180,9 @@ type replState struct {
 	apply *Client
 	clock *replClock
 	pcg   *rand.PCG
+	// rand is Engine.Rand while an entry applies: it draws from pcg,
+	// seeded per entry (a rand.Rand holds no state of its own).
+	rand *rand.Rand
 	// own is the node's generator while Engine.Rand is the entry's
 	// (nodeRand).
 	own *rand.Rand
@@ -243,12 +246,14 @@ func (c *replClock) Now() time.Time {
 // must be unique to this process. The node starts as a follower.
 func (e *Engine) enableReplication(r Replicator, origin uint64) {
 	e.Config.SetClustered()
+	pcg := rand.NewPCG(origin, 0)
 	e.repl = &replState{
 		r:        r,
 		origin:   origin,
 		pending:  map[uint64]*Client{},
 		clock:    &replClock{base: e.Clock},
-		pcg:      rand.NewPCG(origin, 0),
+		pcg:      pcg,
+		rand:     rand.New(pcg),
 		expiring: map[blockKey]struct{}{},
 		members:  map[string]string{},
 	}
@@ -596,7 +601,7 @@ func (e *Engine) ApplyEntry(index uint64, now int64, seed uint64, members []Memb
 	rs.pcg.Seed(seed, index)
 	saved := e.Rand
 	rs.own = saved
-	e.Rand = rand.New(rs.pcg)
+	e.Rand = rs.rand
 	// Each op applies with the settings its leader gave it, this node's
 	// own are put back after.
 	own := applySettingsOf(e.Config)

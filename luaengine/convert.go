@@ -10,6 +10,27 @@ import (
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
 
+// smallIntegers holds the Lua numbers of the integer replies commands
+// answer most (counts, flags, TTL's -2 and -1) already boxed as Lua
+// values: a number made a value otherwise takes a heap allocation, one
+// per redis.call answering an integer.
+var smallIntegers = func() (v [smallIntegersTop - smallIntegersBase]lua.LValue) {
+	for i := range v {
+		v[i] = lua.LNumber(i + smallIntegersBase)
+	}
+	return v
+}()
+
+const smallIntegersBase, smallIntegersTop = -2, 1024
+
+// integerValue is n as a Lua number.
+func integerValue(n int64) lua.LValue {
+	if n >= smallIntegersBase && n < smallIntegersTop {
+		return smallIntegers[n-smallIntegersBase]
+	}
+	return lua.LNumber(n)
+}
+
 // parseReply converts one RESP reply to a Lua value as Redis's
 // redisProtocolToLuaType does, returning the value and the bytes left.
 //
@@ -36,7 +57,7 @@ func (e *Engine) parseReply(b []byte, used int) (lua.LValue, []byte) {
 		if err != nil {
 			e.badReply(errReplyMalformed)
 		}
-		return lua.LNumber(n), rest
+		return integerValue(n), rest
 	case '$':
 		n, ok := replyLen(line, rest)
 		if !ok {

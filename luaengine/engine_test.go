@@ -1,6 +1,8 @@
 package luaengine
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,5 +160,25 @@ return redis.call('pttl', KEYS[1]);`)
 	})
 	if allocs > 12 {
 		t.Fatalf("%.0f allocations per call", allocs)
+	}
+}
+
+// TestIntegerReplies: integer replies convert to the same Lua numbers
+// inside the range answered from pre-made values and outside it.
+func TestIntegerReplies(t *testing.T) {
+	e := New()
+	sc := mustCompile(t, `local n = redis.call('incr', 'k'); return {type(n), tostring(n), n + 1, math.type and 1 or 0}`)
+	for _, n := range []string{"-9223372036854775808", "-3", "-2", "-1", "0", "1", "1023", "1024", "30000"} {
+		f := &fakeCaller{reply: []byte(":" + n + "\r\n")}
+		w := &resp.Writer{Proto: 2}
+		e.Run(sc, &Run{Call: f.call, Name: "x", Eval: true, Out: w})
+		v, _ := strconv.ParseInt(n, 10, 64)
+		want := fmt.Sprintf("*4\r\n$6\r\nnumber\r\n$%d\r\n%s\r\n:%d\r\n:0\r\n", len(n), n, v+1)
+		if n == "-9223372036854775808" {
+			want = "*4\r\n$6\r\nnumber\r\n$20\r\n-9.2233720368548e+18\r\n:-9223372036854775808\r\n:0\r\n"
+		}
+		if got := string(w.B); got != want {
+			t.Errorf(":%s: got %q, want %q", n, got, want)
+		}
 	}
 }

@@ -143,8 +143,14 @@ func decodeEntry(data []byte) (*Entry, error) {
 	if n > 0 {
 		en.Ops = make([]engine.Op, n)
 	}
+	// The ops' commands and their arguments are cut from a few shared
+	// arrays rather than allocated one by one.
+	var vecs chunks[[][]byte]
+	var argv chunks[[]byte]
+	args := 0 // arguments so far
 	for i := range en.Ops {
 		op := &en.Ops[i]
+		left := len(en.Ops) - i - 1 // ops after this one
 		kind := d.byte()
 		op.Kind, op.OOM = engine.OpKind(kind&^(opOOM|opSettings)), kind&opOOM != 0
 		op.Proto = int(d.byte())
@@ -158,9 +164,13 @@ func decodeEntry(data []byte) (*Entry, error) {
 		if kind&opSettings != 0 {
 			op.Settings = d.settings()
 		}
-		op.Args = make([][][]byte, d.count(1))
+		c := d.count(1)
+		op.Args = vecs.take(c, c+left, &d)
 		for j := range op.Args {
-			cmd := make([][]byte, d.count(1))
+			na := d.count(1)
+			args += na
+			// Enough for the ops left if they are like those so far.
+			cmd := argv.take(na, na+left*(args/(i+1)), &d)
 			for k := range cmd {
 				cmd[k] = d.bytes()
 			}
@@ -182,6 +192,27 @@ func decodeEntry(data []byte) (*Entry, error) {
 		return nil, errEntry
 	}
 	return en, nil
+}
+
+// chunks hands out slices cut from shared arrays, each capped at its
+// length (an append to one never reaches the next), so that an entry
+// takes a few allocations for all its ops' commands and arguments.
+type chunks[T any] struct{ free []T }
+
+// take returns n elements; when the array in use has too few left, a new
+// one holds want (what the entry is expected to need still), never more
+// than a slice header per byte left in the entry: as each count the
+// decoder reads, bounded by the entry's own size.
+func (c *chunks[T]) take(n, want int, d *decoder) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if len(c.free) < n {
+		c.free = make([]T, max(n, min(want, len(d.b)+n)))
+	}
+	v := c.free[:n:n]
+	c.free = c.free[n:]
+	return v
 }
 
 type decoder struct {

@@ -17,8 +17,11 @@ import (
 // goroutine writes whatever the command goroutine delivers, so replies,
 // pub/sub messages and invalidations leave in the order they were made.
 type conn struct {
-	s      *Server
-	nc     net.Conn
+	s  *Server
+	nc net.Conn
+	// rw writes to nc without waiting (writeNow); nil where the writer
+	// goroutine writes everything (TLS, other systems).
+	rw     *rawWriter
 	client *engine.Client
 	ready  chan struct{}
 	// keepalive is tcp-keepalive when the client connected (seconds, 0:
@@ -113,6 +116,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		s:       s,
 		nc:      nc,
+		rw:      newRawWriter(nc),
 		ready:   make(chan struct{}),
 		acks:    make(chan *batch, maxOutstanding+1),
 		wake:    make(chan struct{}, 1),
@@ -189,10 +193,53 @@ func (c *conn) Deliver(b []byte) {
 	if waiting {
 		return // the reader writes it after its batch completes
 	}
+	if c.rw != nil && c.wmu.TryLock() {
+		done := c.writeNow()
+		c.wmu.Unlock()
+		if done {
+			return
+		}
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
+}
+
+// writeNow writes the pending output, up to writeChunk, as far as the
+// socket takes it without waiting (the caller holds wmu), and reports
+// whether none is left for the writer goroutine. The command goroutine
+// delivers replies by it, as Redis's beforeSleep writes them: a reply
+// the socket has room for (nearly every one) goes out without waking the
+// writer goroutine, which on a busy node costs as much CPU as the write.
+// What the socket does not take, output past writeChunk, a write that
+// fails and a closing connection are the writer's, in order: it holds
+// wmu to write, so output never interleaves.
+func (c *conn) writeNow() bool {
+	c.mu.Lock()
+	out := c.out
+	if c.closing || len(out) == 0 {
+		c.mu.Unlock()
+		return len(out) == 0 && !c.closing
+	}
+	c.mu.Unlock()
+	// One write at most, as Redis writes NET_MAX_WRITES_PER_EVENT to a
+	// client per event: a large output takes the writer goroutine's
+	// time, never the command goroutine's.
+	written, _ := c.rw.writeOnce(out[:min(len(out), writeChunk)])
+	c.pending.Add(-int64(written))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aborted {
+		return true // its output is dropped
+	}
+	// Others may have delivered meanwhile (appended after out's bytes).
+	if written == len(c.out) {
+		c.out = c.out[:0]
+	} else {
+		c.out = c.out[written:] // no copy: the writer takes it from here
+	}
+	return len(c.out) == 0 && !c.closing
 }
 
 // Close implements engine.Conn: pending output is written, then the
