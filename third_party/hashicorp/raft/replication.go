@@ -268,8 +268,19 @@ CHECK_MORE:
 	// where we are asked to replicate to a given index and then shutdown,
 	// it's better to not loop in here to send lots of entries to a straggler
 	// that's leaving the cluster anyways.
+	//
+	// A stop that carries an index (startStopReplication, for a peer
+	// removed from the configuration) asks for that best effort: make it
+	// here, once, rather than drop the index, which would leave a removed
+	// peer without the entry that removes it whenever the stop arrives
+	// while an RPC to it is in flight. The channel is closed after the
+	// index, so the next poll stops.
 	select {
-	case <-s.stopCh:
+	case maxIndex := <-s.stopCh:
+		if maxIndex > 0 && atomic.LoadUint64(&s.nextIndex) <= maxIndex {
+			lastIndex = maxIndex
+			goto START
+		}
 		return true
 	default:
 	}

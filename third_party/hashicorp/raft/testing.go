@@ -728,6 +728,10 @@ type MakeClusterOpts struct {
 	// wrapLogStore, if set, wraps each peer's LogStore (tests of the
 	// leader's log writes).
 	wrapLogStore func(i int, s LogStore) LogStore
+
+	// wrapTransport, if set, wraps each peer's Transport as its Raft sees
+	// it (tests of the leader's RPCs).
+	wrapTransport func(i int, t Transport) Transport
 }
 
 // makeCluster will return a cluster with the given config and number of peers.
@@ -827,7 +831,11 @@ func makeCluster(t *testing.T, opts *MakeClusterOpts) *cluster {
 			}
 		}
 
-		raft, err := NewRaft(peerConf, c.fsms[i], logs, store, snap, trans)
+		var rtrans Transport = trans
+		if opts.wrapTransport != nil {
+			rtrans = opts.wrapTransport(i, trans)
+		}
+		raft, err := NewRaft(peerConf, c.fsms[i], logs, store, snap, rtrans)
 		if err != nil {
 			t.Fatalf("NewRaft failed: %v", err)
 		}
