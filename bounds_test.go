@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +22,10 @@ import (
 // Memory and time bounds for slow, greedy and vanishing clients (see
 // DESIGN.md, "Bounds").
 
-// syncBuffer collects a server's log lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // runLogged starts a server whose warnings go to the returned buffer.
-func runLogged(t *testing.T) (*lockkv.Server, *syncBuffer) {
+func runLogged(t *testing.T) (*lockkv.Server, *testutil.LogBuffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.LogBuffer{}
 	srv := lockkv.RunTWith(t, lockkv.Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	return srv, logs
 }

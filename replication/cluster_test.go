@@ -1,12 +1,10 @@
 package replication
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,43 +20,12 @@ import (
 // its own engine and command goroutine, on real TCP Raft transports (the
 // stream layer and handshake under test) on loopback.
 
-// logBuffer collects a node's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// count returns how many lines contain s.
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		if strings.Contains(line, s) {
-			n++
-		}
-	}
-	return n
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type testNode struct {
 	t     testing.TB
 	cfg   Config
 	node  *Node
 	eng   *engine.Engine
-	logs  *logBuffer
+	logs  *testutil.LogBuffer
 	calls chan func()
 	quit  chan struct{}
 	wg    sync.WaitGroup
@@ -96,7 +63,7 @@ func startNode(t testing.TB, cfg Config) *testNode {
 }
 
 func tryStartNode(t testing.TB, cfg Config) (*testNode, error) {
-	tn := &testNode{t: t, logs: &logBuffer{}, calls: make(chan func()), quit: make(chan struct{})}
+	tn := &testNode{t: t, logs: &testutil.LogBuffer{}, calls: make(chan func()), quit: make(chan struct{})}
 	cfg.Clock = testutil.SystemClock{}
 	cfg.Logger = slog.New(slog.NewTextHandler(tn.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if cfg.ClientAdvertise == "" {

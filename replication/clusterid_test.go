@@ -201,10 +201,10 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 		}
 		return nil
 	})
-	if n := a1.logs.count(fmt.Sprintf(msg, b1.node.ClusterID())); n != 1 {
+	if n := a1.logs.Count(fmt.Sprintf(msg, b1.node.ClusterID())); n != 1 {
 		t.Errorf("a1 logged %d refusals for %d attempts, want 1:\n%s", n, a1.node.refusals.count.Load(), a1.logs)
 	}
-	if n := b1.logs.count(fmt.Sprintf(msg, a1.node.ClusterID())); n != 1 {
+	if n := b1.logs.Count(fmt.Sprintf(msg, a1.node.ClusterID())); n != 1 {
 		t.Errorf("b1 logged %d refusals for %d attempts, want 1:\n%s", n, b1.node.refusals.count.Load(), b1.logs)
 	}
 	if got := b1.get("k"); got != "b" {

@@ -46,7 +46,7 @@ func TestLeaderProbe(t *testing.T) {
 	})
 	probed := 0
 	for _, tn := range survivors {
-		probed += tn.logs.count("the leader's Raft address refuses connections")
+		probed += tn.logs.Count("the leader's Raft address refuses connections")
 	}
 	if probed == 0 {
 		t.Errorf("no survivor logged that the leader's address refuses connections:\n%s\n%s", survivors[0].logs, survivors[1].logs)
@@ -77,7 +77,7 @@ func TestLeaderProbeLiveLeader(t *testing.T) {
 	// A connection closed before the handshake would be logged by the
 	// leader's handshake goroutine within moments: none may appear.
 	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n := l.logs.count("refused"); n != 0 {
+		if n := l.logs.Count("refused"); n != 0 {
 			t.Fatalf("the leader logged %d refusals:\n%s", n, l.logs)
 		}
 	}

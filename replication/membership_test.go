@@ -161,7 +161,7 @@ func TestRemovedNodeStaysOut(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("n4 does not stop:\n%s", n4.logs)
 	}
-	if n := n4.logs.count(RemovedMsg); n != 1 {
+	if n := n4.logs.Count(RemovedMsg); n != 1 {
 		t.Errorf("n4 logged its removal %d times", n)
 	}
 	if st := n4.node.Status().State; st != "removed" {

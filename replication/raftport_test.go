@@ -220,7 +220,7 @@ func TestRaftPortRefusesForgedRPCs(t *testing.T) {
 			}
 			for _, tn := range []*testNode{c.nodes[l], c.nodes[(l+1)%3]} {
 				for _, w := range want {
-					if tn.logs.count(w) == 0 {
+					if tn.logs.Count(w) == 0 {
 						t.Errorf("%s logged no refusal with %q:\n%s", tn.cfg.NodeID, w, tn.logs)
 					}
 				}

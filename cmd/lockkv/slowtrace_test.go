@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,30 +15,12 @@ import (
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// lockedBuffer is a log destination safe for the tracer's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestSlowTracer: a slow request is logged with its phases and writes
 // an execution trace go tool trace reads; another within the interval
 // writes none, and no more than maxFiles are written.
 func TestSlowTracer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "traces")
-	var logs lockedBuffer
+	var logs testutil.LogBuffer
 	st, err := startSlowTracer(dir, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
