@@ -179,20 +179,7 @@ func TestLoopAwaitsBusyReader(t *testing.T) {
 		waitFlag(t, "the loop to wait", s.arrival.waiting.Load)
 		sub.wmu.Unlock()
 		locked = false
-		if l, err := pubR.ReadString('\n'); err != nil || l != ":1\r\n" {
-			t.Fatalf("round %d: PUBLISH answered %q %v: it ran before the SUBSCRIBE that arrived first", round, l, err)
-		}
-		want := "+PONG\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n"
-		got := make([]byte, len(want))
-		if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
-			t.Fatalf("round %d: subscriber got %q %v", round, got, err)
-		}
-		subNC.Write([]byte("UNSUBSCRIBE ch\r\n"))
-		want = "*3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n"
-		got = make([]byte, len(want))
-		if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
-			t.Fatalf("UNSUBSCRIBE: %q %v", got, err)
-		}
+		expectSubscribedFirst(t, round, pubR, subR, subNC, "+PONG\r\n")
 	}
 }
 

@@ -69,19 +69,29 @@ func TestLoopRunsByArrival(t *testing.T) {
 		s.submit(batch(pub, now, "PUBLISH", "ch", "x"))
 		s.submit(batch(sub, now-1000, "SUBSCRIBE", "ch"))
 		close(release)
-		if l, err := pubR.ReadString('\n'); err != nil || l != ":1\r\n" {
-			t.Fatalf("round %d: PUBLISH answered %q %v: it ran before the SUBSCRIBE that arrived first", round, l, err)
-		}
-		want := "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n"
-		got := make([]byte, len(want))
-		if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
-			t.Fatalf("round %d: subscriber got %q %v", round, got, err)
-		}
-		subNC.Write([]byte("UNSUBSCRIBE ch\r\n"))
-		want = "*3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n"
-		got = make([]byte, len(want))
-		if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
-			t.Fatalf("UNSUBSCRIBE: %q %v", got, err)
-		}
+		expectSubscribedFirst(t, round, pubR, subR, subNC, "")
+	}
+}
+
+// expectSubscribedFirst reads what a round of the order tests sends back:
+// PUBLISH answering 1 (the SUBSCRIBE that arrived before it ran first),
+// then on the subscriber's connection before (replies to what it sent
+// ahead of SUBSCRIBE), the subscription and the message; it unsubscribes
+// for the next round.
+func expectSubscribedFirst(t *testing.T, round int, pubR, subR *bufio.Reader, subNC net.Conn, before string) {
+	t.Helper()
+	if l, err := pubR.ReadString('\n'); err != nil || l != ":1\r\n" {
+		t.Fatalf("round %d: PUBLISH answered %q %v: it ran before the SUBSCRIBE that arrived first", round, l, err)
+	}
+	want := before + "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
+		t.Fatalf("round %d: subscriber got %q %v", round, got, err)
+	}
+	subNC.Write([]byte("UNSUBSCRIBE ch\r\n"))
+	want = "*3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:0\r\n"
+	got = make([]byte, len(want))
+	if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
+		t.Fatalf("UNSUBSCRIBE: %q %v", got, err)
 	}
 }
