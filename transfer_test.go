@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -39,10 +40,19 @@ func TestLeaderTransfer(t *testing.T) {
 	if got := tc.leader(); got != to {
 		t.Fatalf("leader %d, want %d", got, to)
 	}
-	// On a follower: MOVED to the leader.
-	if err := lc.Do(ctx, "RAFT.NODE", "TRANSFER").Err(); err == nil || !strings.HasPrefix(err.Error(), "MOVED ") {
+	// On a follower: MOVED to the leader, once it has heard from the new
+	// one (until then it knows no leader: CLUSTERDOWN).
+	testutil.Eventually(t, 10*time.Second, func() error {
+		err := lc.Do(ctx, "RAFT.NODE", "TRANSFER").Err()
+		switch {
+		case err != nil && strings.HasPrefix(err.Error(), "MOVED "):
+			return nil
+		case err != nil && strings.HasPrefix(err.Error(), "CLUSTERDOWN "):
+			return err
+		}
 		t.Fatalf("RAFT.NODE TRANSFER on a follower: %v", err)
-	}
+		return nil
+	})
 	nc := tc.client(to)
 	for _, c := range []struct {
 		args []any
