@@ -161,6 +161,23 @@ func (e *Engine) ClientsInTimeoutTable() int { return e.blocking.timed }
 // BlockingKeys returns the number of keys clients are blocked on.
 func (e *Engine) BlockingKeys() int { return len(e.blocking.keys) }
 
+// timeoutMillis parses a timeout in milliseconds as Redis's
+// getTimeoutFromObjectOrReply with UNIT_MILLISECONDS does (WAIT, WAITAOF,
+// CLIENT PAUSE): an integer, not negative. It replies with the error and
+// returns false otherwise.
+func (c *Ctx) timeoutMillis(b []byte) (int64, bool) {
+	ms, ok := redisnum.ParseInt(b)
+	switch {
+	case !ok:
+		c.Error(ErrTimeoutNotInt)
+	case ms < 0:
+		c.Error(ErrTimeoutNegative)
+	default:
+		return ms, true
+	}
+	return 0, false
+}
+
 // ParseTimeout parses a blocking command's timeout in seconds as Redis 7.0's
 // getTimeoutFromObjectOrReply does: a long double, ceil(seconds*1000) ms,
 // 0 blocks forever. It returns the absolute deadline in Unix ms (0 for

@@ -627,13 +627,8 @@ func clientReply(c *Ctx, args [][]byte) {
 }
 
 func clientPause(c *Ctx, args [][]byte) {
-	ms, ok := redisnum.ParseInt(args[2])
+	ms, ok := c.timeoutMillis(args[2])
 	if !ok {
-		c.Error(ErrTimeoutNotInt)
-		return
-	}
-	if ms < 0 {
-		c.Error(ErrTimeoutNegative)
 		return
 	}
 	typ := pauseAll

@@ -27,13 +27,8 @@ func waitCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrNotInt)
 		return
 	}
-	ms, ok := redisnum.ParseInt(args[2])
+	ms, ok := c.timeoutMillis(args[2])
 	if !ok {
-		c.Error(ErrTimeoutNotInt)
-		return
-	}
-	if ms < 0 {
-		c.Error(ErrTimeoutNegative)
 		return
 	}
 	have := c.E.replicasHolding(c.C)
@@ -70,13 +65,8 @@ func waitaofCmd(c *Ctx, args [][]byte) {
 		c.Error(ErrCountPositive)
 		return
 	}
-	ms, ok := redisnum.ParseInt(args[3])
+	ms, ok := c.timeoutMillis(args[3])
 	if !ok {
-		c.Error(ErrTimeoutNotInt)
-		return
-	}
-	if ms < 0 {
-		c.Error(ErrTimeoutNegative)
 		return
 	}
 	if ms > 0 && ms > math.MaxInt64-c.Now {
