@@ -15,6 +15,7 @@ package luaengine
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -116,7 +117,10 @@ type Engine struct {
 	loadIndex *lua.LTable // globals seen while a library loads
 	loading   *Library
 	argbuf    [][]byte
-	numbuf    []byte
+	// keysT and argsT are the tables the globals KEYS and ARGV hold,
+	// kept for the next EVAL run (evalArrays); nil when it makes new ones.
+	keysT, argsT *lua.LTable
+	numbuf       []byte
 	// steps counts what the running script did (steps.go); tick and
 	// charge take their slow path once it reaches nextCheck, the lower of
 	// stepLimit+1 and nextBusy.
@@ -165,6 +169,9 @@ type Engine struct {
 	overflowAtCaller bool
 }
 
+// engineGen numbers the interpreters of all engines (Engine.gen).
+var engineGen atomic.Uint64
+
 // New returns an engine with a fresh interpreter.
 func New() *Engine {
 	r := newRand48()
@@ -181,7 +188,10 @@ func (e *Engine) reset() {
 	if e.L != nil {
 		e.L.Close()
 	}
-	e.gen++
+	// From one counter for all engines: a Script bound to another
+	// engine's interpreter must not pass for bound to this one.
+	e.gen = engineGen.Add(1)
+	e.keysT, e.argsT = nil, nil
 	e.L = lua.NewState(mainOptions())
 	e.interp = lua51.NewInterp(e.L)
 	e.setup()
@@ -216,16 +226,13 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	// loops never reads it.
 	e.startSteps(run.BusyThreshold > 0, run.MaxSteps, run.Budget)
 	e.beginRun()
-	keys := e.array(run.Keys)
-	args := e.array(run.Args)
 	L.Push(fn)
 	nargs := 0
 	if run.Eval {
-		e.globals.RawSetString("KEYS", keys)
-		e.globals.RawSetString("ARGV", args)
+		e.evalArrays(run.Keys, run.Args)
 	} else {
-		L.Push(keys)
-		L.Push(args)
+		L.Push(e.array(run.Keys))
+		L.Push(e.array(run.Args))
 		nargs = 2
 	}
 	err := e.runProtected(run, nargs, e.handler)
@@ -321,25 +328,73 @@ func (e *Engine) recovered(run *Run, what any) {
 	}
 }
 
-// array makes the Lua array of items (KEYS, ARGV). The strings share one
-// allocation: a string each would double the allocations per item.
+// array makes the Lua array of items (a function's keys and args).
 func (e *Engine) array(items [][]byte) *lua.LTable {
 	t := e.L.CreateTable(len(items), 0)
-	var b strings.Builder
+	e.fillArray(t, items, joined(items))
+	return t
+}
+
+// joined is items' bytes in one string, which the Lua strings of items
+// share: a string each would double the allocations per item.
+func joined(items ...[][]byte) string {
 	n := 0
-	for _, a := range items {
-		n += len(a)
+	for _, list := range items {
+		for _, a := range list {
+			n += len(a)
+		}
 	}
+	var b strings.Builder
 	b.Grow(n)
-	for _, a := range items {
-		b.Write(a)
+	for _, list := range items {
+		for _, a := range list {
+			b.Write(a)
+		}
 	}
-	all := b.String()
+	return b.String()
+}
+
+// fillArray appends items to t, an empty table, as strings cut from all
+// (joined), and returns what of all is left.
+func (e *Engine) fillArray(t *lua.LTable, items [][]byte, all string) string {
 	for i, a := range items {
-		t.RawSetInt(i+1, lua.LString(all[:len(a)]))
+		lua51.SetInt(e.L, t, i+1, lua.LString(all[:len(a)]))
 		all = all[len(a):]
 	}
-	return t
+	return all
+}
+
+// maxReusedArray bounds the array kept for the next run's KEYS or ARGV,
+// so that one call with many arguments does not hold its array for good.
+const maxReusedArray = 64
+
+// evalArrays makes the globals KEYS and ARGV hold keys and args
+// (luaCallFunction's luaCreateArray and setglobal), reusing the tables of
+// the last run when that run left them as they were made
+// (lua51.ResetArray): a script can tell a reused table from a new one
+// only through a reference to it kept from an earlier run, and an EVAL
+// script has nowhere to keep one (the globals and library tables are
+// read-only and KEYS is not reachable from anything a run leaves; a
+// FUNCTION library's upvalues could, so FCALL's tables are new each
+// call).
+func (e *Engine) evalArrays(keys, args [][]byte) {
+	all := joined(keys, args)
+	all = e.evalArray("KEYS", &e.keysT, keys, all)
+	e.evalArray("ARGV", &e.argsT, args, all)
+}
+
+func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, all string) string {
+	if old := *t; old != nil && len(items) <= maxReusedArray && lua51.ResetArray(old, maxReusedArray) {
+		return e.fillArray(old, items, all)
+	}
+	nt := e.L.CreateTable(len(items), 0)
+	all = e.fillArray(nt, items, all)
+	e.globals.RawSetString(name, nt)
+	*t = nil
+	if len(items) <= maxReusedArray {
+		*t = nt
+	}
+	return all
 }
 
 // tainted reports whether a shared proxy table was written to (through

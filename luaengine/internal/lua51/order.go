@@ -230,6 +230,48 @@ func tableFieldOffsets() (uintptr, uintptr, uintptr) {
 	return off("array", list), off("keys", list), off("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
 }
 
+// tableDictOff and tableStrdictOff locate gopher-lua's maps of a
+// table's other keys (ResetArray).
+var tableDictOff, tableStrdictOff = tableMapOffsets()
+
+func tableMapOffsets() (uintptr, uintptr) {
+	ty := reflect.TypeOf(lua.LTable{})
+	off := func(name string, want reflect.Type) uintptr {
+		f, ok := ty.FieldByName(name)
+		if !ok || f.Type != want {
+			panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
+		}
+		return f.Offset
+	}
+	return off("dict", reflect.TypeOf(map[lua.LValue]lua.LValue(nil))), off("strdict", reflect.TypeOf(map[string]lua.LValue(nil)))
+}
+
+// ResetArray empties t for reuse, keeping its array storage, and reports
+// whether it could: t must be a table whose only stores were values
+// appended under 1..n in order (what lockkv's KEYS and ARGV are made
+// with) and unlogged stores into its array part (SetInt's appends), so
+// that, emptied and filled again with SetInt, it is what a table just
+// made and filled in order would be. Not so once a script gave it a
+// metatable, or a store was logged (a size marker, which setmetatable(t,
+// nil) keeps), or any key outside the array part was set, even to nil
+// (gopher-lua's key list or maps are not empty): it returns false and
+// leaves t as it was. Nor when its array storage holds more than max
+// values, which would stay allocated.
+func ResetArray(t *lua.LTable, max int) bool {
+	if t.Metatable != lua.LNil || len(tableKeys(t)) != 0 ||
+		len(*(*map[lua.LValue]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableDictOff))) != 0 ||
+		len(*(*map[string]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableStrdictOff))) != 0 {
+		return false
+	}
+	p := (*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
+	if cap(*p) > max {
+		return false
+	}
+	clear(*p)
+	*p = (*p)[:0]
+	return true
+}
+
 // tableArray is gopher-lua's array part: t[i+1] for integer keys from 1.
 func tableArray(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
