@@ -224,7 +224,7 @@ func (e *Engine) redisLog(L *lua.LState) int {
 		raise(L, "Invalid debug level.")
 	}
 	run := e.run
-	if run == nil || run.Log == nil || level < run.Verbosity {
+	if run == nil || run.Log == nil || (run.Verbosity != nil && level < run.Verbosity()) {
 		return 0
 	}
 	var msg []byte

@@ -48,8 +48,11 @@ type Run struct {
 	// Log receives redis.log lines at or above Verbosity, and at
 	// LogWarning the engine's own report of a Go panic it recovered from
 	// while running the script.
-	Log       func(level int, msg string)
-	Verbosity int
+	Log func(level int, msg string)
+	// Verbosity, when set, is the lowest level of redis.log lines Log
+	// receives (the server's loglevel when the line is logged, as
+	// Redis reads it); without it Log receives all.
+	Verbosity func() int
 	// Name identifies the script in errors: the SHA for EVAL, the function
 	// name for FCALL.
 	Name       string
