@@ -334,15 +334,17 @@ func (e *Engine) recovered(run *Run, what any) {
 // array makes the Lua array of items (a function's keys and args).
 func (e *Engine) array(items [][]byte) *lua.LTable {
 	t := e.L.CreateTable(len(items), 0)
-	e.fillArray(t, items, joined(items))
+	e.fillArray(t, items, luaStrings(items))
 	return t
 }
 
-// joined is items' bytes in one string, which the Lua strings of items
-// share: a string each would double the allocations per item.
-func joined(items ...[][]byte) string {
-	n := 0
+// luaStrings is items as Lua strings. Their bytes share one allocation,
+// and so do their headers (lua51.StringValue): an allocation for each
+// would triple the allocations per item.
+func luaStrings(items ...[][]byte) []lua.LString {
+	n, count := 0, 0
 	for _, list := range items {
+		count += len(list)
 		for _, a := range list {
 			n += len(a)
 		}
@@ -354,17 +356,24 @@ func joined(items ...[][]byte) string {
 			b.Write(a)
 		}
 	}
-	return b.String()
+	all := b.String()
+	strs := make([]lua.LString, 0, count)
+	for _, list := range items {
+		for _, a := range list {
+			strs = append(strs, lua.LString(all[:len(a)]))
+			all = all[len(a):]
+		}
+	}
+	return strs
 }
 
-// fillArray appends items to t, an empty table, as strings cut from all
-// (joined), and returns what of all is left.
-func (e *Engine) fillArray(t *lua.LTable, items [][]byte, all string) string {
-	for i, a := range items {
-		lua51.SetInt(e.L, t, i+1, lua.LString(all[:len(a)]))
-		all = all[len(a):]
+// fillArray appends the first len(items) of strs (luaStrings) to t, an
+// empty table, and returns the rest of strs.
+func (e *Engine) fillArray(t *lua.LTable, items [][]byte, strs []lua.LString) []lua.LString {
+	for i := range items {
+		lua51.SetInt(e.L, t, i+1, lua51.StringValue(&strs[i]))
 	}
-	return all
+	return strs[len(items):]
 }
 
 // maxReusedArray bounds the array kept for the next run's KEYS or ARGV,
@@ -381,23 +390,23 @@ const maxReusedArray = 64
 // FUNCTION library's upvalues could, so FCALL's tables are new each
 // call).
 func (e *Engine) evalArrays(keys, args [][]byte) {
-	all := joined(keys, args)
-	all = e.evalArray("KEYS", &e.keysT, keys, all)
-	e.evalArray("ARGV", &e.argsT, args, all)
+	strs := luaStrings(keys, args)
+	strs = e.evalArray("KEYS", &e.keysT, keys, strs)
+	e.evalArray("ARGV", &e.argsT, args, strs)
 }
 
-func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, all string) string {
+func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, strs []lua.LString) []lua.LString {
 	if old := *t; old != nil && len(items) <= maxReusedArray && lua51.ResetArray(old, maxReusedArray) {
-		return e.fillArray(old, items, all)
+		return e.fillArray(old, items, strs)
 	}
 	nt := e.L.CreateTable(len(items), 0)
-	all = e.fillArray(nt, items, all)
+	strs = e.fillArray(nt, items, strs)
 	e.globals.RawSetString(name, nt)
 	*t = nil
 	if len(items) <= maxReusedArray {
 		*t = nt
 	}
-	return all
+	return strs
 }
 
 // tainted reports whether a shared proxy table was written to (through

@@ -272,6 +272,27 @@ func ResetArray(t *lua.LTable, max int) bool {
 	return true
 }
 
+// iface is the layout of a lua.LValue: gopher-lua's type word (its
+// itab) and a pointer to the value.
+type iface struct{ tab, data unsafe.Pointer }
+
+// lstringTab is the type word of a lua.LString held as a lua.LValue.
+var lstringTab = func() unsafe.Pointer {
+	var v lua.LValue = lua.LString("")
+	return (*iface)(unsafe.Pointer(&v)).tab
+}()
+
+// StringValue is *s as a lua.LValue pointing at *s itself, where a
+// conversion would copy the string's header into an allocation of its
+// own: the headers of many strings can then share one. *s must never
+// change again (Go takes what an interface points at as immutable).
+func StringValue(s *lua.LString) lua.LValue {
+	var v lua.LValue
+	p := (*iface)(unsafe.Pointer(&v))
+	p.tab, p.data = lstringTab, unsafe.Pointer(s)
+	return v
+}
+
 // tableArray is gopher-lua's array part: t[i+1] for integer keys from 1.
 func tableArray(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
