@@ -334,7 +334,7 @@ func (e *Engine) recovered(run *Run, what any) {
 // array makes the Lua array of items (a function's keys and args).
 func (e *Engine) array(items [][]byte) *lua.LTable {
 	t := e.L.CreateTable(len(items), 0)
-	e.fillArray(t, items, luaStrings(items))
+	lua51.SetStrings(t, luaStrings(items))
 	return t
 }
 
@@ -367,15 +367,6 @@ func luaStrings(items ...[][]byte) []lua.LString {
 	return strs
 }
 
-// fillArray appends the first len(items) of strs (luaStrings) to t, an
-// empty table, and returns the rest of strs.
-func (e *Engine) fillArray(t *lua.LTable, items [][]byte, strs []lua.LString) []lua.LString {
-	for i := range items {
-		lua51.SetInt(e.L, t, i+1, lua51.StringValue(&strs[i]))
-	}
-	return strs[len(items):]
-}
-
 // maxReusedArray bounds the array kept for the next run's KEYS or ARGV,
 // so that one call with many arguments does not hold its array for good.
 const maxReusedArray = 64
@@ -396,17 +387,19 @@ func (e *Engine) evalArrays(keys, args [][]byte) {
 }
 
 func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, strs []lua.LString) []lua.LString {
+	mine, rest := strs[:len(items)], strs[len(items):]
 	if old := *t; old != nil && len(items) <= maxReusedArray && lua51.ResetArray(old, maxReusedArray) {
-		return e.fillArray(old, items, strs)
+		lua51.SetStrings(old, mine)
+		return rest
 	}
 	nt := e.L.CreateTable(len(items), 0)
-	strs = e.fillArray(nt, items, strs)
+	lua51.SetStrings(nt, mine)
 	e.globals.RawSetString(name, nt)
 	*t = nil
 	if len(items) <= maxReusedArray {
 		*t = nt
 	}
-	return strs
+	return rest
 }
 
 // tainted reports whether a shared proxy table was written to (through

@@ -17,7 +17,7 @@
 //   - error texts: Describe and Message word runtime errors as Lua 5.1
 //     does, with the names of the values involved;
 //   - tables: Set (and SetInt), ForEach, Unordered, Len, Parts, IsMarker,
-//     MarkSized and ResetArray (below); StrToNumber and AppendNumber
+//     MarkSized, ResetArray and SetStrings (below); StrToNumber and AppendNumber
 //     convert numbers as Lua 5.1 does; StringValue boxes a string
 //     without an allocation of its own.
 //

@@ -293,6 +293,23 @@ func StringValue(s *lua.LString) lua.LValue {
 	return v
 }
 
+// SetStrings stores strs[i] at i+1 of t (StringValue, so t's values
+// point into strs), as appending them in order with SetInt would, and
+// reports whether it could: t must be empty, with no metatable and no
+// other key (a table just made, or one ResetArray emptied).
+func SetStrings(t *lua.LTable, strs []lua.LString) bool {
+	p := (*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
+	if t.Metatable != lua.LNil || len(*p) != 0 || len(tableKeys(t)) != 0 {
+		return false
+	}
+	arr := *p
+	for i := range strs {
+		arr = append(arr, StringValue(&strs[i]))
+	}
+	*p = arr
+	return true
+}
+
 // tableArray is gopher-lua's array part: t[i+1] for integer keys from 1.
 func tableArray(t *lua.LTable) []lua.LValue {
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))

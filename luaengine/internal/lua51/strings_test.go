@@ -45,3 +45,37 @@ func TestStringValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStrings: SetStrings fills an empty plain table as SetInt's
+// appends would, and refuses a table that is not empty and plain.
+func TestSetStrings(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	strs := []lua.LString{"a", "", "ccc"}
+	for _, tb := range []*lua.LTable{L.CreateTable(3, 0), L.CreateTable(0, 0), L.CreateTable(1, 0)} {
+		if !SetStrings(tb, strs) {
+			t.Fatal("SetStrings refused an empty table")
+		}
+		if tb.Len() != 3 || Len(tb) != 3 || tb.RawGetInt(1) != lua.LString("a") || tb.RawGetInt(2) != lua.LString("") || tb.RawGetInt(3) != lua.LString("ccc") || tb.RawGetInt(4) != lua.LNil {
+			t.Fatalf("after SetStrings: len %d, %v %v %v", tb.Len(), tb.RawGetInt(1), tb.RawGetInt(2), tb.RawGetInt(3))
+		}
+		if err := Check(tb); err != nil {
+			t.Fatal(err)
+		}
+		if SetStrings(tb, strs) {
+			t.Fatal("SetStrings filled a table that is not empty")
+		}
+		if !ResetArray(tb, 8) || tb.Len() != 0 || !SetStrings(tb, strs[:1]) || tb.Len() != 1 {
+			t.Fatal("ResetArray then SetStrings did not refill the table")
+		}
+	}
+	keyed := L.CreateTable(0, 0)
+	keyed.RawSetString("k", lua.LTrue)
+	withMeta := L.CreateTable(0, 0)
+	withMeta.Metatable = L.CreateTable(0, 0)
+	for _, tb := range []*lua.LTable{keyed, withMeta} {
+		if SetStrings(tb, strs) || ResetArray(tb, 8) {
+			t.Fatal("a table with a key or a metatable was filled or reset")
+		}
+	}
+}
