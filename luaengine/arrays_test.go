@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -145,4 +146,42 @@ func TestEvalArraysBounded(t *testing.T) {
 	if e.argsT != kept {
 		t.Fatalf("ARGV left as made was not reused")
 	}
+}
+
+// FuzzEvalArraysReused runs any script and then arraysProbe on two
+// engines, one of which makes KEYS and ARGV afresh for the probe (as
+// lockkv did before it reused them): the probe must see the same on
+// both, whatever the script did to the tables it was given.
+//
+//	go test -run '^$' -fuzz FuzzEvalArraysReused -fuzztime 2m -parallel 1 ./luaengine
+func FuzzEvalArraysReused(f *testing.F) {
+	for _, s := range []string{"KEYS[1] = 'x'", "KEYS.foo = 1", "table.insert(ARGV, 1, 'a')", "setmetatable(KEYS, {})", "error(KEYS)",
+		"for i = 1, 70 do ARGV[i] = i end", "KEYS[#KEYS + 1] = nil", "rawset(ARGV, 0, 1)", "table.remove(KEYS)", "return KEYS"} {
+		f.Add(s, uint8(1), uint8(2), uint8(2), uint8(3))
+	}
+	strs := func(prefix string, n uint8) []string {
+		out := make([]string, n%70)
+		for i := range out {
+			out[i] = prefix + strconv.Itoa(i)
+		}
+		return out
+	}
+	fc := &fakeCaller{reply: []byte("+OK\r\n")}
+	f.Fuzz(func(t *testing.T, src string, nk, na, nk2, na2 uint8) {
+		if _, _, err := Compile([]byte(src)); err != nil {
+			return
+		}
+		var got [2]string
+		for i := range got {
+			e := New()
+			runLimited(e, mustCompile(t, src), fc, strs("k", nk), strs("a", na), fuzzSteps/1000)
+			if i == 1 {
+				e.keysT, e.argsT = nil, nil
+			}
+			got[i] = runLimited(e, mustCompile(t, arraysProbe), fc, strs("K", nk2), strs("A", na2), fuzzSteps/10)
+		}
+		if got[0] != got[1] {
+			t.Fatalf("after %q the probe saw\n%q\nwith KEYS and ARGV reused, and\n%q\nwith new ones", src, got[0], got[1])
+		}
+	})
 }
