@@ -218,39 +218,32 @@ func liveInts(arr []lua.LValue) (count, sum int) {
 var tableArrayOff, tableKeysOff, tableK2iOff = tableFieldOffsets()
 
 func tableFieldOffsets() (uintptr, uintptr, uintptr) {
-	ty := reflect.TypeOf(lua.LTable{})
-	off := func(name string, want reflect.Type) uintptr {
-		f, ok := ty.FieldByName(name)
-		if !ok || f.Type != want {
-			panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
-		}
-		return f.Offset
-	}
 	list := reflect.TypeOf([]lua.LValue(nil))
-	return off("array", list), off("keys", list), off("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
+	return tableFieldOffset("array", list), tableFieldOffset("keys", list), tableFieldOffset("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
+}
+
+// tableFieldOffset is the offset of gopher-lua's LTable field name,
+// which must have type want.
+func tableFieldOffset(name string, want reflect.Type) uintptr {
+	f, ok := reflect.TypeOf(lua.LTable{}).FieldByName(name)
+	if !ok || f.Type != want {
+		panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
+	}
+	return f.Offset
 }
 
 // tableDictOff and tableStrdictOff locate gopher-lua's maps of a
 // table's other keys (ResetArray).
-var tableDictOff, tableStrdictOff = tableMapOffsets()
-
-func tableMapOffsets() (uintptr, uintptr) {
-	ty := reflect.TypeOf(lua.LTable{})
-	off := func(name string, want reflect.Type) uintptr {
-		f, ok := ty.FieldByName(name)
-		if !ok || f.Type != want {
-			panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
-		}
-		return f.Offset
-	}
-	return off("dict", reflect.TypeOf(map[lua.LValue]lua.LValue(nil))), off("strdict", reflect.TypeOf(map[string]lua.LValue(nil)))
-}
+var (
+	tableDictOff    = tableFieldOffset("dict", reflect.TypeOf(map[lua.LValue]lua.LValue(nil)))
+	tableStrdictOff = tableFieldOffset("strdict", reflect.TypeOf(map[string]lua.LValue(nil)))
+)
 
 // ResetArray empties t for reuse, keeping its array storage, and reports
 // whether it could: t must be a table whose only stores were values
 // appended under 1..n in order (what lockkv's KEYS and ARGV are made
 // with) and unlogged stores into its array part (SetInt's appends), so
-// that, emptied and filled again with SetInt, it is what a table just
+// that, emptied and filled again (SetStrings), it is what a table just
 // made and filled in order would be. Not so once a script gave it a
 // metatable, or a store was logged (a size marker, which setmetatable(t,
 // nil) keeps), or any key outside the array part was set, even to nil
