@@ -105,6 +105,7 @@ func (e *Engine) scripts() *scriptingState {
 			}
 		}
 		s.run.Killed = func() bool { return s.killed }
+		s.run.Verbosity = func() int { return scriptVerbosity(e.Config) }
 		s.run.Log = func(level int, msg string) {
 			if e.scriptLog != nil {
 				e.scriptLog(level, msg)
@@ -338,7 +339,6 @@ func (s *scriptingState) prepare(c *Ctx, lua *luaengine.Engine, name string, key
 	s.oom, s.allowOOM = c.E.preCommandOOM(), flags&luaengine.FlagAllowOOM != 0
 	c.errCounted = true // the script's result errors: see run.Errors
 	run := &s.run
-	run.Verbosity = scriptVerbosity(c.E.Config)
 	run.Name = name
 	run.Keys, run.Args = keys, argv
 	run.Out = c.W

@@ -274,6 +274,10 @@ func (s *Spec) KeyPositions(args [][]byte) []int {
 
 var table = map[string]*Spec{}
 
+// upperTable holds the commands by their upper-case names, as most
+// clients send them (Lookup).
+var upperTable = map[string]*Spec{}
+
 // Register adds command specs to the table. It panics on a duplicate name,
 // so two families can never declare the same command, and on an entry
 // whose facts disagree with each other (see check), so a fact cannot
@@ -304,6 +308,7 @@ func Register(specs []*Spec) {
 		s.idx = nextSpecIdx()
 		derive(s)
 		table[s.Name] = s
+		upperTable[strings.ToUpper(s.Name)] = s
 	}
 }
 
@@ -403,7 +408,11 @@ func derive(s *Spec) {
 
 // Lookup returns the spec for a command name in any case, or nil.
 func Lookup(name []byte) *Spec {
-	if s, ok := table[string(name)]; ok {
+	names := table
+	if len(name) > 0 && name[0] >= 'A' && name[0] <= 'Z' {
+		names = upperTable
+	}
+	if s, ok := names[string(name)]; ok {
 		return s
 	}
 	var buf [32]byte

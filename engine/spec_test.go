@@ -121,3 +121,36 @@ func TestLegacyKeyRange(t *testing.T) {
 		t.Errorf("object|encoding: %d,%d,%d", f, l, st)
 	}
 }
+
+// TestLookupAnyCase: every command is found by its name in lower case,
+// upper case (upperTable) and mixed case, and a name that is no
+// command's in any case is not.
+func TestLookupAnyCase(t *testing.T) {
+	n := 0
+	for name, s := range table {
+		mixed := []byte(strings.ToUpper(name))
+		for i := 1; i < len(mixed); i += 2 {
+			mixed[i] = strings.ToLower(string(mixed[i : i+1]))[0]
+		}
+		for _, variant := range []string{name, strings.ToUpper(name), string(mixed), "X" + name[1:]} {
+			got := Lookup([]byte(variant))
+			if want := s; !strings.EqualFold(variant, name) {
+				want = table[strings.ToLower(variant)]
+				if got != want {
+					t.Errorf("Lookup(%q) = %v, want %v", variant, got, want)
+				}
+			} else if got != want {
+				t.Errorf("Lookup(%q) = %v, want %s", variant, got, name)
+			}
+		}
+		n++
+	}
+	if n < 200 || len(upperTable) != len(table) {
+		t.Fatalf("%d commands, %d upper-case names", n, len(upperTable))
+	}
+	for _, name := range []string{"", "NOSUCH", "nosuch", "GeT2", strings.Repeat("A", 40)} {
+		if s := Lookup([]byte(name)); s != nil {
+			t.Errorf("Lookup(%q) = %s", name, s.Name)
+		}
+	}
+}

@@ -103,12 +103,9 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 		return e.callError(L, "Please specify at least one argument for this redis lib call", raiseErr)
 	}
 	args := e.argbuf[:0]
+	// Number arguments are formatted into numbuf. An argument's slice
+	// stays valid when numbuf grows: the old array keeps its bytes.
 	nb := e.numbuf[:0]
-	// Number arguments are formatted into numbuf; remember offsets and
-	// fix up slices afterwards, as numbuf may grow.
-	type numRef struct{ idx, from, to int }
-	var refs [8]numRef
-	nums := refs[:0]
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
@@ -116,15 +113,11 @@ func (e *Engine) redisGeneric(L *lua.LState, raiseErr bool) int {
 		case lua.LNumber:
 			from := len(nb)
 			nb = appendArg(nb, float64(v))
-			nums = append(nums, numRef{len(args), from, len(nb)})
-			args = append(args, nil)
+			args = append(args, nb[from:len(nb):len(nb)])
 		default:
 			e.argbuf = args[:0]
 			return e.callError(L, "Lua redis lib command arguments must be strings or integers", raiseErr)
 		}
-	}
-	for _, r := range nums {
-		args[r.idx] = nb[r.from:r.to:r.to]
 	}
 	e.numbuf = nb[:0]
 	reply := e.callHost(run, args)
@@ -224,7 +217,7 @@ func (e *Engine) redisLog(L *lua.LState) int {
 		raise(L, "Invalid debug level.")
 	}
 	run := e.run
-	if run == nil || run.Log == nil || level < run.Verbosity {
+	if run == nil || run.Log == nil || (run.Verbosity != nil && level < run.Verbosity()) {
 		return 0
 	}
 	var msg []byte

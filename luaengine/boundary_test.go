@@ -147,7 +147,7 @@ var rawStoreAllowed = map[string]string{
 	"installStringArith": "builds the string metatable",
 	"cleanProxies":       "empties the shared proxies, which no walk sees (next walks the table a proxy stands for)",
 	// KEYS and ARGV are string keys gopher-lua records, never nil.
-	"call": "sets KEYS and ARGV in the global table",
+	"evalArray": "sets KEYS and ARGV in the global table",
 	// Scripts see the environment's metatable only through a proxy.
 	"LoadLibrary": "switches the environment's __index while a library loads",
 }

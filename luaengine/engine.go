@@ -15,6 +15,7 @@ package luaengine
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -47,8 +48,11 @@ type Run struct {
 	// Log receives redis.log lines at or above Verbosity, and at
 	// LogWarning the engine's own report of a Go panic it recovered from
 	// while running the script.
-	Log       func(level int, msg string)
-	Verbosity int
+	Log func(level int, msg string)
+	// Verbosity, when set, is the lowest level of redis.log lines Log
+	// receives (the server's loglevel when the line is logged, as
+	// Redis reads it); without it Log receives all.
+	Verbosity func() int
 	// Name identifies the script in errors: the SHA for EVAL, the function
 	// name for FCALL.
 	Name       string
@@ -116,7 +120,10 @@ type Engine struct {
 	loadIndex *lua.LTable // globals seen while a library loads
 	loading   *Library
 	argbuf    [][]byte
-	numbuf    []byte
+	// keysT and argsT are the tables the globals KEYS and ARGV hold,
+	// kept for the next EVAL run (evalArrays); nil when it makes new ones.
+	keysT, argsT *lua.LTable
+	numbuf       []byte
 	// steps counts what the running script did (steps.go); tick and
 	// charge take their slow path once it reaches nextCheck, the lower of
 	// stepLimit+1 and nextBusy.
@@ -165,6 +172,9 @@ type Engine struct {
 	overflowAtCaller bool
 }
 
+// engineGen numbers the interpreters of all engines (Engine.gen).
+var engineGen atomic.Uint64
+
 // New returns an engine with a fresh interpreter.
 func New() *Engine {
 	r := newRand48()
@@ -181,7 +191,10 @@ func (e *Engine) reset() {
 	if e.L != nil {
 		e.L.Close()
 	}
-	e.gen++
+	// From one counter for all engines: a Script bound to another
+	// engine's interpreter must not pass for bound to this one.
+	e.gen = engineGen.Add(1)
+	e.keysT, e.argsT = nil, nil
 	e.L = lua.NewState(mainOptions())
 	e.interp = lua51.NewInterp(e.L)
 	e.setup()
@@ -216,16 +229,13 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	// loops never reads it.
 	e.startSteps(run.BusyThreshold > 0, run.MaxSteps, run.Budget)
 	e.beginRun()
-	keys := e.array(run.Keys)
-	args := e.array(run.Args)
 	L.Push(fn)
 	nargs := 0
 	if run.Eval {
-		e.globals.RawSetString("KEYS", keys)
-		e.globals.RawSetString("ARGV", args)
+		e.evalArrays(run.Keys, run.Args)
 	} else {
-		L.Push(keys)
-		L.Push(args)
+		L.Push(e.array(run.Keys))
+		L.Push(e.array(run.Args))
 		nargs = 2
 	}
 	err := e.runProtected(run, nargs, e.handler)
@@ -321,25 +331,75 @@ func (e *Engine) recovered(run *Run, what any) {
 	}
 }
 
-// array makes the Lua array of items (KEYS, ARGV). The strings share one
-// allocation: a string each would double the allocations per item.
+// array makes the Lua array of items (a function's keys and args).
 func (e *Engine) array(items [][]byte) *lua.LTable {
 	t := e.L.CreateTable(len(items), 0)
-	var b strings.Builder
-	n := 0
-	for _, a := range items {
-		n += len(a)
+	lua51.SetStrings(t, luaStrings(items))
+	return t
+}
+
+// luaStrings is items as Lua strings. Their bytes share one allocation,
+// and so do their headers (lua51.StringValue): an allocation for each
+// would triple the allocations per item.
+func luaStrings(items ...[][]byte) []lua.LString {
+	n, count := 0, 0
+	for _, list := range items {
+		count += len(list)
+		for _, a := range list {
+			n += len(a)
+		}
 	}
+	var b strings.Builder
 	b.Grow(n)
-	for _, a := range items {
-		b.Write(a)
+	for _, list := range items {
+		for _, a := range list {
+			b.Write(a)
+		}
 	}
 	all := b.String()
-	for i, a := range items {
-		t.RawSetInt(i+1, lua.LString(all[:len(a)]))
-		all = all[len(a):]
+	strs := make([]lua.LString, 0, count)
+	for _, list := range items {
+		for _, a := range list {
+			strs = append(strs, lua.LString(all[:len(a)]))
+			all = all[len(a):]
+		}
 	}
-	return t
+	return strs
+}
+
+// maxReusedArray bounds the array kept for the next run's KEYS or ARGV,
+// so that one call with many arguments does not hold its array for good.
+const maxReusedArray = 64
+
+// evalArrays makes the globals KEYS and ARGV hold keys and args
+// (luaCallFunction's luaCreateArray and setglobal), reusing the tables of
+// the last run when that run left them as they were made
+// (lua51.ResetArray): a script can tell a reused table from a new one
+// only through a reference to it kept from an earlier run, and an EVAL
+// script has nowhere to keep one (the globals and library tables are
+// read-only and KEYS is not reachable from anything a run leaves; a
+// FUNCTION library's upvalues could, so FCALL's tables are new each
+// call).
+func (e *Engine) evalArrays(keys, args [][]byte) {
+	strs := luaStrings(keys, args)
+	strs = e.evalArray("KEYS", &e.keysT, keys, strs)
+	e.evalArray("ARGV", &e.argsT, args, strs)
+}
+
+func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, strs []lua.LString) []lua.LString {
+	mine, rest := strs[:len(items)], strs[len(items):]
+	if old := *t; old != nil && len(items) <= maxReusedArray && lua51.ResetArray(old, maxReusedArray) {
+		lua51.SetStrings(old, mine)
+		return rest
+	}
+	nt := e.L.CreateTable(len(items), 0)
+	lua51.SetStrings(nt, mine)
+	e.globals.RawSetString(name, nt)
+	*t = nil
+	if len(items) <= maxReusedArray {
+		*t = nt
+	}
+	return rest
 }
 
 // tainted reports whether a shared proxy table was written to (through

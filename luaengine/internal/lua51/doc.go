@@ -16,9 +16,10 @@
 //     next and pairs); Interp reaches the interpreter's call stack;
 //   - error texts: Describe and Message word runtime errors as Lua 5.1
 //     does, with the names of the values involved;
-//   - tables: Set (and SetInt), ForEach, Unordered, Len, Parts, IsMarker and
-//     MarkSized (below); StrToNumber and AppendNumber convert numbers as
-//     Lua 5.1 does.
+//   - tables: Set (and SetInt), ForEach, Unordered, Len, Parts, IsMarker,
+//     MarkSized, ResetArray and SetStrings (below); StrToNumber and AppendNumber
+//     convert numbers as Lua 5.1 does; StringValue boxes a string
+//     without an allocation of its own.
 //
 // # Why tables need care
 //

@@ -218,16 +218,89 @@ func liveInts(arr []lua.LValue) (count, sum int) {
 var tableArrayOff, tableKeysOff, tableK2iOff = tableFieldOffsets()
 
 func tableFieldOffsets() (uintptr, uintptr, uintptr) {
-	ty := reflect.TypeOf(lua.LTable{})
-	off := func(name string, want reflect.Type) uintptr {
-		f, ok := ty.FieldByName(name)
-		if !ok || f.Type != want {
-			panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
-		}
-		return f.Offset
-	}
 	list := reflect.TypeOf([]lua.LValue(nil))
-	return off("array", list), off("keys", list), off("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
+	return tableFieldOffset("array", list), tableFieldOffset("keys", list), tableFieldOffset("k2i", reflect.TypeOf(map[lua.LValue]int(nil)))
+}
+
+// tableFieldOffset is the offset of gopher-lua's LTable field name,
+// which must have type want.
+func tableFieldOffset(name string, want reflect.Type) uintptr {
+	f, ok := reflect.TypeOf(lua.LTable{}).FieldByName(name)
+	if !ok || f.Type != want {
+		panic("lua51: gopher-lua's LTable has no " + name + " " + want.String() + " field")
+	}
+	return f.Offset
+}
+
+// tableDictOff and tableStrdictOff locate gopher-lua's maps of a
+// table's other keys (ResetArray).
+var (
+	tableDictOff    = tableFieldOffset("dict", reflect.TypeOf(map[lua.LValue]lua.LValue(nil)))
+	tableStrdictOff = tableFieldOffset("strdict", reflect.TypeOf(map[string]lua.LValue(nil)))
+)
+
+// ResetArray empties t for reuse, keeping its array storage, and reports
+// whether it could: t must be a table whose only stores were values
+// appended under 1..n in order (what lockkv's KEYS and ARGV are made
+// with) and unlogged stores into its array part (SetInt's appends), so
+// that, emptied and filled again (SetStrings), it is what a table just
+// made and filled in order would be. Not so once a script gave it a
+// metatable, or a store was logged (a size marker, which setmetatable(t,
+// nil) keeps), or any key outside the array part was set, even to nil
+// (gopher-lua's key list or maps are not empty): it returns false and
+// leaves t as it was. Nor when its array storage holds more than max
+// values, which would stay allocated.
+func ResetArray(t *lua.LTable, max int) bool {
+	if t.Metatable != lua.LNil || len(tableKeys(t)) != 0 ||
+		len(*(*map[lua.LValue]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableDictOff))) != 0 ||
+		len(*(*map[string]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableStrdictOff))) != 0 {
+		return false
+	}
+	p := (*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
+	if cap(*p) > max {
+		return false
+	}
+	clear(*p)
+	*p = (*p)[:0]
+	return true
+}
+
+// iface is the layout of a lua.LValue: gopher-lua's type word (its
+// itab) and a pointer to the value.
+type iface struct{ tab, data unsafe.Pointer }
+
+// lstringTab is the type word of a lua.LString held as a lua.LValue.
+var lstringTab = func() unsafe.Pointer {
+	var v lua.LValue = lua.LString("")
+	return (*iface)(unsafe.Pointer(&v)).tab
+}()
+
+// StringValue is *s as a lua.LValue pointing at *s itself, where a
+// conversion would copy the string's header into an allocation of its
+// own: the headers of many strings can then share one. *s must never
+// change again (Go takes what an interface points at as immutable).
+func StringValue(s *lua.LString) lua.LValue {
+	var v lua.LValue
+	p := (*iface)(unsafe.Pointer(&v))
+	p.tab, p.data = lstringTab, unsafe.Pointer(s)
+	return v
+}
+
+// SetStrings stores strs[i] at i+1 of t (StringValue, so t's values
+// point into strs), as appending them in order with SetInt would, and
+// reports whether it could: t must be empty, with no metatable and no
+// other key (a table just made, or one ResetArray emptied).
+func SetStrings(t *lua.LTable, strs []lua.LString) bool {
+	p := (*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), tableArrayOff))
+	if t.Metatable != lua.LNil || len(*p) != 0 || len(tableKeys(t)) != 0 {
+		return false
+	}
+	arr := *p
+	for i := range strs {
+		arr = append(arr, StringValue(&strs[i]))
+	}
+	*p = arr
+	return true
 }
 
 // tableArray is gopher-lua's array part: t[i+1] for integer keys from 1.
