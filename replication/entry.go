@@ -242,6 +242,12 @@ func (d *decoder) u64() uint64 {
 }
 
 func (d *decoder) uvarint() uint64 {
+	// Most numbers of an entry (counts, lengths) take one byte.
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		v := d.b[0]
+		d.b = d.b[1:]
+		return uint64(v)
+	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.err = true
