@@ -25,10 +25,14 @@ import (
 // makes a request (done); in between the reader holds bytes the loop has
 // not seen.
 type arrivalReader struct {
-	a    *arrivals
-	c    *conn
-	rc   syscall.RawConn
-	fn   func(fd uintptr) bool
+	a  *arrivals
+	c  *conn
+	rc syscall.RawConn
+	fn func(fd uintptr) bool
+	// rd is the reader readOn reads for (nil in Read); fnOn its
+	// callback.
+	rd   *reader
+	fnOn func(fd uintptr) bool
 	in   bool   // in a pass
 	pass uint64 // the pass's number (conn.enters)
 	buf  []byte
@@ -64,18 +68,13 @@ func newArrivalReader(c *conn) *arrivalReader {
 	}
 	r := &arrivalReader{a: &c.s.arrival, c: c, rc: rc}
 	r.fn = r.recv
+	r.fnOn = r.recvOn
 	r.a.register(r)
 	return r
 }
 
 func (r *arrivalReader) recv(fd uintptr) bool {
-	if !r.in {
-		// Counted before the bytes leave the socket: the loop looks at
-		// the sockets first, then at this count (awaitEarlier).
-		r.in = true
-		r.pass = r.c.enters.Add(1)
-		r.a.enter.Add(1)
-	}
+	r.enter()
 	for {
 		n, oobn, err := r.recvmsg(fd)
 		switch err {
@@ -91,17 +90,84 @@ func (r *arrivalReader) recv(fd uintptr) bool {
 		} else if n == 0 && len(r.buf) > 0 {
 			r.err = io.EOF
 		}
-		if oobn >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
-			h := (*unix.Cmsghdr)(unsafe.Pointer(&r.oob[0]))
-			if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
-				ts := (*unix.Timespec)(unsafe.Pointer(&r.oob[unix.CmsgLen(0)]))
-				r.at = ts.Nano()
-			}
-		}
-		if r.at == 0 {
-			r.at = time.Now().UnixNano()
-		}
+		r.at = r.stamp(oobn)
 		return true
+	}
+}
+
+// enter begins a pass, if none is begun. It is counted before the bytes
+// leave the socket: the loop looks at the sockets first, then at this
+// count (awaitEarlier).
+func (r *arrivalReader) enter() {
+	if !r.in {
+		r.in = true
+		r.pass = r.c.enters.Add(1)
+		r.a.enter.Add(1)
+	}
+}
+
+// stamp is the receive time in the control data recvmsg returned (oobn
+// bytes), or now.
+func (r *arrivalReader) stamp(oobn int) int64 {
+	if oobn >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&r.oob[0]))
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
+			ts := (*unix.Timespec)(unsafe.Pointer(&r.oob[unix.CmsgLen(0)]))
+			return ts.Nano()
+		}
+	}
+	return time.Now().UnixNano()
+}
+
+// readOn reads for rd until the connection fails or closes, or rd needs
+// to wait (reader.process): it returns nil then, the read's error
+// otherwise (io.EOF when the peer closed). It stays inside one
+// RawConn.Read, parsing and handing over what each recvmsg returns, and
+// waits for the poller only after a recvmsg that emptied the socket (it
+// returned less than the room offered) or found it empty: a reader that
+// left RawConn.Read after each request would begin every read with a
+// recvmsg that finds nothing (RawConn.Read forgets the poller's readiness
+// when it begins), one system call in three of an unpipelined request.
+func (r *arrivalReader) readOn(rd *reader) error {
+	r.rd, r.err = rd, nil
+	err := r.rc.Read(r.fnOn)
+	r.rd, r.buf = nil, nil
+	if err != nil {
+		return err
+	}
+	return r.err
+}
+
+// recvOn is readOn's callback. It never waits: see reader.
+func (r *arrivalReader) recvOn(fd uintptr) bool {
+	rd := r.rd
+	for {
+		r.buf = rd.room()
+		r.enter()
+		n, oobn, err := r.recvmsg(fd)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			r.done() // nothing held while it waits
+			return false
+		case err != nil:
+			r.err = err
+			return true
+		case n == 0:
+			r.err = io.EOF
+			return true
+		}
+		drained := n < len(r.buf)
+		r.buf = nil
+		if !rd.got(n, r.stamp(oobn)) || !rd.process(false) {
+			return true
+		}
+		if drained {
+			// The poller's readiness is kept from here on: data that
+			// arrives after this recvmsg wakes the wait.
+			return false
+		}
 	}
 }
 
