@@ -25,14 +25,10 @@ import (
 // makes a request (done); in between the reader holds bytes the loop has
 // not seen.
 type arrivalReader struct {
-	a  *arrivals
-	c  *conn
-	rc syscall.RawConn
-	fn func(fd uintptr) bool
-	// rd is the reader readOn reads for (nil in Read); fnOn its
-	// callback.
-	rd   *reader
-	fnOn func(fd uintptr) bool
+	a    *arrivals
+	c    *conn
+	rc   syscall.RawConn
+	fn   func(fd uintptr) bool
 	in   bool   // in a pass
 	pass uint64 // the pass's number (conn.enters)
 	buf  []byte
@@ -68,7 +64,6 @@ func newArrivalReader(c *conn) *arrivalReader {
 	}
 	r := &arrivalReader{a: &c.s.arrival, c: c, rc: rc}
 	r.fn = r.recv
-	r.fnOn = r.recvOn
 	r.a.register(r)
 	return r
 }
@@ -117,58 +112,6 @@ func (r *arrivalReader) stamp(oobn int) int64 {
 		}
 	}
 	return time.Now().UnixNano()
-}
-
-// readOn reads for rd until the connection fails or closes, or rd needs
-// to wait (reader.process): it returns nil then, the read's error
-// otherwise (io.EOF when the peer closed). It stays inside one
-// RawConn.Read, parsing and handing over what each recvmsg returns, and
-// waits for the poller only after a recvmsg that emptied the socket (it
-// returned less than the room offered) or found it empty: a reader that
-// left RawConn.Read after each request would begin every read with a
-// recvmsg that finds nothing (RawConn.Read forgets the poller's readiness
-// when it begins), one system call in three of an unpipelined request.
-func (r *arrivalReader) readOn(rd *reader) error {
-	r.rd, r.err = rd, nil
-	err := r.rc.Read(r.fnOn)
-	r.rd, r.buf = nil, nil
-	if err != nil {
-		return err
-	}
-	return r.err
-}
-
-// recvOn is readOn's callback. It never waits: see reader.
-func (r *arrivalReader) recvOn(fd uintptr) bool {
-	rd := r.rd
-	for {
-		r.buf = rd.room()
-		r.enter()
-		n, oobn, err := r.recvmsg(fd)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			r.done() // nothing held while it waits
-			return false
-		case err != nil:
-			r.err = err
-			return true
-		case n == 0:
-			r.err = io.EOF
-			return true
-		}
-		drained := n < len(r.buf)
-		r.buf = nil
-		if !rd.got(n, r.stamp(oobn)) || !rd.process(false) {
-			return true
-		}
-		if drained {
-			// The poller's readiness is kept from here on: data that
-			// arrives after this recvmsg wakes the wait.
-			return false
-		}
-	}
 }
 
 // recvmsg is one recvmsg(2) into r.buf, the control data into r.oob; it

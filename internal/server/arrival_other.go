@@ -10,7 +10,6 @@ type arrivalReader struct{}
 func newArrivalReader(*conn) *arrivalReader { return nil }
 
 func (*arrivalReader) Read([]byte) (int, int64, error) { panic("unreachable") }
-func (*arrivalReader) readOn(*reader) error            { panic("unreachable") }
 func (*arrivalReader) handing()                        {}
 func (*arrivalReader) handed()                         {}
 func (*arrivalReader) done()                           {}

@@ -104,8 +104,17 @@ type batch struct {
 const (
 	tlsHandshakeTimeout = 10 * time.Second
 
-	readChunk      = 16 * 1024
-	maxOutstanding = 64 // batches in flight before the reader waits
+	readChunk = 16 * 1024
+	// maxOutstanding bounds the batches in flight before the reader
+	// waits (but for a blocked client's): a reader that reads on reads
+	// one pipeline ahead of the command goroutine; more read ahead held
+	// more memory under load (TestLoad) and no more throughput.
+	maxOutstanding = 2
+	// maxPendingAhead: with more output than this not yet written (the
+	// client does not read it), a reader that reads on waits for its
+	// next batch and writes the replies itself, and so stalls while the
+	// socket is full, as every reader did before it read on.
+	maxPendingAhead = writeChunk
 	// writeChunk bounds one write to the socket, so that pending falls as
 	// a slow reader takes the output in, as Redis writes at most
 	// NET_MAX_WRITES_PER_EVENT bytes at a time.
@@ -397,21 +406,8 @@ func (c *conn) serve() {
 	// only the writer goroutine could make otherwise.
 	r.nowait = c.rw != nil && !r.timed
 	for {
-		if !r.process(true) {
+		if !r.process() {
 			return
-		}
-		if ar != nil && r.nowait {
-			// Read, parse and hand over inside one RawConn.Read while
-			// nothing needs waiting for.
-			err := ar.readOn(r)
-			if r.over {
-				r.overLimit()
-				return
-			}
-			if err != nil {
-				return
-			}
-			continue
 		}
 		p := r.room()
 		var (
@@ -432,6 +428,21 @@ func (c *conn) serve() {
 			return
 		}
 		if err != nil {
+			r.finish()
+			return
+		}
+	}
+}
+
+// finish waits, when the client closed its side (or the connection
+// failed), for the batches it sent before to run and their replies to be
+// delivered, as Redis runs what it read before it reads the end: a
+// client that sends its requests and then shuts down its writing side
+// gets its replies. Not a blocked client's (Redis frees it at once), and
+// not when the server closes the connection (stop).
+func (r *reader) finish() {
+	for r.outstanding > 0 && !r.blocked {
+		if !r.waitAck() {
 			return
 		}
 	}
@@ -448,13 +459,13 @@ func (c *conn) serve() {
 // there, output a reader does not wait for takes a wake-up of the
 // writer goroutine.
 //
-// process and room never wait when asked not to: the Linux reader calls
-// them inside RawConn.Read (arrivalReader.readOn), which holds the
-// socket's read lock, and net.Conn.Close waits for that lock while the
-// command goroutine, which may be the one closing, waits in Close. What
-// may wait (a full request queue, maxOutstanding, a batch before AUTH,
-// a protocol error, client-query-buffer-limit) is left for serve to do
-// outside it.
+// Each read begins with a recvmsg that, after an unpipelined request,
+// finds nothing yet (RawConn.Read forgets the poller's readiness when it
+// begins). Staying inside one RawConn.Read, and waiting for the poller
+// after a recvmsg that returned less than the room offered, would spare
+// it, but loses the end of the stream: a FIN or RST that arrives with a
+// client's last request is reported by the poller once, with the data,
+// and only a second recvmsg sees it (TestReaderHalfClose).
 type reader struct {
 	c          *conn
 	ar         *arrivalReader // nil: not a TCP connection on Linux
@@ -487,9 +498,8 @@ type reader struct {
 	// is when the bytes read last were read.
 	timed  bool
 	readAt int64
-	// stop: the reader stops (the connection is closed or closing). over:
-	// what was read passed client-query-buffer-limit.
-	stop, over bool
+	// over: what was read passed client-query-buffer-limit.
+	over bool
 }
 
 // reclaim takes a finished batch back.
@@ -590,11 +600,10 @@ func (r *reader) parse() {
 	r.next = b
 }
 
-// process hands over the complete requests the buffer holds. It returns
-// true when the reader may read again; false when it stopped (stop), or,
-// when it may not wait (canWait false), when what is left needs waiting
-// for: calling it again with canWait goes on from there.
-func (r *reader) process(canWait bool) bool {
+// process hands over the complete requests the buffer holds, and
+// returns true when the reader may read again, false when it stopped
+// (the connection is closed or closing).
+func (r *reader) process() bool {
 	for {
 		if r.next == nil {
 			r.parse()
@@ -605,7 +614,7 @@ func (r *reader) process(canWait bool) bool {
 				b.bytes = 0
 				r.free = append(r.free, b)
 				r.next = nil
-			} else if !r.handOver(canWait) {
+			} else if !r.handOver() {
 				return false
 			}
 		}
@@ -613,22 +622,13 @@ func (r *reader) process(canWait bool) bool {
 			r.ar.done() // a partial request is not an arrival yet
 		}
 		if r.perr != nil {
-			if canWait {
-				r.protocolError()
-				r.stop = true
-			}
+			r.protocolError()
 			return false
 		}
 		r.reclaimDone()
-		if r.outstanding >= maxOutstanding && !r.blocked {
-			if !canWait {
+		for r.outstanding >= maxOutstanding && !r.blocked {
+			if !r.waitAck() {
 				return false
-			}
-			for r.outstanding >= maxOutstanding && !r.blocked {
-				if !r.waitAck() {
-					r.stop = true
-					return false
-				}
 			}
 		}
 		if r.oneByOne && r.start < r.end && r.outstanding == 0 {
@@ -638,15 +638,12 @@ func (r *reader) process(canWait bool) bool {
 	}
 }
 
-// handOver submits next to the command goroutine; see process for what
-// it returns. Where the reader waits for its batches, it waits for this
-// one and writes the replies.
-func (r *reader) handOver(canWait bool) bool {
+// handOver submits next to the command goroutine; false when the
+// connection stopped. Where the reader waits for its batches, it waits
+// for this one and writes the replies.
+func (r *reader) handOver() bool {
 	c, s, b := r.c, r.c.s, r.next
-	wait := !r.nowait || r.oneByOne
-	if wait && !canWait {
-		return false
-	}
+	wait := !r.nowait || r.oneByOne || c.pending.Load() > maxPendingAhead
 	b.arrived = r.arrived
 	b.timed = r.timed
 	b.st = stamps{read: r.readAt}
@@ -658,18 +655,8 @@ func (r *reader) handOver(canWait bool) bool {
 	if r.ar != nil {
 		r.ar.handing()
 	}
-	req := request{c: c, b: b, kind: reqBatch}
-	if canWait {
-		if !s.submit(req) {
-			r.stop = true
-			return false
-		}
-	} else {
-		select {
-		case s.reqs <- req:
-		default:
-			return false // the queue is full: serve waits for room
-		}
+	if !s.submit(request{c: c, b: b, kind: reqBatch}) {
+		return false
 	}
 	r.next = nil
 	c.await.Add(1)
@@ -698,11 +685,9 @@ func (r *reader) handOver(canWait bool) bool {
 	case <-c.blocked:
 		r.blocked = c.held.Load()
 	case <-c.stop:
-		r.stop = true
 		return false
 	}
 	if !c.flushOut(true) {
-		r.stop = true
 		return false
 	}
 	if fbTimed {

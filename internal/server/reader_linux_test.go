@@ -118,6 +118,33 @@ func TestReaderReadsOnWhileBatchRuns(t *testing.T) {
 	}
 }
 
+// TestReaderHalfClose: a client that sends its requests and shuts down
+// its writing side gets every reply, though its reader reads the end
+// before the requests ran.
+func TestReaderHalfClose(t *testing.T) {
+	s := RunT(t)
+	for round := 0; round < 2; round++ {
+		nc, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		c := serverConn(t, s, nc)
+		release := holdLoop(t, s)
+		nc.Write([]byte("INCR h" + strconv.Itoa(round) + "\r\n"))
+		waitFlag(t, "the first pipeline handed over", func() bool { return c.await.Load() == 1 })
+		nc.Write([]byte("INCR h" + strconv.Itoa(round) + "\r\nINCR h" + strconv.Itoa(round) + "\r\n"))
+		nc.(*net.TCPConn).CloseWrite()
+		waitFlag(t, "the second pipeline handed over", func() bool { return c.await.Load() == 2 })
+		release()
+		got, err := io.ReadAll(nc)
+		if want := ":1\r\n:2\r\n:3\r\n"; string(got) != want || err != nil {
+			t.Fatalf("got %q %v, want %q and EOF", got, err, want)
+		}
+	}
+}
+
 // TestReaderProtocolErrorAfterOutstanding: a protocol error read while an
 // earlier pipeline has not run yet is answered after that pipeline's
 // replies, then the connection closes.
