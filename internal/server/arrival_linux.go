@@ -156,8 +156,7 @@ func (r *arrivalReader) handing() {
 	}
 }
 
-// handed ends the pass with a batch handed over: the reader reads no more
-// until the engine is done with it (or the client blocks).
+// handed ends the pass with a batch handed over.
 func (r *arrivalReader) handed() { r.end(true) }
 
 // done ends the pass with nothing that makes a request (a partial request
@@ -304,8 +303,9 @@ func (a *arrivals) shut() {
 //
 // It costs one epoll_wait when no other reader holds input; while it
 // waits, only the reader that completes the wait wakes the loop. A reader
-// that waits for the engine (await: its last batch has not finished, or
-// the client is blocked) is not waited for: it reads again only after.
+// whose connection has a batch in the engine (await: not finished, or the
+// client is blocked) is not waited for: its next requests run after that
+// batch anyway (a reader that waits for its batches reads only after).
 func (s *Server) awaitEarlier(got []request) []request {
 	a := &s.arrival
 	fd := a.epfd.Load() - 1

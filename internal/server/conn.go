@@ -55,8 +55,7 @@ type conn struct {
 	// something that may take any time (see engine.Conn.Blocked).
 	held atomic.Bool
 	// For the loop's ordering across connections (awaitEarlier): await
-	// counts the batches handed over and not finished (the reader reads
-	// again after them, unless the client is blocked); enters counts the
+	// counts the batches handed over and not finished; enters counts the
 	// reader's passes from a recvmsg to handing over what it read
 	// (arrivalReader); waitFor is set by the loop while it waits for the
 	// pass of that number to end; id names the connection in the loop's
@@ -71,7 +70,8 @@ type conn struct {
 	slowUntil int64
 
 	// wmu orders writes to nc between the reader (which writes its own
-	// replies when it waited for them) and the writer goroutine.
+	// replies when it waited for them), the command goroutine (writeNow)
+	// and the writer goroutine.
 	wmu     sync.Mutex
 	mu      sync.Mutex
 	out     []byte
@@ -107,8 +107,9 @@ const (
 	readChunk = 16 * 1024
 	// maxOutstanding bounds the batches in flight before the reader
 	// waits (but for a blocked client's): a reader that reads on reads
-	// one pipeline ahead of the command goroutine; more read ahead held
-	// more memory under load (TestLoad) and no more throughput.
+	// one pipeline ahead of the command goroutine, all an unpipelined
+	// client needs; each batch in flight holds its arguments' arrays and
+	// its buffer (eight held a third more live heap in TestLoad).
 	maxOutstanding = 2
 	// maxPendingAhead: with more output than this not yet written (the
 	// client does not read it), a reader that reads on waits for its
@@ -733,7 +734,16 @@ func (r *reader) room() []byte {
 		if r.outstanding == 0 && r.start > 0 && need <= len(r.buf) {
 			copy(r.buf, r.buf[r.start:r.end])
 		} else {
-			nb := make([]byte, max(need, 2*len(r.buf)-r.start))
+			// A request that fills the buffer doubles it. With batches
+			// in flight the old buffer is theirs until they finish, and
+			// the new one holds what is left and room to read: grown
+			// from the old one's size, a reader that reads on (a new
+			// buffer at each fill) would double it again and again.
+			size := need
+			if r.outstanding == 0 {
+				size = max(need, 2*len(r.buf)-r.start)
+			}
+			nb := make([]byte, size)
 			copy(nb, r.buf[r.start:r.end])
 			r.buf = nb
 		}
