@@ -69,7 +69,13 @@ func newArrivalReader(c *conn) *arrivalReader {
 }
 
 func (r *arrivalReader) recv(fd uintptr) bool {
-	r.enter()
+	if !r.in {
+		// Counted before the bytes leave the socket: the loop looks at
+		// the sockets first, then at this count (awaitEarlier).
+		r.in = true
+		r.pass = r.c.enters.Add(1)
+		r.a.enter.Add(1)
+	}
 	for {
 		n, oobn, err := r.recvmsg(fd)
 		switch err {
@@ -85,33 +91,18 @@ func (r *arrivalReader) recv(fd uintptr) bool {
 		} else if n == 0 && len(r.buf) > 0 {
 			r.err = io.EOF
 		}
-		r.at = r.stamp(oobn)
+		if oobn >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			h := (*unix.Cmsghdr)(unsafe.Pointer(&r.oob[0]))
+			if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
+				ts := (*unix.Timespec)(unsafe.Pointer(&r.oob[unix.CmsgLen(0)]))
+				r.at = ts.Nano()
+			}
+		}
+		if r.at == 0 {
+			r.at = time.Now().UnixNano()
+		}
 		return true
 	}
-}
-
-// enter begins a pass, if none is begun. It is counted before the bytes
-// leave the socket: the loop looks at the sockets first, then at this
-// count (awaitEarlier).
-func (r *arrivalReader) enter() {
-	if !r.in {
-		r.in = true
-		r.pass = r.c.enters.Add(1)
-		r.a.enter.Add(1)
-	}
-}
-
-// stamp is the receive time in the control data recvmsg returned (oobn
-// bytes), or now.
-func (r *arrivalReader) stamp(oobn int) int64 {
-	if oobn >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&r.oob[0]))
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
-			ts := (*unix.Timespec)(unsafe.Pointer(&r.oob[unix.CmsgLen(0)]))
-			return ts.Nano()
-		}
-	}
-	return time.Now().UnixNano()
 }
 
 // recvmsg is one recvmsg(2) into r.buf, the control data into r.oob; it
@@ -156,7 +147,8 @@ func (r *arrivalReader) handing() {
 	}
 }
 
-// handed ends the pass with a batch handed over.
+// handed ends the pass with a batch handed over: the reader reads no more
+// until the engine is done with it (or the client blocks).
 func (r *arrivalReader) handed() { r.end(true) }
 
 // done ends the pass with nothing that makes a request (a partial request
@@ -303,9 +295,8 @@ func (a *arrivals) shut() {
 //
 // It costs one epoll_wait when no other reader holds input; while it
 // waits, only the reader that completes the wait wakes the loop. A reader
-// whose connection has a batch in the engine (await: not finished, or the
-// client is blocked) is not waited for: its next requests run after that
-// batch anyway (a reader that waits for its batches reads only after).
+// that waits for the engine (await: its last batch has not finished, or
+// the client is blocked) is not waited for: it reads again only after.
 func (s *Server) awaitEarlier(got []request) []request {
 	a := &s.arrival
 	fd := a.epfd.Load() - 1

@@ -140,15 +140,6 @@ func waitFlag(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// runWaiting starts a server whose readers wait for each batch and write
-// its replies (flushOut), as they do for TLS, before AUTH and with slow
-// requests timed: where a reader can be held busy with a reply while
-// its next request arrives.
-func runWaiting(t *testing.T) *Server {
-	t.Helper()
-	return runWith(t, Config{SlowRequestThreshold: time.Hour, OnSlowRequest: func(SlowRequest) {}})
-}
-
 // TestLoopAwaitsBusyReader: a client's SUBSCRIBE reaches the kernel while
 // its reader is still busy with the reply before (held here in flushOut,
 // as a reader preempted there is), then its PUBLISH on another connection
@@ -157,7 +148,7 @@ func runWaiting(t *testing.T) *Server {
 func TestLoopAwaitsBusyReader(t *testing.T) {
 	defer func(d time.Duration) { awaitLimit = d }(awaitLimit)
 	awaitLimit = time.Minute
-	s := runWaiting(t)
+	s := RunT(t)
 	dial := func() (net.Conn, *bufio.Reader) {
 		nc, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
 		if err != nil {
@@ -200,7 +191,7 @@ func TestLoopAwaitsBusyReader(t *testing.T) {
 func TestLoopStuckReader(t *testing.T) {
 	defer func(d time.Duration) { awaitLimit = d }(awaitLimit)
 	awaitLimit = 50 * time.Millisecond
-	s := runWaiting(t)
+	s := RunT(t)
 	stuckNC, err := net.Dial("tcp", s.Addr())
 	if err != nil {
 		t.Fatal(err)

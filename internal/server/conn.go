@@ -55,7 +55,8 @@ type conn struct {
 	// something that may take any time (see engine.Conn.Blocked).
 	held atomic.Bool
 	// For the loop's ordering across connections (awaitEarlier): await
-	// counts the batches handed over and not finished; enters counts the
+	// counts the batches handed over and not finished (the reader reads
+	// again after them, unless the client is blocked); enters counts the
 	// reader's passes from a recvmsg to handing over what it read
 	// (arrivalReader); waitFor is set by the loop while it waits for the
 	// pass of that number to end; id names the connection in the loop's
@@ -70,8 +71,7 @@ type conn struct {
 	slowUntil int64
 
 	// wmu orders writes to nc between the reader (which writes its own
-	// replies when it waited for them), the command goroutine (writeNow)
-	// and the writer goroutine.
+	// replies when it waited for them) and the writer goroutine.
 	wmu     sync.Mutex
 	mu      sync.Mutex
 	out     []byte
@@ -104,18 +104,8 @@ type batch struct {
 const (
 	tlsHandshakeTimeout = 10 * time.Second
 
-	readChunk = 16 * 1024
-	// maxOutstanding bounds the batches in flight before the reader
-	// waits (but for a blocked client's): a reader that reads on reads
-	// one pipeline ahead of the command goroutine, all an unpipelined
-	// client needs; each batch in flight holds its arguments' arrays and
-	// its buffer (eight held a third more live heap in TestLoad).
-	maxOutstanding = 2
-	// maxPendingAhead: with more output than this not yet written (the
-	// client does not read it), a reader that reads on waits for its
-	// next batch and writes the replies itself, and so stalls while the
-	// socket is full, as every reader did before it read on.
-	maxPendingAhead = writeChunk
+	readChunk      = 16 * 1024
+	maxOutstanding = 64 // batches in flight before the reader waits
 	// writeChunk bounds one write to the socket, so that pending falls as
 	// a slow reader takes the output in, as Redis writes at most
 	// NET_MAX_WRITES_PER_EVENT bytes at a time.
@@ -394,398 +384,225 @@ func (c *conn) serve() {
 	if ar != nil {
 		defer ar.close()
 	}
-	r := &reader{
-		c:          c,
-		ar:         ar,
-		writerDone: writerDone,
-		buf:        make([]byte, readChunk),
-		timed:      s.cfg.SlowRequestThreshold > 0 && s.cfg.OnSlowRequest != nil,
+
+	var (
+		buf         = make([]byte, readChunk)
+		start, end  int
+		outstanding int
+		inflight    int // bytes of the requests in outstanding batches
+		free        []*batch
+		// blocked is set while the client is blocked for any time
+		// (BLPOP, CLIENT PAUSE, WAIT; not a proposal in flight, which
+		// ends soon): its batches wait in the engine, the reader keeps
+		// reading, and only client-query-buffer-limit bounds what it
+		// holds, as Redis's query buffer grows while a client is
+		// blocked.
+		blocked bool
+		// arrived is when the bytes read last arrived, never earlier
+		// than for the read before.
+		arrived int64
+		// perr is a protocol error in the input (the connection then
+		// closes). Declared here, not per request: errors.As takes its
+		// address, which puts it on the heap.
+		perr *resp.ProtocolError
+		// timed: slow requests are reported (Config.OnSlowRequest);
+		// readAt is when the bytes read last were read.
+		timed  = s.cfg.SlowRequestThreshold > 0 && s.cfg.OnSlowRequest != nil
+		readAt int64
+	)
+	// reclaim takes a finished batch back.
+	reclaim := func(fb *batch) {
+		outstanding--
+		inflight -= fb.bytes
+		fb.cmds, fb.args, fb.bytes = fb.cmds[:0], fb.args[:0], 0
+		free = append(free, fb)
 	}
-	// Linux TCP: the command goroutine writes the replies (conn.writeNow)
-	// and the reader reads on. Timed requests are the reader's to write
-	// and report (SlowRequest), as are a TLS connection's, whose writes
-	// only the writer goroutine could make otherwise.
-	r.nowait = c.rw != nil && !r.timed
 	for {
-		if !r.process() {
+		// Parse every complete request in the buffer into one batch.
+		var b *batch
+		oneByOne := false
+		for start < end {
+			if b == nil {
+				if len(free) > 0 {
+					b = free[len(free)-1]
+					free = free[:len(free)-1]
+				} else {
+					b = c.newBatch()
+				}
+			}
+			if cap(b.args)-len(b.args) < 8 {
+				// Earlier commands keep the old array; no copy needed.
+				b.args = make([][]byte, 0, 2*cap(b.args)+64)
+			}
+			argv := b.args[len(b.args):cap(b.args)]
+			args, n, err := c.parser.Parse(buf[start:end], argv, c.limits())
+			if err != nil {
+				if errors.As(err, &perr) {
+					start = end
+				}
+				break
+			}
+			start += n
+			b.bytes += n
+			if args == nil {
+				continue
+			}
+			if len(args) > 0 && &args[0] == &argv[:1][0] {
+				b.args = b.args[:len(b.args)+len(args)]
+			}
+			b.cmds = append(b.cmds, args)
+			if !c.authed.Load() {
+				// Before AUTH, one command at a time: the limits for the
+				// next request depend on whether this one authenticates.
+				oneByOne = true
+				break
+			}
+		}
+		if b != nil && len(b.cmds) > 0 {
+			// Wait for the batch and write its replies from this goroutine:
+			// one wake-up fewer per request than handing them to the writer.
+			// If the client blocks (BLPOP), go back to reading instead.
+			c.mu.Lock()
+			c.waiting = true
+			c.mu.Unlock()
+			b.arrived = arrived
+			b.timed = timed
+			b.st = stamps{read: readAt}
+			if ar != nil {
+				ar.handing()
+			}
+			if !s.submit(request{c: c, b: b, kind: reqBatch}) {
+				return
+			}
+			c.await.Add(1)
+			if ar != nil {
+				ar.handed()
+			}
+			outstanding++
+			inflight += b.bytes
+			var (
+				fbTimed   bool
+				fbArrived int64
+				fbStamps  stamps
+				fbCmds    int
+			)
+			select {
+			case fb := <-c.acks:
+				fbTimed, fbArrived, fbStamps, fbCmds = fb.timed, fb.arrived, fb.st, len(fb.cmds)
+				reclaim(fb)
+				blocked = false
+			case <-c.blocked:
+				blocked = c.held.Load()
+			case <-c.stop:
+				return
+			}
+			if !c.flushOut(true) {
+				return
+			}
+			if fbTimed {
+				s.slowRequest(c, fbArrived, fbStamps, fbCmds)
+			}
+		} else if b != nil {
+			// Bytes of requests with no arguments (an empty line) only.
+			b.bytes = 0
+			free = append(free, b)
+		}
+		if ar != nil {
+			ar.done() // a partial request is not an arrival yet
+		}
+		if perr != nil {
+			// Commands before the bad one ran; now the error, then close.
+			for outstanding > 0 {
+				fb := c.takeAck(true)
+				if fb == nil {
+					return
+				}
+				reclaim(fb)
+			}
+			var w resp.Writer
+			w.Error("ERR " + perr.Error())
+			s.submit(request{kind: reqCall, fn: func() { s.eng.CountErrorReply(string(w.B[1 : len(w.B)-2])) }})
+			c.Deliver(w.B)
+			c.Close()
+			<-writerDone
 			return
 		}
-		p := r.room()
+		// Reclaim finished batches without waiting.
+		for outstanding > 0 {
+			fb := c.takeAck(false)
+			if fb == nil {
+				break
+			}
+			reclaim(fb)
+		}
+		if outstanding == 0 {
+			blocked = false
+		}
+		for outstanding >= maxOutstanding && !blocked {
+			fb := c.takeAck(true)
+			if fb == nil {
+				return
+			}
+			reclaim(fb)
+		}
+		if oneByOne && start < end && outstanding == 0 {
+			continue // parse the next request with the updated limits
+		}
+		// Make room to read. While batches are in flight their arguments
+		// point into buf, so it is only rewound when none are.
+		if start == end && outstanding == 0 {
+			start, end = 0, 0
+		}
+		if end == len(buf) {
+			need := end - start + readChunk
+			if want := c.parser.Need(); want > need {
+				need = want
+			}
+			if outstanding == 0 && start > 0 && need <= len(buf) {
+				copy(buf, buf[start:end])
+			} else {
+				nb := make([]byte, max(need, 2*len(buf)-start))
+				copy(nb, buf[start:end])
+				buf = nb
+			}
+			end -= start
+			start = 0
+		}
+		c.qbuf.Store(int64(end - start + inflight))
+		c.qfree.Store(int64(len(buf) - end))
 		var (
 			n   int
 			at  int64
 			err error
 		)
 		if ar != nil {
-			n, at, err = ar.Read(p)
+			n, at, err = ar.Read(buf[end:])
 		} else {
-			n, err = c.nc.Read(p)
+			n, err = c.nc.Read(buf[end:])
 			at = time.Now().UnixNano()
 		}
-		if !r.got(n, at) {
-			if err == nil {
-				r.overLimit()
+		if n > 0 {
+			end += n
+			arrived = max(arrived, at)
+			if timed {
+				readAt = wallNow()
 			}
-			return
 		}
 		if err != nil {
-			r.finish()
+			return
+		}
+		// client-query-buffer-limit: what was read and has not run yet,
+		// the partial request and the pipelines waiting (a blocked client
+		// keeps reading), as Redis's query buffer holds them.
+		qbuf := int64(end - start + inflight)
+		c.qbuf.Store(qbuf)
+		if qbuf > s.queryLimit.Load() {
+			from := start + c.parser.QueryStart()
+			head := append([]byte(nil), buf[from:min(end, from+64)]...)
+			s.submit(request{kind: reqCall, fn: func() { s.eng.CloseQueryBufferLimit(c.client, head) }})
 			return
 		}
 	}
-}
-
-// finish waits, when the client closed its side (or the connection
-// failed), for the batches it sent before to run and their replies to be
-// delivered, as Redis runs what it read before it reads the end: a
-// client that sends its requests and then shuts down its writing side
-// gets its replies. Not a blocked client's (Redis frees it at once), and
-// not when the server closes the connection (stop).
-func (r *reader) finish() {
-	for r.outstanding > 0 && !r.blocked {
-		if !r.waitAck() {
-			return
-		}
-	}
-}
-
-// reader is a connection's reader goroutine (serve): its query buffer,
-// the batches it handed over, and what it waits for.
-//
-// On Linux TCP (nowait) the reader never waits for a batch: it hands it
-// over and reads on, and the command goroutine writes the replies
-// (conn.Deliver, writeNow), as Redis reads, runs and writes from one
-// loop. Elsewhere (TLS, other systems, timed requests) and before AUTH
-// it waits for each batch and writes its replies itself (flushOut):
-// there, output a reader does not wait for takes a wake-up of the
-// writer goroutine.
-//
-// Each read begins with a recvmsg that, after an unpipelined request,
-// finds nothing yet (RawConn.Read forgets the poller's readiness when it
-// begins). Staying inside one RawConn.Read, and waiting for the poller
-// after a recvmsg that returned less than the room offered, would spare
-// it, but loses the end of the stream: a FIN or RST that arrives with a
-// client's last request is reported by the poller once, with the data,
-// and only a second recvmsg sees it (TestReaderHalfClose).
-type reader struct {
-	c          *conn
-	ar         *arrivalReader // nil: not a TCP connection on Linux
-	writerDone chan struct{}
-	nowait     bool
-
-	buf         []byte
-	start, end  int
-	outstanding int
-	inflight    int // bytes of the requests in outstanding batches
-	free        []*batch
-	// next is a batch parsed and not yet handed over (with no commands:
-	// empty lines only); oneByOne: it was parsed before AUTH, one
-	// command.
-	next     *batch
-	oneByOne bool
-	// blocked is set while the client is blocked for any time (BLPOP,
-	// CLIENT PAUSE, WAIT; not a proposal in flight, which ends soon):
-	// its batches wait in the engine, the reader keeps reading, and only
-	// client-query-buffer-limit bounds what it holds, as Redis's query
-	// buffer grows while a client is blocked.
-	blocked bool
-	// arrived is when the bytes read last arrived, never earlier than
-	// for the read before.
-	arrived int64
-	// perr is a protocol error in the input (the connection then
-	// closes). A field, not a local: errors.As takes its address.
-	perr *resp.ProtocolError
-	// timed: slow requests are reported (Config.OnSlowRequest); readAt
-	// is when the bytes read last were read.
-	timed  bool
-	readAt int64
-	// over: what was read passed client-query-buffer-limit.
-	over bool
-}
-
-// reclaim takes a finished batch back.
-func (r *reader) reclaim(fb *batch) {
-	r.outstanding--
-	r.inflight -= fb.bytes
-	fb.cmds, fb.args, fb.bytes = fb.cmds[:0], fb.args[:0], 0
-	r.free = append(r.free, fb)
-}
-
-// reclaimDone takes back the batches finished, without waiting.
-func (r *reader) reclaimDone() {
-	c := r.c
-	for r.outstanding > 0 {
-		fb := c.takeAck(false)
-		if fb == nil {
-			break
-		}
-		r.reclaim(fb)
-		r.blocked = false
-	}
-	if r.nowait {
-		select {
-		case <-c.blocked:
-			r.blocked = c.held.Load()
-		default:
-		}
-	}
-	if r.outstanding == 0 {
-		r.blocked = false
-	}
-}
-
-// waitAck waits for a batch to finish or the client to block; false when
-// the connection stopped.
-func (r *reader) waitAck() bool {
-	c := r.c
-	if fb := c.takeAck(false); fb != nil {
-		r.reclaim(fb)
-		r.blocked = false
-		return true
-	}
-	select {
-	case fb := <-c.acks:
-		r.reclaim(fb)
-		r.blocked = false
-	case <-c.blocked:
-		r.blocked = c.held.Load()
-	case <-c.stop:
-		return false
-	}
-	return true
-}
-
-// parse parses every complete request in the buffer into one batch, next
-// (nil when the buffer holds none).
-func (r *reader) parse() {
-	c := r.c
-	var b *batch
-	r.oneByOne = false
-	for r.start < r.end {
-		if b == nil {
-			if len(r.free) > 0 {
-				b = r.free[len(r.free)-1]
-				r.free = r.free[:len(r.free)-1]
-			} else {
-				b = c.newBatch()
-			}
-		}
-		if cap(b.args)-len(b.args) < 8 {
-			// Earlier commands keep the old array; no copy needed.
-			b.args = make([][]byte, 0, 2*cap(b.args)+64)
-		}
-		argv := b.args[len(b.args):cap(b.args)]
-		args, n, err := c.parser.Parse(r.buf[r.start:r.end], argv, c.limits())
-		if err != nil {
-			if errors.As(err, &r.perr) {
-				r.start = r.end
-			}
-			break
-		}
-		r.start += n
-		b.bytes += n
-		if args == nil {
-			continue
-		}
-		if len(args) > 0 && &args[0] == &argv[:1][0] {
-			b.args = b.args[:len(b.args)+len(args)]
-		}
-		b.cmds = append(b.cmds, args)
-		if !c.authed.Load() {
-			// Before AUTH, one command at a time: the limits for the
-			// next request depend on whether this one authenticates.
-			r.oneByOne = true
-			break
-		}
-	}
-	r.next = b
-}
-
-// process hands over the complete requests the buffer holds, and
-// returns true when the reader may read again, false when it stopped
-// (the connection is closed or closing).
-func (r *reader) process() bool {
-	for {
-		if r.next == nil {
-			r.parse()
-		}
-		if b := r.next; b != nil {
-			if len(b.cmds) == 0 {
-				// Bytes of requests with no arguments (an empty line) only.
-				b.bytes = 0
-				r.free = append(r.free, b)
-				r.next = nil
-			} else if !r.handOver() {
-				return false
-			}
-		}
-		if r.ar != nil {
-			r.ar.done() // a partial request is not an arrival yet
-		}
-		if r.perr != nil {
-			r.protocolError()
-			return false
-		}
-		r.reclaimDone()
-		for r.outstanding >= maxOutstanding && !r.blocked {
-			if !r.waitAck() {
-				return false
-			}
-		}
-		if r.oneByOne && r.start < r.end && r.outstanding == 0 {
-			continue // parse the next request with the updated limits
-		}
-		return true
-	}
-}
-
-// handOver submits next to the command goroutine; false when the
-// connection stopped. Where the reader waits for its batches, it waits
-// for this one and writes the replies.
-func (r *reader) handOver() bool {
-	c, s, b := r.c, r.c.s, r.next
-	wait := !r.nowait || r.oneByOne || c.pending.Load() > maxPendingAhead
-	b.arrived = r.arrived
-	b.timed = r.timed
-	b.st = stamps{read: r.readAt}
-	if wait {
-		c.mu.Lock()
-		c.waiting = true
-		c.mu.Unlock()
-	}
-	if r.ar != nil {
-		r.ar.handing()
-	}
-	if !s.submit(request{c: c, b: b, kind: reqBatch}) {
-		return false
-	}
-	r.next = nil
-	c.await.Add(1)
-	if r.ar != nil {
-		r.ar.handed()
-	}
-	r.outstanding++
-	r.inflight += b.bytes
-	if !wait {
-		return true
-	}
-	// Wait for the batch and write its replies from this goroutine: one
-	// wake-up fewer per request than handing them to the writer. If the
-	// client blocks (BLPOP), go back to reading instead.
-	var (
-		fbTimed   bool
-		fbArrived int64
-		fbStamps  stamps
-		fbCmds    int
-	)
-	select {
-	case fb := <-c.acks:
-		fbTimed, fbArrived, fbStamps, fbCmds = fb.timed, fb.arrived, fb.st, len(fb.cmds)
-		r.reclaim(fb)
-		r.blocked = false
-	case <-c.blocked:
-		r.blocked = c.held.Load()
-	case <-c.stop:
-		return false
-	}
-	if !c.flushOut(true) {
-		return false
-	}
-	if fbTimed {
-		s.slowRequest(c, fbArrived, fbStamps, fbCmds)
-	}
-	return true
-}
-
-// protocolError answers a protocol error and closes the connection: the
-// commands before the bad one ran, then the error goes out.
-func (r *reader) protocolError() {
-	c, s := r.c, r.c.s
-	for r.outstanding > 0 {
-		fb := c.takeAck(true)
-		if fb == nil {
-			return
-		}
-		r.reclaim(fb)
-	}
-	var w resp.Writer
-	w.Error("ERR " + r.perr.Error())
-	s.submit(request{kind: reqCall, fn: func() { s.eng.CountErrorReply(string(w.B[1 : len(w.B)-2])) }})
-	c.Deliver(w.B)
-	c.Close()
-	<-r.writerDone
-}
-
-// room takes back the finished batches and returns the buffer's room to
-// read into; it never waits.
-func (r *reader) room() []byte {
-	c := r.c
-	r.reclaimDone()
-	// While batches are in flight their arguments point into buf, so it
-	// is only rewound when none are.
-	if r.start == r.end && r.outstanding == 0 {
-		r.start, r.end = 0, 0
-	}
-	if r.end == len(r.buf) {
-		need := r.end - r.start + readChunk
-		if want := c.parser.Need(); want > need {
-			need = want
-		}
-		if r.outstanding == 0 && r.start > 0 && need <= len(r.buf) {
-			copy(r.buf, r.buf[r.start:r.end])
-		} else {
-			// A request that fills the buffer doubles it. With batches
-			// in flight the old buffer is theirs until they finish, and
-			// the new one holds what is left and room to read: grown
-			// from the old one's size, a reader that reads on (a new
-			// buffer at each fill) would double it again and again.
-			size := need
-			if r.outstanding == 0 {
-				size = max(need, 2*len(r.buf)-r.start)
-			}
-			nb := make([]byte, size)
-			copy(nb, r.buf[r.start:r.end])
-			r.buf = nb
-		}
-		r.end -= r.start
-		r.start = 0
-	}
-	c.qbuf.Store(int64(r.end - r.start + r.inflight))
-	c.qfree.Store(int64(len(r.buf) - r.end))
-	return r.buf[r.end:]
-}
-
-// got records n bytes read into room's slice, which arrived at at, and
-// reports whether what the reader holds is within
-// client-query-buffer-limit: what was read and has not run yet, the
-// partial request and the pipelines waiting (a blocked client keeps
-// reading), as Redis's query buffer holds them. When it is not, over is
-// set.
-func (r *reader) got(n int, at int64) bool {
-	c := r.c
-	if n > 0 {
-		r.end += n
-		r.arrived = max(r.arrived, at)
-		if r.timed {
-			r.readAt = wallNow()
-		}
-	}
-	qbuf := int64(r.end - r.start + r.inflight)
-	c.qbuf.Store(qbuf)
-	if qbuf > c.s.queryLimit.Load() {
-		r.over = true
-		return false
-	}
-	return true
-}
-
-// overLimit closes the client for client-query-buffer-limit (after got
-// reported it over).
-func (r *reader) overLimit() {
-	c, s := r.c, r.c.s
-	from := r.start + c.parser.QueryStart()
-	head := append([]byte(nil), r.buf[from:min(r.end, from+64)]...)
-	s.submit(request{kind: reqCall, fn: func() { s.eng.CloseQueryBufferLimit(c.client, head) }})
 }
 
 func (c *conn) limits() resp.Limits {
