@@ -69,6 +69,21 @@ func TestProtocolSplitAndPipelined(t *testing.T) {
 	}
 }
 
+// TestProtocolErrorAfterPipelines: a protocol error that arrives while
+// the pipelines sent before it may still be running (written without
+// waiting for their replies, in several writes) is answered after all
+// their replies, then the connection closes.
+func TestProtocolErrorAfterPipelines(t *testing.T) {
+	p := Connect(t)
+	p.SendRaw([]byte("DEL perr\r\n"))
+	p.SendRaw([]byte("INCR perr\r\nINCR perr\r\n"))
+	p.SendRaw([]byte("INCR perr\r\n*1\r\n$x\r\nINCR perr\r\n"))
+	for i := 0; i < 5; i++ {
+		p.Receive()
+	}
+	p.Closed(2 * time.Second)
+}
+
 // TestProtocolLineEnds: Redis ends a multibulk count or bulk length line at
 // its first '\r' and needs one more byte after it, whatever that byte is
 // (it does not check for '\n'); the byte after a bulk is skipped likewise.
