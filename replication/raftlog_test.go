@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +70,7 @@ func TestRaftLogger(t *testing.T) {
 	l.Error("failed to appendEntries to", "peer", peer, "error", errors.New("dial: x "+refusedTag))
 	l.Info("odd", "key-only")
 	l.Info("fmt", "v", hclog.Fmt("%d-%s", 7, "x"))
+	l.Warn("rejecting vote request since our last term is greater", "candidate", peer.Address, "last-term", 2, "last-candidate-term", 1)
 
 	recs := j.records(t)
 	want := []struct {
@@ -114,6 +118,28 @@ func TestRaftLogger(t *testing.T) {
 	j.level.Set(slog.LevelWarn)
 	if l.IsInfo() || !l.IsWarn() || l.GetLevel() != hclog.Warn {
 		t.Errorf("at warn: IsInfo %v GetLevel %v", l.IsInfo(), l.GetLevel())
+	}
+}
+
+// Every message raftDebug names is one Raft logs: a message reworded by
+// an upgrade would otherwise come back at Raft's own level unnoticed.
+func TestRaftDebugMessagesExist(t *testing.T) {
+	files, err := filepath.Glob("../third_party/hashicorp/raft/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("raft sources: %v %v", files, err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	for msg := range raftDebug {
+		if !strings.Contains(src.String(), strconv.Quote(msg)) {
+			t.Errorf("Raft logs no %q", msg)
+		}
 	}
 }
 
