@@ -135,6 +135,10 @@ type Server struct {
 	// metrics is the metrics port, when Config.Metrics is set.
 	metrics host.Service
 
+	// ae is the experimental event loop (aeloop_linux.go), nil unless
+	// LOCKKV_AELOOP turned it on.
+	ae *aeLoop
+
 	// onBusy is the engine's OnBusy (serveWhileBusy; a test may wrap it,
 	// on the command goroutine).
 	onBusy func()
@@ -356,7 +360,11 @@ func (s *Server) Start() error {
 		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
 	}
 	s.loopWG.Add(1)
-	go s.loop()
+	if s.startAE() {
+		go s.ae.run()
+	} else {
+		go s.loop()
+	}
 	if s.node != nil {
 		// Raft may restore a snapshot and replay the log through the
 		// command goroutine while it starts.
@@ -523,6 +531,9 @@ func (s *Server) run(fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 		<-done
 		return true
 	case <-s.quit:
@@ -538,6 +549,9 @@ func (s *Server) runWithin(timeout time.Duration, fn func(e *engine.Engine)) boo
 	defer t.Stop()
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 	case <-s.quit:
 		return false
 	case <-t.C:
@@ -621,6 +635,9 @@ func (s *Server) Close() error {
 		}
 	}
 	close(s.quit)
+	if s.ae != nil {
+		s.ae.wake()
+	}
 	s.loopWG.Wait()
 	close(s.done)
 	if errors.Is(err, net.ErrClosed) {
@@ -662,6 +679,11 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			s.mu.Unlock()
 			nc.Close()
 			return
+		}
+		if s.ae != nil {
+			s.mu.Unlock()
+			s.ae.adopt(nc)
+			continue
 		}
 		c := newConn(s, nc)
 		s.conns[c] = struct{}{}
