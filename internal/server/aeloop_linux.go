@@ -364,6 +364,14 @@ func (l *aeLoop) accept() {
 		c := &aeConn{l: l, fd: a.fd, local: a.local, remote: a.remote, buf: make([]byte, readChunk)}
 		c.ack = func() {
 			c.inflight = false
+			if c.perrMsg != "" {
+				// The batch's replies went out (FlushOutputs delivers
+				// before it acks): now the error, then close.
+				msg := c.perrMsg
+				c.perrMsg = ""
+				c.protocolError(msg)
+				return
+			}
 			if c.skipped {
 				c.skipped = false
 				l.readAgain(c)
@@ -509,11 +517,6 @@ func (l *aeLoop) runBatches() {
 	}
 	for i, c := range l.ran {
 		e.ProcessBatch(c.client, c.cmds, c.ack)
-		if c.perrMsg != "" {
-			msg := c.perrMsg
-			c.perrMsg = ""
-			c.protocolError(msg)
-		}
 		l.ran[i] = nil
 	}
 	l.ran = l.ran[:0]
