@@ -330,6 +330,11 @@ func (l *aeLoop) run() {
 			if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
 				c.read()
 			}
+			if ev.Events&(unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+				// Edge-triggered, a FIN that came with the last bytes is
+				// reported once: read until the read that sees it.
+				l.readAgain(c)
+			}
 		}
 		for i, c := range more {
 			c.inMore = false

@@ -136,6 +136,34 @@ func TestAELoop(t *testing.T) {
 				t.Errorf("protocol error: %q, want %q", rest, want)
 			}
 
+			// A request and the end of the client's stream together:
+			// the reply, then EOF.
+			// Sent while the loop runs a script for another client, they
+			// reach the socket together, reported by one edge.
+			hc, hbr := dial()
+			if got := do(hc, hbr, "PING"); got != "+PONG\r\n" {
+				t.Fatalf("PING: %q", got)
+			}
+			var busy resp.Writer
+			busy.Array(3)
+			busy.BulkString("EVAL")
+			busy.BulkString("local i = 0 while i < 2000000 do i = i + 1 end return i")
+			busy.BulkString("0")
+			if _, err := other.Write(busy.B); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hc.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			hc.(*net.TCPConn).CloseWrite()
+			if got, err := resp.ReadReply(obr, nil); err != nil || string(got) != ":2000000\r\n" {
+				t.Fatalf("EVAL: %q %v", got, err)
+			}
+			hc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if rest, err := io.ReadAll(hbr); err != nil || string(rest) != "+PONG\r\n" {
+				t.Errorf("PING, then FIN: %q %v", rest, err)
+			}
+
 			// QUIT: +OK, then EOF; a client that goes away is freed.
 			if got := do(other, obr, "QUIT"); got != "+OK\r\n" {
 				t.Errorf("QUIT: %q", got)
