@@ -134,8 +134,9 @@ func main() {
 }
 
 // measureRow measures workload w at conns connections and pipeline depth
-// on both servers, runs times each (alternating which goes first), and
-// prints the medians as one row of the table.
+// on every server, runs times each (each run starting with another), and
+// prints the medians as one row of the table per lockkv (the last server
+// is Redis).
 func measureRow(servers []*server, w bench.Workload, conns, depth, runs int, d time.Duration, row string) {
 	res := make([][]run, len(servers))
 	for r := 0; r < runs; r++ {
