@@ -35,9 +35,11 @@ package server
 // chunks). bench/BENCHMARKS.md §18 has the measurements.
 
 import (
+	"cmp"
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -72,9 +74,21 @@ type aeLoop struct {
 
 	conns  []*aeConn // by descriptor
 	events []unix.EpollEvent
-	more   []*aeConn // read a full chunk: read again without waiting
-	ran    []*aeConn // parsed a batch this round
-	dead   []*aeConn // to close after the outputs went out
+	more   []*aeConn  // read a full chunk: read again without waiting
+	ran    []*aeBatch // parsed this round
+	dead   []*aeConn  // to close after the outputs went out
+	// running are the batches runBatches runs now; one a busy script
+	// served (serveWhileBusy) is nil. nested is set inside
+	// serveWhileBusy.
+	running []*aeBatch
+	spare   []*aeBatch
+	nested  bool
+	// timed: slow requests are reported (Config.OnSlowRequest).
+	timed bool
+	// recvmsg's arguments, kept here so that a read allocates nothing.
+	msg unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte
 }
 
 type aeAccepted struct {
@@ -91,21 +105,70 @@ type aeConn struct {
 	client        *engine.Client
 	authed        bool
 
+	// buf holds what was read and not run: the batches out with the
+	// engine point into it, so it is only rewound or compacted when
+	// none is (a full buffer is replaced, the batches keep the old one).
 	buf        []byte
 	start, end int
 	parser     resp.Parser
-	cmds       [][][]byte
-	args       [][]byte
-	ack        func()
-	inflight   bool // the engine has its batch (args point into buf)
-	skipped    bool // readable while inflight: read after the ack
-	inMore     bool
-	out        []byte
-	closing    bool // close once out is written
-	closed     bool
-	// perrMsg is a protocol error that follows the batch parsed: it is
-	// answered after the batch ran, then the connection closes.
+	perr       *resp.ProtocolError
+	// outstanding counts the batches the engine has and has not
+	// finished, inflight their bytes; free are finished ones for reuse.
+	outstanding int
+	inflight    int
+	free        []*aeBatch
+	// held: the client waits for something that may take any time
+	// (BLPOP, WAIT, CLIENT PAUSE; engine.Conn.Blocked): its socket is
+	// read on meanwhile, as Redis reads a blocked client's input into its
+	// query buffer, so its disconnect is seen and its next commands
+	// queue behind the blocked one.
+	held bool
+	// skipped: readable while a batch was out and the client not held;
+	// read when the last batch finishes. unparsed: parsing stopped after
+	// one request before AUTH (the next one's limits depend on it);
+	// parsed on when the batch finishes.
+	skipped  bool
+	unparsed bool
+	inMore   bool
+	// arrived is when the kernel received the bytes read last, never
+	// earlier than for the read before (Unix ns; SO_TIMESTAMPNS, or the
+	// time of the read where the kernel gives none): a round's batches
+	// run in this order (DESIGN.md §4.2). readAt is when they were read
+	// (timed only).
+	arrived int64
+	readAt  int64
+	// slow are the timed batches that finished while part of their
+	// replies waited for the socket: reported once it took them.
+	slow    []slowPending
+	out     []byte
+	closing bool // close once out is written
+	closed  bool
+	// perrMsg is a protocol error that follows the batches parsed: it
+	// is answered after they ran, then the connection closes.
 	perrMsg string
+}
+
+// aeBatch is one pipeline a connection read: its commands, whose
+// arguments point into the connection's buffer.
+type aeBatch struct {
+	c     *aeConn
+	cmds  [][][]byte
+	args  [][]byte
+	bytes int
+	ack   func()
+	// arrived is the connection's arrived when the batch was parsed;
+	// timed and st as batch's (slow requests).
+	arrived int64
+	timed   bool
+	st      stamps
+}
+
+// slowPending is a timed batch whose replies were not all written when
+// it finished.
+type slowPending struct {
+	arrived int64
+	st      stamps
+	n       int
 }
 
 // startAE starts the event loop in place of loop when LOCKKV_AELOOP asks
@@ -120,6 +183,7 @@ func (s *Server) startAE() bool {
 		return false
 	}
 	l := &aeLoop{s: s, mode: mode[0], raw: os.Getenv("LOCKKV_AELOOP_RAW") == "1"}
+	l.timed = s.cfg.SlowRequestThreshold > 0 && s.cfg.OnSlowRequest != nil
 	l.spin, _ = strconv.Atoi(os.Getenv("LOCKKV_AELOOP_SPIN"))
 	var err error
 	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
@@ -147,6 +211,7 @@ func (s *Server) startAE() bool {
 		}
 	}
 	s.ae = l
+	s.onBusy = l.serveWhileBusy
 	s.log.Warn("LOCKKV_AELOOP: experimental event loop", "mode", mode, "spin", l.spin, "raw", l.raw)
 	return true
 }
@@ -253,22 +318,37 @@ func (l *aeLoop) wait(until int64, now bool) int {
 	return l.waitN
 }
 
-func (l *aeLoop) sysRead(fd int, p []byte) (int, error) {
+// sysRead reads the socket once with recvmsg(2) and returns when the
+// kernel received the bytes (SO_TIMESTAMPNS of the last segment read;
+// 0 when it gave none).
+func (l *aeLoop) sysRead(fd int, p []byte) (n int, at int64, err error) {
+	l.iov = unix.Iovec{Base: &p[0]}
+	l.iov.SetLen(len(p))
+	l.msg = unix.Msghdr{Iov: &l.iov, Control: &l.oob[0]}
+	l.msg.SetIovlen(1)
+	defer func() { l.iov.Base = nil }()
 	for {
-		var n uintptr
+		l.msg.SetControllen(len(l.oob))
+		var got uintptr
 		var errno syscall.Errno
 		if l.raw {
-			n, _, errno = unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			got, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&l.msg)), 0)
 		} else {
-			n, _, errno = unix.Syscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			got, _, errno = unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&l.msg)), 0)
 		}
 		if errno == unix.EINTR {
 			continue
 		}
 		if errno != 0 {
-			return 0, errno
+			return 0, 0, errno
 		}
-		return int(n), nil
+		if int(l.msg.Controllen) >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
+			if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
+				at = (*unix.Timespec)(unsafe.Pointer(&l.oob[unix.CmsgLen(0)])).Nano()
+			}
+		}
+		return int(got), at, nil
 	}
 }
 
@@ -303,6 +383,7 @@ func (l *aeLoop) run() {
 			return
 		default:
 		}
+		s.busySince.Store(monoNow())
 		for len(s.applies) > 0 {
 			s.handle(<-s.applies)
 		}
@@ -314,38 +395,10 @@ func (l *aeLoop) run() {
 		if at := s.eng.NextWakeup(); at > 0 {
 			until = min(until, monoNow()+int64(time.Duration(at-s.eng.NowMs())*time.Millisecond))
 		}
+		s.busySince.Store(0)
 		n := l.wait(until, len(l.more) > 0)
-		more := l.more
-		l.more = l.more[len(l.more):]
-		for _, ev := range l.events[:n] {
-			fd := int(ev.Fd)
-			if fd == l.efd {
-				l.accept()
-				continue
-			}
-			if fd >= len(l.conns) || l.conns[fd] == nil {
-				continue
-			}
-			c := l.conns[fd]
-			if ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0 {
-				c.flush()
-			}
-			if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-				c.read()
-			}
-			if ev.Events&(unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-				// Edge-triggered, a FIN that came with the last bytes is
-				// reported once: read until the read that sees it.
-				l.readAgain(c)
-			}
-		}
-		for i, c := range more {
-			c.inMore = false
-			if !c.closed {
-				c.read()
-			}
-			more[i] = nil
-		}
+		s.busySince.Store(monoNow())
+		l.handleEvents(n)
 		l.runBatches()
 		s.eng.FlushOutputs()
 		l.closeDead()
@@ -360,6 +413,85 @@ func (l *aeLoop) run() {
 	}
 }
 
+// handleEvents takes the n events in l.events and the connections to
+// read again: new connections join, ready sockets are written and read,
+// and what they hold is parsed into l.ran.
+func (l *aeLoop) handleEvents(n int) {
+	more := l.more
+	l.more = l.more[len(l.more):]
+	for _, ev := range l.events[:n] {
+		fd := int(ev.Fd)
+		if fd == l.efd {
+			l.accept()
+			continue
+		}
+		if fd >= len(l.conns) || l.conns[fd] == nil {
+			continue
+		}
+		c := l.conns[fd]
+		if ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0 {
+			c.flush()
+		}
+		if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+			c.read()
+		}
+		if ev.Events&(unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+			// Edge-triggered, a FIN that came with the last bytes is
+			// reported once: read until the read that sees it.
+			l.readAgain(c)
+		}
+	}
+	for i, c := range more {
+		c.inMore = false
+		if !c.closed {
+			c.read()
+		}
+		more[i] = nil
+	}
+}
+
+// serveWhileBusy is the engine's OnBusy on the event loop: a script past
+// busy-reply-threshold calls it again and again (Redis's
+// processEventsWhileBlocked). It runs a round without waiting: the
+// batches read before the script started and not run yet, then what the
+// sockets hold now; other clients' commands get -BUSY unless they may run
+// (SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE, ...). Batches of the
+// script's own client wait in l.running until it returns, in order. Do
+// calls wait in s.applies; connections that closed are freed after the
+// script.
+func (l *aeLoop) serveWhileBusy() {
+	if l.nested {
+		return
+	}
+	l.nested = true
+	defer func() { l.nested = false }()
+	s := l.s
+	select {
+	case <-s.quit:
+		s.eng.AbortScript()
+	default:
+	}
+	caller := s.eng.ScriptCaller()
+	for i, b := range l.running {
+		if b != nil && b.c.client != caller {
+			l.running[i] = nil
+			l.process(b)
+		}
+	}
+	l.handleEvents(l.poll(l.epfd))
+	slices.SortStableFunc(l.ran, func(a, b *aeBatch) int { return cmp.Compare(a.arrived, b.arrived) })
+	for i, b := range l.ran {
+		l.ran[i] = nil
+		if b.c.client == caller {
+			l.running = append(l.running, b)
+			continue
+		}
+		l.process(b)
+	}
+	l.ran = l.ran[:0]
+	s.eng.FlushOutputs()
+}
+
 // accept registers the connections adopted since the loop last looked.
 func (l *aeLoop) accept() {
 	var buf [8]byte
@@ -370,21 +502,6 @@ func (l *aeLoop) accept() {
 	l.mu.Unlock()
 	for _, a := range in {
 		c := &aeConn{l: l, fd: a.fd, local: a.local, remote: a.remote, buf: make([]byte, readChunk)}
-		c.ack = func() {
-			c.inflight = false
-			if c.perrMsg != "" {
-				// The batch's replies went out (FlushOutputs delivers
-				// before it acks): now the error, then close.
-				msg := c.perrMsg
-				c.perrMsg = ""
-				c.protocolError(msg)
-				return
-			}
-			if c.skipped {
-				c.skipped = false
-				l.readAgain(c)
-			}
-		}
 		for a.fd >= len(l.conns) {
 			l.conns = append(l.conns, nil)
 		}
@@ -401,9 +518,23 @@ func (l *aeLoop) accept() {
 		if c.client == nil {
 			continue // turned away: the message goes out, then it closes
 		}
+		unix.SetsockoptInt(a.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+		setKeepAliveFD(a.fd, l.s.eng.Config.TCPKeepalive)
 		// Bytes may have arrived before it joined the set.
 		l.readAgain(c)
 	}
+}
+
+// setKeepAliveFD is setKeepAlive for a descriptor.
+func setKeepAliveFD(fd, secs int) {
+	if secs <= 0 {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 0)
+		return
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, secs)
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, max(secs/3, 1))
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 3)
 }
 
 func (l *aeLoop) readAgain(c *aeConn) {
@@ -413,18 +544,19 @@ func (l *aeLoop) readAgain(c *aeConn) {
 	}
 }
 
-// read reads the socket once and parses the complete requests into the
-// connection's batch.
+// read reads the socket once and parses the complete requests into a
+// batch. While a batch is out the socket is read only if the client is
+// held (blocked for any time).
 func (c *aeConn) read() {
 	if c.client == nil || c.closing {
 		return
 	}
-	if c.inflight {
+	if c.outstanding > 0 && !c.held {
 		c.skipped = true
 		return
 	}
 	s := c.l.s
-	if c.start == c.end {
+	if c.start == c.end && c.outstanding == 0 {
 		c.start, c.end = 0, 0
 	}
 	if c.end == len(c.buf) {
@@ -432,7 +564,7 @@ func (c *aeConn) read() {
 		if want := c.parser.Need(); want > need {
 			need = want
 		}
-		if c.start > 0 && need <= len(c.buf) {
+		if c.outstanding == 0 && c.start > 0 && need <= len(c.buf) {
 			copy(c.buf, c.buf[c.start:c.end])
 		} else {
 			nb := make([]byte, max(need, 2*len(c.buf)-c.start))
@@ -443,8 +575,11 @@ func (c *aeConn) read() {
 		c.start = 0
 	}
 	room := len(c.buf) - c.end
-	n, err := c.l.sysRead(c.fd, c.buf[c.end:])
+	n, at, err := c.l.sysRead(c.fd, c.buf[c.end:])
 	if err == unix.EAGAIN {
+		if c.unparsed {
+			c.parse()
+		}
 		return
 	}
 	if err != nil || n == 0 {
@@ -452,51 +587,132 @@ func (c *aeConn) read() {
 		return
 	}
 	c.end += n
+	if at == 0 {
+		at = wallNow()
+	}
+	c.arrived = max(c.arrived, at)
+	if c.l.timed {
+		c.readAt = wallNow()
+	}
 	if n == room {
 		c.l.readAgain(c)
 	}
-	if int64(c.end-c.start) > s.eng.Config.ClientQueryBufferLimit {
+	// client-query-buffer-limit: what was read and has not run yet, the
+	// partial request and the batches a held client queued, as Redis's
+	// query buffer holds them.
+	if int64(c.end-c.start+c.inflight) > s.eng.Config.ClientQueryBufferLimit {
 		from := c.start + c.parser.QueryStart()
 		head := append([]byte(nil), c.buf[from:min(c.end, from+64)]...)
 		s.eng.CloseQueryBufferLimit(c.client, head)
 		return
 	}
-	lim := resp.Limits{Authenticated: c.authed, MaxBulkLen: s.eng.Config.ProtoMaxBulkLen}
-	c.cmds, c.args = c.cmds[:0], c.args[:0]
-	var perr *resp.ProtocolError
+	c.parse()
+}
+
+// parse parses the complete requests in the buffer into one batch for
+// l.ran; before AUTH only one.
+func (c *aeConn) parse() {
+	c.unparsed = false
+	if c.start == c.end {
+		return
+	}
+	var b *aeBatch
+	if n := len(c.free); n > 0 {
+		b = c.free[n-1]
+		c.free[n-1] = nil
+		c.free = c.free[:n-1]
+	} else {
+		b = c.newBatch()
+	}
+	lim := resp.Limits{Authenticated: c.authed, MaxBulkLen: c.l.s.eng.Config.ProtoMaxBulkLen}
+	perr := false
 	for c.start < c.end {
-		if cap(c.args)-len(c.args) < 8 {
-			c.args = make([][]byte, 0, 2*cap(c.args)+64)
+		if cap(b.args)-len(b.args) < 8 {
+			// Earlier commands keep the old array; no copy needed.
+			b.args = make([][]byte, 0, 2*cap(b.args)+64)
 		}
-		argv := c.args[len(c.args):cap(c.args)]
+		argv := b.args[len(b.args):cap(b.args)]
 		args, n, err := c.parser.Parse(c.buf[c.start:c.end], argv, lim)
 		if err != nil {
-			if errors.As(err, &perr) {
+			if errors.As(err, &c.perr) {
+				perr = true
 				c.start = c.end
 			}
 			break
 		}
 		c.start += n
+		b.bytes += n
 		if args == nil {
 			continue
 		}
 		if len(args) > 0 && &args[0] == &argv[:1][0] {
-			c.args = c.args[:len(c.args)+len(args)]
+			b.args = b.args[:len(b.args)+len(args)]
 		}
-		c.cmds = append(c.cmds, args)
+		b.cmds = append(b.cmds, args)
+		if !c.authed {
+			// Before AUTH, one command at a time: the limits for the
+			// next request depend on whether this one authenticates.
+			c.unparsed = c.start < c.end
+			break
+		}
 	}
-	if len(c.cmds) > 0 {
-		c.inflight = true
-		c.l.ran = append(c.l.ran, c)
+	if len(b.cmds) > 0 {
+		c.outstanding++
+		c.inflight += b.bytes
+		b.arrived = c.arrived
+		if b.timed = c.l.timed; b.timed {
+			b.st = stamps{read: c.readAt}
+		}
+		c.l.ran = append(c.l.ran, b)
+	} else {
+		b.bytes = 0
+		c.free = append(c.free, b)
 	}
-	if perr != nil {
-		msg := "ERR " + perr.Error()
-		if len(c.cmds) == 0 {
+	if perr {
+		msg := "ERR " + c.perr.Error()
+		c.perr = nil
+		if c.outstanding == 0 {
 			c.protocolError(msg)
 		} else {
 			c.perrMsg = msg
 		}
 	}
+}
+
+func (c *aeConn) newBatch() *aeBatch {
+	b := &aeBatch{c: c}
+	b.ack = func() {
+		c.outstanding--
+		c.inflight -= b.bytes
+		if b.timed {
+			b.st.done = wallNow()
+			sp := slowPending{arrived: b.arrived, st: b.st, n: len(b.cmds)}
+			if len(c.out) == 0 {
+				c.l.s.slowRequest(c.remote, sp.arrived, sp.st, sp.n)
+			} else {
+				c.slow = append(c.slow, sp)
+			}
+		}
+		b.cmds, b.args, b.bytes = b.cmds[:0], b.args[:0], 0
+		c.free = append(c.free, b)
+		if c.outstanding > 0 {
+			return
+		}
+		c.held = false
+		if c.perrMsg != "" {
+			// The batches' replies went out (FlushOutputs delivers
+			// before it acks): now the error, then close.
+			msg := c.perrMsg
+			c.perrMsg = ""
+			c.protocolError(msg)
+			return
+		}
+		if c.skipped || c.unparsed {
+			c.skipped = false
+			c.l.readAgain(c)
+		}
+	}
+	return b
 }
 
 // protocolError answers a malformed request and closes the connection.
@@ -508,6 +724,14 @@ func (c *aeConn) protocolError(msg string) {
 	c.Close()
 }
 
+// process hands b to the engine.
+func (l *aeLoop) process(b *aeBatch) {
+	if b.timed {
+		b.st.taken = wallNow()
+	}
+	l.s.eng.ProcessBatch(b.c.client, b.cmds, b.ack)
+}
+
 // runBatches runs the batches parsed this round, their keys prefetched
 // together as the ordinary loop does.
 func (l *aeLoop) runBatches() {
@@ -516,18 +740,29 @@ func (l *aeLoop) runBatches() {
 	}
 	e := l.s.eng
 	if len(l.ran) > 1 {
-		for _, c := range l.ran {
-			e.Prefetch(c.client, c.cmds)
+		// By arrival (DESIGN.md §4.2); a connection's batches keep
+		// their order, as their arrived never decreases.
+		slices.SortStableFunc(l.ran, func(a, b *aeBatch) int { return cmp.Compare(a.arrived, b.arrived) })
+		for _, b := range l.ran {
+			e.Prefetch(b.c.client, b.cmds)
 		}
 		e.PrefetchFlush()
 	} else {
-		e.Prefetch(l.ran[0].client, l.ran[0].cmds)
+		e.Prefetch(l.ran[0].c.client, l.ran[0].cmds)
 	}
-	for i, c := range l.ran {
-		e.ProcessBatch(c.client, c.cmds, c.ack)
-		l.ran[i] = nil
+	l.running, l.ran = l.ran, l.spare[:0]
+	// A busy script may serve the batches after its own and append its
+	// client's (serveWhileBusy).
+	for i := 0; i < len(l.running); i++ {
+		b := l.running[i]
+		if b == nil {
+			continue
+		}
+		l.running[i] = nil
+		l.process(b)
 	}
-	l.ran = l.ran[:0]
+	l.spare = l.running[:0]
+	l.running = nil
 }
 
 // flush writes the output the socket did not take before.
@@ -542,6 +777,11 @@ func (c *aeConn) flush() {
 	}
 	if n == len(c.out) {
 		c.out = c.out[:0]
+		for i, sp := range c.slow {
+			c.l.s.slowRequest(c.remote, sp.arrived, sp.st, sp.n)
+			c.slow[i] = slowPending{}
+		}
+		c.slow = c.slow[:0]
 		if c.closing {
 			c.l.closeLater(c)
 		}
@@ -640,12 +880,17 @@ func (c *aeConn) Pending() int64 { return int64(len(c.out)) }
 
 // QueryBuffer implements engine.Conn.
 func (c *aeConn) QueryBuffer() (used, free int64) {
-	return int64(c.end - c.start), int64(len(c.buf) - c.end)
+	return int64(c.end - c.start + c.inflight), int64(len(c.buf) - c.end)
 }
 
-// Blocked implements engine.Conn: nothing to do, the socket is not read
-// while the client's batch is out.
-func (c *aeConn) Blocked(held bool) {}
+// Blocked implements engine.Conn: a held client's socket is read on.
+func (c *aeConn) Blocked(held bool) {
+	c.held = held
+	if held && c.skipped {
+		c.skipped = false
+		c.l.readAgain(c)
+	}
+}
 
 // SetAuthenticated implements engine.Conn.
 func (c *aeConn) SetAuthenticated(ok bool) { c.authed = ok }

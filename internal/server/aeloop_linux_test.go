@@ -5,6 +5,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -181,5 +182,184 @@ func TestAELoop(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// aeClient is a test client of the event loop: one connection and its
+// reader.
+type aeClient struct {
+	t  *testing.T
+	nc net.Conn
+	br *bufio.Reader
+}
+
+func aeDial(t *testing.T, s *Server) *aeClient {
+	t.Helper()
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	return &aeClient{t: t, nc: nc, br: bufio.NewReader(nc)}
+}
+
+func (c *aeClient) send(args ...string) {
+	c.t.Helper()
+	var w resp.Writer
+	w.Array(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+	if _, err := c.nc.Write(w.B); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *aeClient) receive() string {
+	c.t.Helper()
+	reply, err := resp.ReadReply(c.br, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(reply)
+}
+
+func (c *aeClient) do(args ...string) string {
+	c.t.Helper()
+	c.send(args...)
+	return c.receive()
+}
+
+// runAE starts a server on the event loop (blocking epoll_wait).
+func runAE(t *testing.T) *Server {
+	t.Helper()
+	t.Setenv("LOCKKV_AELOOP", "a")
+	s := RunT(t)
+	if s.ae == nil {
+		t.Fatal("LOCKKV_AELOOP set, but the event loop does not run")
+	}
+	return s
+}
+
+// TestAELoopBusyScript: while a script runs past busy-reply-threshold the
+// loop serves the other clients from inside it: -BUSY, SCRIPT KILL, a new
+// connection; the script's own client's next request waits for it.
+func TestAELoopBusyScript(t *testing.T) {
+	s := runAE(t)
+	a, b := aeDial(t, s), aeDial(t, s)
+	if got := b.do("CONFIG", "SET", "busy-reply-threshold", "50"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %q", got)
+	}
+	a.send("EVAL", "local i = 0 while true do i = i + 1 end", "0")
+	a.send("PING") // waits for the script
+	const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := b.do("GET", "k"); got != busy {
+			return fmt.Errorf("GET while the script spins: %q", got)
+		}
+		return nil
+	})
+	// A client that connects meanwhile is served too.
+	if got := aeDial(t, s).do("PING"); got != busy {
+		t.Errorf("a new client's PING: %q, want -BUSY", got)
+	}
+	if got := b.do("SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+	if got := a.receive(); !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		t.Errorf("the killed script's reply: %q", got)
+	}
+	if got := a.receive(); got != "+PONG\r\n" {
+		t.Errorf("the PING sent after the script: %q", got)
+	}
+	if got := b.do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after the kill: %q", got)
+	}
+}
+
+// TestAELoopBlocked: a blocked client's socket is read on: the commands
+// it sends meanwhile queue behind the blocked one, and its disconnect
+// frees it (and its blocking) at once.
+func TestAELoopBlocked(t *testing.T) {
+	s := runAE(t)
+	a, b := aeDial(t, s), aeDial(t, s)
+	a.send("BLPOP", "list", "0")
+	a.send("SET", "after", "1")
+	a.send("GET", "after")
+	blocked := func(want int) {
+		t.Helper()
+		testutil.Eventually(t, 10*time.Second, func() error {
+			got := b.do("INFO", "clients")
+			if !strings.Contains(got, fmt.Sprintf("blocked_clients:%d\r\n", want)) {
+				return fmt.Errorf("want %d blocked: %q", want, got)
+			}
+			return nil
+		})
+	}
+	blocked(1)
+	// The SET has not run: it waits behind the BLPOP.
+	testutil.Eventually(t, 10*time.Second, func() error {
+		var used int64
+		s.Do(func(e *engine.Engine) {
+			for _, c := range e.Clients() {
+				if u, _ := c.Conn.QueryBuffer(); u > used {
+					used = u
+				}
+			}
+		})
+		if used == 0 {
+			return errors.New("the blocked client's commands are not in its query buffer")
+		}
+		return nil
+	})
+	if got := b.do("GET", "after"); got != "$-1\r\n" {
+		t.Fatalf("GET after while the client is blocked: %q", got)
+	}
+	if got := b.do("RPUSH", "list", "x"); got != ":1\r\n" {
+		t.Fatalf("RPUSH: %q", got)
+	}
+	for _, want := range []string{"*2\r\n$4\r\nlist\r\n$1\r\nx\r\n", "+OK\r\n", "$1\r\n1\r\n"} {
+		if got := a.receive(); got != want {
+			t.Errorf("blocked client: %q, want %q", got, want)
+		}
+	}
+
+	// A blocked client that disconnects is freed while it is blocked.
+	c := aeDial(t, s)
+	c.send("BLPOP", "other", "0")
+	blocked(1)
+	c.nc.Close()
+	blocked(0)
+	if got := b.do("CLIENT", "LIST"); strings.Count(got, "id=") != 2 {
+		t.Errorf("after the blocked client left: %q", got)
+	}
+}
+
+// TestAELoopRunsByArrival: the event loop runs a round's batches in the
+// order their last bytes arrived (DESIGN.md §4.2), not in epoll's order.
+// While the loop is held, the publisher's socket becomes ready first
+// with the start of its PUBLISH, then the SUBSCRIBE arrives on another
+// connection, then the rest of the PUBLISH: epoll reports the publisher
+// first, but the SUBSCRIBE was complete first and gets the message.
+func TestAELoopRunsByArrival(t *testing.T) {
+	s := runAE(t)
+	sub, pub := aeDial(t, s), aeDial(t, s)
+	sub.do("PING")
+	pub.do("PING")
+	publish := []byte("*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nx\r\n")
+	for round := 0; round < 20; round++ {
+		held, release := make(chan struct{}), make(chan struct{})
+		go s.Do(func(*engine.Engine) { close(held); <-release })
+		<-held
+		if _, err := pub.nc.Write(publish[:10]); err != nil {
+			t.Fatal(err)
+		}
+		sub.send("SUBSCRIBE", "ch")
+		if _, err := pub.nc.Write(publish[10:]); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		expectSubscribedFirst(t, round, pub.br, sub.br, sub.nc, "")
 	}
 }

@@ -500,7 +500,7 @@ func (c *conn) serve() {
 				return
 			}
 			if fbTimed {
-				s.slowRequest(c, fbArrived, fbStamps, fbCmds)
+				s.slowRequest(c.nc.RemoteAddr().String(), fbArrived, fbStamps, fbCmds)
 			}
 		} else if b != nil {
 			// Bytes of requests with no arguments (an empty line) only.

@@ -11,8 +11,18 @@ import (
 
 // TestSlowRequest: a pipeline held up by the command goroutine is
 // reported with its commands, its client and the time it waited, and
-// its phases add up to the time it took.
+// its phases add up to the time it took; on the connection goroutines'
+// path and on the event loop's.
 func TestSlowRequest(t *testing.T) {
+	for _, ae := range aeModes {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			testSlowRequest(t)
+		})
+	}
+}
+
+func testSlowRequest(t *testing.T) {
 	reports := make(chan SlowRequest, 16)
 	s := runWith(t, Config{
 		SlowRequestThreshold: 20 * time.Millisecond,
@@ -67,6 +77,15 @@ func TestSlowRequest(t *testing.T) {
 // TestSlowRequestOff: without a threshold nothing is timed, however long
 // a pipeline waits.
 func TestSlowRequestOff(t *testing.T) {
+	for _, ae := range aeModes {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			testSlowRequestOff(t)
+		})
+	}
+}
+
+func testSlowRequestOff(t *testing.T) {
 	reported := make(chan SlowRequest, 1)
 	s := runWith(t, Config{OnSlowRequest: func(r SlowRequest) { reported <- r }})
 	nc, err := net.Dial("tcp", s.Addr())
