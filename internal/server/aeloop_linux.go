@@ -75,6 +75,7 @@ type aeLoop struct {
 	conns  []*aeConn // by descriptor
 	events []unix.EpollEvent
 	more   []*aeConn  // read a full chunk: read again without waiting
+	wmore  []*aeConn  // wrote a full chunk: write again without waiting
 	ran    []*aeBatch // parsed this round
 	dead   []*aeConn  // to close after the outputs went out
 	// running are the batches runBatches runs now; one a busy script
@@ -130,6 +131,7 @@ type aeConn struct {
 	skipped  bool
 	unparsed bool
 	inMore   bool
+	inWMore  bool
 	// arrived is when the kernel received the bytes read last, never
 	// earlier than for the read before (Unix ns; SO_TIMESTAMPNS, or the
 	// time of the read where the kernel gives none): a round's batches
@@ -396,7 +398,7 @@ func (l *aeLoop) run() {
 			until = min(until, monoNow()+int64(time.Duration(at-s.eng.NowMs())*time.Millisecond))
 		}
 		s.busySince.Store(0)
-		n := l.wait(until, len(l.more) > 0)
+		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0)
 		s.busySince.Store(monoNow())
 		l.handleEvents(n)
 		l.runBatches()
@@ -447,6 +449,15 @@ func (l *aeLoop) handleEvents(n int) {
 			c.read()
 		}
 		more[i] = nil
+	}
+	wmore := l.wmore
+	l.wmore = l.wmore[len(l.wmore):]
+	for i, c := range wmore {
+		c.inWMore = false
+		if !c.closed && len(c.out) > 0 {
+			c.flush()
+		}
+		wmore[i] = nil
 	}
 }
 
@@ -765,9 +776,14 @@ func (l *aeLoop) runBatches() {
 	l.running = nil
 }
 
-// flush writes the output the socket did not take before.
+// flush writes the output the socket did not take before, up to
+// writeChunk (Redis's NET_MAX_WRITES_PER_EVENT), so that one large
+// output does not hold the loop: when the socket took the whole chunk,
+// the rest goes next round without waiting (writeAgain); when it took
+// less, at EPOLLOUT.
 func (c *aeConn) flush() {
-	n, err := c.l.sysWrite(c.fd, c.out)
+	chunk := c.out[:min(len(c.out), writeChunk)]
+	n, err := c.l.sysWrite(c.fd, chunk)
 	if err == unix.EAGAIN {
 		return
 	}
@@ -775,23 +791,26 @@ func (c *aeConn) flush() {
 		c.Abort()
 		return
 	}
-	if n == len(c.out) {
-		c.out = c.out[:0]
-		for i, sp := range c.slow {
-			c.l.s.slowRequest(c.remote, sp.arrived, sp.st, sp.n)
-			c.slow[i] = slowPending{}
-		}
-		c.slow = c.slow[:0]
-		if c.closing {
-			c.l.closeLater(c)
+	c.out = c.out[n:] // no copy: appends go after it
+	if len(c.out) > 0 {
+		if n == len(chunk) {
+			c.l.writeAgain(c)
 		}
 		return
 	}
-	c.out = append(c.out[:0], c.out[n:]...)
+	c.out = c.out[:0]
+	for i, sp := range c.slow {
+		c.l.s.slowRequest(c.remote, sp.arrived, sp.st, sp.n)
+		c.slow[i] = slowPending{}
+	}
+	c.slow = c.slow[:0]
+	if c.closing {
+		c.l.closeLater(c)
+	}
 }
 
-// Deliver implements engine.Conn: b goes to the socket now, what it does
-// not take waits for EPOLLOUT.
+// Deliver implements engine.Conn: b goes to the socket now, up to
+// writeChunk; the rest waits for the next round or EPOLLOUT (flush).
 func (c *aeConn) Deliver(b []byte) {
 	if c.closed || len(b) == 0 {
 		return
@@ -800,7 +819,8 @@ func (c *aeConn) Deliver(b []byte) {
 		c.out = append(c.out, b...)
 		return
 	}
-	n, err := c.l.sysWrite(c.fd, b)
+	chunk := b[:min(len(b), writeChunk)]
+	n, err := c.l.sysWrite(c.fd, chunk)
 	if err == unix.EAGAIN {
 		n = 0
 	} else if err != nil {
@@ -809,6 +829,18 @@ func (c *aeConn) Deliver(b []byte) {
 	}
 	if n < len(b) {
 		c.out = append(c.out, b[n:]...)
+		if n == len(chunk) {
+			c.l.writeAgain(c)
+		}
+	}
+}
+
+// writeAgain makes the next round write c's output without waiting for
+// EPOLLOUT (the socket took all it was given).
+func (l *aeLoop) writeAgain(c *aeConn) {
+	if !c.inWMore && !c.closed {
+		c.inWMore = true
+		l.wmore = append(l.wmore, c)
 	}
 }
 

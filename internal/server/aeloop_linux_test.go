@@ -363,3 +363,41 @@ func TestAELoopRunsByArrival(t *testing.T) {
 		expectSubscribedFirst(t, round, pub.br, sub.br, sub.nc, "")
 	}
 }
+
+// TestAELoopWriteChunk: the loop writes at most writeChunk of a
+// client's output at a time (Redis's NET_MAX_WRITES_PER_EVENT), the rest
+// in the next rounds, in order, to a client that reads it all.
+func TestAELoopWriteChunk(t *testing.T) {
+	s := runAE(t)
+	c := aeDial(t, s)
+	c.do("PING")
+	out := make([]byte, 1<<20)
+	for i := range out {
+		out[i] = byte('a' + i%26)
+	}
+	var left, pending int64
+	found := false
+	s.Do(func(*engine.Engine) {
+		for _, ac := range s.ae.conns {
+			if ac != nil && ac.remote == c.nc.LocalAddr().String() {
+				found = true
+				ac.Deliver(out)
+				left = int64(len(ac.out))
+				pending = ac.Pending()
+			}
+		}
+	})
+	if !found {
+		t.Fatal("no server side for the connection")
+	}
+	if left < int64(len(out)-writeChunk) || pending != left {
+		t.Errorf("after one Deliver of %d bytes, %d left (Pending %d): want at least %d", len(out), left, pending, len(out)-writeChunk)
+	}
+	got := make([]byte, len(out))
+	if _, err := io.ReadFull(c.br, got); err != nil || !bytes.Equal(got, out) {
+		t.Fatalf("read the output: %v, equal %v", err, bytes.Equal(got, out))
+	}
+	if got := c.do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after: %q", got)
+	}
+}
