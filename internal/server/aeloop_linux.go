@@ -84,6 +84,8 @@ type aeLoop struct {
 	running []*aeBatch
 	spare   []*aeBatch
 	nested  bool
+	// beforeSleep, when set (tests), is called before each wait.
+	beforeSleep func()
 	// timed: slow requests are reported (Config.OnSlowRequest).
 	timed bool
 	// recvmsg's arguments, kept here so that a read allocates nothing.
@@ -180,8 +182,8 @@ func (s *Server) startAE() bool {
 	if mode != "a" && mode != "b" {
 		return false
 	}
-	if s.tlsLn != nil || s.node != nil || s.ln == nil {
-		s.log.Warn("LOCKKV_AELOOP ignored: standalone plain TCP only")
+	if s.tlsLn != nil || s.ln == nil {
+		s.log.Warn("LOCKKV_AELOOP ignored: plain TCP only")
 		return false
 	}
 	l := &aeLoop{s: s, mode: mode[0], raw: os.Getenv("LOCKKV_AELOOP_RAW") == "1"}
@@ -385,10 +387,6 @@ func (l *aeLoop) run() {
 			return
 		default:
 		}
-		s.busySince.Store(monoNow())
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
 		hz := s.eng.Config.Hz
 		if hz <= 0 {
 			hz = 10
@@ -397,9 +395,18 @@ func (l *aeLoop) run() {
 		if at := s.eng.NextWakeup(); at > 0 {
 			until = min(until, monoNow()+int64(time.Duration(at-s.eng.NowMs())*time.Millisecond))
 		}
+		if l.beforeSleep != nil {
+			l.beforeSleep()
+		}
 		s.busySince.Store(0)
 		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0)
 		s.busySince.Store(monoNow())
+		// The replication layer's work first (Raft's applies, Do): the
+		// clients waiting on committed entries never queue behind new
+		// requests, and their replies go out this round.
+		for len(s.applies) > 0 {
+			s.handle(<-s.applies)
+		}
 		l.handleEvents(n)
 		l.runBatches()
 		s.eng.FlushOutputs()
@@ -771,6 +778,12 @@ func (l *aeLoop) runBatches() {
 		}
 		l.running[i] = nil
 		l.process(b)
+		// What Raft handed over meanwhile goes first, as in
+		// Server.runArrived: after a long request, a node that lost
+		// leadership stops serving before it answers the next one.
+		for len(l.s.applies) > 0 {
+			l.s.handle(<-l.s.applies)
+		}
 	}
 	l.spare = l.running[:0]
 	l.running = nil

@@ -401,3 +401,36 @@ func TestAELoopWriteChunk(t *testing.T) {
 		t.Errorf("PING after: %q", got)
 	}
 }
+
+// TestAELoopAppliesFlushed: output made by the replication layer's work
+// (a Raft apply, a Do) goes out in the round that ran it: the loop never
+// waits with output left in the engine (it would go out only at the
+// next client event or cron).
+func TestAELoopAppliesFlushed(t *testing.T) {
+	s := runAE(t)
+	sub := aeDial(t, s)
+	if got := sub.do("SUBSCRIBE", "ch"); got != "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n" {
+		t.Fatalf("SUBSCRIBE: %q", got)
+	}
+	var unflushed int // the loop's
+	s.Do(func(e *engine.Engine) {
+		s.ae.beforeSleep = func() {
+			for _, c := range e.Clients() {
+				unflushed += len(c.W.B)
+			}
+		}
+	})
+	for i := 0; i < 10; i++ {
+		s.Do(func(e *engine.Engine) {
+			e.Call(e.NewClient(nil), [][]byte{[]byte("PUBLISH"), []byte("ch"), []byte("x")})
+		})
+		if got := sub.receive(); got != "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n" {
+			t.Fatalf("message: %q", got)
+		}
+	}
+	var n int
+	s.Do(func(*engine.Engine) { n = unflushed })
+	if n != 0 {
+		t.Errorf("the loop waited with %d bytes of output left in the engine", n)
+	}
+}
