@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -339,4 +341,72 @@ func TestTLSOnlyCluster(t *testing.T) {
 		s4.Do(func(e *engine.Engine) { ok = e.DBs[0].Peek("k") != nil })
 		return ok
 	})
+}
+
+// TestTLSWithEventLoop: with the event loop serving plain TCP
+// (LOCKKV_AELOOP=a, Linux), TLS clients keep their connection goroutines
+// and hand their requests to the same loop: messages cross between the
+// two kinds of client, a busy script started by one answers the other
+// -BUSY and is killed by it, and the script's own TLS client's next
+// request waits for it.
+func TestTLSWithEventLoop(t *testing.T) {
+	t.Setenv("LOCKKV_AELOOP", "a")
+	f := newTLSFixture(t)
+	srv := RunTWith(t, f.config(""))
+	ctx := context.Background()
+	secure := f.tlsClient(t, srv.TLSAddr(), f.client)
+	plain := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	defer plain.Close()
+
+	for _, c := range []struct {
+		name     string
+		sub, pub *redis.Client
+	}{{"plain to TLS", secure, plain}, {"TLS to plain", plain, secure}} {
+		ps := c.sub.Subscribe(ctx, "ch")
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatalf("%s: SUBSCRIBE: %v", c.name, err)
+		}
+		if n, err := c.pub.Publish(ctx, "ch", c.name).Result(); err != nil || n != 1 {
+			t.Fatalf("%s: PUBLISH = %d, %v", c.name, n, err)
+		}
+		msg, err := ps.ReceiveMessage(ctx)
+		if err != nil || msg.Payload != c.name {
+			t.Fatalf("%s: message %v, %v", c.name, msg, err)
+		}
+		ps.Close()
+	}
+
+	for _, c := range []struct {
+		name           string
+		runner, killer *redis.Client
+	}{{"TLS script, plain kill", secure, plain}, {"plain script, TLS kill", plain, secure}} {
+		if err := c.killer.ConfigSet(ctx, "busy-reply-threshold", "50").Err(); err != nil {
+			t.Fatal(err)
+		}
+		// The runner's own connection: the script, then a PING that
+		// waits for it, in one pipeline.
+		conn := c.runner.Conn()
+		pipe := conn.Pipeline()
+		eval := pipe.Eval(ctx, "local i = 0 while true do i = i + 1 end", nil)
+		ping := pipe.Ping(ctx)
+		done := make(chan error, 1)
+		go func() { _, err := pipe.Exec(ctx); done <- err }()
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if err := c.killer.Get(ctx, "k").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY ") {
+				return fmt.Errorf("%s: GET while the script spins: %v", c.name, err)
+			}
+			return nil
+		})
+		if err := c.killer.ScriptKill(ctx).Err(); err != nil {
+			t.Fatalf("%s: SCRIPT KILL: %v", c.name, err)
+		}
+		<-done
+		if err := eval.Err(); err == nil || !strings.Contains(err.Error(), "Script killed by user with SCRIPT KILL") {
+			t.Errorf("%s: the killed script: %v", c.name, err)
+		}
+		if err := ping.Err(); err != nil {
+			t.Errorf("%s: the PING after the script: %v", c.name, err)
+		}
+		conn.Close()
+	}
 }

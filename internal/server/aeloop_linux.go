@@ -182,8 +182,8 @@ func (s *Server) startAE() bool {
 	if mode != "a" && mode != "b" {
 		return false
 	}
-	if s.tlsLn != nil || s.ln == nil {
-		s.log.Warn("LOCKKV_AELOOP ignored: plain TCP only")
+	if s.ln == nil {
+		// TLS only: every connection would be a reader goroutine's.
 		return false
 	}
 	l := &aeLoop{s: s, mode: mode[0], raw: os.Getenv("LOCKKV_AELOOP_RAW") == "1"}
@@ -399,15 +399,19 @@ func (l *aeLoop) run() {
 			l.beforeSleep()
 		}
 		s.busySince.Store(0)
-		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0)
+		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0)
 		s.busySince.Store(monoNow())
-		// The replication layer's work first (Raft's applies, Do): the
+		// The events first: they are in l.events, which a busy script's
+		// round (serveWhileBusy) polls into; handling them only reads
+		// and parses.
+		l.handleEvents(n)
+		// Then the replication layer's work (Raft's applies, Do): the
 		// clients waiting on committed entries never queue behind new
 		// requests, and their replies go out this round.
 		for len(s.applies) > 0 {
 			s.handle(<-s.applies)
 		}
-		l.handleEvents(n)
+		l.takeRequests()
 		l.runBatches()
 		s.eng.FlushOutputs()
 		l.closeDead()
@@ -419,6 +423,31 @@ func (l *aeLoop) run() {
 				nextCron = now + int64(time.Second/time.Duration(hz))
 			}
 		}
+	}
+}
+
+// takeRequests runs what the connection goroutines of TLS clients
+// handed over (Server.submit wakes the loop): their batches in arrival
+// order, before the batches the loop read itself this round (the two
+// are not merged by arrival), and their connects and closes.
+func (l *aeLoop) takeRequests() {
+	s := l.s
+	for round := 0; round < 16 && len(s.reqs) > 0; round++ {
+		got := s.gather(s.gathered[:0])
+		orderByArrival(got)
+		s.prefetch(got)
+		for i, r := range got {
+			if r.kind == reqTaken {
+				got[i] = request{}
+				continue
+			}
+			s.queued = got[i+1:]
+			s.handle(r)
+			s.handleHeld()
+			s.queued = nil
+			got[i] = request{}
+		}
+		s.gathered = got[:0]
 	}
 }
 
@@ -507,7 +536,8 @@ func (l *aeLoop) serveWhileBusy() {
 		l.process(b)
 	}
 	l.ran = l.ran[:0]
-	s.eng.FlushOutputs()
+	// The TLS clients' requests (and FlushOutputs).
+	s.serveWhileBusy()
 }
 
 // accept registers the connections adopted since the loop last looked.
@@ -768,6 +798,7 @@ func (l *aeLoop) runBatches() {
 	} else {
 		e.Prefetch(l.ran[0].c.client, l.ran[0].cmds)
 	}
+	s := l.s
 	l.running, l.ran = l.ran, l.spare[:0]
 	// A busy script may serve the batches after its own and append its
 	// client's (serveWhileBusy).
@@ -778,11 +809,12 @@ func (l *aeLoop) runBatches() {
 		}
 		l.running[i] = nil
 		l.process(b)
+		s.handleHeld() // a TLS client's requests a busy script held
 		// What Raft handed over meanwhile goes first, as in
 		// Server.runArrived: after a long request, a node that lost
 		// leadership stops serving before it answers the next one.
-		for len(l.s.applies) > 0 {
-			l.s.handle(<-l.s.applies)
+		for len(s.applies) > 0 {
+			s.handle(<-s.applies)
 		}
 	}
 	l.spare = l.running[:0]

@@ -680,7 +680,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			nc.Close()
 			return
 		}
-		if s.ae != nil {
+		if s.ae != nil && ln == s.ln {
 			s.mu.Unlock()
 			s.ae.adopt(nc)
 			continue
@@ -904,6 +904,9 @@ func (s *Server) stalled() time.Duration {
 func (s *Server) submit(r request) bool {
 	select {
 	case s.reqs <- r:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 		return true
 	case <-s.quit:
 		return false
