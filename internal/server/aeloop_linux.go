@@ -2,37 +2,37 @@
 
 package server
 
-// An experiment for issue 12, not for production: a Redis-style event
-// loop (ae.c) that replaces the command goroutine, the connections'
-// reader and writer goroutines and the hand-offs between them with one
-// goroutine that owns an epoll set of the client sockets, reads each
-// ready socket once (up to readChunk), runs what it parsed on the engine
-// and writes the replies with write(2) when the engine delivers them.
+// The event loop (issue 12; Redis's ae.c): on Linux, one goroutine owns
+// an epoll set of the plain-TCP client sockets, reads each ready socket
+// once (recvmsg, up to readChunk, with the kernel's receive time), runs
+// the round's batches on the engine in arrival order and writes the
+// replies with write(2) as the engine delivers them (at most writeChunk
+// per event). It replaces Server.loop, the connections' reader and
+// writer goroutines and the hand-offs between them; it is the only
+// goroutine that touches the engine (DESIGN.md §4.1). The accept loops
+// stay goroutines: a plain connection is handed over (adopt) through the
+// eventfd, as are the replication layer's work (Server.run) and the
+// requests of TLS connections, which keep conn.serve's goroutines
+// (crypto/tls needs a blocking net.Conn). A TLS-only server and other
+// systems run Server.loop. A busy script serves the other clients from
+// inside it (serveWhileBusy); a held (blocked) client's socket is read
+// on into its query buffer. EVLOOP.md has the state of the work.
 //
-// LOCKKV_AELOOP turns it on for a standalone server with plain TCP only
-// (no cluster node, no TLS listener):
+// LOCKKV_AELOOP chooses how (unset: a):
 //
-//	LOCKKV_AELOOP=a   the loop waits in a blocking epoll_wait on its thread
-//	LOCKKV_AELOOP=b   the epoll descriptor is registered with Go's
-//	                  netpoller: the loop parks like any goroutine that
-//	                  waits for a socket, and calls epoll_wait with
-//	                  timeout 0 when it is woken
+//	LOCKKV_AELOOP=a    the loop waits in a blocking epoll_wait on its thread
+//	LOCKKV_AELOOP=b    the epoll descriptor is registered with Go's
+//	                   netpoller: the loop parks like any goroutine that
+//	                   waits for a socket, and calls epoll_wait with
+//	                   timeout 0 when it is woken
+//	LOCKKV_AELOOP=off  no loop: Server.loop and a reader and a writer
+//	                   goroutine per connection (for A/B measurements)
 //
 // LOCKKV_AELOOP_SPIN=N polls the set N times with timeout 0 before it
-// waits; LOCKKV_AELOOP_RAW=1 makes the calls that never block (read,
+// waits; LOCKKV_AELOOP_RAW=1 makes the calls that never block (recvmsg,
 // write, epoll_wait with timeout 0) with RawSyscall, skipping the Go
-// runtime's syscall entry and exit.
-//
-// What it does not do (the reason it is gated): arrival ordering across
-// connections (DESIGN.md §4.2: runs in epoll's order), input of a blocked
-// or paused client (its socket is not read until the client's batch
-// finishes, so its disconnect goes unseen meanwhile), serving other
-// clients while a script is busy (OnBusy: a busy script wedges the
-// loop), the replication layer, TLS, tcp-keepalive, slow request
-// reports, Redis's one-request-at-a-time parsing before AUTH, and the
-// 64 KiB per-event write bound (a partial write keeps the rest for
-// EPOLLOUT and never blocks the loop, but output is not written in
-// chunks). bench/BENCHMARKS.md §18 has the measurements.
+// runtime's syscall entry and exit. bench/BENCHMARKS.md §18 has the
+// prototype's measurements.
 
 import (
 	"cmp"
@@ -126,6 +126,10 @@ type aeConn struct {
 	// query buffer, so its disconnect is seen and its next commands
 	// queue behind the blocked one.
 	held bool
+	// untimed: the client was held while batches were out; they are not
+	// reported as slow requests (they waited on purpose), as on the
+	// goroutines' path. Cleared when none is out.
+	untimed bool
 	// skipped: readable while a batch was out and the client not held;
 	// read when the last batch finishes. unparsed: parsing stopped after
 	// one request before AUTH (the next one's limits depend on it);
@@ -179,8 +183,15 @@ type slowPending struct {
 // for it and the server can run it; false: the ordinary loop runs.
 func (s *Server) startAE() bool {
 	mode := os.Getenv("LOCKKV_AELOOP")
-	if mode != "a" && mode != "b" {
+	switch mode {
+	case "off":
 		return false
+	case "a", "b":
+	case "":
+		mode = "a"
+	default:
+		s.log.Warn("LOCKKV_AELOOP: unknown value, the event loop runs as with a", "value", mode)
+		mode = "a"
 	}
 	if s.ln == nil {
 		// TLS only: every connection would be a reader goroutine's.
@@ -216,7 +227,7 @@ func (s *Server) startAE() bool {
 	}
 	s.ae = l
 	s.onBusy = l.serveWhileBusy
-	s.log.Warn("LOCKKV_AELOOP: experimental event loop", "mode", mode, "spin", l.spin, "raw", l.raw)
+	s.log.Debug("event loop", "mode", mode, "spin", l.spin, "raw", l.raw)
 	return true
 }
 
@@ -732,7 +743,7 @@ func (c *aeConn) newBatch() *aeBatch {
 	b.ack = func() {
 		c.outstanding--
 		c.inflight -= b.bytes
-		if b.timed {
+		if b.timed && !c.untimed {
 			b.st.done = wallNow()
 			sp := slowPending{arrived: b.arrived, st: b.st, n: len(b.cmds)}
 			if len(c.out) == 0 {
@@ -746,7 +757,7 @@ func (c *aeConn) newBatch() *aeBatch {
 		if c.outstanding > 0 {
 			return
 		}
-		c.held = false
+		c.held, c.untimed = false, false
 		if c.perrMsg != "" {
 			// The batches' replies went out (FlushOutputs delivers
 			// before it acks): now the error, then close.
@@ -963,6 +974,9 @@ func (c *aeConn) QueryBuffer() (used, free int64) {
 // Blocked implements engine.Conn: a held client's socket is read on.
 func (c *aeConn) Blocked(held bool) {
 	c.held = held
+	if held {
+		c.untimed = true
+	}
 	if held && c.skipped {
 		c.skipped = false
 		c.l.readAgain(c)

@@ -65,12 +65,13 @@ type Config struct {
 
 	// SlowRequestThreshold and OnSlowRequest report the pipelines whose
 	// replies were written the threshold or longer after they arrived
-	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the
-	// connection's reader goroutine and must return quickly. Only the
-	// replies the reader writes itself are timed: not those of a client
-	// that blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE, a cluster
+	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the event
+	// loop's goroutine, or the connection's reader goroutine (TLS), and
+	// must return quickly. Not timed: the pipelines of a client that
+	// blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE), and on a reader
+	// goroutine, the replies its writer goroutine writes (a cluster
 	// node's write whose commit came after the reader went back to
-	// reading), which the writer goroutine writes.
+	// reading).
 	SlowRequestThreshold time.Duration
 	OnSlowRequest        func(SlowRequest)
 }

@@ -72,6 +72,21 @@ func testSlowRequest(t *testing.T) {
 	if sum := r.Read + r.Queued + r.Run + r.Reply; sum != r.Took {
 		t.Errorf("phases %v+%v+%v+%v = %v, took %v", r.Read, r.Queued, r.Run, r.Reply, sum, r.Took)
 	}
+
+	// A client that blocks waits on purpose: not reported.
+	if _, err := nc.Write([]byte("*3\r\n$5\r\nBLPOP\r\n$6\r\nnolist\r\n$3\r\n0.1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	nilReply := make([]byte, len("*-1\r\n"))
+	if _, err := io.ReadFull(nc, nilReply); err != nil || string(nilReply) != "*-1\r\n" {
+		t.Fatalf("BLPOP: %q %v", nilReply, err)
+	}
+	roundTrip() // a report of the BLPOP would be in before this reply
+	select {
+	case r := <-reports:
+		t.Errorf("a blocked pipeline was reported: %+v", r)
+	default:
+	}
 }
 
 // TestSlowRequestOff: without a threshold nothing is timed, however long
