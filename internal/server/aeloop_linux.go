@@ -538,15 +538,23 @@ func (l *aeLoop) serveWhileBusy() {
 	}
 	l.handleEvents(l.poll(l.epfd))
 	slices.SortStableFunc(l.ran, func(a, b *aeBatch) int { return cmp.Compare(a.arrived, b.arrived) })
+	// The caller's batches wait: after its batch in l.running, or, when
+	// the script runs outside runBatches (a Raft apply, a TLS client's
+	// request), in l.ran for this round's runBatches.
+	kept := 0
 	for i, b := range l.ran {
 		l.ran[i] = nil
-		if b.c.client == caller {
+		switch {
+		case b.c.client != caller:
+			l.process(b)
+		case l.running != nil:
 			l.running = append(l.running, b)
-			continue
+		default:
+			l.ran[kept] = b
+			kept++
 		}
-		l.process(b)
 	}
-	l.ran = l.ran[:0]
+	l.ran = l.ran[:kept]
 	// The TLS clients' requests (and FlushOutputs).
 	s.serveWhileBusy()
 }
