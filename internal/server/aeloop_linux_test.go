@@ -434,3 +434,41 @@ func TestAELoopAppliesFlushed(t *testing.T) {
 		t.Errorf("the loop waited with %d bytes of output left in the engine", n)
 	}
 }
+
+// TestBlockedQueryBufferLimit: a blocked client's input is read on into
+// its query buffer, commands queued behind the blocked one included, and
+// client-query-buffer-limit closes it there, as in Redis; none of the
+// queued commands ran. On both connection paths.
+func TestBlockedQueryBufferLimit(t *testing.T) {
+	for _, ae := range aeModes {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			s := RunT(t)
+			admin, c := aeDial(t, s), aeDial(t, s)
+			if got := admin.do("CONFIG", "SET", "client-query-buffer-limit", "1mb"); got != "+OK\r\n" {
+				t.Fatalf("CONFIG SET: %q", got)
+			}
+			c.send("BLPOP", "list", "0")
+			testutil.Eventually(t, 10*time.Second, func() error {
+				if got := admin.do("INFO", "clients"); !strings.Contains(got, "blocked_clients:1\r\n") {
+					return errors.New("not blocked yet")
+				}
+				return nil
+			})
+			set := []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n")
+			go c.nc.Write(bytes.Repeat(set, 2*(1<<20)/len(set)))
+			c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			// EOF, or a reset: it closed with input unread.
+			var ne net.Error
+			if rest, err := io.ReadAll(c.br); len(rest) != 0 || errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the blocked client over the limit: %q %v, want it closed", rest, err)
+			}
+			if got := admin.do("EXISTS", "k"); got != ":0\r\n" {
+				t.Errorf("EXISTS k: %q: a command queued behind BLPOP ran", got)
+			}
+			if got := admin.do("INFO", "clients"); !strings.Contains(got, "blocked_clients:0\r\n") {
+				t.Errorf("after the close: %q", got)
+			}
+		})
+	}
+}
