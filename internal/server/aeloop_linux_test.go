@@ -231,10 +231,11 @@ func (c *aeClient) do(args ...string) string {
 	return c.receive()
 }
 
-// runAE starts a server on the event loop (blocking epoll_wait).
-func runAE(t *testing.T) *Server {
+// runAE starts a server on the event loop, waiting as mode says (a:
+// a blocking epoll_wait, b: in Go's netpoller).
+func runAE(t *testing.T, mode string) *Server {
 	t.Helper()
-	t.Setenv("LOCKKV_AELOOP", "a")
+	t.Setenv("LOCKKV_AELOOP", mode)
 	s := RunT(t)
 	if s.ae == nil {
 		t.Fatal("LOCKKV_AELOOP set, but the event loop does not run")
@@ -246,7 +247,12 @@ func runAE(t *testing.T) *Server {
 // loop serves the other clients from inside it: -BUSY, SCRIPT KILL, a new
 // connection; the script's own client's next request waits for it.
 func TestAELoopBusyScript(t *testing.T) {
-	s := runAE(t)
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopBusyScript(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopBusyScript(t *testing.T, s *Server) {
 	a, b := aeDial(t, s), aeDial(t, s)
 	if got := b.do("CONFIG", "SET", "busy-reply-threshold", "50"); got != "+OK\r\n" {
 		t.Fatalf("CONFIG SET: %q", got)
@@ -282,7 +288,12 @@ func TestAELoopBusyScript(t *testing.T) {
 // it sends meanwhile queue behind the blocked one, and its disconnect
 // frees it (and its blocking) at once.
 func TestAELoopBlocked(t *testing.T) {
-	s := runAE(t)
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopBlocked(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopBlocked(t *testing.T, s *Server) {
 	a, b := aeDial(t, s), aeDial(t, s)
 	a.send("BLPOP", "list", "0")
 	a.send("SET", "after", "1")
@@ -343,7 +354,12 @@ func TestAELoopBlocked(t *testing.T) {
 // connection, then the rest of the PUBLISH: epoll reports the publisher
 // first, but the SUBSCRIBE was complete first and gets the message.
 func TestAELoopRunsByArrival(t *testing.T) {
-	s := runAE(t)
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopRunsByArrival(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopRunsByArrival(t *testing.T, s *Server) {
 	sub, pub := aeDial(t, s), aeDial(t, s)
 	sub.do("PING")
 	pub.do("PING")
@@ -368,7 +384,12 @@ func TestAELoopRunsByArrival(t *testing.T) {
 // client's output at a time (Redis's NET_MAX_WRITES_PER_EVENT), the rest
 // in the next rounds, in order, to a client that reads it all.
 func TestAELoopWriteChunk(t *testing.T) {
-	s := runAE(t)
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopWriteChunk(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopWriteChunk(t *testing.T, s *Server) {
 	c := aeDial(t, s)
 	c.do("PING")
 	out := make([]byte, 1<<20)
@@ -407,7 +428,12 @@ func TestAELoopWriteChunk(t *testing.T) {
 // waits with output left in the engine (it would go out only at the
 // next client event or cron).
 func TestAELoopAppliesFlushed(t *testing.T) {
-	s := runAE(t)
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopAppliesFlushed(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopAppliesFlushed(t *testing.T, s *Server) {
 	sub := aeDial(t, s)
 	if got := sub.do("SUBSCRIBE", "ch"); got != "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n" {
 		t.Fatalf("SUBSCRIBE: %q", got)
