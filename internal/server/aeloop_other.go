@@ -4,7 +4,7 @@ package server
 
 import "net"
 
-// aeLoop is the experimental event loop of aeloop_linux.go: Linux only.
+// aeLoop is the event loop of aeloop_linux.go: Linux only.
 type aeLoop struct{}
 
 func (s *Server) startAE() bool  { return false }

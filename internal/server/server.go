@@ -1,9 +1,10 @@
 // Package server is the running server behind a lockkv.Server: the
-// listeners and their accept loops, each connection's reader and writer,
-// the command goroutine that alone touches the engine (its batching and
-// arrival order, the work it serves while a script is busy), TLS, and the
-// hosting of the parts a configuration adds (a cluster node, the metrics
-// port). The root package checks a Config and hands it over; everything
+// listeners and their accept loops, the event loop that serves plain TCP
+// on Linux (aeloop_linux.go), each other connection's reader and writer,
+// the command goroutine that alone touches the engine (the event loop,
+// or Server.loop: its batching and arrival order, the work it serves
+// while a script is busy), TLS, and the hosting of the parts a
+// configuration adds (a cluster node, the metrics port). The root package checks a Config and hands it over; everything
 // here runs once Start is called.
 package server
 
@@ -136,8 +137,8 @@ type Server struct {
 	// metrics is the metrics port, when Config.Metrics is set.
 	metrics host.Service
 
-	// ae is the experimental event loop (aeloop_linux.go), nil unless
-	// LOCKKV_AELOOP turned it on.
+	// ae is the event loop (aeloop_linux.go), nil where Server.loop runs
+	// instead (LOCKKV_AELOOP=off, no plain listener, other systems).
 	ae *aeLoop
 
 	// onBusy is the engine's OnBusy (serveWhileBusy; a test may wrap it,
