@@ -88,10 +88,35 @@ type aeLoop struct {
 	beforeSleep func()
 	// timed: slow requests are reported (Config.OnSlowRequest).
 	timed bool
-	// recvmsg's arguments, kept here so that a read allocates nothing.
-	msg unix.Msghdr
-	iov unix.Iovec
-	oob [64]byte
+	// lim is what a connection's read (fill) reads of the loop and the
+	// engine, copied at the start of each round's reads (handleEvents).
+	lim aeReadLimits
+}
+
+// aeReadLimits is what aeConn.fill reads besides the connection itself:
+// copied once per round, so that the connection part of a read touches
+// nothing shared (EVLOOP.md, "Next" 1).
+type aeReadLimits struct {
+	queryLimit int64 // Config.ClientQueryBufferLimit
+	maxBulk    int64 // Config.ProtoMaxBulkLen
+	timed      bool  // aeLoop.timed
+	raw        bool  // aeLoop.raw
+}
+
+// aeRead is the result of a connection's read (aeConn.fill), which the
+// loop applies (aeLoop.applyRead), in this order: again, overLimit or
+// abort, batch, perr.
+type aeRead struct {
+	// again: the read filled the buffer; read again without waiting.
+	again bool
+	// abort: end of file or an error; the connection is dropped.
+	abort bool
+	// overLimit: past client-query-buffer-limit; nothing was parsed.
+	overLimit bool
+	// batch: the requests parsed, for l.ran.
+	batch *aeBatch
+	// perr: a protocol error to answer now (no batch is out), then close.
+	perr string
 }
 
 type aeAccepted struct {
@@ -145,6 +170,10 @@ type aeConn struct {
 	// (timed only).
 	arrived int64
 	readAt  int64
+	// recvmsg's arguments, kept here so that a read allocates nothing.
+	msg unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte
 	// slow are the timed batches that finished while part of their
 	// replies waited for the socket: reported once it took them.
 	slow    []slowPending
@@ -336,20 +365,20 @@ func (l *aeLoop) wait(until int64, now bool) int {
 // sysRead reads the socket once with recvmsg(2) and returns when the
 // kernel received the bytes (SO_TIMESTAMPNS of the last segment read;
 // 0 when it gave none).
-func (l *aeLoop) sysRead(fd int, p []byte) (n int, at int64, err error) {
-	l.iov = unix.Iovec{Base: &p[0]}
-	l.iov.SetLen(len(p))
-	l.msg = unix.Msghdr{Iov: &l.iov, Control: &l.oob[0]}
-	l.msg.SetIovlen(1)
-	defer func() { l.iov.Base = nil }()
+func (c *aeConn) sysRead(p []byte, raw bool) (n int, at int64, err error) {
+	c.iov = unix.Iovec{Base: &p[0]}
+	c.iov.SetLen(len(p))
+	c.msg = unix.Msghdr{Iov: &c.iov, Control: &c.oob[0]}
+	c.msg.SetIovlen(1)
+	defer func() { c.iov.Base = nil }()
 	for {
-		l.msg.SetControllen(len(l.oob))
+		c.msg.SetControllen(len(c.oob))
 		var got uintptr
 		var errno syscall.Errno
-		if l.raw {
-			got, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&l.msg)), 0)
+		if raw {
+			got, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.msg)), 0)
 		} else {
-			got, _, errno = unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&l.msg)), 0)
+			got, _, errno = unix.Syscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.msg)), 0)
 		}
 		if errno == unix.EINTR {
 			continue
@@ -357,10 +386,10 @@ func (l *aeLoop) sysRead(fd int, p []byte) (n int, at int64, err error) {
 		if errno != 0 {
 			return 0, 0, errno
 		}
-		if int(l.msg.Controllen) >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
-			h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
+		if int(c.msg.Controllen) >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			h := (*unix.Cmsghdr)(unsafe.Pointer(&c.oob[0]))
 			if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
-				at = (*unix.Timespec)(unsafe.Pointer(&l.oob[unix.CmsgLen(0)])).Nano()
+				at = (*unix.Timespec)(unsafe.Pointer(&c.oob[unix.CmsgLen(0)])).Nano()
 			}
 		}
 		return int(got), at, nil
@@ -466,6 +495,8 @@ func (l *aeLoop) takeRequests() {
 // read again: new connections join, ready sockets are written and read,
 // and what they hold is parsed into l.ran.
 func (l *aeLoop) handleEvents(n int) {
+	cfg := l.s.eng.Config
+	l.lim = aeReadLimits{queryLimit: cfg.ClientQueryBufferLimit, maxBulk: cfg.ProtoMaxBulkLen, timed: l.timed, raw: l.raw}
 	more := l.more
 	l.more = l.more[len(l.more):]
 	for _, ev := range l.events[:n] {
@@ -482,7 +513,7 @@ func (l *aeLoop) handleEvents(n int) {
 			c.flush()
 		}
 		if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-			c.read()
+			l.read(c)
 		}
 		if ev.Events&(unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
 			// Edge-triggered, a FIN that came with the last bytes is
@@ -493,7 +524,7 @@ func (l *aeLoop) handleEvents(n int) {
 	for i, c := range more {
 		c.inMore = false
 		if !c.closed {
-			c.read()
+			l.read(c)
 		}
 		more[i] = nil
 	}
@@ -611,10 +642,20 @@ func (l *aeLoop) readAgain(c *aeConn) {
 	}
 }
 
-// read reads the socket once and parses the complete requests into a
-// batch. While a batch is out the socket is read only if the client is
-// held (blocked for any time).
-func (c *aeConn) read() {
+// read reads c's socket once and parses what it holds (fill), then
+// applies the result (applyRead).
+func (l *aeLoop) read(c *aeConn) {
+	var r aeRead
+	c.fill(&l.lim, &r)
+	l.applyRead(c, &r)
+}
+
+// fill reads the socket once and parses the complete requests into a
+// batch. It touches only c (its buffer, parser, batches and msghdr) and
+// lim: what the loop must do about it is left in r. While a batch is
+// out the socket is read only if the client is held (blocked for any
+// time).
+func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	if c.client == nil || c.closing {
 		return
 	}
@@ -622,7 +663,6 @@ func (c *aeConn) read() {
 		c.skipped = true
 		return
 	}
-	s := c.l.s
 	if c.start == c.end && c.outstanding == 0 {
 		c.start, c.end = 0, 0
 	}
@@ -642,15 +682,15 @@ func (c *aeConn) read() {
 		c.start = 0
 	}
 	room := len(c.buf) - c.end
-	n, at, err := c.l.sysRead(c.fd, c.buf[c.end:])
+	n, at, err := c.sysRead(c.buf[c.end:], lim.raw)
 	if err == unix.EAGAIN {
 		if c.unparsed {
-			c.parse()
+			c.parse(lim, r)
 		}
 		return
 	}
 	if err != nil || n == 0 {
-		c.Abort()
+		r.abort = true
 		return
 	}
 	c.end += n
@@ -658,27 +698,46 @@ func (c *aeConn) read() {
 		at = wallNow()
 	}
 	c.arrived = max(c.arrived, at)
-	if c.l.timed {
+	if lim.timed {
 		c.readAt = wallNow()
 	}
-	if n == room {
-		c.l.readAgain(c)
-	}
+	r.again = n == room
 	// client-query-buffer-limit: what was read and has not run yet, the
 	// partial request and the batches a held client queued, as Redis's
 	// query buffer holds them.
-	if int64(c.end-c.start+c.inflight) > s.eng.Config.ClientQueryBufferLimit {
-		from := c.start + c.parser.QueryStart()
-		head := append([]byte(nil), c.buf[from:min(c.end, from+64)]...)
-		s.eng.CloseQueryBufferLimit(c.client, head)
+	if int64(c.end-c.start+c.inflight) > lim.queryLimit {
+		r.overLimit = true
 		return
 	}
-	c.parse()
+	c.parse(lim, r)
 }
 
-// parse parses the complete requests in the buffer into one batch for
-// l.ran; before AUTH only one.
-func (c *aeConn) parse() {
+// applyRead does on the loop what c's read (fill) left in r.
+func (l *aeLoop) applyRead(c *aeConn, r *aeRead) {
+	if r.again {
+		l.readAgain(c)
+	}
+	if r.abort {
+		c.Abort()
+		return
+	}
+	if r.overLimit {
+		from := c.start + c.parser.QueryStart()
+		head := append([]byte(nil), c.buf[from:min(c.end, from+64)]...)
+		l.s.eng.CloseQueryBufferLimit(c.client, head)
+		return
+	}
+	if r.batch != nil {
+		l.ran = append(l.ran, r.batch)
+	}
+	if r.perr != "" {
+		c.protocolError(r.perr)
+	}
+}
+
+// parse parses the complete requests in the buffer into one batch
+// (r.batch); before AUTH only one.
+func (c *aeConn) parse(lim *aeReadLimits, r *aeRead) {
 	c.unparsed = false
 	if c.start == c.end {
 		return
@@ -691,7 +750,7 @@ func (c *aeConn) parse() {
 	} else {
 		b = c.newBatch()
 	}
-	lim := resp.Limits{Authenticated: c.authed, MaxBulkLen: c.l.s.eng.Config.ProtoMaxBulkLen}
+	plim := resp.Limits{Authenticated: c.authed, MaxBulkLen: lim.maxBulk}
 	perr := false
 	for c.start < c.end {
 		if cap(b.args)-len(b.args) < 8 {
@@ -699,7 +758,7 @@ func (c *aeConn) parse() {
 			b.args = make([][]byte, 0, 2*cap(b.args)+64)
 		}
 		argv := b.args[len(b.args):cap(b.args)]
-		args, n, err := c.parser.Parse(c.buf[c.start:c.end], argv, lim)
+		args, n, err := c.parser.Parse(c.buf[c.start:c.end], argv, plim)
 		if err != nil {
 			if errors.As(err, &c.perr) {
 				perr = true
@@ -727,10 +786,10 @@ func (c *aeConn) parse() {
 		c.outstanding++
 		c.inflight += b.bytes
 		b.arrived = c.arrived
-		if b.timed = c.l.timed; b.timed {
+		if b.timed = lim.timed; b.timed {
 			b.st = stamps{read: c.readAt}
 		}
-		c.l.ran = append(c.l.ran, b)
+		r.batch = b
 	} else {
 		b.bytes = 0
 		c.free = append(c.free, b)
@@ -739,7 +798,7 @@ func (c *aeConn) parse() {
 		msg := "ERR " + c.perr.Error()
 		c.perr = nil
 		if c.outstanding == 0 {
-			c.protocolError(msg)
+			r.perr = msg
 		} else {
 			c.perrMsg = msg
 		}
