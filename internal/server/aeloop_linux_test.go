@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 // TestAELoop drives the experimental event loop (LOCKKV_AELOOP, both
@@ -497,4 +500,164 @@ func TestBlockedQueryBufferLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAEConnFill drives a connection's part of a read (aeConn.fill)
+// without a loop (c.l is nil, so a fill that touched the loop would
+// panic) and checks the result the loop would apply: a batch, a
+// protocol error now or after the batches out, over the query limit,
+// read again, end of file, and a socket skipped while a batch is out.
+// Then several connections fill at once, as the workers of threaded
+// I/O will (EVLOOP.md, "Next" 1); under -race this checks that fills of
+// different connections share nothing.
+func TestAEConnFill(t *testing.T) {
+	lim := aeReadLimits{queryLimit: 1 << 20, maxBulk: 512 << 20}
+	newConn := func(t *testing.T, bufSize int) (*aeConn, int) {
+		t.Helper()
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+		return &aeConn{fd: fds[0], client: &engine.Client{}, authed: true, buf: make([]byte, bufSize)}, fds[1]
+	}
+	send := func(t *testing.T, fd int, s string) {
+		t.Helper()
+		if n, err := unix.Write(fd, []byte(s)); err != nil || n != len(s) {
+			t.Fatalf("write: %d, %v", n, err)
+		}
+	}
+	fill := func(c *aeConn, lim aeReadLimits) aeRead {
+		var r aeRead
+		c.fill(&lim, &r)
+		return r
+	}
+	cmds := func(b *aeBatch) string {
+		var parts []string
+		for _, cmd := range b.cmds {
+			parts = append(parts, string(bytes.Join(cmd, []byte(" "))))
+		}
+		return strings.Join(parts, "|")
+	}
+	const ping, getk = "*1\r\n$4\r\nPING\r\n", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+
+	t.Run("batch", func(t *testing.T) {
+		c, peer := newConn(t, readChunk)
+		if r := fill(c, lim); r != (aeRead{}) {
+			t.Fatalf("nothing to read: %+v", r)
+		}
+		send(t, peer, ping+getk+"*1\r\n$4\r\nPI")
+		r := fill(c, lim)
+		if r.batch == nil || r.again || r.abort || r.overLimit || r.perr != "" {
+			t.Fatalf("%+v, want a batch only", r)
+		}
+		if got := cmds(r.batch); got != "PING|GET k" {
+			t.Errorf("batch %q", got)
+		}
+		if r.batch.bytes != len(ping+getk) || c.outstanding != 1 || c.inflight != len(ping+getk) || r.batch.arrived == 0 {
+			t.Errorf("bytes %d, outstanding %d, inflight %d, arrived %d", r.batch.bytes, c.outstanding, c.inflight, r.batch.arrived)
+		}
+		// A batch is out and the client is not held: not read.
+		send(t, peer, "NG\r\n")
+		if r := fill(c, lim); r != (aeRead{}) || !c.skipped {
+			t.Fatalf("with a batch out: %+v, skipped %v", r, c.skipped)
+		}
+		// Held (BLPOP): read on; the rest of the PING is the next batch.
+		c.held = true
+		if r := fill(c, lim); r.batch == nil || cmds(r.batch) != "PING" || c.outstanding != 2 {
+			t.Fatalf("held: %+v, outstanding %d", r, c.outstanding)
+		}
+	})
+	t.Run("before AUTH", func(t *testing.T) {
+		c, peer := newConn(t, readChunk)
+		c.authed = false
+		send(t, peer, ping+getk)
+		if r := fill(c, lim); r.batch == nil || cmds(r.batch) != "PING" || !c.unparsed {
+			t.Fatalf("%+v, unparsed %v; want one command, the rest unparsed", r, c.unparsed)
+		}
+	})
+	t.Run("protocol error", func(t *testing.T) {
+		c, peer := newConn(t, readChunk)
+		send(t, peer, "*1\r\n$x\r\n")
+		r := fill(c, lim)
+		if r.batch != nil || r.perr != "ERR Protocol error: invalid bulk length" || c.perrMsg != "" {
+			t.Fatalf("%+v, perrMsg %q; want the error now", r, c.perrMsg)
+		}
+		// After a request: the error waits for the batch.
+		c, peer = newConn(t, readChunk)
+		send(t, peer, ping+"*1\r\n$x\r\n")
+		r = fill(c, lim)
+		if r.batch == nil || cmds(r.batch) != "PING" || r.perr != "" || c.perrMsg != "ERR Protocol error: invalid bulk length" {
+			t.Fatalf("%+v, perrMsg %q; want the batch, the error after it", r, c.perrMsg)
+		}
+	})
+	t.Run("query buffer limit", func(t *testing.T) {
+		c, peer := newConn(t, readChunk)
+		send(t, peer, ping+getk)
+		small := lim
+		small.queryLimit = int64(len(ping+getk)) - 1
+		if r := fill(c, small); !r.overLimit || r.batch != nil || c.outstanding != 0 {
+			t.Fatalf("%+v, outstanding %d; want over the limit, nothing parsed", r, c.outstanding)
+		}
+	})
+	t.Run("read again", func(t *testing.T) {
+		c, peer := newConn(t, len(ping))
+		send(t, peer, ping+ping)
+		if r := fill(c, lim); !r.again || r.batch == nil || cmds(r.batch) != "PING" {
+			t.Fatalf("%+v; want one PING and read again", r)
+		}
+	})
+	t.Run("end of file", func(t *testing.T) {
+		c, peer := newConn(t, readChunk)
+		unix.Close(peer)
+		if r := fill(c, lim); !r.abort || r.batch != nil {
+			t.Fatalf("%+v; want abort", r)
+		}
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		const conns, requests = 4, 200
+		cs := make([]*aeConn, conns)
+		for i := range cs {
+			c, peer := newConn(t, 256)
+			cs[i] = c
+			var w strings.Builder
+			for j := 0; j < requests; j++ {
+				fmt.Fprintf(&w, "*2\r\n$4\r\nECHO\r\n$%d\r\n%d\r\n", len(strconv.Itoa(j)), j)
+			}
+			send(t, peer, w.String())
+		}
+		got := make([][]string, conns)
+		var wg sync.WaitGroup
+		for i, c := range cs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for len(got[i]) < requests {
+					r := fill(c, lim)
+					if r.abort || r.overLimit || r.perr != "" || (r.batch == nil && !r.again) {
+						t.Errorf("conn %d after %d requests: %+v", i, len(got[i]), r)
+						return
+					}
+					if r.batch != nil {
+						for _, cmd := range r.batch.cmds {
+							got[i] = append(got[i], string(cmd[1]))
+						}
+						// What the batch's ack does to the connection.
+						c.outstanding--
+						c.inflight -= r.batch.bytes
+						r.batch.cmds, r.batch.args, r.batch.bytes = r.batch.cmds[:0], r.batch.args[:0], 0
+						c.free = append(c.free, r.batch)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range got {
+			for j, s := range got[i] {
+				if s != strconv.Itoa(j) {
+					t.Fatalf("conn %d request %d: %q", i, j, s)
+				}
+			}
+		}
+	})
 }
