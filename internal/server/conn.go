@@ -468,25 +468,15 @@ func (c *conn) serve() {
 			b.arrived = arrived
 			b.timed = timed
 			b.st = stamps{read: readAt}
+			if ar != nil {
+				ar.handing()
+			}
+			if !s.submit(request{c: c, b: b, kind: reqBatch}) {
+				return
+			}
 			c.await.Add(1)
-			if s.own.TryLock() {
-				// The engine is free: run the batch here.
-				if ar != nil {
-					ar.handed()
-				}
-				s.busySince.Store(monoNow())
-				s.runHeld(&request{c: c, b: b, kind: reqBatch})
-				s.release()
-			} else {
-				if ar != nil {
-					ar.handing()
-				}
-				if !s.submit(request{c: c, b: b, kind: reqBatch}) {
-					return
-				}
-				if ar != nil {
-					ar.handed()
-				}
+			if ar != nil {
+				ar.handed()
 			}
 			outstanding++
 			inflight += b.bytes

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"os"
 	"strings"
@@ -96,20 +95,6 @@ type Server struct {
 	ln    net.Listener // plain TCP; nil with TLSOnly
 	tlsLn net.Listener // nil without TLS
 	reqs  chan request
-	// own is the engine: whoever holds it (the loop goroutine, or a
-	// reader running its own batch) alone touches the engine. handedIn
-	// counts the requests handed over through reqs; a holder reads it
-	// after it lets go (release), so a request handed over while the
-	// engine was held is never left waiting.
-	own      sync.Mutex
-	handedIn atomic.Uint64
-	// nextWake is the engine's NextWakeup as the last holder left it,
-	// timerAt what the loop's timer is set for (max: none), hz the hz
-	// setting; rewake pokes the loop to look at them again.
-	nextWake atomic.Int64
-	timerAt  atomic.Int64
-	hz       atomic.Int64
-	rewake   chan struct{}
 	// applies carries the replication layer's work (Raft apply,
 	// leadership changes): the loop takes it before client requests, so
 	// committed entries, and the clients waiting on them, never queue
@@ -189,7 +174,6 @@ func New(cfg Config) *Server {
 		cfg:      cfg,
 		log:      log,
 		reqs:     make(chan request, 1024),
-		rewake:   make(chan struct{}, 1),
 		applies:  make(chan request, 16),
 		gathered: make([]request, 0, 64),
 		quit:     make(chan struct{}),
@@ -687,121 +671,69 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	}
 }
 
-// loop is the command goroutine: timers (Cron), Raft's applies and Do
-// callbacks; it takes the engine for them. Client requests run on the
-// goroutine that holds the engine when they are handed over (runHeld).
+// loop is the command goroutine: it alone touches the engine.
 func (s *Server) loop() {
 	defer s.loopWG.Done()
 	hz := s.eng.Config.Hz
 	if hz <= 0 {
 		hz = 10
 	}
-	s.hz.Store(int64(hz))
-	s.timerAt.Store(math.MaxInt64)
 	tick := time.NewTicker(time.Second / time.Duration(hz))
 	defer tick.Stop()
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
 	defer s.arrival.shut() // the readers have stopped (Close)
 	for {
+		s.busySince.Store(0)
 		select {
 		case r := <-s.applies:
-			s.acquire()
+			s.busySince.Store(monoNow())
 			s.handle(r)
-			s.runHeld(nil)
-			s.release()
+		case r := <-s.reqs:
+			n := s.runArrived(r)
+			// Then what arrives meanwhile, up to a bound, before the
+			// outputs go out.
+		drain:
+			for i := 0; i < 512 && n < 512; i++ {
+				s.busySince.Store(monoNow())
+				select {
+				case r := <-s.applies:
+					s.handle(r)
+					continue
+				default:
+				}
+				select {
+				case r := <-s.reqs:
+					n += s.runArrived(r)
+				default:
+					break drain
+				}
+			}
 		case <-tick.C:
-			s.acquire()
+			s.busySince.Store(monoNow())
 			s.eng.Cron()
-			s.runHeld(nil)
-			s.release()
 		case <-wake.C:
-			s.timerAt.Store(math.MaxInt64)
-			s.acquire()
+			s.busySince.Store(monoNow())
 			s.eng.Cron()
-			s.runHeld(nil)
-			s.release()
-		case <-s.rewake:
 		case <-s.quit:
 			return
 		}
-		if h := int(s.hz.Load()); h != hz && h > 0 {
+		s.eng.FlushOutputs()
+		s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
+		s.queryLimit.Store(s.eng.Config.ClientQueryBufferLimit)
+		if h := s.eng.Config.Hz; h != hz && h > 0 {
 			// CONFIG SET hz: periodic work (active expiry, timeouts) runs
 			// hz times a second, as in Redis.
 			hz = h
 			tick.Reset(time.Second / time.Duration(hz))
 		}
-		if at := s.nextWake.Load(); at > 0 && at < s.timerAt.Load() {
-			d := time.Duration(at-s.cfg.Clock.Now().UnixMilli()) * time.Millisecond
+		if at := s.eng.NextWakeup(); at > 0 {
+			d := time.Duration(at-s.eng.NowMs()) * time.Millisecond
 			if d < 0 {
 				d = 0
 			}
-			s.timerAt.Store(at)
 			wake.Reset(d)
 		}
-	}
-}
-
-// acquire takes the engine, waiting for its holder.
-func (s *Server) acquire() {
-	s.own.Lock()
-	s.busySince.Store(monoNow())
-}
-
-// runHeld runs, holding the engine, r (when given) and the requests
-// handed over, Raft's applies first, up to a bound, then lets the
-// outputs go out.
-func (s *Server) runHeld(r *request) {
-	n := 0
-	if r != nil {
-		n = s.runArrived(*r)
-	}
-	for i := 0; i < 512 && n < 512; i++ {
-		s.busySince.Store(monoNow())
-		select {
-		case r := <-s.applies:
-			s.handle(r)
-			continue
-		default:
-		}
-		select {
-		case r := <-s.reqs:
-			n += s.runArrived(r)
-			continue
-		default:
-		}
-		break
-	}
-	s.eng.FlushOutputs()
-	s.maxBulk.Store(s.eng.Config.ProtoMaxBulkLen)
-	s.queryLimit.Store(s.eng.Config.ClientQueryBufferLimit)
-	poke := false
-	if h := int64(s.eng.Config.Hz); h != s.hz.Load() {
-		s.hz.Store(h)
-		poke = true
-	}
-	at := s.eng.NextWakeup()
-	s.nextWake.Store(at)
-	if poke || (at > 0 && at < s.timerAt.Load()) {
-		select {
-		case s.rewake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// release lets go of the engine; requests handed over meanwhile are run
-// first, by this goroutine when it can take the engine back.
-func (s *Server) release() {
-	for {
-		s.busySince.Store(0)
-		s.own.Unlock()
-		s.handedIn.Load() // pairs with submit's Add
-		if len(s.reqs) == 0 || !s.own.TryLock() {
-			return
-		}
-		s.busySince.Store(monoNow())
-		s.runHeld(nil)
 	}
 }
 
@@ -946,21 +878,14 @@ func (s *Server) stalled() time.Duration {
 	return time.Duration(monoNow() - since)
 }
 
-// submit hands a request over to the engine's holder, or runs it when
-// the engine is free.
+// submit hands a request to the command goroutine.
 func (s *Server) submit(r request) bool {
 	select {
 	case s.reqs <- r:
+		return true
 	case <-s.quit:
 		return false
 	}
-	s.handedIn.Add(1)
-	if s.own.TryLock() {
-		s.busySince.Store(monoNow())
-		s.runHeld(nil)
-		s.release()
-	}
-	return true
 }
 
 // loadRDBThroughLog is LoadRDB on a cluster node: when this node leads
