@@ -47,7 +47,9 @@ func main() {
 		lockkvAddr = flag.String("lockkv-addr", "", "measure this lockkv instead of starting one")
 		redisAddr  = flag.String("redis-addr", "", "measure this Redis instead of starting one")
 		lockkvBin  = flag.String("lockkv-bin", "", "run this lockkv binary (cmd/lockkv) as the lockkv server instead of this program's own lockkv")
+		variants   variantFlag
 	)
+	flag.Var(&variants, "variant", "measure this lockkv binary too, as \"name=path [ENV=VALUE ...]\" (repeatable; replaces the default lockkv; each row's runs alternate between all the servers)")
 	flag.Parse()
 	conns, err := bench.ParseCounts(*connsArg)
 	if err != nil {
@@ -63,20 +65,27 @@ func main() {
 		log.Fatal(err)
 	}
 
-	servers := []*server{{name: "lockkv", addr: *lockkvAddr}, {name: "redis", addr: *redisAddr}}
+	servers := []*server{{name: "lockkv", addr: *lockkvAddr, bin: *lockkvBin}}
+	if len(variants) > 0 {
+		servers = variants
+	}
+	redis := &server{name: "redis", addr: *redisAddr}
+	servers = append(servers, redis)
 	fatalf = func(format string, args ...any) {
 		for _, s := range servers {
 			s.stop()
 		}
 		log.Fatalf(format, args...)
 	}
-	if servers[0].addr == "" {
-		if err := servers[0].startLockkv(*lockkvBin); err != nil {
-			fatalf("start lockkv: %v", err)
+	for _, s := range servers[:len(servers)-1] {
+		if s.addr == "" {
+			if err := s.startLockkv(s.bin); err != nil {
+				fatalf("start %s: %v", s.name, err)
+			}
 		}
 	}
-	if servers[1].addr == "" {
-		if err := servers[1].startRedis(*redisBin); err != nil {
+	if redis.addr == "" {
+		if err := redis.startRedis(*redisBin); err != nil {
 			fatalf("start redis-server: %v", err)
 		}
 	}
@@ -125,14 +134,16 @@ func main() {
 }
 
 // measureRow measures workload w at conns connections and pipeline depth
-// on both servers, runs times each (alternating which goes first), and
-// prints the medians as one row of the table.
+// on every server, runs times each (each run starting with another), and
+// prints the medians as one row of the table per lockkv (the last server
+// is Redis).
 func measureRow(servers []*server, w bench.Workload, conns, depth, runs int, d time.Duration, row string) {
-	res := make([][]run, 2)
+	res := make([][]run, len(servers))
 	for r := 0; r < runs; r++ {
-		order := []int{0, 1}
-		if r%2 == 1 {
-			order = []int{1, 0}
+		// Each run starts with another server.
+		order := make([]int, len(servers))
+		for i := range order {
+			order[i] = (i + r) % len(servers)
 		}
 		for _, i := range order {
 			s := servers[i]
@@ -151,10 +162,40 @@ func measureRow(servers []*server, w bench.Workload, conns, depth, runs int, d t
 			res[i] = append(res[i], run{Result: out, cpuPerOp: perOp(cpu[1]-cpu[0], out.Ops)})
 		}
 	}
-	l, rd := summarize(res[0]), summarize(res[1])
-	fmt.Printf(row, strconv.Itoa(conns), w.Name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
-		fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(l.Max), dur(rd.P50), dur(rd.P99), dur(rd.Max),
-		us(l.cpuPerOp), us(rd.cpuPerOp), fmt.Sprintf("%.2f", float64(l.cpuPerOp)/float64(max(rd.cpuPerOp, 1))))
+	rd := summarize(res[len(servers)-1])
+	for i, s := range servers[:len(servers)-1] {
+		l := summarize(res[i])
+		name := w.Name
+		if len(servers) > 2 {
+			name += " " + s.name
+		}
+		fmt.Printf(row, strconv.Itoa(conns), name, strconv.Itoa(depth), fmt.Sprintf("%.0f", l.OpsPerSec), fmt.Sprintf("%.0f", rd.OpsPerSec),
+			fmt.Sprintf("%.2f", l.OpsPerSec/rd.OpsPerSec), dur(l.P50), dur(l.P99), dur(l.Max), dur(rd.P50), dur(rd.P99), dur(rd.Max),
+			us(l.cpuPerOp), us(rd.cpuPerOp), fmt.Sprintf("%.2f", float64(l.cpuPerOp)/float64(max(rd.cpuPerOp, 1))))
+	}
+}
+
+// variantFlag is -variant: lockkv binaries measured side by side.
+type variantFlag []*server
+
+func (v *variantFlag) String() string { return "" }
+
+func (v *variantFlag) Set(arg string) error {
+	fields := strings.Fields(arg)
+	if len(fields) == 0 {
+		return fmt.Errorf("want name=path [ENV=VALUE ...]")
+	}
+	name, bin, ok := strings.Cut(fields[0], "=")
+	if !ok || name == "" || bin == "" {
+		return fmt.Errorf("%q: want name=path [ENV=VALUE ...]", arg)
+	}
+	for _, e := range fields[1:] {
+		if !strings.Contains(e, "=") {
+			return fmt.Errorf("%q: %q is not ENV=VALUE", arg, e)
+		}
+	}
+	*v = append(*v, &server{name: name, bin: bin, env: fields[1:]})
+	return nil
 }
 
 // perOp divides a server's CPU time over a run by the run's operations.
@@ -246,6 +287,8 @@ func (s *server) cpuTime() time.Duration {
 type server struct {
 	name string
 	addr string
+	bin  string   // the lockkv binary; "" for this program's own
+	env  []string // added to the lockkv process's environment
 	cmd  *exec.Cmd
 	dir  string
 }
@@ -268,6 +311,7 @@ func (s *server) startLockkv(bin string) error {
 	}
 	if bin != "" {
 		s.cmd = exec.Command(bin, "--addr", addr, "--log-level", "warn")
+		s.cmd.Env = append(os.Environ(), s.env...)
 	} else {
 		self, err := os.Executable()
 		if err != nil {
