@@ -116,6 +116,7 @@ func TestLeaderTransferWriteGap(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	cur := tc.leader()
+	stopped := -1 // the node stopped (under mu): tc.srvs is the test's
 	var acked []string
 	var gaps []time.Duration
 	stop := make(chan struct{})
@@ -133,9 +134,9 @@ func TestLeaderTransferWriteGap(t *testing.T) {
 			default:
 			}
 			mu.Lock()
-			c := cur
+			c, down := cur, stopped
 			mu.Unlock()
-			if tc.srvs[c] == nil {
+			if c == down {
 				c = (c + 1) % 3
 			}
 			key := "w" + time.Now().Format("150405.000000")
@@ -191,6 +192,9 @@ func TestLeaderTransferWriteGap(t *testing.T) {
 	planned := maxGapSince(mark)
 	mark = count()
 	l = tc.leader()
+	mu.Lock()
+	stopped = l
+	mu.Unlock()
 	tc.stop(l) // a crash, as far as the others know: no hand-over
 	tc.leader()
 	time.Sleep(500 * time.Millisecond)
