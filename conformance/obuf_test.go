@@ -197,3 +197,57 @@ func TestOutputBufferNormalSingleReply(t *testing.T) {
 	q.Receive()
 	q.Receive()
 }
+
+// TestKilledClientOutputDropped: CLIENT KILL frees the victim at once, as
+// Redis's freeClient does: output it has not read is dropped, not written
+// first, so a client that never reads cannot keep its memory and socket.
+func TestKilledClientOutputDropped(t *testing.T) {
+	p := Connect(t)
+	const gets, size = 32, 1 << 20
+	run := func(addr string) outcome {
+		k := testutil.MustDial(t, addr)
+		k.MustDo(t, "SET", "killedobuf", strings.Repeat("x", size))
+		slow := testutil.DialSlowReader(t, addr)
+		if _, err := slow.Do("CLIENT", "SETNAME", "killedslow"); err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		id, err := slow.Do("CLIENT", "ID")
+		if err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		for i := 0; i < gets; i++ {
+			slow.Send("GET", "killedobuf")
+		}
+		var omem int64
+		deadline := time.Now().Add(10 * time.Second)
+		for omem < 8<<20 && time.Now().Before(deadline) {
+			omem = clientField(clientLine(t, k, "killedslow"), "omem")
+			time.Sleep(10 * time.Millisecond)
+		}
+		v := k.MustDo(t, "CLIENT", "KILL", "ID", id.Str)
+		got := 0
+		buf := make([]byte, 64*1024)
+		slow.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
+		var rerr error
+		for rerr == nil {
+			var n int
+			n, rerr = slow.Reader().Read(buf)
+			got += n
+		}
+		ne, timedOut := rerr.(net.Error)
+		return outcome{
+			"omem over 8 MB before the kill": strconv.FormatBool(omem >= 8<<20),
+			"kill":                           string(v.Kind) + v.Str,
+			"closed":                         strconv.FormatBool(!(timedOut && ne.Timeout())),
+			// What the kernel's buffers held is read; the output
+			// buffer (omem, at least 8 MB) is not.
+			"output cut":            strconv.FormatBool(int64(got) < omem),
+			"gone from CLIENT LIST": strconv.FormatBool(clientLine(t, k, "killedslow") == ""),
+		}
+	}
+	l, r := run(p.L.Addr), run(p.R.Addr)
+	p.outcomesMatch("killed slow reader", l, r)
+	if l["output cut"] != "true" || l["closed"] != "true" {
+		t.Errorf("lockkv: %v", l)
+	}
+}

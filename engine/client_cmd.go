@@ -205,7 +205,9 @@ func (e *Engine) clientTimedOut(cl *Client, now int64) bool {
 	if now/1000-cl.LastInteraction/1000 <= t {
 		return false
 	}
-	cl.Conn.Close()
+	// Output it has not read is dropped, as freeClient drops it: a client
+	// that never reads must not keep its memory and socket.
+	cl.Conn.Abort()
 	e.FreeClient(cl)
 	return true
 }
@@ -545,14 +547,14 @@ func clientKill(c *Ctx, args [][]byte) {
 	}
 }
 
-// killClient closes cl: at once, or after this reply when it is the
-// calling client.
+// killClient closes cl: at once, dropping output it has not read (as
+// Redis's freeClient), or after this reply when it is the calling client.
 func (e *Engine) killClient(c *Ctx, cl *Client) {
 	if cl == c.C {
 		cl.CloseAfterReply = true
 		return
 	}
-	cl.Conn.Close()
+	cl.Conn.Abort()
 	e.FreeClient(cl)
 }
 
