@@ -163,6 +163,12 @@ type aeConn struct {
 	unparsed bool
 	inMore   bool
 	inWMore  bool
+	// hup: epoll reported EPOLLRDHUP, EPOLLHUP or EPOLLERR. Being
+	// edge-triggered it reports it once, maybe with more data queued
+	// than one read takes: the socket is read again after every read
+	// that returned data (and after the last batch when a read was
+	// skipped) until the read that returns the end or the error.
+	hup bool
 	// arrived is when the kernel received the bytes read last, never
 	// earlier than for the read before (Unix ns; SO_TIMESTAMPNS, or the
 	// time of the read where the kernel gives none): a round's batches
@@ -512,13 +518,14 @@ func (l *aeLoop) handleEvents(n int) {
 		if ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0 {
 			c.flush()
 		}
-		if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-			l.read(c)
-		}
 		if ev.Events&(unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
 			// Edge-triggered, a FIN that came with the last bytes is
-			// reported once: read until the read that sees it.
-			l.readAgain(c)
+			// reported once: remember it, so that the connection is
+			// read until the read that sees it (fill, the last ack).
+			c.hup = true
+		}
+		if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+			l.read(c)
 		}
 	}
 	for i, c := range more {
@@ -663,6 +670,17 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		c.skipped = true
 		return
 	}
+	if c.unparsed {
+		// Before AUTH: the next request already buffered runs first,
+		// and the socket is read only when the buffer holds no complete
+		// request, so that the buffer does not grow by a read per
+		// command. The socket is read after that batch (skipped).
+		c.parse(lim, r)
+		if r.batch != nil || r.perr != "" {
+			c.skipped = true
+			return
+		}
+	}
 	if c.start == c.end && c.outstanding == 0 {
 		c.start, c.end = 0, 0
 	}
@@ -684,13 +702,19 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	room := len(c.buf) - c.end
 	n, at, err := c.sysRead(c.buf[c.end:], lim.raw)
 	if err == unix.EAGAIN {
-		if c.unparsed {
-			c.parse(lim, r)
-		}
 		return
 	}
 	if err != nil || n == 0 {
 		r.abort = true
+		return
+	}
+	r.again = n == room || c.hup
+	if c.perrMsg != "" {
+		// A held client after a protocol error: nothing that follows
+		// the error is parsed or run (Redis stops at it); the socket
+		// is read only to see a disconnect, and what it returns is
+		// dropped (c.end stays). The error goes out, and the
+		// connection closes, when the batches out finish.
 		return
 	}
 	c.end += n
@@ -701,7 +725,6 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	if lim.timed {
 		c.readAt = wallNow()
 	}
-	r.again = n == room
 	// client-query-buffer-limit: what was read and has not run yet, the
 	// partial request and the batches a held client queued, as Redis's
 	// query buffer holds them.
@@ -833,7 +856,7 @@ func (c *aeConn) newBatch() *aeBatch {
 			c.protocolError(msg)
 			return
 		}
-		if c.skipped || c.unparsed {
+		if c.skipped || c.unparsed || c.hup {
 			c.skipped = false
 			c.l.readAgain(c)
 		}
