@@ -23,6 +23,9 @@ type Engine struct {
 
 	StartTime time.Time
 	RunID     string
+	// IOThreadsActive is INFO's io_threads_active: the event loop's I/O
+	// workers wrote the last round's replies (the server sets it).
+	IOThreadsActive bool
 
 	clients map[int64]*Client
 	nextID  int64

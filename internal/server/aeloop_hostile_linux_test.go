@@ -39,7 +39,7 @@ func aeOpen(s *Server) (open int) {
 // error: the BLPOP's reply, the error, the end, and the SET never runs.
 // The loop read a held client on after the error and ran the SET.
 func TestAELoopProtocolErrorWhileBlocked(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopProtocolErrorWhileBlocked(t, runAE(t, mode)) })
 	}
 }
@@ -105,7 +105,7 @@ func testAELoopProtocolErrorWhileBlocked(t *testing.T, s *Server) {
 // disconnect must still be seen: the client is freed and a later RPUSH's
 // element stays in the list.
 func TestAELoopProtocolErrorThenHangup(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) {
 			s := runAE(t, mode)
 			a, b := aeDial(t, s), aeDial(t, s)
@@ -139,7 +139,12 @@ func TestAELoopProtocolErrorThenHangup(t *testing.T) {
 // the output, as Redis's freeClient (the loop kept both while Close
 // waited for the output to drain).
 func TestAELoopKilledNonReader(t *testing.T) {
-	s := runAE(t, "a")
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) { testAELoopKilledNonReader(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopKilledNonReader(t *testing.T, s *Server) {
 	a, b := aeDial(t, s), aeDial(t, s)
 	if got := b.do("SET", "big", strings.Repeat("x", 1<<20)); got != "+OK\r\n" {
 		t.Fatal(got)
@@ -179,7 +184,12 @@ func TestAELoopKilledNonReader(t *testing.T) {
 // client is blocked and another does not read its output: the server
 // stops and every client sees its connection end.
 func TestAELoopShutdownWhileBusy(t *testing.T) {
-	s := runAE(t, "a")
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) { testAELoopShutdownWhileBusy(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopShutdownWhileBusy(t *testing.T, s *Server) {
 	blocked, nonReader, scripter, killer := aeDial(t, s), aeDial(t, s), aeDial(t, s), aeDial(t, s)
 	if got := killer.do("CONFIG", "SET", "busy-reply-threshold", "50"); got != "+OK\r\n" {
 		t.Fatal(got)
@@ -217,7 +227,12 @@ func TestAELoopShutdownWhileBusy(t *testing.T) {
 // send garbage and vanish (RST or FIN) at random points; afterwards the
 // loop holds no connection but the checker's and the engine no client.
 func TestAELoopChurn(t *testing.T) {
-	s := runAE(t, "a")
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) { testAELoopChurn(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopChurn(t *testing.T, s *Server) {
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -309,7 +324,12 @@ func TestAELoopChurn(t *testing.T) {
 // hang-up once, with the data: the loop must read on until the read that
 // returns the end, and drop the connection.
 func TestAELoopHangupWithPartialRequest(t *testing.T) {
-	s := runAE(t, "a")
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) { testAELoopHangupWithPartialRequest(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopHangupWithPartialRequest(t *testing.T, s *Server) {
 	for _, n := range []int{100, 16000, 16384, 20000, 30000, 69000} {
 		for _, rst := range []bool{false, true} {
 			for _, pre := range []int{0, 1, 40} {
@@ -351,10 +371,15 @@ func TestAELoopHangupWithPartialRequest(t *testing.T) {
 // RPUSH is acknowledged and its element popped into a dead socket. Redis
 // (and the goroutines' path) frees the client and the element stays.
 func TestAELoopHangupWhileBlocked(t *testing.T) {
-	for _, mode := range []string{"a", "b", "off"} {
+	for _, mode := range append(aeLoopModes, "off") {
 		t.Run(mode, func(t *testing.T) {
-			t.Setenv("LOCKKV_AELOOP", mode)
-			s := RunT(t)
+			var s *Server
+			if mode == "off" {
+				t.Setenv("LOCKKV_AELOOP", mode)
+				s = RunT(t)
+			} else {
+				s = runAE(t, mode)
+			}
 			b := aeDial(t, s)
 			nc, err := net.Dial("tcp", s.Addr())
 			if err != nil {
@@ -402,10 +427,9 @@ func TestAELoopHangupWhileBlocked(t *testing.T) {
 // fixed 16 KiB buffer; its QueryBuffer reports that buffer, so the test
 // runs on the loop only).
 func TestAELoopUnauthQueryBuffer(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) {
-			t.Setenv("LOCKKV_AELOOP", mode)
-			s := RunT(t)
+			s := runAE(t, mode)
 			admin := aeDial(t, s)
 			if got := admin.do("CONFIG", "SET", "requirepass", "secret"); got != "+OK\r\n" {
 				t.Fatal(got)

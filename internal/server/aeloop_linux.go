@@ -39,9 +39,11 @@ import (
 	"errors"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -91,6 +93,71 @@ type aeLoop struct {
 	// lim is what a connection's read (fill) reads of the loop and the
 	// engine, copied at the start of each round's reads (handleEvents).
 	lim aeReadLimits
+
+	// toRead are the connections handleEvents reads this round, in the
+	// events' order, each once (aeConn.inRead).
+	toRead []*aeConn
+	// deferW: Deliver appends to the connection's output and lists it
+	// in toWrite, which writeDeferred writes at the end of the round
+	// (the I/O workers' share too). Set for the round's commands when
+	// there are workers.
+	deferW  bool
+	toWrite []*aeConn
+	// io are the I/O workers (nil: the loop alone).
+	io *aeIO
+}
+
+// aeIO are the event loop's I/O workers (Redis 6's io-threads): in a
+// round with at least fanMin sockets to read, or outputs to write, the
+// loop splits them among itself and the workers and waits until all
+// are done; the connections' parts (aeConn.fill, aeConn.writeOut) run
+// there, the rest on the loop, in the events' order. Nothing else runs
+// meanwhile: a worker touches only the connections it was given and
+// the round's fixed limits (aeLoop.lim).
+//
+// As Redis's threads, a worker spins a while (aeSpin) for the next job
+// before it parks, and the loop spins until the job is done: a round
+// hands out work twice (reads, then writes) and waking a parked
+// goroutine costs more than a round's share of it.
+type aeIO struct {
+	workers []*aeWorker
+	fanMin  int
+	// seq numbers the jobs (a worker does each once), left counts the
+	// workers not done with the current one; stop ends them.
+	seq  atomic.Uint64
+	left atomic.Int32
+	stop atomic.Bool
+	// The job: conns[i] for i = k, k+step, ... is share k's (0: the
+	// loop's); reads or writes, results at the same index. Written by
+	// the loop before seq moves, read by the workers after.
+	step  int
+	write bool
+	conns []*aeConn
+	reads []aeRead
+	wrote []aeWrote
+	raw   bool
+	lim   *aeReadLimits
+	// fanReads and fanWrites count the jobs fanned out (tests).
+	fanReads, fanWrites int
+}
+
+// aeWorker is one I/O worker's parking place.
+type aeWorker struct {
+	parked atomic.Bool
+	wake   chan struct{} // one slot; closed when the loop stops
+}
+
+// aeSpin is how long a worker spins for the next job before it parks.
+const aeSpin = 100 * time.Microsecond
+
+// maxIdleOut is the largest output buffer a connection keeps once it is
+// written (as the engine's FlushOutputs keeps its reply buffer).
+const maxIdleOut = 64 * 1024
+
+// aeWrote is the result of a worker's write of one chunk (writeOut).
+type aeWrote struct {
+	n, chunk int
+	err      error
 }
 
 // aeReadLimits is what aeConn.fill reads besides the connection itself:
@@ -163,6 +230,7 @@ type aeConn struct {
 	unparsed bool
 	inMore   bool
 	inWMore  bool
+	inRead   bool // listed in aeLoop.toRead
 	// hup: epoll reported EPOLLRDHUP, EPOLLHUP or EPOLLERR. Being
 	// edge-triggered it reports it once, maybe with more data queued
 	// than one read takes: the socket is read again after every read
@@ -182,8 +250,11 @@ type aeConn struct {
 	oob [64]byte
 	// slow are the timed batches that finished while part of their
 	// replies waited for the socket: reported once it took them.
-	slow    []slowPending
-	out     []byte
+	slow []slowPending
+	// out is the output the socket has not taken: sliced forward as it
+	// takes it (no copy), and begun again at ob, the start of its array,
+	// once empty.
+	out, ob []byte
 	closing bool // close once out is written
 	closed  bool
 	// perrMsg is a protocol error that follows the batches parsed: it
@@ -260,10 +331,105 @@ func (s *Server) startAE() bool {
 			return l.waitN != 0
 		}
 	}
+	threads := s.cfg.Engine.IOThreads
+	if v, err := strconv.Atoi(os.Getenv("LOCKKV_AELOOP_THREADS")); err == nil && v > 0 {
+		threads = v
+	}
+	if threads > 1 {
+		// Redis uses its threads while at least 2 outputs a thread wait
+		// (stopThreadedIOIfNeeded).
+		l.io = &aeIO{fanMin: 2 * threads, raw: l.raw, lim: &l.lim}
+		if v, err := strconv.Atoi(os.Getenv("LOCKKV_AELOOP_FANOUT")); err == nil && v > 0 {
+			l.io.fanMin = v
+		}
+		for i := 1; i < threads; i++ {
+			w := &aeWorker{wake: make(chan struct{}, 1)}
+			l.io.workers = append(l.io.workers, w)
+			go l.io.work(i, w)
+		}
+	}
 	s.ae = l
 	s.onBusy = l.serveWhileBusy
-	s.log.Debug("event loop", "mode", mode, "spin", l.spin, "raw", l.raw)
+	s.log.Debug("event loop", "mode", mode, "spin", l.spin, "raw", l.raw, "io-threads", max(threads, 1))
 	return true
+}
+
+// work is worker i's goroutine: share i of each job.
+func (io *aeIO) work(i int, w *aeWorker) {
+	var done uint64
+	for {
+		var since int64
+		for spins := 1; io.seq.Load() == done; spins++ {
+			if io.stop.Load() {
+				return
+			}
+			if spins%64 != 0 {
+				continue
+			}
+			if now := monoNow(); since == 0 {
+				since = now
+			} else if now-since > int64(aeSpin) {
+				// Park. The loop moves seq, then looks at parked;
+				// this sets parked, then looks at seq: one of the two
+				// sees the other (a wake-up token may be left over,
+				// which only makes a later park look again).
+				w.parked.Store(true)
+				if io.seq.Load() == done && !io.stop.Load() {
+					<-w.wake
+				}
+				w.parked.Store(false)
+				since = 0
+			}
+			runtime.Gosched()
+		}
+		done = io.seq.Load() // the next job: the loop waits for this one
+		if i < io.step {
+			io.share(i)
+		}
+		io.left.Add(-1)
+	}
+}
+
+// share does share k of the job.
+func (io *aeIO) share(k int) {
+	for j := k; j < len(io.conns); j += io.step {
+		c := io.conns[j]
+		if io.write {
+			io.wrote[j] = c.writeOut(io.raw)
+		} else {
+			io.reads[j] = aeRead{}
+			c.fill(io.lim, &io.reads[j])
+		}
+	}
+}
+
+// fan runs the job in io.conns: the loop's share here, the others' on
+// the workers, and returns when all are done. Every worker takes part
+// in every job, with a share or none, so none can still be reading the
+// job when the loop writes the next.
+func (io *aeIO) fan() {
+	io.step = min(len(io.workers)+1, len(io.conns))
+	if io.write {
+		io.fanWrites++
+	} else {
+		io.fanReads++
+	}
+	io.left.Store(int32(len(io.workers)))
+	io.seq.Add(1)
+	for _, w := range io.workers {
+		if w.parked.Load() {
+			select {
+			case w.wake <- struct{}{}:
+			default: // a token is there already
+			}
+		}
+	}
+	io.share(0)
+	for spins := 1; io.left.Load() != 0; spins++ {
+		if spins%64 == 0 {
+			runtime.Gosched()
+		}
+	}
 }
 
 // wake makes the loop look at incoming, the applies and quit.
@@ -402,11 +568,11 @@ func (c *aeConn) sysRead(p []byte, raw bool) (n int, at int64, err error) {
 	}
 }
 
-func (l *aeLoop) sysWrite(fd int, p []byte) (int, error) {
+func sysWrite(fd int, p []byte, raw bool) (int, error) {
 	for {
 		var n uintptr
 		var errno syscall.Errno
-		if l.raw {
+		if raw {
 			n, _, errno = unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		} else {
 			n, _, errno = unix.Syscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
@@ -451,6 +617,7 @@ func (l *aeLoop) run() {
 		// round (serveWhileBusy) polls into; handling them only reads
 		// and parses.
 		l.handleEvents(n)
+		l.deferW = l.io != nil
 		// Then the replication layer's work (Raft's applies, Do): the
 		// clients waiting on committed entries never queue behind new
 		// requests, and their replies go out this round.
@@ -460,6 +627,7 @@ func (l *aeLoop) run() {
 		l.takeRequests()
 		l.runBatches()
 		s.eng.FlushOutputs()
+		l.writeDeferred()
 		l.closeDead()
 		if now := monoNow(); now >= nextCron || (until < nextCron && now >= until) {
 			s.eng.Cron()
@@ -525,16 +693,17 @@ func (l *aeLoop) handleEvents(n int) {
 			c.hup = true
 		}
 		if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-			l.read(c)
+			l.listRead(c)
 		}
 	}
 	for i, c := range more {
 		c.inMore = false
 		if !c.closed {
-			l.read(c)
+			l.listRead(c)
 		}
 		more[i] = nil
 	}
+	l.readListed()
 	wmore := l.wmore
 	l.wmore = l.wmore[len(l.wmore):]
 	for i, c := range wmore {
@@ -561,6 +730,9 @@ func (l *aeLoop) serveWhileBusy() {
 	}
 	l.nested = true
 	defer func() { l.nested = false }()
+	// The replies so far go out now, and the rest of the round's as
+	// they come: the script may run for long.
+	l.writeDeferred()
 	s := l.s
 	select {
 	case <-s.quit:
@@ -649,12 +821,39 @@ func (l *aeLoop) readAgain(c *aeConn) {
 	}
 }
 
-// read reads c's socket once and parses what it holds (fill), then
-// applies the result (applyRead).
-func (l *aeLoop) read(c *aeConn) {
-	var r aeRead
-	c.fill(&l.lim, &r)
-	l.applyRead(c, &r)
+// listRead lists c for this round's reads (readListed), once.
+func (l *aeLoop) listRead(c *aeConn) {
+	if !c.inRead {
+		c.inRead = true
+		l.toRead = append(l.toRead, c)
+	}
+}
+
+// readListed reads each listed connection's socket once and parses what
+// it holds (fill), on the I/O workers when there are enough of them,
+// then applies the results (applyRead) in the order they were listed.
+func (l *aeLoop) readListed() {
+	cs := l.toRead
+	if io := l.io; io != nil && len(cs) >= io.fanMin {
+		io.write, io.conns = false, cs
+		io.reads = slices.Grow(io.reads[:0], len(cs))[:len(cs)]
+		io.fan()
+		for i, c := range cs {
+			c.inRead = false
+			l.applyRead(c, &io.reads[i])
+			io.reads[i] = aeRead{}
+		}
+		io.conns = nil
+	} else {
+		for _, c := range cs {
+			c.inRead = false
+			var r aeRead
+			c.fill(&l.lim, &r)
+			l.applyRead(c, &r)
+		}
+	}
+	clear(cs)
+	l.toRead = cs[:0]
 }
 
 // fill reads the socket once and parses the complete requests into a
@@ -928,23 +1127,37 @@ func (l *aeLoop) runBatches() {
 // the rest goes next round without waiting (writeAgain); when it took
 // less, at EPOLLOUT.
 func (c *aeConn) flush() {
-	chunk := c.out[:min(len(c.out), writeChunk)]
-	n, err := c.l.sysWrite(c.fd, chunk)
-	if err == unix.EAGAIN {
+	c.wrote(c.writeOut(c.l.raw))
+}
+
+// writeOut writes the first writeChunk of c's output: flush's part that
+// touches only the connection (an I/O worker may run it).
+func (c *aeConn) writeOut(raw bool) aeWrote {
+	chunk := min(len(c.out), writeChunk)
+	n, err := sysWrite(c.fd, c.out[:chunk], raw)
+	return aeWrote{n: n, chunk: chunk, err: err}
+}
+
+// wrote is flush's part on the loop: it applies what writeOut did.
+func (c *aeConn) wrote(w aeWrote) {
+	if w.err == unix.EAGAIN {
 		return
 	}
-	if err != nil {
+	if w.err != nil {
 		c.Abort()
 		return
 	}
-	c.out = c.out[n:] // no copy: appends go after it
+	c.out = c.out[w.n:] // no copy: appends go after it
 	if len(c.out) > 0 {
-		if n == len(chunk) {
+		if w.n == w.chunk {
 			c.l.writeAgain(c)
 		}
 		return
 	}
-	c.out = c.out[:0]
+	c.out = nil
+	if cap(c.ob) > maxIdleOut {
+		c.ob = nil // a large reply's buffer is not kept
+	}
 	for i, sp := range c.slow {
 		c.l.s.slowRequest(c.remote, sp.arrived, sp.st, sp.n)
 		c.slow[i] = slowPending{}
@@ -956,7 +1169,8 @@ func (c *aeConn) flush() {
 }
 
 // Deliver implements engine.Conn: b goes to the socket now, up to
-// writeChunk; the rest waits for the next round or EPOLLOUT (flush).
+// writeChunk, or at the end of the round while the loop defers writes
+// (deferW); the rest waits for the next round or EPOLLOUT (flush).
 func (c *aeConn) Deliver(b []byte) {
 	if c.closed || len(b) == 0 {
 		return
@@ -965,8 +1179,14 @@ func (c *aeConn) Deliver(b []byte) {
 		c.out = append(c.out, b...)
 		return
 	}
+	if c.l.deferW {
+		c.out = append(c.ob[:0], b...)
+		c.ob = c.out[:0]
+		c.l.toWrite = append(c.l.toWrite, c)
+		return
+	}
 	chunk := b[:min(len(b), writeChunk)]
-	n, err := c.l.sysWrite(c.fd, chunk)
+	n, err := sysWrite(c.fd, chunk, c.l.raw)
 	if err == unix.EAGAIN {
 		n = 0
 	} else if err != nil {
@@ -974,11 +1194,51 @@ func (c *aeConn) Deliver(b []byte) {
 		return
 	}
 	if n < len(b) {
-		c.out = append(c.out, b[n:]...)
+		c.out = append(c.ob[:0], b[n:]...)
+		c.ob = c.out[:0]
 		if n == len(chunk) {
 			c.l.writeAgain(c)
 		}
 	}
+}
+
+// writeDeferred ends the round's deferred writes: it writes the
+// outputs Deliver listed, up to writeChunk each, on the I/O workers when
+// there are enough of them, and applies the results (wrote) in the
+// order they were listed.
+func (l *aeLoop) writeDeferred() {
+	l.deferW = false
+	cs := l.toWrite
+	// An output emptied or dropped since (Abort) is not written.
+	k := 0
+	for _, c := range cs {
+		if !c.closed && len(c.out) > 0 {
+			cs[k] = c
+			k++
+		}
+	}
+	clear(cs[k:])
+	cs = cs[:k]
+	if l.io != nil {
+		// As Redis's: active while a round has enough outputs.
+		l.s.eng.IOThreadsActive = len(cs) >= l.io.fanMin
+	}
+	if io := l.io; io != nil && len(cs) >= io.fanMin {
+		io.write, io.conns = true, cs
+		io.wrote = slices.Grow(io.wrote[:0], len(cs))[:len(cs)]
+		io.fan()
+		for i, c := range cs {
+			c.wrote(io.wrote[i])
+			io.wrote[i] = aeWrote{}
+		}
+		io.conns = nil
+	} else {
+		for _, c := range cs {
+			c.flush()
+		}
+	}
+	clear(cs)
+	l.toWrite = cs[:0]
 }
 
 // writeAgain makes the next round write c's output without waiting for
@@ -1038,6 +1298,12 @@ func (l *aeLoop) shut() {
 		}
 	}
 	l.closeDead()
+	if l.io != nil {
+		l.io.stop.Store(true)
+		for _, w := range l.io.workers {
+			close(w.wake)
+		}
+	}
 	l.mu.Lock()
 	l.stopped = true
 	for _, a := range l.incoming {

@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lockkv/lockkv/config"
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/internal/testutil"
@@ -26,13 +29,9 @@ import (
 // larger than the socket takes at once, a protocol error, QUIT, a client
 // that disconnects, and Do.
 func TestAELoop(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) {
-			t.Setenv("LOCKKV_AELOOP", mode)
-			s := RunT(t)
-			if s.ae == nil {
-				t.Fatal("LOCKKV_AELOOP set, but the event loop does not run")
-			}
+			s := runAE(t, mode)
 			dial := func() (net.Conn, *bufio.Reader) {
 				nc, err := net.Dial("tcp", s.Addr())
 				if err != nil {
@@ -234,14 +233,28 @@ func (c *aeClient) do(args ...string) string {
 	return c.receive()
 }
 
+// aeLoopModes are the ways the event loop runs that its tests cover: a
+// and b as LOCKKV_AELOOP says, and t: a with 4 I/O threads used for
+// every round (runAE).
+var aeLoopModes = []string{"a", "b", "t"}
+
 // runAE starts a server on the event loop, waiting as mode says (a:
-// a blocking epoll_wait, b: in Go's netpoller).
+// a blocking epoll_wait, b: in Go's netpoller; t: a, with 4 I/O threads
+// that read and write whenever there is one socket to).
 func runAE(t *testing.T, mode string) *Server {
 	t.Helper()
+	if mode == "t" {
+		mode = "a"
+		t.Setenv("LOCKKV_AELOOP_THREADS", "4")
+		t.Setenv("LOCKKV_AELOOP_FANOUT", "1")
+	}
 	t.Setenv("LOCKKV_AELOOP", mode)
 	s := RunT(t)
 	if s.ae == nil {
 		t.Fatal("LOCKKV_AELOOP set, but the event loop does not run")
+	}
+	if os.Getenv("LOCKKV_AELOOP_THREADS") == "4" && (s.ae.io == nil || len(s.ae.io.workers) != 3) {
+		t.Fatal("LOCKKV_AELOOP_THREADS=4, but the loop has no 3 I/O workers")
 	}
 	return s
 }
@@ -250,7 +263,7 @@ func runAE(t *testing.T, mode string) *Server {
 // loop serves the other clients from inside it: -BUSY, SCRIPT KILL, a new
 // connection; the script's own client's next request waits for it.
 func TestAELoopBusyScript(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopBusyScript(t, runAE(t, mode)) })
 	}
 }
@@ -291,7 +304,7 @@ func testAELoopBusyScript(t *testing.T, s *Server) {
 // it sends meanwhile queue behind the blocked one, and its disconnect
 // frees it (and its blocking) at once.
 func TestAELoopBlocked(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopBlocked(t, runAE(t, mode)) })
 	}
 }
@@ -357,7 +370,7 @@ func testAELoopBlocked(t *testing.T, s *Server) {
 // connection, then the rest of the PUBLISH: epoll reports the publisher
 // first, but the SUBSCRIBE was complete first and gets the message.
 func TestAELoopRunsByArrival(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopRunsByArrival(t, runAE(t, mode)) })
 	}
 }
@@ -387,7 +400,7 @@ func testAELoopRunsByArrival(t *testing.T, s *Server) {
 // client's output at a time (Redis's NET_MAX_WRITES_PER_EVENT), the rest
 // in the next rounds, in order, to a client that reads it all.
 func TestAELoopWriteChunk(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopWriteChunk(t, runAE(t, mode)) })
 	}
 }
@@ -431,7 +444,7 @@ func testAELoopWriteChunk(t *testing.T, s *Server) {
 // waits with output left in the engine (it would go out only at the
 // next client event or cron).
 func TestAELoopAppliesFlushed(t *testing.T) {
-	for _, mode := range []string{"a", "b"} {
+	for _, mode := range aeLoopModes {
 		t.Run(mode, func(t *testing.T) { testAELoopAppliesFlushed(t, runAE(t, mode)) })
 	}
 }
@@ -660,4 +673,111 @@ func TestAEConnFill(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAELoopIOThreads: with I/O workers reading and writing every round
+// (mode t), clients that pipeline at once, some with values larger than a
+// read or a write takes (split requests, partial writes, EPOLLOUT), each
+// get every reply, in order, and the keys hold what was written; the
+// rounds were fanned out to the workers, reads and writes.
+func TestAELoopIOThreads(t *testing.T) {
+	s := runAE(t, "t")
+	const clients, rounds, pipeline = 8, 20, 16
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := 0; i < clients; i++ {
+		nc, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		nc.SetDeadline(time.Now().Add(60 * time.Second))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			br := bufio.NewReader(nc)
+			for r := 0; r < rounds; r++ {
+				var w resp.Writer
+				var want []string
+				for j := 0; j < pipeline; j++ {
+					key := fmt.Sprintf("c%d:%d", i, j)
+					size := 1 + (i*31+r*7+j)%97
+					if (i+r+j)%23 == 0 {
+						size = 200_000 // more than a read or a write
+					}
+					val := strings.Repeat(string(rune('a'+(i+r+j)%26)), size)
+					w.Array(3)
+					w.BulkString("SET")
+					w.BulkString(key)
+					w.BulkString(val)
+					want = append(want, "+OK\r\n")
+					w.Array(2)
+					w.BulkString("GET")
+					w.BulkString(key)
+					want = append(want, "$"+strconv.Itoa(size)+"\r\n"+val+"\r\n")
+					w.Array(2)
+					w.BulkString("INCR")
+					w.BulkString(fmt.Sprintf("n%d", i))
+					want = append(want, ":"+strconv.Itoa(r*pipeline+j+1)+"\r\n")
+				}
+				// Written in two parts, the first ending inside a request.
+				cut := len(w.B)/2 + 3
+				go func() {
+					nc.Write(w.B[:cut])
+					time.Sleep(time.Millisecond)
+					nc.Write(w.B[cut:])
+				}()
+				for k, wt := range want {
+					got, err := resp.ReadReply(br, nil)
+					if err != nil {
+						errs <- fmt.Errorf("client %d round %d reply %d: %v", i, r, k, err)
+						return
+					}
+					if string(got) != wt {
+						errs <- fmt.Errorf("client %d round %d reply %d: %.60q, want %.60q", i, r, k, got, wt)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var reads, writes int
+	s.Do(func(*engine.Engine) { reads, writes = s.ae.io.fanReads, s.ae.io.fanWrites })
+	if reads == 0 || writes == 0 {
+		t.Errorf("fanned out %d reads and %d writes, want both > 0", reads, writes)
+	}
+}
+
+// TestAELoopIOThreadsConfig: io-threads sets the loop's workers (the
+// loop's thread counts as one, 1 is none), and INFO's io_threads_active
+// says whether they wrote the last round's replies: below 2 outputs a
+// thread they do not.
+func TestAELoopIOThreadsConfig(t *testing.T) {
+	t.Setenv("LOCKKV_AELOOP", "a")
+	t.Setenv("LOCKKV_AELOOP_THREADS", "") // the setting decides here
+	t.Setenv("LOCKKV_AELOOP_FANOUT", "")
+	for _, n := range []int{1, 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			ecfg := config.NewConfig()
+			ecfg.IOThreads = n
+			ecfg.LogLevel = new(slog.LevelVar)
+			s := runWith(t, Config{Engine: ecfg})
+			if n == 1 {
+				if s.ae.io != nil {
+					t.Fatal("io-threads 1, but the loop has I/O workers")
+				}
+			} else if s.ae.io == nil || len(s.ae.io.workers) != n-1 || s.ae.io.fanMin != 2*n {
+				t.Fatalf("io-threads %d: %+v, want %d workers used from %d outputs", n, s.ae.io, n-1, 2*n)
+			}
+			c := aeDial(t, s)
+			if got := c.do("INFO", "server"); !strings.Contains(got, "\r\nio_threads_active:0\r\n") {
+				t.Errorf("one client: INFO says the threads are active")
+			}
+		})
+	}
 }
