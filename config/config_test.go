@@ -85,6 +85,9 @@ func TestConfigDefaultsValid(t *testing.T) {
 	}
 }
 
+// honouredImmutable are the immutable settings lockkv acts on.
+var honouredImmutable = map[string]bool{"databases": true, "enable-debug-command": true, "enable-protected-configs": true, "io-threads": true}
+
 // TestConfigSupportComplete: every setting is classified once in
 // settingSupport, and only names of the table are there.
 func TestConfigSupportComplete(t *testing.T) {
@@ -97,8 +100,7 @@ func TestConfigSupportComplete(t *testing.T) {
 		if (sp.class == fixed || sp.class == replication) && sp.what == "" {
 			t.Errorf("%s: refused without a reason", s.name)
 		}
-		if (s.flags&cfgImmutable != 0) != (sp.class == immutable) && s.name != "databases" &&
-			s.name != "enable-debug-command" && s.name != "enable-protected-configs" {
+		if (s.flags&cfgImmutable != 0) != (sp.class == immutable) && !honouredImmutable[s.name] {
 			t.Errorf("%s: immutable flag and class disagree", s.name)
 		}
 	}
