@@ -115,18 +115,23 @@ type aeLoop struct {
 // meanwhile: a worker touches only the connections it was given and
 // the round's fixed limits (aeLoop.lim).
 //
-// As Redis's threads, a worker spins a while (aeSpin) for the next job
-// before it parks, and the loop spins until the job is done: a round
-// hands out work twice (reads, then writes) and waking a parked
-// goroutine costs more than a round's share of it.
+// As Redis's threads, a worker spins for the next job before it parks,
+// and the loop spins until the job is done: a round hands out work twice
+// (reads, then writes) and waking a parked goroutine costs more than a
+// round's share of it. Unlike Redis's, a worker spins on only while the
+// loop is in a round that handed out work (inRound; at most aeSpinRound)
+// and parks soon after the loop waits for events (aeSpinIdle), so that
+// an idle or lightly loaded node leaves the cores to Raft and to the
+// other nodes of a machine.
 type aeIO struct {
 	workers []*aeWorker
 	fanMin  int
 	// seq numbers the jobs (a worker does each once), left counts the
 	// workers not done with the current one; stop ends them.
-	seq  atomic.Uint64
-	left atomic.Int32
-	stop atomic.Bool
+	seq     atomic.Uint64
+	left    atomic.Int32
+	stop    atomic.Bool
+	inRound atomic.Bool
 	// The job: conns[i] for i = k, k+step, ... is share k's (0: the
 	// loop's); reads or writes, results at the same index. Written by
 	// the loop before seq moves, read by the workers after.
@@ -147,8 +152,12 @@ type aeWorker struct {
 	wake   chan struct{} // one slot; closed when the loop stops
 }
 
-// aeSpin is how long a worker spins for the next job before it parks.
-const aeSpin = 100 * time.Microsecond
+// How long a worker spins for the next job before it parks: while the
+// loop is in a round that handed out work, and while it is not.
+const (
+	aeSpinRound = time.Millisecond
+	aeSpinIdle  = 20 * time.Microsecond
+)
 
 // maxIdleOut is the largest output buffer a connection keeps once it is
 // written (as the engine's FlushOutputs keeps its reply buffer).
@@ -366,9 +375,13 @@ func (io *aeIO) work(i int, w *aeWorker) {
 			if spins%64 != 0 {
 				continue
 			}
+			limit := aeSpinIdle
+			if io.inRound.Load() {
+				limit = aeSpinRound
+			}
 			if now := monoNow(); since == 0 {
 				since = now
-			} else if now-since > int64(aeSpin) {
+			} else if now-since > int64(limit) {
 				// Park. The loop moves seq, then looks at parked;
 				// this sets parked, then looks at seq: one of the two
 				// sees the other (a wake-up token may be left over,
@@ -415,6 +428,7 @@ func (io *aeIO) fan() {
 		io.fanReads++
 	}
 	io.left.Store(int32(len(io.workers)))
+	io.inRound.Store(true)
 	io.seq.Add(1)
 	for _, w := range io.workers {
 		if w.parked.Load() {
@@ -609,6 +623,9 @@ func (l *aeLoop) run() {
 		}
 		if l.beforeSleep != nil {
 			l.beforeSleep()
+		}
+		if l.io != nil && l.io.inRound.Load() {
+			l.io.inRound.Store(false)
 		}
 		s.busySince.Store(0)
 		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0)
