@@ -73,6 +73,9 @@ type aeLoop struct {
 	mu       sync.Mutex
 	incoming []aeAccepted
 	stopped  bool // efd is closed (guarded by mu)
+	// signals counts the wakes since the loop last read the eventfd:
+	// only the first writes it.
+	signals atomic.Int32
 
 	conns  []*aeConn // by descriptor
 	events []unix.EpollEvent
@@ -446,15 +449,28 @@ func (io *aeIO) fan() {
 	}
 }
 
-// wake makes the loop look at incoming, the applies and quit.
+// wake makes the loop look at incoming, the applies, the TLS requests
+// and quit. Only the first wake since the loop last took the eventfd
+// writes it (signals): the loop takes everything handed over before it
+// resets signals, which each later wake sees.
 func (l *aeLoop) wake() {
+	if l.signals.Add(1) > 1 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.signal()
+	l.writeEventfd()
 }
 
 // signal is wake with mu held.
 func (l *aeLoop) signal() {
+	if l.signals.Add(1) == 1 {
+		l.writeEventfd()
+	}
+}
+
+// writeEventfd wakes the loop (mu held).
+func (l *aeLoop) writeEventfd() {
 	if !l.stopped {
 		one := uint64(1)
 		unix.Write(l.efd, (*[8]byte)(unsafe.Pointer(&one))[:])
@@ -790,6 +806,11 @@ func (l *aeLoop) serveWhileBusy() {
 func (l *aeLoop) accept() {
 	var buf [8]byte
 	unix.Read(l.efd, buf[:])
+	// After the read: a wake from now on writes the eventfd again. Its
+	// Add is seen by this Swap or comes after it; what it handed over
+	// before is taken this round (the applies and requests are drained
+	// after the events) or wakes the next.
+	l.signals.Swap(0)
 	l.mu.Lock()
 	in := l.incoming
 	l.incoming = nil
