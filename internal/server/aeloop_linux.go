@@ -683,6 +683,9 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	}
 	if c.start == c.end && c.outstanding == 0 {
 		c.start, c.end = 0, 0
+		if len(c.buf) > queryBufKeep {
+			c.shrink()
+		}
 	}
 	if c.end == len(c.buf) {
 		need := c.end - c.start + readChunk
@@ -733,6 +736,23 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		return
 	}
 	c.parse(lim, r)
+}
+
+// queryBufKeep is the largest query buffer a connection keeps while it
+// is empty; a larger one (a large request's) goes back to readChunk.
+const queryBufKeep = 64 << 10
+
+// shrink replaces the empty buffer with a readChunk one, so that a
+// connection does not keep its largest request's size. Redis shrinks the
+// query buffer in clientsCron; here it shrinks when the client sends
+// again. The finished batches' arrays are cleared: they pointed into the
+// old buffer and would keep it.
+func (c *aeConn) shrink() {
+	c.buf = make([]byte, readChunk)
+	for _, b := range c.free {
+		clear(b.args[:cap(b.args)])
+		clear(b.cmds[:cap(b.cmds)])
+	}
 }
 
 // applyRead does on the loop what c's read (fill) left in r.
