@@ -281,37 +281,46 @@ func (l *aeLoop) signal() {
 	}
 }
 
+// dupFD duplicates an accepted socket's descriptor for the loop (a test
+// makes it fail as with EMFILE).
+var dupFD = func(fd uintptr) (int, error) { return unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }
+
 // adopt takes over a connection the accept loop accepted: the loop gets
 // a duplicate of its descriptor, and nc is closed (which removes it from
-// Go's netpoller).
-func (l *aeLoop) adopt(nc net.Conn) {
+// Go's netpoller). An error (EMFILE on the duplicate) drops the
+// connection; the accept loop logs it and backs off.
+func (l *aeLoop) adopt(nc net.Conn) error {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
 		nc.Close()
-		return
+		return errors.New("not a TCP connection")
 	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
 		nc.Close()
-		return
+		return err
 	}
 	fd := -1
 	rc.Control(func(s uintptr) {
-		fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+		fd, err = dupFD(s)
 	})
 	a := aeAccepted{fd: fd, local: nc.LocalAddr().String(), remote: nc.RemoteAddr().String()}
 	nc.Close()
-	if err != nil || fd < 0 {
-		return
+	if err != nil {
+		return os.NewSyscallError("fcntl", err)
+	}
+	if fd < 0 {
+		return nil // closed meanwhile
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
 		unix.Close(fd)
-		return
+		return nil
 	}
 	l.incoming = append(l.incoming, a)
 	l.signal()
+	return nil
 }
 
 // poll is epoll_wait with timeout 0; the number of events, 0 when none.

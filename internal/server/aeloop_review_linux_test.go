@@ -7,17 +7,85 @@ package server
 
 import (
 	"errors"
+	"io"
+	"log/slog"
+	"net"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"weak"
 
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
+	"golang.org/x/sys/unix"
 )
+
+// TestAELoopAdoptFails: when the loop cannot duplicate an accepted
+// connection's descriptor (EMFILE), the connection is dropped as a failed
+// accept is: logged, not counted in rejected_connections (Redis logs
+// "Accepting client connection: ..." and counts nothing), and the accept
+// loop backs off before the next accept (5 ms, doubling), so that running
+// out of descriptors neither spins it nor floods the log. The next
+// connection it can take is served.
+func TestAELoopAdoptFails(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls []time.Time
+	)
+	dup := dupFD
+	dupFD = func(fd uintptr) (int, error) {
+		mu.Lock()
+		calls = append(calls, time.Now())
+		n := len(calls)
+		mu.Unlock()
+		if n <= 3 {
+			return -1, unix.EMFILE
+		}
+		return dup(fd)
+	}
+	t.Cleanup(func() { dupFD = dup }) // after the server's Close
+	t.Setenv("LOCKKV_AELOOP", "a")
+	var logs testutil.LogBuffer
+	s := runWith(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	// Four connections wait in the listen backlog; the first three are
+	// dropped.
+	var cs []*aeClient
+	for i := 0; i < 4; i++ {
+		cs = append(cs, aeDial(t, s))
+	}
+	for i, c := range cs[:3] {
+		var ne net.Error
+		if rest, err := io.ReadAll(c.br); len(rest) != 0 || errors.As(err, &ne) && ne.Timeout() {
+			t.Fatalf("connection %d, whose descriptor was not duplicated: %q %v, want it closed", i, rest, err)
+		}
+	}
+	if got := cs[3].do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("the fourth connection's PING: %q", got)
+	}
+	mu.Lock()
+	at := append([]time.Time(nil), calls...)
+	mu.Unlock()
+	if len(at) != 4 {
+		t.Fatalf("%d descriptors duplicated, want 4", len(at))
+	}
+	// Back-off: at least 5, 10 and 20 ms before the accept after each
+	// failure (lower bounds: a loaded machine only makes them longer).
+	for i, want := range []time.Duration{5, 10, 20} {
+		if d := at[i+1].Sub(at[i]); d < want*time.Millisecond {
+			t.Errorf("accept %d came %v after failure %d, want a back-off of at least %v", i+2, d, i+1, want*time.Millisecond)
+		}
+	}
+	if n := logs.Count(`msg="accept failed" err="fcntl: too many open files"`); n != 3 {
+		t.Errorf("%d log lines for the dropped connections, want 3:\n%s", n, logs.String())
+	}
+	if got := cs[3].do("INFO", "stats"); !strings.Contains(got, "\r\nrejected_connections:0\r\n") {
+		t.Errorf("INFO stats: %q, want rejected_connections:0", got)
+	}
+}
 
 // TestAELoopQueryBufferShrinks: a connection's query buffer grown for a
 // large request goes back to readChunk once it is empty, when the

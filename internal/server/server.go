@@ -655,6 +655,21 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.loopWG.Done()
 	var backoff time.Duration
+	// failed logs a failed accept, or a connection the event loop could
+	// not take (EMFILE on its duplicate descriptor: it is dropped), and
+	// backs off before the next accept, as net/http does, so that running
+	// out of descriptors does not spin the loop or flood the log. Redis
+	// logs "Accepting client connection: ..." and counts nothing
+	// (rejected_connections is maxclients' and protected mode's).
+	failed := func(err error) {
+		if backoff == 0 {
+			backoff = 5 * time.Millisecond
+		} else if backoff < time.Second {
+			backoff *= 2
+		}
+		s.log.Warn("accept failed", "err", err)
+		time.Sleep(backoff)
+	}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -665,17 +680,9 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			// EMFILE and the like: back off and retry, as net/http does.
-			if backoff == 0 {
-				backoff = 5 * time.Millisecond
-			} else if backoff < time.Second {
-				backoff *= 2
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(backoff)
+			failed(err) // EMFILE and the like
 			continue
 		}
-		backoff = 0
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -684,9 +691,14 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		}
 		if s.ae != nil && ln == s.ln {
 			s.mu.Unlock()
-			s.ae.adopt(nc)
+			if err := s.ae.adopt(nc); err != nil {
+				failed(err)
+				continue
+			}
+			backoff = 0
 			continue
 		}
+		backoff = 0
 		c := newConn(s, nc)
 		s.conns[c] = struct{}{}
 		s.connWG.Add(1)
