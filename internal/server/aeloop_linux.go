@@ -84,8 +84,9 @@ type aeLoop struct {
 	running []*aeBatch
 	spare   []*aeBatch
 	nested  bool
-	// beforeSleep, when set (tests), is called before each wait.
-	beforeSleep func()
+	// beforeSleep, when set (tests), is called before each wait; now:
+	// the loop only polls, as work is waiting.
+	beforeSleep func(now bool)
 	// timed: slow requests are reported (Config.OnSlowRequest).
 	timed bool
 	// lim is what a connection's read (fill) reads of the loop and the
@@ -450,11 +451,17 @@ func (l *aeLoop) run() {
 		if at := s.eng.NextWakeup(); at > 0 {
 			until = min(until, monoNow()+int64(time.Duration(at-s.eng.NowMs())*time.Millisecond))
 		}
+		// Work waiting: the loop polls without waiting. A busy script's
+		// round (serveWhileBusy) reads the eventfd, so an apply or a Do
+		// that came during the script, or a request it held, has no
+		// wake-up left.
+		now := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
+			len(s.applies) > 0 || len(s.held) > 0
 		if l.beforeSleep != nil {
-			l.beforeSleep()
+			l.beforeSleep(now)
 		}
 		s.busySince.Store(0)
-		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0)
+		n := l.wait(until, now)
 		s.busySince.Store(monoNow())
 		// The events first: they are in l.events, which a busy script's
 		// round (serveWhileBusy) polls into; handling them only reads
@@ -463,10 +470,10 @@ func (l *aeLoop) run() {
 		// Then the replication layer's work (Raft's applies, Do): the
 		// clients waiting on committed entries never queue behind new
 		// requests, and their replies go out this round.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
+		s.handleHeld() // none known outside a request; counted in now
 		l.takeRequests()
+		s.handleApplies() // what came during a TLS client's busy script
 		l.runBatches()
 		s.eng.FlushOutputs()
 		l.closeDead()
@@ -943,9 +950,7 @@ func (l *aeLoop) runBatches() {
 		// What Raft handed over meanwhile goes first, as in
 		// Server.runArrived: after a long request, a node that lost
 		// leadership stops serving before it answers the next one.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
 	}
 	l.spare = l.running[:0]
 	l.running = nil

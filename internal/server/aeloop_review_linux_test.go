@@ -24,6 +24,60 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TestAELoopAppliesAfterBusyRequest: a Do (or a Raft apply) that comes
+// while a busy script runs from a TLS client's request does not wait for
+// the loop's next event or cron. The script's round (serveWhileBusy)
+// reads the eventfd that the Do's wake-up wrote, so no wake-up is left:
+// the loop must see the apply itself (EVLOOP.md, "Next" 6a). The TLS
+// client's request is handed over as conn.serve hands it (submit).
+func TestAELoopAppliesAfterBusyRequest(t *testing.T) {
+	for _, mode := range []string{"a", "b"} {
+		t.Run(mode, func(t *testing.T) { testAELoopAppliesAfterBusyRequest(t, runAE(t, mode)) })
+	}
+}
+
+func testAELoopAppliesAfterBusyRequest(t *testing.T, s *Server) {
+	applied := make(chan struct{})
+	// The loop goroutine's: sent, pending (the Do waits), slept (the loop
+	// went to wait while it did).
+	var sent, pending, slept bool
+	s.Do(func(e *engine.Engine) {
+		e.Config.LuaTimeLimit = 1 // busy after 1 ms
+		serve := s.onBusy
+		s.onBusy = func() {
+			if !sent {
+				// A Do from another goroutine, as Server.run sends it.
+				sent, pending = true, true
+				s.applies <- request{kind: reqCall, fn: func() { pending = false; close(applied) }}
+				s.ae.wake()
+			}
+			serve() // its accept() reads the eventfd
+			e.AbortScript()
+		}
+		s.ae.beforeSleep = func(now bool) {
+			if pending && !now {
+				slept = true
+			}
+		}
+	})
+	if !s.submit(request{kind: reqCall, fn: func() {
+		e := s.eng
+		e.Call(e.NewClient(nil), [][]byte{[]byte("EVAL"), []byte("while true do end"), []byte("0")})
+	}}) {
+		t.Fatal("submit: the server stopped")
+	}
+	select {
+	case <-applied:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the Do never ran")
+	}
+	var waited bool
+	s.Do(func(*engine.Engine) { waited = slept; s.ae.beforeSleep = nil })
+	if waited {
+		t.Error("the loop waited for its next event or cron with a Do that came during a TLS client's busy script")
+	}
+}
+
 // TestAELoopAdoptFails: when the loop cannot duplicate an accepted
 // connection's descriptor (EMFILE), the connection is dropped as a failed
 // accept is: logged, not counted in rejected_connections (Redis logs
@@ -121,7 +175,7 @@ func testAELoopQueryBufferShrinks(t *testing.T, s *Server) {
 		bigSize int
 	)
 	s.Do(func(*engine.Engine) {
-		s.ae.beforeSleep = func() {
+		s.ae.beforeSleep = func(bool) {
 			for _, ac := range s.ae.conns {
 				if ac != nil && ac.client != nil && ac.client.ID == id && len(ac.buf) > bigSize {
 					big, bigSize = weak.Make(&ac.buf[0]), len(ac.buf)

@@ -267,6 +267,23 @@ func (s *Server) serveWhileBusy() {
 	s.eng.FlushOutputs()
 }
 
+// handleApplies handles the replication layer's work waiting (Raft's
+// applies, Do), each followed by the requests a busy script it ran held
+// (a script applied from the log, or run by a Do): nothing else would
+// serve them until some later client request.
+func (s *Server) handleApplies() {
+	for len(s.applies) > 0 {
+		s.handleApply(<-s.applies)
+	}
+}
+
+// handleApply handles one of the replication layer's requests, then what
+// a busy script it ran held.
+func (s *Server) handleApply(r request) {
+	s.handle(r)
+	s.handleHeld()
+}
+
 // handleHeld serves the requests held back while a script was busy.
 func (s *Server) handleHeld() {
 	for len(s.held) > 0 {
@@ -724,7 +741,7 @@ func (s *Server) loop() {
 		select {
 		case r := <-s.applies:
 			s.busySince.Store(monoNow())
-			s.handle(r)
+			s.handleApply(r)
 		case r := <-s.reqs:
 			n := s.runArrived(r)
 			// Then what arrives meanwhile, up to a bound, before the
@@ -734,7 +751,7 @@ func (s *Server) loop() {
 				s.busySince.Store(monoNow())
 				select {
 				case r := <-s.applies:
-					s.handle(r)
+					s.handleApply(r)
 					continue
 				default:
 				}
@@ -811,9 +828,7 @@ func (s *Server) runArrived(r request) int {
 		// What Raft handed over meanwhile goes first: after a long
 		// request, a node that lost leadership stops serving before it
 		// answers the next one.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
 	}
 	s.gathered = got[:0]
 	return len(got)
