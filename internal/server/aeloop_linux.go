@@ -92,6 +92,8 @@ type aeLoop struct {
 	// lim is what a connection's read (fill) reads of the loop and the
 	// engine, copied at the start of each round's reads (handleEvents).
 	lim aeReadLimits
+	// nextShrink is when the cron next runs shrinkQueryBuffers (monoNow).
+	nextShrink int64
 }
 
 // aeReadLimits is what aeConn.fill reads besides the connection itself:
@@ -164,6 +166,9 @@ type aeConn struct {
 	unparsed bool
 	inMore   bool
 	inWMore  bool
+	// qpeak is the most the query buffer held (as QueryBuffer's used)
+	// since the last shrinkQueryBuffers.
+	qpeak int
 	// hup: epoll reported EPOLLRDHUP, EPOLLHUP or EPOLLERR. Being
 	// edge-triggered it reports it once, maybe with more data queued
 	// than one read takes: the socket is read again after every read
@@ -481,6 +486,10 @@ func (l *aeLoop) run() {
 			s.eng.Cron()
 			s.eng.FlushOutputs()
 			l.closeDead()
+			if now >= l.nextShrink {
+				l.shrinkQueryBuffers()
+				l.nextShrink = now + int64(time.Second)
+			}
 			if now >= nextCron {
 				nextCron = now + int64(time.Second/time.Duration(hz))
 			}
@@ -699,9 +708,6 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	}
 	if c.start == c.end && c.outstanding == 0 {
 		c.start, c.end = 0, 0
-		if len(c.buf) > queryBufKeep {
-			c.shrink()
-		}
 	}
 	if c.end == len(c.buf) {
 		need := c.end - c.start + readChunk
@@ -737,6 +743,7 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		return
 	}
 	c.end += n
+	c.qpeak = max(c.qpeak, c.end-c.start+c.inflight)
 	if at == 0 {
 		at = wallNow()
 	}
@@ -754,17 +761,35 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	c.parse(lim, r)
 }
 
-// queryBufKeep is the largest query buffer a connection keeps while it
-// is empty; a larger one (a large request's) goes back to readChunk.
+// queryBufKeep is the largest query buffer a connection keeps however
+// little it uses it (shrinkQueryBuffers).
 const queryBufKeep = 64 << 10
 
-// shrink replaces the empty buffer with a readChunk one, so that a
-// connection does not keep its largest request's size. Redis shrinks the
-// query buffer in clientsCron; here it shrinks when the client sends
-// again. The finished batches' arrays are cleared: they pointed into the
-// old buffer and would keep it.
+// shrinkQueryBuffers is Redis's clientsCronResizeQueryBuffer, once a
+// second (the loop's cron): a connection's query buffer, grown for a
+// large request, goes back to readChunk when it is empty, no batch is
+// out, it is larger than queryBufKeep, and the reads since the last pass
+// used less than half of it (qpeak), so that a client that sends large
+// requests one after another keeps its buffer and an idle one does not
+// keep its largest request's size.
+func (l *aeLoop) shrinkQueryBuffers() {
+	for _, c := range l.conns {
+		if c == nil || c.closed {
+			continue
+		}
+		if c.start == c.end && c.outstanding == 0 && len(c.buf) > queryBufKeep && c.qpeak < len(c.buf)/2 {
+			c.shrink()
+		}
+		c.qpeak = c.end - c.start + c.inflight
+	}
+}
+
+// shrink replaces the empty buffer with a readChunk one. The finished
+// batches' arrays are cleared: they pointed into the old buffer and
+// would keep it.
 func (c *aeConn) shrink() {
 	c.buf = make([]byte, readChunk)
+	c.start, c.end = 0, 0
 	for _, b := range c.free {
 		clear(b.args[:cap(b.args)])
 		clear(b.cmds[:cap(b.cmds)])
