@@ -84,9 +84,9 @@ type aeLoop struct {
 	running []*aeBatch
 	spare   []*aeBatch
 	nested  bool
-	// beforeSleep, when set (tests), is called before each wait; now:
-	// the loop only polls, as work is waiting.
-	beforeSleep func(now bool)
+	// beforeSleep, when set (tests), is called before each wait; work:
+	// work is waiting, so the loop only polls.
+	beforeSleep func(work bool)
 	// timed: slow requests are reported (Config.OnSlowRequest).
 	timed bool
 	// lim is what a connection's read (fill) reads of the loop and the
@@ -460,13 +460,13 @@ func (l *aeLoop) run() {
 		// round (serveWhileBusy) reads the eventfd, so an apply or a Do
 		// that came during the script, or a request it held, has no
 		// wake-up left.
-		now := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
+		work := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
 			len(s.applies) > 0 || len(s.held) > 0
 		if l.beforeSleep != nil {
-			l.beforeSleep(now)
+			l.beforeSleep(work)
 		}
 		s.busySince.Store(0)
-		n := l.wait(until, now)
+		n := l.wait(until, work)
 		s.busySince.Store(monoNow())
 		// The events first: they are in l.events, which a busy script's
 		// round (serveWhileBusy) polls into; handling them only reads
@@ -476,7 +476,7 @@ func (l *aeLoop) run() {
 		// clients waiting on committed entries never queue behind new
 		// requests, and their replies go out this round.
 		s.handleApplies()
-		s.handleHeld() // none known outside a request; counted in now
+		s.handleHeld() // none known outside a request; counted in work
 		l.takeRequests()
 		s.handleApplies() // what came during a TLS client's busy script
 		l.runBatches()

@@ -55,8 +55,8 @@ func testAELoopAppliesAfterBusyRequest(t *testing.T, s *Server) {
 			serve() // its accept() reads the eventfd
 			e.AbortScript()
 		}
-		s.ae.beforeSleep = func(now bool) {
-			if pending && !now {
+		s.ae.beforeSleep = func(work bool) {
+			if pending && !work {
 				slept = true
 			}
 		}
