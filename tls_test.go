@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -408,5 +409,66 @@ func TestTLSWithEventLoop(t *testing.T) {
 			t.Errorf("%s: the PING after the script: %v", c.name, err)
 		}
 		conn.Close()
+	}
+}
+
+// TestTLSProtocolErrorDuringAppliedScript: a TLS client's reader hands
+// the count of its protocol error to the command goroutine, where a busy
+// script holds it; when the script ran from the replication layer's work
+// (a Do here, a script applied from the log on a follower), it is
+// counted as soon as the script ends, not at some later client request
+// (EVLOOP.md, "Next" 6b). On the event loop and on Server.loop.
+func TestTLSProtocolErrorDuringAppliedScript(t *testing.T) {
+	for _, ae := range []string{"a", "off"} {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			f := newTLSFixture(t)
+			srv := RunTWith(t, f.config(""))
+			ctx := context.Background()
+			plain := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+			defer plain.Close()
+			if err := plain.ConfigSet(ctx, "busy-reply-threshold", "50").Err(); err != nil {
+				t.Fatal(err)
+			}
+			scriptDone := make(chan struct{})
+			go func() {
+				defer close(scriptDone)
+				srv.Do(func(e *engine.Engine) {
+					e.Call(e.NewClient(nil), [][]byte{[]byte("EVAL"), []byte("while true do end"), []byte("0")})
+				})
+			}()
+			testutil.Eventually(t, 10*time.Second, func() error {
+				if err := plain.Get(ctx, "k").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY ") {
+					return fmt.Errorf("GET while the script spins: %v", err)
+				}
+				return nil
+			})
+			tc, err := tls.Dial("tcp", srv.TLSAddr(), &tls.Config{RootCAs: f.ca.pool, Certificates: []tls.Certificate{f.client}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tc.Close()
+			tc.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := tc.Write([]byte("*1\r\n$x\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			// The reader handed the count over before it wrote the error.
+			if got, _ := io.ReadAll(tc); !strings.HasPrefix(string(got), "-ERR Protocol error") {
+				t.Fatalf("the malformed request's reply: %q", got)
+			}
+			if err := plain.ScriptKill(ctx).Err(); err != nil {
+				t.Fatalf("SCRIPT KILL: %v", err)
+			}
+			<-scriptDone
+			var after, later int64
+			srv.Do(func(e *engine.Engine) { after = e.Stats.TotalErrorReplies })
+			if err := plain.Ping(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			srv.Do(func(e *engine.Engine) { later = e.Stats.TotalErrorReplies })
+			if after != later {
+				t.Errorf("error replies: %d after the script, %d after a later PING: the protocol error was counted only at a later request", after, later)
+			}
+		})
 	}
 }

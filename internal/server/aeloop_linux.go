@@ -89,8 +89,9 @@ type aeLoop struct {
 	running []*aeBatch
 	spare   []*aeBatch
 	nested  bool
-	// beforeSleep, when set (tests), is called before each wait.
-	beforeSleep func()
+	// beforeSleep, when set (tests), is called before each wait; work:
+	// work is waiting, so the loop only polls.
+	beforeSleep func(work bool)
 	// timed: slow requests are reported (Config.OnSlowRequest).
 	timed bool
 	// lim is what a connection's read (fill) reads of the loop and the
@@ -108,6 +109,8 @@ type aeLoop struct {
 	toWrite []*aeConn
 	// io are the I/O workers (nil: the loop alone).
 	io *aeIO
+	// nextShrink is when the cron next runs shrinkQueryBuffers (monoNow).
+	nextShrink int64
 }
 
 // aeIO are the event loop's I/O workers (Redis 6's io-threads): in a
@@ -243,6 +246,9 @@ type aeConn struct {
 	inMore   bool
 	inWMore  bool
 	inRead   bool // listed in aeLoop.toRead
+	// qpeak is the most the query buffer held (as QueryBuffer's used)
+	// since the last shrinkQueryBuffers.
+	qpeak int
 	// hup: epoll reported EPOLLRDHUP, EPOLLHUP or EPOLLERR. Being
 	// edge-triggered it reports it once, maybe with more data queued
 	// than one read takes: the socket is read again after every read
@@ -477,37 +483,46 @@ func (l *aeLoop) writeEventfd() {
 	}
 }
 
+// dupFD duplicates an accepted socket's descriptor for the loop (a test
+// makes it fail as with EMFILE).
+var dupFD = func(fd uintptr) (int, error) { return unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }
+
 // adopt takes over a connection the accept loop accepted: the loop gets
 // a duplicate of its descriptor, and nc is closed (which removes it from
-// Go's netpoller).
-func (l *aeLoop) adopt(nc net.Conn) {
+// Go's netpoller). An error (EMFILE on the duplicate) drops the
+// connection; the accept loop logs it and backs off.
+func (l *aeLoop) adopt(nc net.Conn) error {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
 		nc.Close()
-		return
+		return errors.New("not a TCP connection")
 	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
 		nc.Close()
-		return
+		return err
 	}
 	fd := -1
 	rc.Control(func(s uintptr) {
-		fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+		fd, err = dupFD(s)
 	})
 	a := aeAccepted{fd: fd, local: nc.LocalAddr().String(), remote: nc.RemoteAddr().String()}
 	nc.Close()
-	if err != nil || fd < 0 {
-		return
+	if err != nil {
+		return os.NewSyscallError("fcntl", err)
+	}
+	if fd < 0 {
+		return nil // closed meanwhile
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
 		unix.Close(fd)
-		return
+		return nil
 	}
 	l.incoming = append(l.incoming, a)
 	l.signal()
+	return nil
 }
 
 // poll is epoll_wait with timeout 0; the number of events, 0 when none.
@@ -637,14 +652,20 @@ func (l *aeLoop) run() {
 		if at := s.eng.NextWakeup(); at > 0 {
 			until = min(until, monoNow()+int64(time.Duration(at-s.eng.NowMs())*time.Millisecond))
 		}
+		// Work waiting: the loop polls without waiting. A busy script's
+		// round (serveWhileBusy) reads the eventfd, so an apply or a Do
+		// that came during the script, or a request it held, has no
+		// wake-up left.
+		work := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
+			len(s.applies) > 0 || len(s.held) > 0
 		if l.beforeSleep != nil {
-			l.beforeSleep()
+			l.beforeSleep(work)
 		}
 		if l.io != nil && l.io.inRound.Load() {
 			l.io.inRound.Store(false)
 		}
 		s.busySince.Store(0)
-		n := l.wait(until, len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0)
+		n := l.wait(until, work)
 		s.busySince.Store(monoNow())
 		// The events first: they are in l.events, which a busy script's
 		// round (serveWhileBusy) polls into; handling them only reads
@@ -654,10 +675,10 @@ func (l *aeLoop) run() {
 		// Then the replication layer's work (Raft's applies, Do): the
 		// clients waiting on committed entries never queue behind new
 		// requests, and their replies go out this round.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
+		s.handleHeld() // none known outside a request; counted in work
 		l.takeRequests()
+		s.handleApplies() // what came during a TLS client's busy script
 		l.runBatches()
 		s.eng.FlushOutputs()
 		l.writeDeferred()
@@ -666,6 +687,10 @@ func (l *aeLoop) run() {
 			s.eng.Cron()
 			s.eng.FlushOutputs()
 			l.closeDead()
+			if now >= l.nextShrink {
+				l.shrinkQueryBuffers()
+				l.nextShrink = now + int64(time.Second)
+			}
 			if now >= nextCron {
 				nextCron = now + int64(time.Second/time.Duration(hz))
 			}
@@ -955,6 +980,7 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		return
 	}
 	c.end += n
+	c.qpeak = max(c.qpeak, c.end-c.start+c.inflight)
 	if at == 0 {
 		at = wallNow()
 	}
@@ -970,6 +996,41 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		return
 	}
 	c.parse(lim, r)
+}
+
+// queryBufKeep is the largest query buffer a connection keeps however
+// little it uses it (shrinkQueryBuffers).
+const queryBufKeep = 64 << 10
+
+// shrinkQueryBuffers is Redis's clientsCronResizeQueryBuffer, once a
+// second (the loop's cron): a connection's query buffer, grown for a
+// large request, goes back to readChunk when it is empty, no batch is
+// out, it is larger than queryBufKeep, and the reads since the last pass
+// used less than half of it (qpeak), so that a client that sends large
+// requests one after another keeps its buffer and an idle one does not
+// keep its largest request's size.
+func (l *aeLoop) shrinkQueryBuffers() {
+	for _, c := range l.conns {
+		if c == nil || c.closed {
+			continue
+		}
+		if c.start == c.end && c.outstanding == 0 && len(c.buf) > queryBufKeep && c.qpeak < len(c.buf)/2 {
+			c.shrink()
+		}
+		c.qpeak = c.end - c.start + c.inflight
+	}
+}
+
+// shrink replaces the empty buffer with a readChunk one. The finished
+// batches' arrays are cleared: they pointed into the old buffer and
+// would keep it.
+func (c *aeConn) shrink() {
+	c.buf = make([]byte, readChunk)
+	c.start, c.end = 0, 0
+	for _, b := range c.free {
+		clear(b.args[:cap(b.args)])
+		clear(b.cmds[:cap(b.cmds)])
+	}
 }
 
 // applyRead does on the loop what c's read (fill) left in r.
@@ -1151,9 +1212,7 @@ func (l *aeLoop) runBatches() {
 		// What Raft handed over meanwhile goes first, as in
 		// Server.runArrived: after a long request, a node that lost
 		// leadership stops serving before it answers the next one.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
 	}
 	l.spare = l.running[:0]
 	l.running = nil

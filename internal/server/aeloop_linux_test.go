@@ -456,7 +456,7 @@ func testAELoopAppliesFlushed(t *testing.T, s *Server) {
 	}
 	var unflushed int // the loop's
 	s.Do(func(e *engine.Engine) {
-		s.ae.beforeSleep = func() {
+		s.ae.beforeSleep = func(bool) {
 			for _, c := range e.Clients() {
 				unflushed += len(c.W.B)
 			}

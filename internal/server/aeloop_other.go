@@ -7,7 +7,7 @@ import "net"
 // aeLoop is the event loop of aeloop_linux.go: Linux only.
 type aeLoop struct{}
 
-func (s *Server) startAE() bool  { return false }
-func (l *aeLoop) run()           {}
-func (l *aeLoop) wake()          {}
-func (l *aeLoop) adopt(net.Conn) {}
+func (s *Server) startAE() bool        { return false }
+func (l *aeLoop) run()                 {}
+func (l *aeLoop) wake()                {}
+func (l *aeLoop) adopt(net.Conn) error { return nil }

@@ -267,6 +267,23 @@ func (s *Server) serveWhileBusy() {
 	s.eng.FlushOutputs()
 }
 
+// handleApplies handles the replication layer's work waiting (Raft's
+// applies, Do), each followed by the requests a busy script it ran held
+// (a script applied from the log, or run by a Do): nothing else would
+// serve them until some later client request.
+func (s *Server) handleApplies() {
+	for len(s.applies) > 0 {
+		s.handleApply(<-s.applies)
+	}
+}
+
+// handleApply handles one of the replication layer's requests, then what
+// a busy script it ran held.
+func (s *Server) handleApply(r request) {
+	s.handle(r)
+	s.handleHeld()
+}
+
 // handleHeld serves the requests held back while a script was busy.
 func (s *Server) handleHeld() {
 	for len(s.held) > 0 {
@@ -655,6 +672,21 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.loopWG.Done()
 	var backoff time.Duration
+	// failed logs a failed accept, or a connection the event loop could
+	// not take (EMFILE on its duplicate descriptor: it is dropped), and
+	// backs off before the next accept, as net/http does, so that running
+	// out of descriptors does not spin the loop or flood the log. Redis
+	// logs "Accepting client connection: ..." and counts nothing
+	// (rejected_connections is maxclients' and protected mode's).
+	failed := func(err error) {
+		if backoff == 0 {
+			backoff = 5 * time.Millisecond
+		} else if backoff < time.Second {
+			backoff *= 2
+		}
+		s.log.Warn("accept failed", "err", err)
+		time.Sleep(backoff)
+	}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -665,17 +697,9 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			// EMFILE and the like: back off and retry, as net/http does.
-			if backoff == 0 {
-				backoff = 5 * time.Millisecond
-			} else if backoff < time.Second {
-				backoff *= 2
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(backoff)
+			failed(err) // EMFILE and the like
 			continue
 		}
-		backoff = 0
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -684,9 +708,14 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		}
 		if s.ae != nil && ln == s.ln {
 			s.mu.Unlock()
-			s.ae.adopt(nc)
+			if err := s.ae.adopt(nc); err != nil {
+				failed(err)
+				continue
+			}
+			backoff = 0
 			continue
 		}
+		backoff = 0
 		c := newConn(s, nc)
 		s.conns[c] = struct{}{}
 		s.connWG.Add(1)
@@ -712,7 +741,7 @@ func (s *Server) loop() {
 		select {
 		case r := <-s.applies:
 			s.busySince.Store(monoNow())
-			s.handle(r)
+			s.handleApply(r)
 		case r := <-s.reqs:
 			n := s.runArrived(r)
 			// Then what arrives meanwhile, up to a bound, before the
@@ -722,7 +751,7 @@ func (s *Server) loop() {
 				s.busySince.Store(monoNow())
 				select {
 				case r := <-s.applies:
-					s.handle(r)
+					s.handleApply(r)
 					continue
 				default:
 				}
@@ -799,9 +828,7 @@ func (s *Server) runArrived(r request) int {
 		// What Raft handed over meanwhile goes first: after a long
 		// request, a node that lost leadership stops serving before it
 		// answers the next one.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
 	}
 	s.gathered = got[:0]
 	return len(got)
