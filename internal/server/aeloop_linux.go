@@ -1381,6 +1381,9 @@ func (l *aeLoop) closeDead() {
 			if c.client != nil {
 				l.s.eng.FreeClient(c.client)
 			}
+			// Nothing reads them again; whatever still points at the
+			// connection does not keep them.
+			c.buf, c.out, c.ob, c.free, c.slow = nil, nil, nil, nil, nil
 		}
 		l.s.eng.FlushOutputs()
 	}
