@@ -223,12 +223,12 @@ func TestTimedOutClientOutputDropped(t *testing.T) {
 	})
 }
 
-// slowReaderFreed has a client that does not read ask for 16 MB, waits
+// slowReaderFreed has a client that does not read ask for 32 MB, waits
 // until at least 8 MB wait in its output buffer, has free end it, then
 // reads what reaches it, on each server, and compares what happened.
 func slowReaderFreed(t *testing.T, what string, free func(k *Conn, id string) string) {
 	p := Connect(t)
-	const gets, size = 16, 1 << 20
+	const gets, size = 32, 1 << 20
 	run := func(addr string) outcome {
 		k := testutil.MustDial(t, addr)
 		k.MustDo(t, "SET", "freedobuf", strings.Repeat("x", size))
