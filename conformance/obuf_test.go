@@ -240,8 +240,15 @@ func slowReaderFreed(t *testing.T, what string, free func(k *Conn, id string) st
 		if err != nil {
 			t.Fatalf("%s: %v", addr, err)
 		}
+		// One write, so that both servers read the whole pipeline at
+		// once: lockkv reads a client's next pipeline only once the
+		// last one's output is written (its reader writes it).
+		var pipeline []byte
 		for i := 0; i < gets; i++ {
-			slow.Send("GET", "freedobuf")
+			pipeline = append(pipeline, testutil.Command("GET", "freedobuf")...)
+		}
+		if err := slow.SendRaw(pipeline); err != nil {
+			t.Fatalf("%s: %v", addr, err)
 		}
 		var omem int64
 		deadline := time.Now().Add(10 * time.Second)
