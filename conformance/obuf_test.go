@@ -202,29 +202,61 @@ func TestOutputBufferNormalSingleReply(t *testing.T) {
 // Redis's freeClient does: output it has not read is dropped, not written
 // first, so a client that never reads cannot keep its memory and socket.
 func TestKilledClientOutputDropped(t *testing.T) {
+	slowReaderFreed(t, "killed slow reader", func(k *Conn, id string) string {
+		v := k.MustDo(t, "CLIENT", "KILL", "ID", id)
+		return string(v.Kind) + v.Str
+	})
+}
+
+// TestTimedOutClientOutputDropped: so does the idle timeout
+// (clientsCronHandleTimeout's freeClient).
+func TestTimedOutClientOutputDropped(t *testing.T) {
+	t.Cleanup(func() { Connect(t).Do("CONFIG", "SET", "timeout", "0") })
+	slowReaderFreed(t, "timed-out slow reader", func(k *Conn, id string) string {
+		v := k.MustDo(t, "CONFIG", "SET", "timeout", "1")
+		deadline := time.Now().Add(10 * time.Second)
+		for clientLine(t, k, "freedslow") != "" && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		k.MustDo(t, "CONFIG", "SET", "timeout", "0")
+		return string(v.Kind) + v.Str
+	})
+}
+
+// slowReaderFreed has a client that does not read ask for 32 MB, waits
+// until at least 8 MB wait in its output buffer, has free end it, then
+// reads what reaches it, on each server, and compares what happened.
+func slowReaderFreed(t *testing.T, what string, free func(k *Conn, id string) string) {
 	p := Connect(t)
 	const gets, size = 32, 1 << 20
 	run := func(addr string) outcome {
 		k := testutil.MustDial(t, addr)
-		k.MustDo(t, "SET", "killedobuf", strings.Repeat("x", size))
+		k.MustDo(t, "SET", "freedobuf", strings.Repeat("x", size))
 		slow := testutil.DialSlowReader(t, addr)
-		if _, err := slow.Do("CLIENT", "SETNAME", "killedslow"); err != nil {
+		if _, err := slow.Do("CLIENT", "SETNAME", "freedslow"); err != nil {
 			t.Fatalf("%s: %v", addr, err)
 		}
 		id, err := slow.Do("CLIENT", "ID")
 		if err != nil {
 			t.Fatalf("%s: %v", addr, err)
 		}
+		// One write, so that both servers read the whole pipeline at
+		// once: lockkv reads a client's next pipeline only once the
+		// last one's output is written (its reader writes it).
+		var pipeline []byte
 		for i := 0; i < gets; i++ {
-			slow.Send("GET", "killedobuf")
+			pipeline = append(pipeline, testutil.Command("GET", "freedobuf")...)
+		}
+		if err := slow.SendRaw(pipeline); err != nil {
+			t.Fatalf("%s: %v", addr, err)
 		}
 		var omem int64
 		deadline := time.Now().Add(10 * time.Second)
 		for omem < 8<<20 && time.Now().Before(deadline) {
-			omem = clientField(clientLine(t, k, "killedslow"), "omem")
+			omem = clientField(clientLine(t, k, "freedslow"), "omem")
 			time.Sleep(10 * time.Millisecond)
 		}
-		v := k.MustDo(t, "CLIENT", "KILL", "ID", id.Str)
+		freed := free(k, id.Str)
 		got := 0
 		buf := make([]byte, 64*1024)
 		slow.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -236,18 +268,18 @@ func TestKilledClientOutputDropped(t *testing.T) {
 		}
 		ne, timedOut := rerr.(net.Error)
 		return outcome{
-			"omem over 8 MB before the kill": strconv.FormatBool(omem >= 8<<20),
-			"kill":                           string(v.Kind) + v.Str,
-			"closed":                         strconv.FormatBool(!(timedOut && ne.Timeout())),
+			"omem over 8 MB before": strconv.FormatBool(omem >= 8<<20),
+			"free":                  freed,
+			"closed":                strconv.FormatBool(!(timedOut && ne.Timeout())),
 			// What the kernel's buffers held is read; the output
 			// buffer (omem, at least 8 MB) is not.
 			"output cut":            strconv.FormatBool(int64(got) < omem),
-			"gone from CLIENT LIST": strconv.FormatBool(clientLine(t, k, "killedslow") == ""),
+			"gone from CLIENT LIST": strconv.FormatBool(clientLine(t, k, "freedslow") == ""),
 		}
 	}
 	l, r := run(p.L.Addr), run(p.R.Addr)
-	p.outcomesMatch("killed slow reader", l, r)
-	if l["output cut"] != "true" || l["closed"] != "true" {
+	p.outcomesMatch(what, l, r)
+	if l["output cut"] != "true" || l["closed"] != "true" || l["omem over 8 MB before"] != "true" {
 		t.Errorf("lockkv: %v", l)
 	}
 }

@@ -143,11 +143,12 @@ func (e *Engine) NowMs() int64 { return e.Clock.Now().UnixMilli() }
 type Conn interface {
 	// Deliver queues encoded output for the client. It must copy b.
 	Deliver(b []byte)
-	// Close closes the connection after writing what it holds (CLIENT
-	// KILL, QUIT after its reply).
+	// Close closes the connection after writing what it holds (QUIT,
+	// or CLIENT KILL of the calling client, after its reply).
 	Close()
-	// Abort closes the connection at once, dropping the output it holds;
-	// it must not wait for the peer.
+	// Abort closes the connection at once, dropping the output it holds
+	// (CLIENT KILL of another client, the idle timeout, an output buffer
+	// over its limit); it must not wait for the peer.
 	Abort()
 	// Pending returns the output bytes delivered and not yet written to
 	// the socket. It may be called from the engine goroutine at any time.

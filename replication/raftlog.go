@@ -74,18 +74,18 @@ var raftDebug = map[string]bool{
 	"rejecting pre-vote request since node is not in configuration": true,
 	"rejecting vote request since node is not a voter":              true,
 	"rejecting pre-vote request since node is not a voter":          true,
+	"no known peers, aborting election":                             true,
+	"not part of stable configuration, aborting election":           true,
+	"duplicate requestVote for same term":                           true,
+	"duplicate requestVote from":                                    true,
+	"heartbeat timeout reached, not part of a stable configuration or a non-voter, not triggering a leader election": true,
 	// A candidate whose log is behind ours is refused: the normal end of
 	// an election it cannot win, and at a healthy start a vote request
 	// that arrives after the winner's first entry.
-	"rejecting vote request since our last term is greater":                                                          true,
-	"rejecting pre-vote request since our last term is greater":                                                      true,
-	"rejecting vote request since our last index is greater":                                                         true,
-	"rejecting pre-vote request since our last index is greater":                                                     true,
-	"no known peers, aborting election":                                                                              true,
-	"not part of stable configuration, aborting election":                                                            true,
-	"duplicate requestVote for same term":                                                                            true,
-	"duplicate requestVote from":                                                                                     true,
-	"heartbeat timeout reached, not part of a stable configuration or a non-voter, not triggering a leader election": true,
+	"rejecting vote request since our last term is greater":      true,
+	"rejecting pre-vote request since our last term is greater":  true,
+	"rejecting vote request since our last index is greater":     true,
+	"rejecting pre-vote request since our last index is greater": true,
 	// Transitions lockkv logs itself: "leader lost", "leader changed",
 	// "leadership gained", "quorum lost", and the membership changes.
 	"heartbeat timeout reached, starting election": true,
