@@ -417,7 +417,7 @@ func TestTLSWithEventLoop(t *testing.T) {
 // script holds it; when the script ran from the replication layer's work
 // (a Do here, a script applied from the log on a follower), it is
 // counted as soon as the script ends, not at some later client request
-// (EVLOOP.md, "Next" 6b). On the event loop and on Server.loop.
+// (a review finding of the event loop). On the event loop and on Server.loop.
 func TestTLSProtocolErrorDuringAppliedScript(t *testing.T) {
 	for _, ae := range []string{"a", "off"} {
 		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {

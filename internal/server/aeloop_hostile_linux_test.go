@@ -19,8 +19,8 @@ import (
 	"github.com/lockkv/lockkv/internal/testutil"
 )
 
-// Hostile and dying clients on the event loop (the review of the loop,
-// notes/evloop-review.md, findings 1-4).
+// Hostile and dying clients on the event loop (an adversarial review's
+// findings 1-4).
 
 // aeOpen is how many connections the loop holds.
 func aeOpen(s *Server) (open int) {

@@ -16,7 +16,8 @@ package server
 // (crypto/tls needs a blocking net.Conn). A TLS-only server and other
 // systems run Server.loop. A busy script serves the other clients from
 // inside it (serveWhileBusy); a held (blocked) client's socket is read
-// on into its query buffer. EVLOOP.md has the state of the work.
+// on into its query buffer. With io-threads above 1, I/O workers read
+// and write a busy round's sockets (aeIO). DESIGN.md §2 and §4.1.
 //
 // LOCKKV_AELOOP chooses how (unset: a):
 //
@@ -177,7 +178,7 @@ type aeWrote struct {
 
 // aeReadLimits is what aeConn.fill reads besides the connection itself:
 // copied once per round, so that the connection part of a read touches
-// nothing shared (EVLOOP.md, "Next" 1).
+// nothing shared (the I/O workers run it).
 type aeReadLimits struct {
 	queryLimit int64 // Config.ClientQueryBufferLimit
 	maxBulk    int64 // Config.ProtoMaxBulkLen

@@ -520,8 +520,8 @@ func TestBlockedQueryBufferLimit(t *testing.T) {
 // panic) and checks the result the loop would apply: a batch, a
 // protocol error now or after the batches out, over the query limit,
 // read again, end of file, and a socket skipped while a batch is out.
-// Then several connections fill at once, as the workers of threaded
-// I/O will (EVLOOP.md, "Next" 1); under -race this checks that fills of
+// Then several connections fill at once, as the I/O workers do;
+// under -race this checks that fills of
 // different connections share nothing.
 func TestAEConnFill(t *testing.T) {
 	lim := aeReadLimits{queryLimit: 1 << 20, maxBulk: 512 << 20}

@@ -2,8 +2,8 @@
 
 package server
 
-// Tests of the review's lower-severity items (notes/evloop-review.md
-// 5-7, EVLOOP.md "Next" 6).
+// Tests of an adversarial review's lower-severity findings on the
+// event loop.
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ import (
 // while a busy script runs from a TLS client's request does not wait for
 // the loop's next event or cron. The script's round (serveWhileBusy)
 // reads the eventfd that the Do's wake-up wrote, so no wake-up is left:
-// the loop must see the apply itself (EVLOOP.md, "Next" 6a). The TLS
+// the loop must see the apply itself (a review finding). The TLS
 // client's request is handed over as conn.serve hands it (submit).
 func TestAELoopAppliesAfterBusyRequest(t *testing.T) {
 	for _, mode := range []string{"a", "b"} {
@@ -148,7 +148,7 @@ func TestAELoopAdoptFails(t *testing.T) {
 // reads since the pass before, as Redis's clientsCron resizes it; a
 // buffer the last second's reads used is kept, so that a client sending
 // large requests one after another does not allocate each anew
-// (EVLOOP.md, "Next" 6d). Seen in CLIENT LIST's qbuf and qbuf-free, and
+// (a review finding). Seen in CLIENT LIST's qbuf and qbuf-free, and
 // the large buffer is garbage then (nothing of the connection keeps it:
 // the finished batches pointed into it).
 func TestAELoopQueryBufferShrinks(t *testing.T) {

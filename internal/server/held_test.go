@@ -10,7 +10,7 @@ import (
 // as soon as the script ends when the script ran from the replication
 // layer's work (a Do, a script applied from the log on a follower), not
 // at some later client request, which on an idle server may never come
-// (EVLOOP.md, "Next" 6b). The request is what a TLS client's reader
+// (a review finding of the event loop). The request is what a TLS client's reader
 // submits after a protocol error (on the goroutines' path, any
 // client's): a call, which a busy script always holds. On both loops.
 func TestHeldAfterAppliedScript(t *testing.T) {
