@@ -1196,7 +1196,7 @@ func (l *aeLoop) runBatches() {
 		}
 		e.PrefetchFlush()
 	} else {
-		e.Prefetch(l.ran[0].c.client, l.ran[0].cmds)
+		e.PrefetchAlone(l.ran[0].c.client, l.ran[0].cmds)
 	}
 	s := l.s
 	l.running, l.ran = l.ran, l.spare[:0]

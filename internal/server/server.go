@@ -897,7 +897,7 @@ func (s *Server) handle(r request) {
 func (s *Server) prefetch(reqs []request) {
 	if len(reqs) < 2 {
 		if len(reqs) == 1 && reqs[0].kind == reqBatch && reqs[0].c.client != nil {
-			s.eng.Prefetch(reqs[0].c.client, reqs[0].b.cmds)
+			s.eng.PrefetchAlone(reqs[0].c.client, reqs[0].b.cmds)
 		}
 		return
 	}
