@@ -1009,7 +1009,11 @@ const queryBufKeep = 64 << 10
 // out, it is larger than queryBufKeep, and the reads since the last pass
 // used less than half of it (qpeak), so that a client that sends large
 // requests one after another keeps its buffer and an idle one does not
-// keep its largest request's size.
+// keep its largest request's size. An empty output buffer larger than
+// readChunk (Redis's reply buffer) is dropped too (as Redis's
+// clientsCronResizeOutputBuffer shrinks an idle client's): with I/O
+// workers every reply passes through it (deferW), and an idle client
+// would keep its largest round's output, up to maxIdleOut.
 func (l *aeLoop) shrinkQueryBuffers() {
 	for _, c := range l.conns {
 		if c == nil || c.closed {
@@ -1019,6 +1023,9 @@ func (l *aeLoop) shrinkQueryBuffers() {
 			c.shrink()
 		}
 		c.qpeak = c.end - c.start + c.inflight
+		if len(c.out) == 0 && cap(c.ob) > readChunk {
+			c.ob = nil
+		}
 	}
 }
 
