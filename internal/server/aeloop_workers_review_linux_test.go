@@ -397,3 +397,54 @@ func TestAELoopWorkersIdleOutputBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestAELoopWorkersInfoCounters: INFO's io_threaded_reads_processed and
+// io_threaded_writes_processed count the reads and writes the workers'
+// rounds did (Redis's stat_io_reads_processed, stat_io_writes_processed:
+// the clients of each round handed to the threads); they were always 0.
+// CONFIG RESETSTAT zeroes them; without workers they stay 0.
+func TestAELoopWorkersInfoCounters(t *testing.T) {
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "a" {
+				t.Setenv("LOCKKV_AELOOP_THREADS", "1")
+			}
+			s := runAE(t, mode)
+			c := aeDial(t, s)
+			stat := func(name string) int64 {
+				t.Helper()
+				info := c.do("INFO", "stats")
+				i := strings.Index(info, "\r\n"+name+":")
+				if i < 0 {
+					t.Fatalf("INFO stats has no %s", name)
+				}
+				v := info[i+len(name)+3:]
+				n, err := strconv.ParseInt(v[:strings.IndexByte(v, '\r')], 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			for i := 0; i < 10; i++ {
+				if got := c.do("PING"); got != "+PONG\r\n" {
+					t.Fatal(got)
+				}
+			}
+			reads, writes := stat("io_threaded_reads_processed"), stat("io_threaded_writes_processed")
+			if mode == "t" && (reads < 10 || writes < 10) {
+				t.Errorf("after 10 PINGs on the workers: %d reads and %d writes threaded, want at least 10 each", reads, writes)
+			}
+			if mode == "a" && (reads != 0 || writes != 0) {
+				t.Errorf("no workers: %d reads and %d writes threaded", reads, writes)
+			}
+			if got := c.do("CONFIG", "RESETSTAT"); got != "+OK\r\n" {
+				t.Fatal(got)
+			}
+			// The INFO itself was read on the workers, and RESETSTAT's
+			// reply written there: at most one of each.
+			if r := stat("io_threaded_reads_processed"); r > 1 {
+				t.Errorf("after CONFIG RESETSTAT: %d reads threaded", r)
+			}
+		})
+	}
+}
