@@ -902,6 +902,7 @@ func (l *aeLoop) readListed() {
 		io.write, io.conns = false, cs
 		io.reads = slices.Grow(io.reads[:0], len(cs))[:len(cs)]
 		io.fan()
+		l.s.eng.Stats.IOThreadedReads += int64(len(cs))
 		for i, c := range cs {
 			c.inRead = false
 			l.applyRead(c, &io.reads[i])
@@ -1332,6 +1333,7 @@ func (l *aeLoop) writeDeferred() {
 		io.write, io.conns = true, cs
 		io.wrote = slices.Grow(io.wrote[:0], len(cs))[:len(cs)]
 		io.fan()
+		l.s.eng.Stats.IOThreadedWrites += int64(len(cs))
 		for i, c := range cs {
 			c.wrote(io.wrote[i])
 			io.wrote[i] = aeWrote{}
