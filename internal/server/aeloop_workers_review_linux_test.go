@@ -4,6 +4,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -444,6 +445,75 @@ func TestAELoopWorkersInfoCounters(t *testing.T) {
 			// reply written there: at most one of each.
 			if r := stat("io_threaded_reads_processed"); r > 1 {
 				t.Errorf("after CONFIG RESETSTAT: %d reads threaded", r)
+			}
+		})
+	}
+}
+
+// TestAELoopBusyCallerBatchNotLeftWaiting: a client unblocked from BLPOP
+// resumes its pipeline in FlushOutputs, after runBatches; its next
+// EVAL goes busy, and the request it sends meanwhile (read, as the
+// client is still held) waits in l.ran for the next runBatches
+// (serveWhileBusy keeps the script's caller's batches). The loop then
+// must not sleep as if idle: work did not count l.ran, so the request
+// waited for the next cron (up to 1/hz) or another client's event.
+func TestAELoopBusyCallerBatchNotLeftWaiting(t *testing.T) {
+	for _, mode := range []string{"a", "t"} {
+		t.Run(mode, func(t *testing.T) {
+			s := runAE(t, mode)
+			ctl, x, y := aeDial(t, s), aeDial(t, s), aeDial(t, s)
+			if got := ctl.do("CONFIG", "SET", "busy-reply-threshold", "20"); got != "+OK\r\n" {
+				t.Fatal(got)
+			}
+			var idleWithBatch sync.Mutex
+			var slept []int
+			s.Do(func(*engine.Engine) {
+				s.ae.beforeSleep = func(work bool) {
+					if !work && len(s.ae.ran) > 0 {
+						idleWithBatch.Lock()
+						slept = append(slept, len(s.ae.ran))
+						idleWithBatch.Unlock()
+					}
+				}
+			})
+			x.send("BLPOP", "l", "0")
+			testutil.Eventually(t, 10*time.Second, func() error {
+				if got := ctl.do("INFO", "clients"); !strings.Contains(got, "\r\nblocked_clients:1\r\n") {
+					return errors.New("x is not blocked yet")
+				}
+				return nil
+			})
+			x.send("EVAL", "while true do end", "0") // waits behind the BLPOP
+			if got := y.do("LPUSH", "l", "a"); got != ":1\r\n" {
+				t.Fatal(got)
+			}
+			const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+			testutil.Eventually(t, 10*time.Second, func() error {
+				if got := ctl.do("PING"); got != busy {
+					return fmt.Errorf("PING: %q", got)
+				}
+				return nil
+			})
+			x.send("PING")
+			if got := ctl.do("PING"); got != busy { // a nested round after x's PING came
+				t.Fatalf("PING: %q", got)
+			}
+			if got := ctl.do("SCRIPT", "KILL"); got != "+OK\r\n" {
+				t.Fatalf("SCRIPT KILL: %q", got)
+			}
+			if got := x.receive(); got != "*2\r\n$1\r\nl\r\n$1\r\na\r\n" {
+				t.Fatalf("BLPOP: %q", got)
+			}
+			if got := x.receive(); !strings.HasPrefix(got, "-ERR Script killed") {
+				t.Fatalf("EVAL: %q", got)
+			}
+			if got := x.receive(); got != "+PONG\r\n" {
+				t.Fatalf("PING: %q", got)
+			}
+			idleWithBatch.Lock()
+			defer idleWithBatch.Unlock()
+			if len(slept) > 0 {
+				t.Errorf("the loop went to sleep as if idle %d times with parsed batches waiting in l.ran (%v)", len(slept), slept)
 			}
 		})
 	}
