@@ -656,9 +656,11 @@ func (l *aeLoop) run() {
 		// Work waiting: the loop polls without waiting. A busy script's
 		// round (serveWhileBusy) reads the eventfd, so an apply or a Do
 		// that came during the script, or a request it held, has no
-		// wake-up left.
+		// wake-up left; and the batches of the script's caller it read
+		// wait in l.ran when the script ran after runBatches (a client
+		// unblocked in FlushOutputs, the cron).
 		work := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
-			len(s.applies) > 0 || len(s.held) > 0
+			len(s.applies) > 0 || len(s.held) > 0 || len(l.ran) > 0
 		if l.beforeSleep != nil {
 			l.beforeSleep(work)
 		}
