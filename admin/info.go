@@ -278,8 +278,8 @@ func infoStats(e *engine.Engine, b []byte, now int64) []byte {
 	b = kvi(b, "dump_payload_sanitizations", 0)
 	b = kvi(b, "total_reads_processed", s.Commands)
 	b = kvi(b, "total_writes_processed", s.Commands)
-	b = kvi(b, "io_threaded_reads_processed", 0)
-	b = kvi(b, "io_threaded_writes_processed", 0)
+	b = kvi(b, "io_threaded_reads_processed", s.IOThreadedReads)
+	b = kvi(b, "io_threaded_writes_processed", s.IOThreadedWrites)
 	b = kvi(b, "reply_buffer_shrinks", 0)
 	b = kvi(b, "reply_buffer_expands", 0)
 	return b

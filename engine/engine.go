@@ -99,6 +99,13 @@ type Stats struct {
 	TotalErrorReplies int64
 	UnexpectedErrors  int64
 	TotalBlockingKeys int64
+	// IOThreadedReads and IOThreadedWrites are INFO's
+	// io_threaded_reads_processed and io_threaded_writes_processed: the
+	// connections the event loop's rounds read and wrote on its I/O
+	// workers (Redis counts the clients of each round it hands to its
+	// threads).
+	IOThreadedReads  int64
+	IOThreadedWrites int64
 }
 
 // newEngine returns an engine with cfg's databases and settings (nil:

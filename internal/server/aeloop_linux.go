@@ -656,9 +656,11 @@ func (l *aeLoop) run() {
 		// Work waiting: the loop polls without waiting. A busy script's
 		// round (serveWhileBusy) reads the eventfd, so an apply or a Do
 		// that came during the script, or a request it held, has no
-		// wake-up left.
+		// wake-up left; and the batches of the script's caller it read
+		// wait in l.ran when the script ran after runBatches (a client
+		// unblocked in FlushOutputs, the cron).
 		work := len(l.more) > 0 || len(l.wmore) > 0 || len(s.reqs) > 0 ||
-			len(s.applies) > 0 || len(s.held) > 0
+			len(s.applies) > 0 || len(s.held) > 0 || len(l.ran) > 0
 		if l.beforeSleep != nil {
 			l.beforeSleep(work)
 		}
@@ -902,6 +904,7 @@ func (l *aeLoop) readListed() {
 		io.write, io.conns = false, cs
 		io.reads = slices.Grow(io.reads[:0], len(cs))[:len(cs)]
 		io.fan()
+		l.s.eng.Stats.IOThreadedReads += int64(len(cs))
 		for i, c := range cs {
 			c.inRead = false
 			l.applyRead(c, &io.reads[i])
@@ -1009,7 +1012,11 @@ const queryBufKeep = 64 << 10
 // out, it is larger than queryBufKeep, and the reads since the last pass
 // used less than half of it (qpeak), so that a client that sends large
 // requests one after another keeps its buffer and an idle one does not
-// keep its largest request's size.
+// keep its largest request's size. An empty output buffer larger than
+// readChunk (Redis's reply buffer) is dropped too (as Redis's
+// clientsCronResizeOutputBuffer shrinks an idle client's): with I/O
+// workers every reply passes through it (deferW), and an idle client
+// would keep its largest round's output, up to maxIdleOut.
 func (l *aeLoop) shrinkQueryBuffers() {
 	for _, c := range l.conns {
 		if c == nil || c.closed {
@@ -1019,6 +1026,9 @@ func (l *aeLoop) shrinkQueryBuffers() {
 			c.shrink()
 		}
 		c.qpeak = c.end - c.start + c.inflight
+		if len(c.out) == 0 && cap(c.ob) > readChunk {
+			c.ob = nil
+		}
 	}
 }
 
@@ -1325,6 +1335,7 @@ func (l *aeLoop) writeDeferred() {
 		io.write, io.conns = true, cs
 		io.wrote = slices.Grow(io.wrote[:0], len(cs))[:len(cs)]
 		io.fan()
+		l.s.eng.Stats.IOThreadedWrites += int64(len(cs))
 		for i, c := range cs {
 			c.wrote(io.wrote[i])
 			io.wrote[i] = aeWrote{}
