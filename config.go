@@ -113,12 +113,13 @@ type Config struct {
 	// SlowRequestThreshold and OnSlowRequest report every pipeline whose
 	// replies were written SlowRequestThreshold or longer after its bytes
 	// reached the host, with where the time went (SlowRequest); 0 or nil
-	// (the default) times nothing. OnSlowRequest runs on the client's
-	// connection goroutine: it must return quickly. Pipelines of a
-	// client that blocks (BLPOP, WAIT, CLIENT PAUSE) are not timed, nor
-	// a cluster node's writes whose replies its connection's writer
-	// goroutine writes (when their commit came after the reader went
-	// back to reading).
+	// (the default) times nothing. OnSlowRequest runs on the event
+	// loop's goroutine (plain TCP on Linux) or the client's connection
+	// goroutine (TLS, other systems): it must return quickly. Pipelines
+	// of a client that blocks (BLPOP, WAIT, CLIENT PAUSE) are not timed;
+	// on a connection goroutine, nor are a cluster node's writes whose
+	// replies its connection's writer goroutine writes (when their
+	// commit came after the reader went back to reading).
 	// cmd/lockkv's --slow-trace-dir uses them.
 	SlowRequestThreshold time.Duration
 	OnSlowRequest        func(SlowRequest)

@@ -9,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testnet"
+	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
 
@@ -339,4 +342,133 @@ func TestTLSOnlyCluster(t *testing.T) {
 		s4.Do(func(e *engine.Engine) { ok = e.DBs[0].Peek("k") != nil })
 		return ok
 	})
+}
+
+// TestTLSWithEventLoop: with the event loop serving plain TCP
+// (LOCKKV_AELOOP=a, Linux), TLS clients keep their connection goroutines
+// and hand their requests to the same loop: messages cross between the
+// two kinds of client, a busy script started by one answers the other
+// -BUSY and is killed by it, and the script's own TLS client's next
+// request waits for it.
+func TestTLSWithEventLoop(t *testing.T) {
+	t.Setenv("LOCKKV_AELOOP", "a")
+	f := newTLSFixture(t)
+	srv := RunTWith(t, f.config(""))
+	ctx := context.Background()
+	secure := f.tlsClient(t, srv.TLSAddr(), f.client)
+	plain := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	defer plain.Close()
+
+	for _, c := range []struct {
+		name     string
+		sub, pub *redis.Client
+	}{{"plain to TLS", secure, plain}, {"TLS to plain", plain, secure}} {
+		ps := c.sub.Subscribe(ctx, "ch")
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatalf("%s: SUBSCRIBE: %v", c.name, err)
+		}
+		if n, err := c.pub.Publish(ctx, "ch", c.name).Result(); err != nil || n != 1 {
+			t.Fatalf("%s: PUBLISH = %d, %v", c.name, n, err)
+		}
+		msg, err := ps.ReceiveMessage(ctx)
+		if err != nil || msg.Payload != c.name {
+			t.Fatalf("%s: message %v, %v", c.name, msg, err)
+		}
+		ps.Close()
+	}
+
+	for _, c := range []struct {
+		name           string
+		runner, killer *redis.Client
+	}{{"TLS script, plain kill", secure, plain}, {"plain script, TLS kill", plain, secure}} {
+		if err := c.killer.ConfigSet(ctx, "busy-reply-threshold", "50").Err(); err != nil {
+			t.Fatal(err)
+		}
+		// The runner's own connection: the script, then a PING that
+		// waits for it, in one pipeline.
+		conn := c.runner.Conn()
+		pipe := conn.Pipeline()
+		eval := pipe.Eval(ctx, "local i = 0 while true do i = i + 1 end", nil)
+		ping := pipe.Ping(ctx)
+		done := make(chan error, 1)
+		go func() { _, err := pipe.Exec(ctx); done <- err }()
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if err := c.killer.Get(ctx, "k").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY ") {
+				return fmt.Errorf("%s: GET while the script spins: %v", c.name, err)
+			}
+			return nil
+		})
+		if err := c.killer.ScriptKill(ctx).Err(); err != nil {
+			t.Fatalf("%s: SCRIPT KILL: %v", c.name, err)
+		}
+		<-done
+		if err := eval.Err(); err == nil || !strings.Contains(err.Error(), "Script killed by user with SCRIPT KILL") {
+			t.Errorf("%s: the killed script: %v", c.name, err)
+		}
+		if err := ping.Err(); err != nil {
+			t.Errorf("%s: the PING after the script: %v", c.name, err)
+		}
+		conn.Close()
+	}
+}
+
+// TestTLSProtocolErrorDuringAppliedScript: a TLS client's reader hands
+// the count of its protocol error to the command goroutine, where a busy
+// script holds it; when the script ran from the replication layer's work
+// (a Do here, a script applied from the log on a follower), it is
+// counted as soon as the script ends, not at some later client request
+// (a review finding of the event loop). On the event loop and on Server.loop.
+func TestTLSProtocolErrorDuringAppliedScript(t *testing.T) {
+	for _, ae := range []string{"a", "off"} {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			f := newTLSFixture(t)
+			srv := RunTWith(t, f.config(""))
+			ctx := context.Background()
+			plain := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+			defer plain.Close()
+			if err := plain.ConfigSet(ctx, "busy-reply-threshold", "50").Err(); err != nil {
+				t.Fatal(err)
+			}
+			scriptDone := make(chan struct{})
+			go func() {
+				defer close(scriptDone)
+				srv.Do(func(e *engine.Engine) {
+					e.Call(e.NewClient(nil), [][]byte{[]byte("EVAL"), []byte("while true do end"), []byte("0")})
+				})
+			}()
+			testutil.Eventually(t, 10*time.Second, func() error {
+				if err := plain.Get(ctx, "k").Err(); err == nil || !strings.HasPrefix(err.Error(), "BUSY ") {
+					return fmt.Errorf("GET while the script spins: %v", err)
+				}
+				return nil
+			})
+			tc, err := tls.Dial("tcp", srv.TLSAddr(), &tls.Config{RootCAs: f.ca.pool, Certificates: []tls.Certificate{f.client}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tc.Close()
+			tc.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := tc.Write([]byte("*1\r\n$x\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			// The reader handed the count over before it wrote the error.
+			if got, _ := io.ReadAll(tc); !strings.HasPrefix(string(got), "-ERR Protocol error") {
+				t.Fatalf("the malformed request's reply: %q", got)
+			}
+			if err := plain.ScriptKill(ctx).Err(); err != nil {
+				t.Fatalf("SCRIPT KILL: %v", err)
+			}
+			<-scriptDone
+			var after, later int64
+			srv.Do(func(e *engine.Engine) { after = e.Stats.TotalErrorReplies })
+			if err := plain.Ping(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			srv.Do(func(e *engine.Engine) { later = e.Stats.TotalErrorReplies })
+			if after != later {
+				t.Errorf("error replies: %d after the script, %d after a later PING: the protocol error was counted only at a later request", after, later)
+			}
+		})
+	}
 }

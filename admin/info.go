@@ -102,7 +102,7 @@ func infoServer(e *engine.Engine, b []byte, now int64) []byte {
 	exe, _ := os.Executable()
 	b = kv(b, "executable", exe)
 	b = kv(b, "config_file", e.Config.ConfigFile)
-	b = kvi(b, "io_threads_active", 0)
+	b = kvi(b, "io_threads_active", b2i(e.IOThreadsActive))
 	// lockkv's own, after Redis's fields (redis_git_sha1 and friends stay
 	// what a Redis 7.0.15 from a release tarball says).
 	bi := buildinfo.Get()
@@ -278,8 +278,8 @@ func infoStats(e *engine.Engine, b []byte, now int64) []byte {
 	b = kvi(b, "dump_payload_sanitizations", 0)
 	b = kvi(b, "total_reads_processed", s.Commands)
 	b = kvi(b, "total_writes_processed", s.Commands)
-	b = kvi(b, "io_threaded_reads_processed", 0)
-	b = kvi(b, "io_threaded_writes_processed", 0)
+	b = kvi(b, "io_threaded_reads_processed", s.IOThreadedReads)
+	b = kvi(b, "io_threaded_writes_processed", s.IOThreadedWrites)
 	b = kvi(b, "reply_buffer_shrinks", 0)
 	b = kvi(b, "reply_buffer_expands", 0)
 	return b

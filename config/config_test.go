@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"strconv"
 	"testing"
 )
 
@@ -84,6 +85,9 @@ func TestConfigDefaultsValid(t *testing.T) {
 	}
 }
 
+// honouredImmutable are the immutable settings lockkv acts on.
+var honouredImmutable = map[string]bool{"databases": true, "enable-debug-command": true, "enable-protected-configs": true, "io-threads": true}
+
 // TestConfigSupportComplete: every setting is classified once in
 // settingSupport, and only names of the table are there.
 func TestConfigSupportComplete(t *testing.T) {
@@ -96,8 +100,7 @@ func TestConfigSupportComplete(t *testing.T) {
 		if (sp.class == fixed || sp.class == replication) && sp.what == "" {
 			t.Errorf("%s: refused without a reason", s.name)
 		}
-		if (s.flags&cfgImmutable != 0) != (sp.class == immutable) && s.name != "databases" &&
-			s.name != "enable-debug-command" && s.name != "enable-protected-configs" {
+		if (s.flags&cfgImmutable != 0) != (sp.class == immutable) && !honouredImmutable[s.name] {
 			t.Errorf("%s: immutable flag and class disagree", s.name)
 		}
 	}
@@ -166,5 +169,38 @@ func TestConfigRefusals(t *testing.T) {
 	}
 	if lv.Level() != slog.LevelWarn {
 		t.Errorf("loglevel warning: level %v", lv.Level())
+	}
+}
+
+// TestIOThreads: io-threads defaults by the cores (DefaultIOThreads), a
+// config file sets it within Redis's bounds, and CONFIG REWRITE writes
+// it only when it is not this machine's default.
+func TestIOThreads(t *testing.T) {
+	for procs, want := range map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 8: 4, 16: 8, 64: 8} {
+		if got := DefaultIOThreads(procs); got != want {
+			t.Errorf("DefaultIOThreads(%d) = %d, want %d", procs, got, want)
+		}
+	}
+	c := NewConfig()
+	n := c.IOThreads + 1 // not this machine's default
+	if msg := c.LoadDirective("io-threads", []string{strconv.Itoa(n)}); msg != "" || c.IOThreads != n {
+		t.Fatalf("io-threads %d: %q, IOThreads %d", n, msg, c.IOThreads)
+	}
+	for _, v := range []string{"0", "129", "x"} {
+		if msg := c.LoadDirective("io-threads", []string{v}); msg == "" || c.IOThreads != n {
+			t.Errorf("io-threads %s: accepted (%d)", v, c.IOThreads)
+		}
+	}
+	forced := func(c *Config) bool {
+		for _, l := range c.RewriteLines() {
+			if l.Option == "io-threads" {
+				return l.Force
+			}
+		}
+		t.Fatal("CONFIG REWRITE has no io-threads line")
+		return false
+	}
+	if !forced(c) || forced(NewConfig()) {
+		t.Errorf("CONFIG REWRITE: io-threads forced %v when set, %v at the default", forced(c), forced(NewConfig()))
 	}
 }

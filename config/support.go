@@ -88,6 +88,7 @@ var settingSupport = map[string]support{
 	"lfu-decay-time":                    isHonoured,
 	"protected-mode":                    isHonoured,
 	"tcp-keepalive":                     isHonoured,
+	"io-threads":                        isHonoured, // immutable besides
 	"enable-debug-command":              isHonoured, // immutable besides
 	"enable-protected-configs":          isHonoured, // immutable besides
 	"loglevel": {class: honoured, refuse: func(c *Config, old, v string) string {
@@ -258,7 +259,6 @@ var settingSupport = map[string]support{
 	"supervised":            onlyDefault("no", "supervision protocols (run it as a systemd Type=exec service)"),
 	"syslog-facility":       isImmutable,
 	"enable-module-command": isImmutable, // lockkv has no MODULE command
-	"io-threads":            isImmutable,
 	"tcp-backlog":           isImmutable,
 	"cluster-port":          isImmutable,
 	"socket-mark-id":        onlyDefault("0", "socket marks"),

@@ -23,6 +23,9 @@ type Engine struct {
 
 	StartTime time.Time
 	RunID     string
+	// IOThreadsActive is INFO's io_threads_active: the event loop's I/O
+	// workers wrote the last round's replies (the server sets it).
+	IOThreadsActive bool
 
 	clients map[int64]*Client
 	nextID  int64
@@ -96,6 +99,13 @@ type Stats struct {
 	TotalErrorReplies int64
 	UnexpectedErrors  int64
 	TotalBlockingKeys int64
+	// IOThreadedReads and IOThreadedWrites are INFO's
+	// io_threaded_reads_processed and io_threaded_writes_processed: the
+	// connections the event loop's rounds read and wrote on its I/O
+	// workers (Redis counts the clients of each round it hands to its
+	// threads).
+	IOThreadedReads  int64
+	IOThreadedWrites int64
 }
 
 // newEngine returns an engine with cfg's databases and settings (nil:

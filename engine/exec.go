@@ -350,6 +350,17 @@ func (e *Engine) Prefetch(cl *Client, cmds [][][]byte) {
 	}
 }
 
+// PrefetchAlone is Prefetch for a pipeline that runs by itself: its keys
+// are touched together when it has several commands, and nothing is
+// left queued (a lone command's lookup follows at once, with nothing to
+// overlap; keys left in the queue would be touched after their commands
+// ran, and would keep the connection's buffer they point into).
+func (e *Engine) PrefetchAlone(cl *Client, cmds [][][]byte) {
+	if len(cmds) >= 4 {
+		e.Prefetch(cl, cmds) // flushes a pipeline of 4 or more
+	}
+}
+
 // PrefetchFlush touches the keys Prefetch queued.
 func (e *Engine) PrefetchFlush() {
 	if len(e.prefetchKeys) > 0 && e.prefetchDB < len(e.DBs) {

@@ -154,3 +154,6 @@ func (c *Ctx) PrepareScriptForTest() (finish func()) {
 	s.prepare(c, s.lua, "x", nil, nil, false, 0)
 	return s.finish
 }
+
+// PrefetchQueued is how many keys wait in the prefetch queue.
+func (e *Engine) PrefetchQueued() int { return len(e.prefetchKeys) }

@@ -14,6 +14,7 @@ import (
 // TestArrivalStamps: requests sent one after the other on two connections
 // are stamped in that order, whichever reader reads first.
 func TestArrivalStamps(t *testing.T) {
+	goroutinePath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestArrivalStamps(t *testing.T) {
 // garbage of a read per request made a third of a loaded server's GC
 // work), and the reader still reports the bytes, their stamp and EOF.
 func TestArrivalReadAllocs(t *testing.T) {
+	goroutinePath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +148,7 @@ func waitFlag(t *testing.T, what string, cond func() bool) {
 // is read at once. The loop waits for the busy reader, so the subscriber
 // gets the message, as with Redis.
 func TestLoopAwaitsBusyReader(t *testing.T) {
+	goroutinePath(t)
 	defer func(d time.Duration) { awaitLimit = d }(awaitLimit)
 	awaitLimit = time.Minute
 	s := RunT(t)
@@ -189,6 +192,7 @@ func TestLoopAwaitsBusyReader(t *testing.T) {
 // it reads again and slowBackoff has passed, and the server serves
 // everyone meanwhile.
 func TestLoopStuckReader(t *testing.T) {
+	goroutinePath(t)
 	defer func(d time.Duration) { awaitLimit = d }(awaitLimit)
 	awaitLimit = 50 * time.Millisecond
 	s := RunT(t)
@@ -242,6 +246,7 @@ func TestLoopStuckReader(t *testing.T) {
 // every reader's pass has ended and the loop waits for no one: an idle
 // server's loop does not wait.
 func TestArrivalCountsBalance(t *testing.T) {
+	goroutinePath(t)
 	s := RunT(t)
 	a := &s.arrival
 	check := func(when string) {
@@ -304,6 +309,7 @@ func TestArrivalCountsBalance(t *testing.T) {
 // them: the reader's pass has ended, so the loop does not wait, but it
 // takes the queue again.
 func TestAwaitEarlierTakesHandedOver(t *testing.T) {
+	goroutinePath(t)
 	s := RunT(t)
 	nc, err := net.Dial("tcp", s.Addr())
 	if err != nil {

@@ -99,6 +99,9 @@ type batch struct {
 	// are then the batch's moments.
 	timed bool
 	st    stamps
+	// untimed (the reader's own) is set when the client blocked while
+	// the batch was out: not reported as slow.
+	untimed bool
 }
 
 const (
@@ -414,7 +417,7 @@ func (c *conn) serve() {
 	reclaim := func(fb *batch) {
 		outstanding--
 		inflight -= fb.bytes
-		fb.cmds, fb.args, fb.bytes = fb.cmds[:0], fb.args[:0], 0
+		fb.cmds, fb.args, fb.bytes, fb.untimed = fb.cmds[:0], fb.args[:0], 0, false
 		free = append(free, fb)
 	}
 	for {
@@ -467,6 +470,7 @@ func (c *conn) serve() {
 			c.mu.Unlock()
 			b.arrived = arrived
 			b.timed = timed
+			b.untimed = blocked // it waits behind the blocked command
 			b.st = stamps{read: readAt}
 			if ar != nil {
 				ar.handing()
@@ -488,11 +492,14 @@ func (c *conn) serve() {
 			)
 			select {
 			case fb := <-c.acks:
-				fbTimed, fbArrived, fbStamps, fbCmds = fb.timed, fb.arrived, fb.st, len(fb.cmds)
+				// It may be an earlier batch than b: one of a client that
+				// blocked, which waited on purpose and is not timed.
+				fbTimed, fbArrived, fbStamps, fbCmds = fb.timed && !fb.untimed, fb.arrived, fb.st, len(fb.cmds)
 				reclaim(fb)
 				blocked = false
 			case <-c.blocked:
 				blocked = c.held.Load()
+				b.untimed = b.untimed || blocked
 			case <-c.stop:
 				return
 			}
@@ -500,7 +507,7 @@ func (c *conn) serve() {
 				return
 			}
 			if fbTimed {
-				s.slowRequest(c, fbArrived, fbStamps, fbCmds)
+				s.slowRequest(c.nc.RemoteAddr().String(), fbArrived, fbStamps, fbCmds)
 			}
 		} else if b != nil {
 			// Bytes of requests with no arguments (an empty line) only.

@@ -39,6 +39,7 @@ func serverConn(t *testing.T, s *Server, nc net.Conn) *conn {
 // before a PUBLISH on another connection gets the message, however the
 // two reached the loop.
 func TestLoopRunsByArrival(t *testing.T) {
+	goroutinePath(t)
 	s := RunT(t)
 	dial := func() (net.Conn, *bufio.Reader) {
 		nc, err := net.DialTimeout("tcp", s.Addr(), 5*time.Second)
@@ -94,4 +95,12 @@ func expectSubscribedFirst(t *testing.T, round int, pubR, subR *bufio.Reader, su
 	if _, err := io.ReadFull(subR, got); err != nil || string(got) != want {
 		t.Fatalf("UNSUBSCRIBE: %q %v", got, err)
 	}
+}
+
+// goroutinePath makes the servers a test starts serve plain TCP with the
+// connection goroutines and Server.loop (LOCKKV_AELOOP=off): the tests of
+// that path's ordering (awaitEarlier) and readers, which TLS connections
+// and other systems use.
+func goroutinePath(t *testing.T) {
+	t.Setenv("LOCKKV_AELOOP", "off")
 }

@@ -1,9 +1,10 @@
 // Package server is the running server behind a lockkv.Server: the
-// listeners and their accept loops, each connection's reader and writer,
-// the command goroutine that alone touches the engine (its batching and
-// arrival order, the work it serves while a script is busy), TLS, and the
-// hosting of the parts a configuration adds (a cluster node, the metrics
-// port). The root package checks a Config and hands it over; everything
+// listeners and their accept loops, the event loop that serves plain TCP
+// on Linux (aeloop_linux.go), each other connection's reader and writer,
+// the command goroutine that alone touches the engine (the event loop,
+// or Server.loop: its batching and arrival order, the work it serves
+// while a script is busy), TLS, and the hosting of the parts a
+// configuration adds (a cluster node, the metrics port). The root package checks a Config and hands it over; everything
 // here runs once Start is called.
 package server
 
@@ -65,12 +66,13 @@ type Config struct {
 
 	// SlowRequestThreshold and OnSlowRequest report the pipelines whose
 	// replies were written the threshold or longer after they arrived
-	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the
-	// connection's reader goroutine and must return quickly. Only the
-	// replies the reader writes itself are timed: not those of a client
-	// that blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE, a cluster
+	// (0 or nil: off; see SlowRequest). OnSlowRequest runs on the event
+	// loop's goroutine, or the connection's reader goroutine (TLS), and
+	// must return quickly. Not timed: the pipelines of a client that
+	// blocked meanwhile (BLPOP, WAIT, CLIENT PAUSE), and on a reader
+	// goroutine, the replies its writer goroutine writes (a cluster
 	// node's write whose commit came after the reader went back to
-	// reading), which the writer goroutine writes.
+	// reading).
 	SlowRequestThreshold time.Duration
 	OnSlowRequest        func(SlowRequest)
 }
@@ -134,6 +136,10 @@ type Server struct {
 
 	// metrics is the metrics port, when Config.Metrics is set.
 	metrics host.Service
+
+	// ae is the event loop (aeloop_linux.go), nil where Server.loop runs
+	// instead (LOCKKV_AELOOP=off, no plain listener, other systems).
+	ae *aeLoop
 
 	// onBusy is the engine's OnBusy (serveWhileBusy; a test may wrap it,
 	// on the command goroutine).
@@ -261,6 +267,23 @@ func (s *Server) serveWhileBusy() {
 	s.eng.FlushOutputs()
 }
 
+// handleApplies handles the replication layer's work waiting (Raft's
+// applies, Do), each followed by the requests a busy script it ran held
+// (a script applied from the log, or run by a Do): nothing else would
+// serve them until some later client request.
+func (s *Server) handleApplies() {
+	for len(s.applies) > 0 {
+		s.handleApply(<-s.applies)
+	}
+}
+
+// handleApply handles one of the replication layer's requests, then what
+// a busy script it ran held.
+func (s *Server) handleApply(r request) {
+	s.handle(r)
+	s.handleHeld()
+}
+
 // handleHeld serves the requests held back while a script was busy.
 func (s *Server) handleHeld() {
 	for len(s.held) > 0 {
@@ -356,7 +379,11 @@ func (s *Server) Start() error {
 		s.log.Info("DB loaded from disk", "path", s.cfg.LoadRDB, "keys", loaded, "expired_skipped", expired)
 	}
 	s.loopWG.Add(1)
-	go s.loop()
+	if s.startAE() {
+		go s.ae.run()
+	} else {
+		go s.loop()
+	}
 	if s.node != nil {
 		// Raft may restore a snapshot and replay the log through the
 		// command goroutine while it starts.
@@ -523,6 +550,9 @@ func (s *Server) run(fn func(e *engine.Engine)) bool {
 	done := make(chan struct{})
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 		<-done
 		return true
 	case <-s.quit:
@@ -538,6 +568,9 @@ func (s *Server) runWithin(timeout time.Duration, fn func(e *engine.Engine)) boo
 	defer t.Stop()
 	select {
 	case s.applies <- request{kind: reqCall, fn: func() { fn(s.eng); close(done) }}:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 	case <-s.quit:
 		return false
 	case <-t.C:
@@ -621,6 +654,9 @@ func (s *Server) Close() error {
 		}
 	}
 	close(s.quit)
+	if s.ae != nil {
+		s.ae.wake()
+	}
 	s.loopWG.Wait()
 	close(s.done)
 	if errors.Is(err, net.ErrClosed) {
@@ -636,6 +672,21 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.loopWG.Done()
 	var backoff time.Duration
+	// failed logs a failed accept, or a connection the event loop could
+	// not take (EMFILE on its duplicate descriptor: it is dropped), and
+	// backs off before the next accept, as net/http does, so that running
+	// out of descriptors does not spin the loop or flood the log. Redis
+	// logs "Accepting client connection: ..." and counts nothing
+	// (rejected_connections is maxclients' and protected mode's).
+	failed := func(err error) {
+		if backoff == 0 {
+			backoff = 5 * time.Millisecond
+		} else if backoff < time.Second {
+			backoff *= 2
+		}
+		s.log.Warn("accept failed", "err", err)
+		time.Sleep(backoff)
+	}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -646,23 +697,25 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			// EMFILE and the like: back off and retry, as net/http does.
-			if backoff == 0 {
-				backoff = 5 * time.Millisecond
-			} else if backoff < time.Second {
-				backoff *= 2
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(backoff)
+			failed(err) // EMFILE and the like
 			continue
 		}
-		backoff = 0
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			nc.Close()
 			return
 		}
+		if s.ae != nil && ln == s.ln {
+			s.mu.Unlock()
+			if err := s.ae.adopt(nc); err != nil {
+				failed(err)
+				continue
+			}
+			backoff = 0
+			continue
+		}
+		backoff = 0
 		c := newConn(s, nc)
 		s.conns[c] = struct{}{}
 		s.connWG.Add(1)
@@ -688,7 +741,7 @@ func (s *Server) loop() {
 		select {
 		case r := <-s.applies:
 			s.busySince.Store(monoNow())
-			s.handle(r)
+			s.handleApply(r)
 		case r := <-s.reqs:
 			n := s.runArrived(r)
 			// Then what arrives meanwhile, up to a bound, before the
@@ -698,7 +751,7 @@ func (s *Server) loop() {
 				s.busySince.Store(monoNow())
 				select {
 				case r := <-s.applies:
-					s.handle(r)
+					s.handleApply(r)
 					continue
 				default:
 				}
@@ -775,9 +828,7 @@ func (s *Server) runArrived(r request) int {
 		// What Raft handed over meanwhile goes first: after a long
 		// request, a node that lost leadership stops serving before it
 		// answers the next one.
-		for len(s.applies) > 0 {
-			s.handle(<-s.applies)
-		}
+		s.handleApplies()
 	}
 	s.gathered = got[:0]
 	return len(got)
@@ -846,7 +897,7 @@ func (s *Server) handle(r request) {
 func (s *Server) prefetch(reqs []request) {
 	if len(reqs) < 2 {
 		if len(reqs) == 1 && reqs[0].kind == reqBatch && reqs[0].c.client != nil {
-			s.eng.Prefetch(reqs[0].c.client, reqs[0].b.cmds)
+			s.eng.PrefetchAlone(reqs[0].c.client, reqs[0].b.cmds)
 		}
 		return
 	}
@@ -882,6 +933,9 @@ func (s *Server) stalled() time.Duration {
 func (s *Server) submit(r request) bool {
 	select {
 	case s.reqs <- r:
+		if s.ae != nil {
+			s.ae.wake()
+		}
 		return true
 	case <-s.quit:
 		return false

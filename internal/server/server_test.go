@@ -47,11 +47,14 @@ func runNode(t testing.TB) (s *Server, addr string) {
 	return s, addr
 }
 
-// runWith starts a server for cfg with the engine's default settings and
-// the system clock, and closes it when the test ends.
+// runWith starts a server for cfg with the engine's default settings
+// (unless cfg.Engine is set) and the system clock, and closes it when the
+// test ends.
 func runWith(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	cfg.Engine = config.NewConfig()
+	if cfg.Engine == nil {
+		cfg.Engine = config.NewConfig()
+	}
 	cfg.Engine.LogLevel = new(slog.LevelVar)
 	cfg.Clock = testutil.SystemClock{}
 	s := New(cfg)

@@ -35,8 +35,9 @@ func wallNow() int64 { return time.Now().UnixNano() }
 
 // slowRequest reports a batch that arrived at arrived, with stamps st
 // and n commands, if its replies, written now, took the threshold or
-// longer (the connection's reader, after it wrote them).
-func (s *Server) slowRequest(c *conn, arrived int64, st stamps, n int) {
+// longer (the connection's reader, after it wrote them, or the event
+// loop); client is the client's address.
+func (s *Server) slowRequest(client string, arrived int64, st stamps, n int) {
 	written := wallNow()
 	took := time.Duration(written - arrived)
 	if took < s.cfg.SlowRequestThreshold {
@@ -48,7 +49,7 @@ func (s *Server) slowRequest(c *conn, arrived int64, st stamps, n int) {
 	taken := min(max(st.taken, read), written)
 	done := min(max(st.done, taken), written)
 	s.cfg.OnSlowRequest(SlowRequest{
-		Client:   c.nc.RemoteAddr().String(),
+		Client:   client,
 		Commands: n,
 		Took:     took,
 		Read:     time.Duration(read - arrived),

@@ -11,8 +11,18 @@ import (
 
 // TestSlowRequest: a pipeline held up by the command goroutine is
 // reported with its commands, its client and the time it waited, and
-// its phases add up to the time it took.
+// its phases add up to the time it took; on the connection goroutines'
+// path and on the event loop's.
 func TestSlowRequest(t *testing.T) {
+	for _, ae := range aeModes {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			testSlowRequest(t)
+		})
+	}
+}
+
+func testSlowRequest(t *testing.T) {
 	reports := make(chan SlowRequest, 16)
 	s := runWith(t, Config{
 		SlowRequestThreshold: 20 * time.Millisecond,
@@ -62,11 +72,35 @@ func TestSlowRequest(t *testing.T) {
 	if sum := r.Read + r.Queued + r.Run + r.Reply; sum != r.Took {
 		t.Errorf("phases %v+%v+%v+%v = %v, took %v", r.Read, r.Queued, r.Run, r.Reply, sum, r.Took)
 	}
+
+	// A client that blocks waits on purpose: not reported.
+	if _, err := nc.Write([]byte("*3\r\n$5\r\nBLPOP\r\n$6\r\nnolist\r\n$3\r\n0.1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	nilReply := make([]byte, len("*-1\r\n"))
+	if _, err := io.ReadFull(nc, nilReply); err != nil || string(nilReply) != "*-1\r\n" {
+		t.Fatalf("BLPOP: %q %v", nilReply, err)
+	}
+	roundTrip() // a report of the BLPOP would be in before this reply
+	select {
+	case r := <-reports:
+		t.Errorf("a blocked pipeline was reported: %+v", r)
+	default:
+	}
 }
 
 // TestSlowRequestOff: without a threshold nothing is timed, however long
 // a pipeline waits.
 func TestSlowRequestOff(t *testing.T) {
+	for _, ae := range aeModes {
+		t.Run("LOCKKV_AELOOP="+ae, func(t *testing.T) {
+			t.Setenv("LOCKKV_AELOOP", ae)
+			testSlowRequestOff(t)
+		})
+	}
+}
+
+func testSlowRequestOff(t *testing.T) {
 	reported := make(chan SlowRequest, 1)
 	s := runWith(t, Config{OnSlowRequest: func(r SlowRequest) { reported <- r }})
 	nc, err := net.Dial("tcp", s.Addr())
