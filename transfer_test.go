@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkv/lockkv/engine"
 	"github.com/lockkv/lockkv/internal/testutil"
 	"github.com/lockkv/lockkv/replication"
 )
@@ -82,6 +83,13 @@ func TestLeaderTransfer(t *testing.T) {
 	// CLUSTER FAILOVER FORCE on the leader: another node leads.
 	if err := tc.client(f).Do(ctx, "CLUSTER", "FAILOVER", "FORCE").Err(); err != nil {
 		t.Fatalf("CLUSTER FAILOVER FORCE on the leader: %v", err)
+	}
+	// Its OK means it no longer leads: its engine stepped down before
+	// the reply (Raft answers once the node left its leader loop).
+	var still bool
+	tc.srvs[f].Do(func(e *engine.Engine) { still = e.IsLeader() })
+	if still {
+		t.Fatal("CLUSTER FAILOVER FORCE answered while the node still leads")
 	}
 	if got := tc.leader(); got == f {
 		t.Fatal("the leader still leads after CLUSTER FAILOVER")

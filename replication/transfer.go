@@ -43,7 +43,19 @@ func (n *Node) TransferLeadership(id string, done func(error)) {
 		if err == nil && id != n.cfg.NodeID {
 			err = n.transfer(id, target)
 		}
-		n.run(func(*engine.Engine) { done(err) })
+		n.run(func(e *engine.Engine) {
+			if err == nil && n.raft.State() != raft.Leader {
+				// Raft answers once this node has left its leader
+				// loop; the engine steps down now too, as
+				// watchLeadership would on its next look (which may
+				// come after the reply), so that OK means this node
+				// no longer leads: a ROLE or a write sent after it
+				// sees a follower.
+				clear(n.acks)
+				e.SetLeader(false)
+			}
+			done(err)
+		})
 	}()
 }
 
