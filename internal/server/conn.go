@@ -630,11 +630,13 @@ func setKeepAlive(nc net.Conn, secs int) {
 // incomplete or, a *resp.ProtocolError, malformed. Both connection paths
 // parse with it.
 func parseRequests(p *resp.Parser, buf []byte, args *[][]byte, cmds *[][][]byte, lim resp.Limits) (n int, err error) {
+	a, cs := *args, *cmds
+	defer func() { *args, *cmds = a, cs }()
 	for n < len(buf) {
-		if cap(*args)-len(*args) < 8 {
-			*args = make([][]byte, 0, 2*cap(*args)+64)
+		if cap(a)-len(a) < 8 {
+			a = make([][]byte, 0, 2*cap(a)+64)
 		}
-		argv := (*args)[len(*args):cap(*args)]
+		argv := a[len(a):cap(a)]
 		got, m, err := p.Parse(buf[n:], argv, lim)
 		if err != nil {
 			return n, err
@@ -644,9 +646,9 @@ func parseRequests(p *resp.Parser, buf []byte, args *[][]byte, cmds *[][][]byte,
 			continue
 		}
 		if len(got) > 0 && &got[0] == &argv[:1][0] {
-			*args = (*args)[:len(*args)+len(got)]
+			a = a[:len(a)+len(got)]
 		}
-		*cmds = append(*cmds, got)
+		cs = append(cs, got)
 		if !lim.Authenticated {
 			return n, nil
 		}
