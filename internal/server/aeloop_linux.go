@@ -1083,37 +1083,16 @@ func (c *aeConn) parse(lim *aeReadLimits, r *aeRead) {
 		b = c.newBatch()
 	}
 	plim := resp.Limits{Authenticated: c.authed, MaxBulkLen: lim.maxBulk}
+	n, err := parseRequests(&c.parser, c.buf[c.start:c.end], &b.args, &b.cmds, plim)
+	c.start += n
+	b.bytes += n
 	perr := false
-	for c.start < c.end {
-		if cap(b.args)-len(b.args) < 8 {
-			// Earlier commands keep the old array; no copy needed.
-			b.args = make([][]byte, 0, 2*cap(b.args)+64)
-		}
-		argv := b.args[len(b.args):cap(b.args)]
-		args, n, err := c.parser.Parse(c.buf[c.start:c.end], argv, plim)
-		if err != nil {
-			if errors.As(err, &c.perr) {
-				perr = true
-				c.start = c.end
-			}
-			break
-		}
-		c.start += n
-		b.bytes += n
-		if args == nil {
-			continue
-		}
-		if len(args) > 0 && &args[0] == &argv[:1][0] {
-			b.args = b.args[:len(b.args)+len(args)]
-		}
-		b.cmds = append(b.cmds, args)
-		if !c.authed {
-			// Before AUTH, one command at a time: the limits for the
-			// next request depend on whether this one authenticates.
-			c.unparsed = c.start < c.end
-			break
-		}
+	if err != nil && errors.As(err, &c.perr) {
+		perr = true
+		c.start = c.end
 	}
+	// Before AUTH one command is parsed; the rest waits for its batch.
+	c.unparsed = err == nil && !c.authed && c.start < c.end
 	if len(b.cmds) > 0 {
 		c.outstanding++
 		c.inflight += b.bytes

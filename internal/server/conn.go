@@ -424,42 +424,23 @@ func (c *conn) serve() {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
 		oneByOne := false
-		for start < end {
-			if b == nil {
-				if len(free) > 0 {
-					b = free[len(free)-1]
-					free = free[:len(free)-1]
-				} else {
-					b = c.newBatch()
-				}
+		if start < end {
+			if len(free) > 0 {
+				b = free[len(free)-1]
+				free = free[:len(free)-1]
+			} else {
+				b = c.newBatch()
 			}
-			if cap(b.args)-len(b.args) < 8 {
-				// Earlier commands keep the old array; no copy needed.
-				b.args = make([][]byte, 0, 2*cap(b.args)+64)
-			}
-			argv := b.args[len(b.args):cap(b.args)]
-			args, n, err := c.parser.Parse(buf[start:end], argv, c.limits())
-			if err != nil {
-				if errors.As(err, &perr) {
-					start = end
-				}
-				break
-			}
+			lim := c.limits()
+			n, err := parseRequests(&c.parser, buf[start:end], &b.args, &b.cmds, lim)
 			start += n
 			b.bytes += n
-			if args == nil {
-				continue
+			if err != nil && errors.As(err, &perr) {
+				start = end
 			}
-			if len(args) > 0 && &args[0] == &argv[:1][0] {
-				b.args = b.args[:len(b.args)+len(args)]
-			}
-			b.cmds = append(b.cmds, args)
-			if !c.authed.Load() {
-				// Before AUTH, one command at a time: the limits for the
-				// next request depend on whether this one authenticates.
-				oneByOne = true
-				break
-			}
+			// Before AUTH one command is parsed; the rest waits for
+			// its batch.
+			oneByOne = err == nil && !lim.Authenticated && len(b.cmds) > 0
 		}
 		if b != nil && len(b.cmds) > 0 {
 			// Wait for the batch and write its replies from this goroutine:
@@ -637,4 +618,40 @@ func setKeepAlive(nc net.Conn, secs int) {
 	}
 	idle := time.Duration(secs) * time.Second
 	tcp.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: idle, Interval: max(idle/3, time.Second), Count: 3})
+}
+
+// parseRequests parses the complete requests at the head of buf into
+// one batch: each command goes to *cmds, its arguments into the spare
+// capacity of *args (a new array when fewer than 8 slots are left;
+// earlier commands keep the old one, so nothing is copied). Before AUTH
+// (lim.Authenticated false) it stops after one command: the limits for
+// the next request depend on whether this one authenticates. n is the
+// bytes consumed; err is Parse's, at the first request that is
+// incomplete or, a *resp.ProtocolError, malformed. Both connection paths
+// parse with it.
+func parseRequests(p *resp.Parser, buf []byte, args *[][]byte, cmds *[][][]byte, lim resp.Limits) (n int, err error) {
+	a, cs := *args, *cmds
+	defer func() { *args, *cmds = a, cs }()
+	for n < len(buf) {
+		if cap(a)-len(a) < 8 {
+			a = make([][]byte, 0, 2*cap(a)+64)
+		}
+		argv := a[len(a):cap(a)]
+		got, m, err := p.Parse(buf[n:], argv, lim)
+		if err != nil {
+			return n, err
+		}
+		n += m
+		if got == nil {
+			continue
+		}
+		if len(got) > 0 && &got[0] == &argv[:1][0] {
+			a = a[:len(a)+len(got)]
+		}
+		cs = append(cs, got)
+		if !lim.Authenticated {
+			return n, nil
+		}
+	}
+	return n, nil
 }
