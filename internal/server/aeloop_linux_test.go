@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -384,16 +385,44 @@ func testAELoopRunsByArrival(t *testing.T, s *Server) {
 		held, release := make(chan struct{}), make(chan struct{})
 		go s.Do(func(*engine.Engine) { close(held); <-release })
 		<-held
-		if _, err := pub.nc.Write(publish[:10]); err != nil {
-			t.Fatal(err)
-		}
-		sub.send("SUBSCRIBE", "ch")
-		if _, err := pub.nc.Write(publish[10:]); err != nil {
-			t.Fatal(err)
-		}
+		oneCPU(t, func() {
+			if _, err := pub.nc.Write(publish[:10]); err != nil {
+				t.Fatal(err)
+			}
+			sub.send("SUBSCRIBE", "ch")
+			if _, err := pub.nc.Write(publish[10:]); err != nil {
+				t.Fatal(err)
+			}
+		})
 		close(release)
 		expectSubscribedFirst(t, round, pub.br, sub.br, sub.nc, "")
 	}
+}
+
+// oneCPU runs f on one OS thread bound to one CPU, so that the loopback
+// segments it sends are received in the order sent: each goes through
+// the sending CPU's backlog, and a thread that moved between CPUs could
+// have a later segment processed, and timestamped, before an earlier one
+// (seen under load: the SUBSCRIBE then truly arrived after the PUBLISH).
+func oneCPU(t *testing.T, f func()) {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var all, one unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(all)*64; i++ {
+		if all.IsSet(i) {
+			one.Set(i)
+			break
+		}
+	}
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SchedSetaffinity(0, &all)
+	f()
 }
 
 // TestAELoopWriteChunk: the loop writes at most writeChunk of a
