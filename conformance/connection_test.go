@@ -3,6 +3,7 @@ package conformance
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPing(t *testing.T) {
@@ -191,6 +192,18 @@ func TestConnectionAUTH(t *testing.T) {
 	u.Receive()
 	u.Receive()
 	u.Do("ECHO", big)
+
+	// The same while clients are paused, the big request sent while the
+	// AUTH waits: it is parsed once the AUTH ran, with its limits (Redis
+	// parses nothing of a blocked client's input until it is unblocked).
+	w := Connect(t)
+	admin.Do("CLIENT", "PAUSE", "300", "ALL")
+	w.SendRaw([]byte("*2\r\n$4\r\nAUTH\r\n$6\r\ns3cret\r\n"))
+	time.Sleep(50 * time.Millisecond) // the AUTH waits for the pause
+	w.SendRaw([]byte("*12\r\n$4\r\nECHO\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n"))
+	w.Receive()
+	w.Receive()
+	w.Do("PING")
 }
 
 func TestConnectionRESET(t *testing.T) {

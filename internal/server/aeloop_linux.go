@@ -936,7 +936,7 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 		c.skipped = true
 		return
 	}
-	if c.unparsed {
+	if c.unparsed && c.outstanding == 0 {
 		// Before AUTH: the next request already buffered runs first,
 		// and the socket is read only when the buffer holds no complete
 		// request, so that the buffer does not grow by a read per
@@ -997,6 +997,14 @@ func (c *aeConn) fill(lim *aeReadLimits, r *aeRead) {
 	// query buffer holds them.
 	if int64(c.end-c.start+c.inflight) > lim.queryLimit {
 		r.overLimit = true
+		return
+	}
+	if !c.authed && c.outstanding > 0 {
+		// Before AUTH a request is parsed only once the one before it
+		// ran (a held client: its AUTH waits for CLIENT PAUSE), with
+		// the limits that one left, as Redis parses nothing of a
+		// blocked client's input; the last ack parses it.
+		c.unparsed = true
 		return
 	}
 	c.parse(lim, r)

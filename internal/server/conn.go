@@ -424,7 +424,10 @@ func (c *conn) serve() {
 		// Parse every complete request in the buffer into one batch.
 		var b *batch
 		oneByOne := false
-		if start < end {
+		// Before AUTH a request is parsed only once the one before it
+		// ran (an AUTH waiting for CLIENT PAUSE), with the limits it
+		// left, as Redis parses nothing of a blocked client's input.
+		if start < end && (outstanding == 0 || c.authed.Load()) {
 			if len(free) > 0 {
 				b = free[len(free)-1]
 				free = free[:len(free)-1]
@@ -533,7 +536,18 @@ func (c *conn) serve() {
 			}
 			reclaim(fb)
 		}
-		if oneByOne && start < end && outstanding == 0 {
+		waited := false
+		for start < end && outstanding > 0 && !c.authed.Load() {
+			// Unparsed requests behind a command that runs before AUTH:
+			// wait for it rather than read on (see above).
+			fb := c.takeAck(true)
+			if fb == nil {
+				return
+			}
+			reclaim(fb)
+			waited = true
+		}
+		if (oneByOne || waited) && start < end && outstanding == 0 {
 			continue // parse the next request with the updated limits
 		}
 		// Make room to read. While batches are in flight their arguments
