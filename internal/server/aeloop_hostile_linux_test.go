@@ -202,13 +202,7 @@ func testAELoopShutdownWhileBusy(t *testing.T, s *Server) {
 		nonReader.send("GET", "big")
 	}
 	scripter.send("EVAL", "while true do end", "0")
-	const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
-	testutil.Eventually(t, 10*time.Second, func() error {
-		if got := killer.do("PING"); got != busy {
-			return fmt.Errorf("PING: %q", got)
-		}
-		return nil
-	})
+	awaitBusy(t, killer, "PING")
 	killer.send("SHUTDOWN", "NOSAVE")
 	select {
 	case <-s.Done():

@@ -260,6 +260,21 @@ func runAE(t *testing.T, mode string) *Server {
 	return s
 }
 
+// busyReply is -BUSY for a script, as a client reads it.
+const busyReply = "-" + engine.ErrBusy + "\r\n"
+
+// awaitBusy waits until c's command args gets -BUSY: a script spins past
+// busy-reply-threshold.
+func awaitBusy(t *testing.T, c *aeClient, args ...string) {
+	t.Helper()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := c.do(args...); got != busyReply {
+			return fmt.Errorf("%q while the script spins: %q", args, got)
+		}
+		return nil
+	})
+}
+
 // TestAELoopBusyScript: while a script runs past busy-reply-threshold the
 // loop serves the other clients from inside it: -BUSY, SCRIPT KILL, a new
 // connection; the script's own client's next request waits for it.
@@ -276,15 +291,9 @@ func testAELoopBusyScript(t *testing.T, s *Server) {
 	}
 	a.send("EVAL", "local i = 0 while true do i = i + 1 end", "0")
 	a.send("PING") // waits for the script
-	const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
-	testutil.Eventually(t, 10*time.Second, func() error {
-		if got := b.do("GET", "k"); got != busy {
-			return fmt.Errorf("GET while the script spins: %q", got)
-		}
-		return nil
-	})
+	awaitBusy(t, b, "GET", "k")
 	// A client that connects meanwhile is served too.
-	if got := aeDial(t, s).do("PING"); got != busy {
+	if got := aeDial(t, s).do("PING"); got != busyReply {
 		t.Errorf("a new client's PING: %q, want -BUSY", got)
 	}
 	if got := b.do("SCRIPT", "KILL"); got != "+OK\r\n" {

@@ -309,13 +309,7 @@ func TestAELoopWorkersWakesDuringBusyScript(t *testing.T) {
 			}
 			for round := 0; round < 5; round++ {
 				scripter.send("EVAL", "while true do end", "0")
-				const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
-				testutil.Eventually(t, 10*time.Second, func() error {
-					if got := killer.do("PING"); got != busy {
-						return fmt.Errorf("PING: %q", got)
-					}
-					return nil
-				})
+				awaitBusy(t, killer, "PING")
 				var wg sync.WaitGroup
 				done := make(chan struct{}, 64)
 				for i := 0; i < 8; i++ {
@@ -347,7 +341,7 @@ func TestAELoopWorkersWakesDuringBusyScript(t *testing.T) {
 					t.Fatalf("round %d: %d of 8 Do calls returned within 10 s of the script's end", round, len(done))
 				}
 				for _, c := range news {
-					if got := c.receive(); got != "+PONG\r\n" && got != busy {
+					if got := c.receive(); got != "+PONG\r\n" && got != busyReply {
 						t.Fatalf("a client that connected during the script: %q", got)
 					}
 				}
@@ -487,15 +481,9 @@ func TestAELoopBusyCallerBatchNotLeftWaiting(t *testing.T) {
 			if got := y.do("LPUSH", "l", "a"); got != ":1\r\n" {
 				t.Fatal(got)
 			}
-			const busy = "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
-			testutil.Eventually(t, 10*time.Second, func() error {
-				if got := ctl.do("PING"); got != busy {
-					return fmt.Errorf("PING: %q", got)
-				}
-				return nil
-			})
+			awaitBusy(t, ctl, "PING")
 			x.send("PING")
-			if got := ctl.do("PING"); got != busy { // a nested round after x's PING came
+			if got := ctl.do("PING"); got != busyReply { // a nested round after x's PING came
 				t.Fatalf("PING: %q", got)
 			}
 			if got := ctl.do("SCRIPT", "KILL"); got != "+OK\r\n" {
