@@ -25,13 +25,6 @@ const (
 	raftMaxPool = 4
 	raftTimeout = 10 * time.Second
 
-	// raftMaxInFlight is how many AppendEntries the leader pipelines to a
-	// follower (hashicorp/raft's MaxRPCsInFlight, its default): one being
-	// stored, the next on its way. A follower handles one at a time per
-	// connection, so more in flight would only split what the leader has
-	// into smaller batches, each its own fsync there.
-	raftMaxInFlight = 2
-
 	// maxPendingHandshakes bounds the connections being handshaken at
 	// once, maxPendingPerHost those from one address: a flood of silent
 	// connections from one host cannot take the slots peers on other hosts
@@ -353,11 +346,18 @@ func newRaftTransport(bind string, adv net.Addr, sec *raftSecurity, auth *handsh
 		MaxPool: raftMaxPool,
 		Timeout: raftTimeout,
 		Logger:  logger,
-		// Pipelined AppendEntries: a batch goes out while the follower still
-		// stores the one before. v1.7.3's pipeline could stop replicating to
-		// a follower for good after it rejected an append;
-		// third_party/hashicorp/raft-pipeline-stall.patch mends it.
-		MaxRPCsInFlight: raftMaxInFlight,
+		// No pipelined AppendEntries. hashicorp/raft v1.7.3's pipeline can
+		// deadlock: when a follower answers Success=false (or a newer
+		// term), pipelineDecode returns and nobody reads the pipeline's
+		// doneCh; the send loop may still send once more, parking on
+		// inprogressCh while decodeResponses parks on doneCh. That
+		// follower is then never replicated to again, and Raft's Shutdown
+		// waits for the stuck goroutines forever (seen as a test that
+		// hung closing a node after a leader transfer). With 1, every
+		// AppendEntries is a plain RPC with the transport's deadlines;
+		// hashicorp/raft's own measurements (#541) found pipelining of
+		// little benefit beside batching.
+		MaxRPCsInFlight: 1,
 	}), nil
 }
 

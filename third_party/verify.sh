@@ -17,7 +17,7 @@ if [ -z "$dir" ] || [ "$got" != "$sum" ]; then
   exit 1
 fi
 cp -r "$dir" "$tmp/raft" && chmod -R u+w "$tmp/raft"
-for p in raft-parallel-leader-log.patch raft-removed-peer-last-entry.patch raft-pipeline-stall.patch; do
+for p in raft-parallel-leader-log.patch raft-removed-peer-last-entry.patch; do
   (cd "$tmp/raft" && git apply -p1 "$OLDPWD/$p")
 done
 if ! diff -r "$tmp/raft" raft > "$tmp/diff"; then

@@ -477,19 +477,6 @@ func (r *Raft) pipelineReplicate(s *followerReplication) error {
 	// Start a dedicated decoder
 	r.goFunc(func() { r.pipelineDecode(s, pipeline, stopCh, finishCh) })
 
-	// Once the decoder has returned (a rejected or stale-term answer), the
-	// transport's finished futures have no reader: a send made meanwhile
-	// would park on the in-flight queue for good, and with it this loop,
-	// the follower's replication and Shutdown. Closing the pipeline makes
-	// such a send fail, which stops the loop.
-	r.goFunc(func() {
-		select {
-		case <-finishCh:
-			pipeline.Close()
-		case <-stopCh:
-		}
-	})
-
 	// Start pipeline sends at the last good nextIndex
 	nextIndex := atomic.LoadUint64(&s.nextIndex)
 
@@ -500,13 +487,9 @@ SEND:
 		case <-finishCh:
 			break SEND
 		case maxIndex := <-s.stopCh:
-			// Make a best effort to replicate up to this index: by a plain
-			// RPC, which waits for the answer (as when not pipelining), for
-			// the pipeline is closed at once on the way out, and a close with
-			// answers still unread resets the connection, which can discard
-			// the request before the peer has read it.
+			// Make a best effort to replicate up to this index
 			if maxIndex > 0 {
-				r.replicateTo(s, maxIndex)
+				r.pipelineSend(s, pipeline, &nextIndex, maxIndex)
 			}
 			break SEND
 		case deferErr := <-s.triggerDeferErrorCh:
