@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -139,7 +138,7 @@ func startRedisServer(t *testing.T, bin string, extra ...string) (addr string, p
 			"--daemonize", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
 		cmd = exec.Command(path, args...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = testutil.ChildProcAttr(true)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,7 +89,7 @@ func startFromConf(t *testing.T, name, bin, conf string, inc string) *confServer
 	}
 	s.cmd = exec.Command(bin, s.conf)
 	s.cmd.Dir = dir
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = testutil.ChildProcAttr(false)
 	out, _ := os.Create(filepath.Join(dir, "stdout"))
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	if err := s.cmd.Start(); err != nil {
@@ -300,7 +299,7 @@ maxmemory 1mb
 	// Started again from the file: the same configuration.
 	cmd := exec.Command(lockkvBinary(t), l.conf)
 	cmd.Dir = l.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = testutil.ChildProcAttr(false)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -133,7 +132,7 @@ func startRedisIn(dir string) (addr string, stop func(), err error) {
 	// Redis dies with the test binary, even when it is killed, and is in a
 	// process group of its own: a terminal's or job control's signals to the
 	// test's group do not stop it halfway through the suite.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = testutil.ChildProcAttr(true)
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}

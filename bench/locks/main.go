@@ -19,7 +19,8 @@
 //	go run -C bench/locks . -steady 10m -clients 20       # elections in a run where nothing fails
 //
 // Every server runs in a temporary directory that is removed at exit; the
-// servers get SIGKILL from the kernel if this program dies (Pdeathsig).
+// servers get SIGKILL from the kernel if this program dies (Pdeathsig, on
+// Linux).
 package main
 
 import (

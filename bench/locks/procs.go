@@ -12,13 +12,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 // env owns everything one run of the benchmark creates: a temporary
 // directory (data directories, logs, the lockkv binary) and the server
 // processes. close ends them all; it runs on return from main and on
-// SIGINT/SIGTERM, and every process also gets SIGKILL from the kernel when
-// this one dies (Pdeathsig), however it dies.
+// SIGINT/SIGTERM, and on Linux every process also gets SIGKILL from the
+// kernel when this one dies (Pdeathsig), however it dies.
 type env struct {
 	dir string
 
@@ -71,7 +73,7 @@ func (e *env) spawn(name, bin string, args ...string) (*proc, error) {
 	fmt.Fprintf(logf, "=== %s %s\n", bin, strings.Join(args, " "))
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = testutil.ChildProcAttr(true)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)

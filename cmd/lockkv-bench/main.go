@@ -27,6 +27,7 @@ import (
 
 	"github.com/lockkv/lockkv"
 	"github.com/lockkv/lockkv/bench"
+	"github.com/lockkv/lockkv/internal/testutil"
 )
 
 const serveEnv = "LOCKKV_BENCH_SERVE"
@@ -320,7 +321,7 @@ func (s *server) startLockkv(bin string) error {
 		s.cmd = exec.Command(self)
 		s.cmd.Env = append(os.Environ(), serveEnv+"="+addr)
 	}
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = testutil.ChildProcAttr(false)
 	s.cmd.Stderr = os.Stderr
 	if err := s.cmd.Start(); err != nil {
 		return err
@@ -341,7 +342,7 @@ func (s *server) startRedis(bin string) error {
 	}
 	s.cmd = exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"))
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = testutil.ChildProcAttr(false)
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
