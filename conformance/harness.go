@@ -129,9 +129,9 @@ func startRedisIn(dir string) (addr string, stop func(), err error) {
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"),
 		"--enable-debug-command", "yes")
-	// Redis dies with the test binary, even when it is killed, and is in a
-	// process group of its own: a terminal's or job control's signals to the
-	// test's group do not stop it halfway through the suite.
+	// Redis dies with the test binary, even when it is killed (on Linux),
+	// and is in a process group of its own: a terminal's or job control's
+	// signals to the test's group do not stop it halfway through the suite.
 	cmd.SysProcAttr = testutil.ChildProcAttr(true)
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
