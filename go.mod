@@ -13,7 +13,6 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
-	github.com/yuin/gopher-lua v1.1.2
 	go.etcd.io/bbolt v1.3.6
 	golang.org/x/sys v0.48.0
 )

@@ -125,6 +125,33 @@ func TestFunctionLoadErrors(t *testing.T) {
 	p.Do("FUNCTION", "FLUSH")
 }
 
+// TestFunctionReadOnlyTables: what a library sees while it loads, and
+// what its functions see when called, is read-only as in Redis 7.0.
+func TestFunctionReadOnlyTables(t *testing.T) {
+	p := NewPair(t)
+	p.Do("FUNCTION", "FLUSH")
+	for _, code := range []string{
+		"#!lua name=r1\nredis.x = 1",
+		"#!lua name=r1\nredis.register_function = nil",
+		"#!lua name=r1\nlocal mt = getmetatable(redis)",
+		"#!lua name=r1\nx = 1",
+	} {
+		p.Do("FUNCTION", "LOAD", code)
+	}
+	p.Do("FUNCTION", "LOAD", `#!lua name=r2
+redis.register_function('mt', function() return tostring(getmetatable(redis)) end)
+redis.register_function('setg', function() x = 1 end)
+redis.register_function('newindex', function() return tostring(getmetatable(_G).__newindex) end)
+redis.register_function('setlib', function() string.x = 1 end)
+redis.register_function('self', function() return rawequal(_G, _G._G) end)
+redis.register_function('rawset', function() rawset(_G, 'x', 1) end)
+redis.register_function('insert', function() table.insert(redis, 1) end)`)
+	for _, f := range []string{"mt", "setg", "newindex", "setlib", "self", "rawset", "insert"} {
+		p.Do("FCALL", f, "0")
+	}
+	p.Do("FUNCTION", "FLUSH")
+}
+
 func TestFunctionDumpRestore(t *testing.T) {
 	p := NewPair(t)
 	p.Do("FUNCTION", "FLUSH")

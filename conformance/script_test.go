@@ -228,6 +228,19 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"return nil < 1",
 		"return {} < {}",
 		"table.insert(string, 1)", "table.insert(_G, 1)", "return table.remove(string)", "table.sort(string)",
+		// Read-only tables (Redis 7.0's lua_enablereadonlytable): every
+		// library, _G's metatable and the string metatable; through a
+		// __newindex chain, rawset, setmetatable, pcall.
+		"return tostring(getmetatable(_G).__newindex)", "getmetatable(_G).__index = nil",
+		"local mt = getmetatable(_G) mt.foo = 1", "getmetatable('').__index = nil",
+		"local t = setmetatable({}, {__newindex = string}) t.x = 1",
+		"local t = setmetatable({}, {__index = string}) t.x = 1 return t.x",
+		"return {pcall(function() string.x = 1 end)}", "return {pcall(function() redis.call = nil end)}",
+		"rawset(string, 'x', 1)", "table.insert(cjson, 1)", "table.insert(string, 1, 2)", "setmetatable(_G, {})",
+		"string.format = nil", "bit.band = nil", "cmsgpack.pack = nil", "struct.x = 1", "math.pi = 3",
+		"coroutine.x = 1", "cjson.x = 1", "redis = nil", "KEYS = {}", "_G._G = nil",
+		"return tostring(getmetatable(redis))", "return type(getmetatable('').__index)",
+		"return rawequal(_G, _G._G)", "return #string", "table.sort(_G)", "return next(redis) ~= nil",
 	)
 }
 

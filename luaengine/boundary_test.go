@@ -140,15 +140,14 @@ var (
 // are not fresh without lua51.Set, and why.
 var rawStoreAllowed = map[string]string{
 	// The sandbox and the libraries' own tables are built before any
-	// script runs; scripts reach them only through read-only proxies.
+	// script runs, and are read-only to scripts.
 	"setup":              "builds the sandbox",
 	"installCoroutines":  "builds the coroutine library",
 	"coerceNumArgs":      "wraps library functions before any script runs",
 	"installStringArith": "builds the string metatable",
-	"cleanProxies":       "empties the shared proxies, which no walk sees (next walks the table a proxy stands for)",
 	// KEYS and ARGV are string keys gopher-lua records, never nil.
 	"evalArray": "sets KEYS and ARGV in the global table",
-	// Scripts see the environment's metatable only through a proxy.
+	// Scripts never see the FUNCTION environment's own metatable.
 	"LoadLibrary": "switches the environment's __index while a library loads",
 }
 
@@ -227,7 +226,7 @@ func luaReceiver(info *types.Info, sel *ast.SelectorExpr) string {
 		typ = p.Elem()
 	}
 	named, ok := typ.(*types.Named)
-	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "github.com/yuin/gopher-lua" {
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "github.com/lockkv/lockkv/third_party/yuin/gopher-lua" {
 		return ""
 	}
 	switch name := named.Obj().Name(); name {

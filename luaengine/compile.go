@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
+	"github.com/lockkv/lockkv/third_party/yuin/gopher-lua/parse"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )

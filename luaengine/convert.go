@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"

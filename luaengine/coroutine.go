@@ -3,7 +3,7 @@ package luaengine
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Lua 5.1's coroutine library over gopher-lua's threads: Lua's texts

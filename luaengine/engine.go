@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
@@ -98,14 +98,15 @@ type Engine struct {
 	L   *lua.LState
 	gen uint64
 
-	globals *lua.LTable // the real global table
-	env     *lua.LTable // what scripts see as _G: an empty read-only proxy
-	// proxies maps every read-only proxy to the table it stands for.
-	proxies   map[*lua.LTable]*lua.LTable
-	proxyList []*lua.LTable
-	gmeta     *lua.LTable // proxy of _G's metatable, for getmetatable(_G)
-	strmeta   *lua.LTable // proxy of the string metatable
-	handler   *lua.LFunction
+	globals *lua.LTable // the global table
+	env     *lua.LTable // what scripts see as _G (setup)
+	// frozen are the read-only tables (freeze); frozenAt is what they
+	// held once set up, which tests compare with (checkTaint).
+	frozen   []*lua.LTable
+	frozenAt []frozenTable
+	gmeta    *lua.LTable // _G's metatable, for getmetatable(_G)
+	strmeta  *lua.LTable // the string metatable getmetatable("") shows
+	handler  *lua.LFunction
 	// emu is the Lua 5.1 emulation's state (lua51.Install): what
 	// constructors keep for their helpers, which pcall and xpcall
 	// unwind, and the layouts next keeps between calls.
@@ -132,8 +133,8 @@ type Engine struct {
 	stepLimit uint64
 	budget    uint64 // the budget the error names
 	nextBusy  uint64
-	// checkTaint makes every call verify that the shared proxies are
-	// still empty (tests).
+	// checkTaint makes every call verify that the read-only tables
+	// hold what they held once set up (tests).
 	checkTaint bool
 	start      time.Time
 	checking   bool
@@ -251,10 +252,9 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	L.SetTop(0)
 	e.emu.ForgetLayouts()
 	if e.checkTaint && e.tainted() {
-		// A script stored something in a shared table: empty it again so
-		// that no script sees another's state. (Every known way in is
-		// guarded; this is the safety net tests switch on.)
-		e.cleanProxies()
+		// Every way into a read-only table is guarded; this is the safety
+		// net tests switch on.
+		panic("luaengine: a script changed a read-only table")
 	}
 }
 
@@ -402,25 +402,46 @@ func (e *Engine) evalArray(name string, t **lua.LTable, items [][]byte, strs []l
 	return rest
 }
 
-// tainted reports whether a shared proxy table was written to (through
-// table.insert and the like, which bypass metamethods).
+// frozenTable is what a read-only table holds: its metatable (nil for
+// lua51's markers, which scripts cannot see) and its pairs.
+type frozenTable struct {
+	mt    lua.LValue
+	pairs map[lua.LValue]lua.LValue
+}
+
+// fingerprint returns what the read-only tables hold, in e.frozen's
+// order (the global table without KEYS and ARGV, which every EVAL sets).
+func (e *Engine) fingerprint() []frozenTable {
+	out := make([]frozenTable, len(e.frozen))
+	for i, t := range e.frozen {
+		out[i] = frozenTable{mt: t.Metatable, pairs: map[lua.LValue]lua.LValue{}}
+		if lua51.IsMarker(t.Metatable) {
+			out[i].mt = lua.LNil
+		}
+		lua51.Unordered(t, func(k, v lua.LValue) {
+			if t == e.globals && (k == lua.LString("KEYS") || k == lua.LString("ARGV")) {
+				return
+			}
+			out[i].pairs[k] = v
+		})
+	}
+	return out
+}
+
+// tainted reports whether a read-only table changed since it was set up.
 func (e *Engine) tainted() bool {
-	for _, p := range e.proxyList {
-		if tableLen(p) > 0 {
+	for i, now := range e.fingerprint() {
+		was := e.frozenAt[i]
+		if now.mt != was.mt || len(now.pairs) != len(was.pairs) {
 			return true
+		}
+		for k, v := range now.pairs {
+			if w, ok := was.pairs[k]; !ok || w != v {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-func (e *Engine) cleanProxies() {
-	for _, p := range e.proxyList {
-		var keys []lua.LValue
-		lua51.Unordered(p, func(k, _ lua.LValue) { keys = append(keys, k) })
-		for _, k := range keys {
-			p.RawSet(k, lua.LNil)
-		}
-	}
 }
 
 // writeRunError formats an error that escaped the script as Redis's

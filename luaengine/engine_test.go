@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/lockkv/lockkv/internal/resp"
+	"github.com/lockkv/lockkv/luaengine/internal/lua51"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 func mustCompile(t testing.TB, body string) *Script {
@@ -86,10 +86,8 @@ func TestGlobalsProtected(t *testing.T) {
 			t.Errorf("%s leaked state: %q", body, got)
 		}
 	}
-	for _, p := range e.proxyList {
-		if k, _ := p.Next(lua.LNil); k != lua.LNil {
-			t.Errorf("a proxy holds %v", k)
-		}
+	if e.tainted() {
+		t.Errorf("a read-only table changed")
 	}
 }
 
@@ -218,5 +216,43 @@ return redis.call('y', 0.1, -2.5, 1/0, 'z', 2^63)`)
 	}
 	if s := strings.Join(got[1], " "); s != "y 0.10000000000000001 -2.5 inf z 9.2233720368547758e+18" {
 		t.Fatalf("second call: %q", s)
+	}
+}
+
+// TestReadOnlyTables: every table a script can reach from the globals
+// (the libraries, the global table, their metatables and the string
+// metatable), in both engines, is read-only, so a table added to the
+// sandbox without freeze fails here; KEYS and ARGV are not.
+func TestReadOnlyTables(t *testing.T) {
+	for _, e := range []*Engine{New(), NewFunctionEngine(New())} {
+		seen := map[*lua.LTable]bool{}
+		var walk func(path string, v lua.LValue)
+		walk = func(path string, v lua.LValue) {
+			tb, ok := v.(*lua.LTable)
+			if !ok || seen[tb] {
+				return
+			}
+			seen[tb] = true
+			if !tb.ReadOnly() {
+				t.Errorf("functions=%v: %s is writable", e.functions, path)
+			}
+			if mt, ok := tb.Metatable.(*lua.LTable); ok && !lua51.IsMarker(mt) {
+				walk(path+" metatable", mt)
+			}
+			lua51.Unordered(tb, func(k, v lua.LValue) {
+				if tb == e.globals && (k == lua.LString("KEYS") || k == lua.LString("ARGV")) {
+					return
+				}
+				walk(path+"."+k.String(), v)
+			})
+		}
+		walk("_G", e.env)
+		walk("string metatable", e.strmeta)
+		if e.functions {
+			walk("load environment", e.loadIndex)
+		}
+		if len(seen) < 12 {
+			t.Errorf("functions=%v: walked %d tables", e.functions, len(seen))
+		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
+	"github.com/lockkv/lockkv/third_party/yuin/gopher-lua/parse"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
@@ -69,15 +69,17 @@ func (e *Engine) setupLoadEnv() {
 	L := e.L
 	r := L.CreateTable(0, 8)
 	r.RawSetString("register_function", L.NewFunction(e.registerFunction))
-	full := e.real(e.globals.RawGetString("redis").(*lua.LTable))
+	full := e.globals.RawGetString("redis").(*lua.LTable)
 	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
 		r.RawSetString(k, full.RawGetString(k))
 	}
 	errMeta := L.CreateTable(0, 1)
 	errMeta.RawSetString("__index", L.NewFunction(globalError))
+	e.freeze(errMeta)
 	L.SetMetatable(r, errMeta)
 	g := L.CreateTable(0, 1)
-	g.RawSetString("redis", e.proxy(r))
+	g.RawSetString("redis", e.freeze(r))
+	e.freeze(g)
 	L.SetMetatable(g, errMeta)
 	e.loadIndex = g
 }
@@ -194,9 +196,6 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 	}
 	if len(lib.Functions) == 0 {
 		return &CompileError{"ERR No functions registered"}
-	}
-	if e.tainted() {
-		return &CompileError{"ERR Error registering functions: ERR " + errReadonly}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/internal/resp"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
@@ -30,7 +30,7 @@ func libraryFunctions(e *Engine) []string {
 		if !ok || name == "_G" {
 			return
 		}
-		lua51.Unordered(e.real(p), func(k, v lua.LValue) {
+		lua51.Unordered(p, func(k, v lua.LValue) {
 			if _, ok := v.(*lua.LFunction); ok {
 				names = append(names, name+"."+k.String())
 			}
@@ -65,7 +65,7 @@ func TestLibrariesKeepTableLogs(t *testing.T) {
 			if !ok || seen[tb] || depth > 4 {
 				return
 			}
-			if _, shared := e.proxies[tb]; shared {
+			if tb.ReadOnly() {
 				return
 			}
 			seen[tb] = true

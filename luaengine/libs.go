@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )

@@ -3,7 +3,7 @@ package luaengine
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )

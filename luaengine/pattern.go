@@ -3,7 +3,7 @@ package luaengine
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Lua 5.1's patterns (lstrlib.c): string.find, match, gmatch and gsub.

@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 
 	"github.com/lockkv/lockkv/luaengine/internal/lua51"
 )
@@ -31,12 +31,12 @@ var globalsAllowed = map[string]bool{
 // string, math (with Redis's random), coroutine, cjson, struct, cmsgpack,
 // bit and the redis table, with every global and library table read-only.
 //
-// gopher-lua has no read-only tables, so scripts see proxies: empty
-// tables whose metatable reads through to the real table and refuses
-// writes. The functions that bypass metatables (rawset, rawget, next,
-// pairs, setmetatable, getmetatable) are replaced by versions that know
-// the proxies. Scripts therefore can never change what the next script
-// sees; Run double-checks and rebuilds the interpreter if they managed to.
+// Every global and library table is read-only as in Redis 7.0, which
+// patches its Lua for it (lua_enablereadonlytable): lockkv's copy of
+// gopher-lua has the same mark (third_party/yuin/gopher-lua,
+// lua.LTable.SetReadOnly), which assignments check in the VM; rawset,
+// setmetatable and table.insert, which store without it, check it here.
+// Scripts therefore can never change what the next script sees.
 func (e *Engine) setup() {
 	L := e.L
 	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
@@ -45,8 +45,7 @@ func (e *Engine) setup() {
 	}
 	G := L.G.Global
 	e.globals = G
-	e.proxies = map[*lua.LTable]*lua.LTable{}
-	e.proxyList = nil
+	e.frozen = nil
 
 	var drop []string
 	lua51.Unordered(G, func(k, _ lua.LValue) {
@@ -148,10 +147,8 @@ func (e *Engine) setup() {
 	if ins, ok := tbl.RawGetString("insert").(*lua.LFunction); ok {
 		inner := ins.GFunction
 		tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
-			if t, ok := L.Get(1).(*lua.LTable); ok {
-				if _, ro := e.proxies[t]; ro {
-					L.Error(lua.LString(errReadonly), 0)
-				}
+			if t, ok := L.Get(1).(*lua.LTable); ok && t.ReadOnly() {
+				L.Error(lua.LString(errReadonly), 0)
 			}
 			if L.GetTop() == 3 { // table.insert(t, pos, v)
 				coerceArg(L, 2)
@@ -213,31 +210,36 @@ func (e *Engine) setup() {
 		G.RawSetString("__redis__err__handler", e.handler)
 	}
 
-	// Library tables become proxies.
+	// The library tables are read-only.
 	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "struct", "cmsgpack", "bit"} {
 		if t, ok := G.RawGetString(name).(*lua.LTable); ok {
-			G.RawSetString(name, e.proxy(t))
+			e.freeze(t)
 		}
 	}
 
 	// _G's own metatable: reading an unknown global is an error.
-	roErr := L.NewFunction(readonlyError)
-	gm := L.CreateTable(0, 2)
+	gm := L.CreateTable(0, 1)
 	gm.RawSetString("__index", L.NewFunction(globalError))
-	gm.RawSetString("__newindex", L.NewFunction(e.newindexAllowList))
 	L.SetMetatable(G, gm)
-	e.gmeta = e.proxy(gm)
+	e.gmeta = e.freeze(gm)
 
-	// The environment scripts run in.
-	env := L.CreateTable(0, 0)
-	em := L.CreateTable(0, 2)
-	em.RawSetString("__index", G)
-	em.RawSetString("__newindex", roErr)
-	L.SetMetatable(env, em)
-	e.proxies[env] = G
-	e.proxyList = append(e.proxyList, env)
+	// The environment scripts run in: the global table itself, read-only
+	// as in Redis 7.0. A library's functions (the FUNCTION engine) run in
+	// an empty read-only table that reads through to the globals, or to
+	// what a library sees while it loads (LoadLibrary switches its
+	// __index): the functions a library defines keep the environment they
+	// were made in, and must see every global once it has loaded.
+	env := G
+	if e.functions {
+		env = L.CreateTable(0, 0)
+		em := L.CreateTable(0, 1)
+		em.RawSetString("__index", G)
+		L.SetMetatable(env, e.freeze(em))
+		e.freeze(env)
+	}
 	e.env = env
 	G.RawSetString("_G", env)
+	e.freeze(G)
 	L.Env = env
 
 	if e.functions {
@@ -247,27 +249,16 @@ func (e *Engine) setup() {
 	// The string metatable, as getmetatable("") shows it.
 	sm := L.CreateTable(0, 1)
 	sm.RawSetString("__index", G.RawGetString("string"))
-	e.strmeta = e.proxy(sm)
+	e.strmeta = e.freeze(sm)
+	e.frozenAt = e.fingerprint()
 }
 
-// proxy returns a read-only view of t.
-func (e *Engine) proxy(t *lua.LTable) *lua.LTable {
-	L := e.L
-	p := L.CreateTable(0, 0)
-	m := L.CreateTable(0, 2)
-	m.RawSetString("__index", t)
-	m.RawSetString("__newindex", L.NewFunction(readonlyError))
-	L.SetMetatable(p, m)
-	e.proxies[p] = t
-	e.proxyList = append(e.proxyList, p)
-	return p
-}
-
-// real returns the table a proxy stands for, or t itself.
-func (e *Engine) real(t *lua.LTable) *lua.LTable {
-	if r, ok := e.proxies[t]; ok {
-		return r
-	}
+// freeze makes t read-only (lua.LTable.SetReadOnly): scripts cannot
+// assign to it, rawset it, change its metatable or table.insert into it.
+// Go code still fills it (RawSet and the other table methods).
+func (e *Engine) freeze(t *lua.LTable) *lua.LTable {
+	t.SetReadOnly(true)
+	e.frozen = append(e.frozen, t)
 	return t
 }
 
@@ -282,18 +273,11 @@ func globalError(L *lua.LState) int {
 	return 0
 }
 
-// newindexAllowList guards the real global table (only reachable by
-// code that bypasses the proxy): nothing may be added.
-func (e *Engine) newindexAllowList(L *lua.LState) int {
-	L.RaiseError(errReadonly)
-	return 0
-}
-
 func (e *Engine) baseRawset(L *lua.LState) int {
 	t := checkTable(L, 1)
 	L.CheckAny(2)
 	L.CheckAny(3)
-	if _, ok := e.proxies[t]; ok {
+	if t.ReadOnly() {
 		L.Error(lua.LString(errReadonly), 0)
 	}
 	switch k := L.Get(2).(type) {
@@ -312,7 +296,7 @@ func (e *Engine) baseRawset(L *lua.LState) int {
 func (e *Engine) baseRawget(L *lua.LState) int {
 	t := checkTable(L, 1)
 	L.CheckAny(2)
-	L.Push(e.real(t).RawGet(L.Get(2)))
+	L.Push(t.RawGet(L.Get(2)))
 	return 1
 }
 
@@ -322,7 +306,7 @@ func (e *Engine) baseSetmetatable(L *lua.LState) int {
 	if mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
 		L.ArgError(2, "nil or table expected")
 	}
-	if _, ok := e.proxies[t]; ok {
+	if t.ReadOnly() {
 		L.Error(lua.LString(errReadonly), 0)
 	}
 	if cur, ok := t.Metatable.(*lua.LTable); ok && !lua51.IsMarker(cur) && cur.RawGetString("__metatable") != lua.LNil {
@@ -347,10 +331,6 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 			L.Push(e.gmeta)
 			return 1
 		}
-		if _, ok := e.proxies[x]; ok {
-			L.Push(lua.LNil)
-			return 1
-		}
 	case lua.LString:
 		L.Push(e.strmeta)
 		return 1
@@ -370,7 +350,7 @@ func (e *Engine) baseGetmetatable(L *lua.LState) int {
 }
 
 func (e *Engine) baseNext(L *lua.LState) int {
-	t := e.real(checkTable(L, 1))
+	t := checkTable(L, 1)
 	k, v, ok := e.emu.Next(L, t, L.Get(2))
 	if !ok {
 		L.Push(lua.LNil)

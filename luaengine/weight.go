@@ -1,6 +1,6 @@
 package luaengine
 
-import "github.com/yuin/gopher-lua/ast"
+import "github.com/lockkv/lockkv/third_party/yuin/gopher-lua/ast"
 
 // codeWeight is the static weight, in steps (steps.go), of running a
 // loop or function body once up to its nested loops and functions (which

@@ -3,7 +3,7 @@ package lua51
 import (
 	"fmt"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Check reports whether t's layout follows from what was done to it,

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Interp reaches, once per interpreter, the parts of L gopher-lua keeps

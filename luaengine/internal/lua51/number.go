@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Numbers as Lua 5.1 reads and writes them: gopher-lua formats with Go's

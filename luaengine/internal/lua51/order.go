@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Table iteration order.

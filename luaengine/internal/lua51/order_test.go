@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
+	"github.com/lockkv/lockkv/third_party/yuin/gopher-lua/ast"
+	"github.com/lockkv/lockkv/third_party/yuin/gopher-lua/parse"
 )
 
 func TestFloatingPointByte(t *testing.T) {

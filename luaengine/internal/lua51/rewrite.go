@@ -4,8 +4,8 @@ import (
 	"math"
 	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/ast"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
+	"github.com/lockkv/lockkv/third_party/yuin/gopher-lua/ast"
 )
 
 // gopher-lua and Lua 5.1 differ in places real scripts touch, all

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // TestStringValue: a value StringValue makes is the same Lua string as

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/lockkv/lockkv/third_party/yuin/gopher-lua"
 )
 
 // Lua 5.1 names the value a runtime error is about when it can ("attempt
