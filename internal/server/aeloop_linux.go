@@ -490,8 +490,10 @@ var dupFD = func(fd uintptr) (int, error) { return unix.FcntlInt(fd, unix.F_DUPF
 
 // adopt takes over a connection the accept loop accepted: the loop gets
 // a duplicate of its descriptor, and nc is closed (which removes it from
-// Go's netpoller). An error (EMFILE on the duplicate) drops the
-// connection; the accept loop logs it and backs off.
+// Go's netpoller). When the descriptor cannot be duplicated (EMFILE: the
+// accept took the last one) adopt returns an errNoDup and leaves nc
+// open, for the accept loop to serve it on goroutines as a TLS
+// connection is; any other error has closed nc.
 func (l *aeLoop) adopt(nc net.Conn) error {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
@@ -507,11 +509,11 @@ func (l *aeLoop) adopt(nc net.Conn) error {
 	rc.Control(func(s uintptr) {
 		fd, err = dupFD(s)
 	})
+	if err != nil {
+		return errNoDup{os.NewSyscallError("fcntl", err)}
+	}
 	a := aeAccepted{fd: fd, local: nc.LocalAddr().String(), remote: nc.RemoteAddr().String()}
 	nc.Close()
-	if err != nil {
-		return os.NewSyscallError("fcntl", err)
-	}
 	if fd < 0 {
 		return nil // closed meanwhile
 	}

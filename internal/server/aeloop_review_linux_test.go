@@ -8,9 +8,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -80,22 +78,22 @@ func testAELoopAppliesAfterBusyRequest(t *testing.T, s *Server) {
 }
 
 // TestAELoopAdoptFails: when the loop cannot duplicate an accepted
-// connection's descriptor (EMFILE), the connection is dropped as a failed
-// accept is: logged, not counted in rejected_connections (Redis logs
-// "Accepting client connection: ..." and counts nothing), and the accept
-// loop backs off before the next accept (5 ms, doubling), so that running
-// out of descriptors neither spins it nor floods the log. The next
-// connection it can take is served.
+// connection's descriptor (EMFILE: the accept took the last one), the
+// connection is served on goroutines, as a TLS connection is, instead of
+// being dropped: logged, not counted in rejected_connections, and no
+// different to its client (requests, replies, a transaction across it
+// and a loop connection, CLIENT LIST). The connections after it go to the
+// loop again.
 func TestAELoopAdoptFails(t *testing.T) {
 	var (
 		mu    sync.Mutex
-		calls []time.Time
+		calls int
 	)
 	dup := dupFD
 	dupFD = func(fd uintptr) (int, error) {
 		mu.Lock()
-		calls = append(calls, time.Now())
-		n := len(calls)
+		calls++
+		n := calls
 		mu.Unlock()
 		if n <= 3 {
 			return -1, unix.EMFILE
@@ -106,36 +104,36 @@ func TestAELoopAdoptFails(t *testing.T) {
 	t.Setenv("LOCKKV_AELOOP", "a")
 	var logs testutil.LogBuffer
 	s := runWith(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	// Four connections wait in the listen backlog; the first three are
-	// dropped.
 	var cs []*aeClient
 	for i := 0; i < 4; i++ {
-		cs = append(cs, aeDial(t, s))
-	}
-	for i, c := range cs[:3] {
-		var ne net.Error
-		if rest, err := io.ReadAll(c.br); len(rest) != 0 || errors.As(err, &ne) && ne.Timeout() {
-			t.Fatalf("connection %d, whose descriptor was not duplicated: %q %v, want it closed", i, rest, err)
+		c := aeDial(t, s)
+		cs = append(cs, c)
+		if got := c.do("PING"); got != "+PONG\r\n" {
+			t.Fatalf("connection %d's PING: %q", i, got)
 		}
-	}
-	if got := cs[3].do("PING"); got != "+PONG\r\n" {
-		t.Fatalf("the fourth connection's PING: %q", got)
 	}
 	mu.Lock()
-	at := append([]time.Time(nil), calls...)
+	n := calls
 	mu.Unlock()
-	if len(at) != 4 {
-		t.Fatalf("%d descriptors duplicated, want 4", len(at))
+	if n != 4 {
+		t.Fatalf("%d descriptors duplicated, want 4", n)
 	}
-	// Back-off: at least 5, 10 and 20 ms before the accept after each
-	// failure (lower bounds: a loaded machine only makes them longer).
-	for i, want := range []time.Duration{5, 10, 20} {
-		if d := at[i+1].Sub(at[i]); d < want*time.Millisecond {
-			t.Errorf("accept %d came %v after failure %d, want a back-off of at least %v", i+2, d, i+1, want*time.Millisecond)
-		}
+	if got := cs[0].do("MULTI"); got != "+OK\r\n" {
+		t.Fatalf("MULTI: %q", got)
 	}
-	if n := logs.Count(`msg="accept failed" err="fcntl: too many open files"`); n != 3 {
-		t.Errorf("%d log lines for the dropped connections, want 3:\n%s", n, logs.String())
+	cs[0].do("SET", "k", "v")
+	cs[3].do("SET", "k", "loop")
+	if got := cs[0].do("EXEC"); got != "*1\r\n+OK\r\n" {
+		t.Fatalf("EXEC on a goroutine-served connection: %q", got)
+	}
+	if got := cs[3].do("GET", "k"); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET from the loop's connection: %q", got)
+	}
+	if got := cs[1].do("CLIENT", "LIST"); strings.Count(got, "id=") != 4 {
+		t.Errorf("CLIENT LIST: %q, want 4 clients", got)
+	}
+	if n := logs.Count(`msg="event loop could not take a connection, serving it on goroutines"`); n != 3 {
+		t.Errorf("%d log lines for the connections served on goroutines, want 3:\n%s", n, logs.String())
 	}
 	if got := cs[3].do("INFO", "stats"); !strings.Contains(got, "\r\nrejected_connections:0\r\n") {
 		t.Errorf("INFO stats: %q, want rejected_connections:0", got)

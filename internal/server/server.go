@@ -669,15 +669,22 @@ func (s *Server) Close() error {
 // SHUTDOWN).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
+// errNoDup is the event loop's error (aeLoop.adopt) when it could not
+// duplicate an accepted connection's descriptor; the connection is still
+// open.
+type errNoDup struct{ err error }
+
+func (e errNoDup) Error() string { return e.err.Error() }
+func (e errNoDup) Unwrap() error { return e.err }
+
 func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.loopWG.Done()
 	var backoff time.Duration
-	// failed logs a failed accept, or a connection the event loop could
-	// not take (EMFILE on its duplicate descriptor: it is dropped), and
-	// backs off before the next accept, as net/http does, so that running
-	// out of descriptors does not spin the loop or flood the log. Redis
-	// logs "Accepting client connection: ..." and counts nothing
-	// (rejected_connections is maxclients' and protected mode's).
+	// failed logs a failed accept and backs off before the next accept,
+	// as net/http does, so that running out of descriptors does not spin
+	// the loop or flood the log. Redis logs "Accepting client connection:
+	// ..." and counts nothing (rejected_connections is maxclients' and
+	// protected mode's).
 	failed := func(err error) {
 		if backoff == 0 {
 			backoff = 5 * time.Millisecond
@@ -708,12 +715,26 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		}
 		if s.ae != nil && ln == s.ln {
 			s.mu.Unlock()
-			if err := s.ae.adopt(nc); err != nil {
+			err := s.ae.adopt(nc)
+			if err == nil {
+				backoff = 0
+				continue
+			}
+			if !errors.As(err, new(errNoDup)) {
 				failed(err)
 				continue
 			}
-			backoff = 0
-			continue
+			// The event loop could not take it (EMFILE on a duplicate
+			// of its descriptor): it is served on goroutines, as a TLS
+			// connection is, rather than dropped. While descriptors stay
+			// short the next accept fails and backs off.
+			s.log.Warn("event loop could not take a connection, serving it on goroutines", "addr", nc.RemoteAddr().String(), "err", err)
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				nc.Close()
+				return
+			}
 		}
 		backoff = 0
 		c := newConn(s, nc)
