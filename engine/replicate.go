@@ -935,7 +935,11 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	var cmds [][][]byte
 	switch {
 	case kind == replExec:
-		if !cl.multi.active || cl.multi.failed {
+		if !cl.multi.active || cl.multi.failed || cl.multi.dirty {
+			// Answered here: EXECABORT, or nil for a transaction whose
+			// WATCHed keys were touched while this node led or since
+			// (touching unwatches them, so replGate's check of the
+			// watched keys no longer sees it).
 			return false
 		}
 		cmds = make([][][]byte, 0, len(cl.multi.queue)+2)
