@@ -145,8 +145,11 @@ redis.register_function('newindex', function() return tostring(getmetatable(_G).
 redis.register_function('setlib', function() string.x = 1 end)
 redis.register_function('self', function() return rawequal(_G, _G._G) end)
 redis.register_function('rawset', function() rawset(_G, 'x', 1) end)
-redis.register_function('insert', function() table.insert(redis, 1) end)`)
-	for _, f := range []string{"mt", "setg", "newindex", "setlib", "self", "rawset", "insert"} {
+redis.register_function('insert', function() table.insert(redis, 1) end)
+redis.register_function('errlib', function() error(string) end)
+redis.register_function('errchain', function() error(setmetatable({}, {__newindex = _G})) end)
+redis.register_function('count', function() local n = 0 for k in pairs(string) do n = n + 1 end return {n, tostring(rawget(_G, 'source'))} end)`)
+	for _, f := range []string{"mt", "setg", "newindex", "setlib", "self", "rawset", "insert", "errlib", "errchain", "count"} {
 		p.Do("FCALL", f, "0")
 	}
 	p.Do("FUNCTION", "FLUSH")

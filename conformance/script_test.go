@@ -241,6 +241,14 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"coroutine.x = 1", "cjson.x = 1", "redis = nil", "KEYS = {}", "_G._G = nil",
 		"return tostring(getmetatable(redis))", "return type(getmetatable('').__index)",
 		"return rawequal(_G, _G._G)", "return #string", "table.sort(_G)", "return next(redis) ~= nil",
+		// An error whose value is a shared table: Redis's handler fails
+		// storing into it; the table is left as it was.
+		"error(string)", "error(_G)", "error(getmetatable(''))", "error(cjson)",
+		"error(setmetatable({}, {__newindex = string}))", "return {pcall(error, string)}",
+		"return {tostring(rawget(string, 'source')), tostring(string.line), tostring(rawget(_G, 'line'))}",
+		// A failed nil store leaves the table's keys as they were.
+		"pcall(function() string.format = nil end) local n = 0 for k in pairs(string) do n = n + 1 end return n",
+		"pcall(function() _G.redis = nil end) local n = 0 for k in pairs(_G) do n = n + 1 end return {n, type(redis)}",
 	)
 }
 

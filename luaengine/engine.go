@@ -544,6 +544,18 @@ func (e *Engine) errHandler(L *lua.LState) int {
 	}
 	var t *lua.LTable
 	if tt, ok := errv.(*lua.LTable); ok {
+		if storesReadOnly(tt) {
+			// Redis's handler (Lua code loaded as "@err_handler_def")
+			// fails storing err['source'] (its line 10) into a read-only
+			// table; Lua calls it again with that error, which names the
+			// handler's own line. Nothing is stored.
+			t = L.CreateTable(0, 3)
+			lua51.Set(L, t, lua.LString("err"), lua.LString("ERR err_handler_def:10: "+errReadonly))
+			lua51.Set(L, t, lua.LString("source"), lua.LString("@err_handler_def"))
+			lua51.Set(L, t, lua.LString("line"), lua.LNumber(10))
+			L.Push(t)
+			return 1
+		}
 		t = tt
 	} else {
 		t = L.CreateTable(0, 3)
@@ -583,6 +595,32 @@ func (e *Engine) errHandler(L *lua.LState) int {
 	}
 	L.Push(t)
 	return 1
+}
+
+// storesReadOnly reports whether Redis's error handler, assigning
+// err['source'] to the error table t, reaches a read-only table: t
+// itself, or one its __newindex chain of tables leads to (the scripts'
+// shared tables: error(string), error(_G)). The handler's stores are
+// then never made.
+func storesReadOnly(t *lua.LTable) bool {
+	for range lua.MaxTableGetLoop {
+		if t.ReadOnly() {
+			return true
+		}
+		if t.RawGetString("source") != lua.LNil {
+			return false
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok || lua51.IsMarker(mt) {
+			return false
+		}
+		next, ok := mt.RawGetString("__newindex").(*lua.LTable)
+		if !ok {
+			return false
+		}
+		t = next
+	}
+	return false
 }
 
 // describe gives a runtime error message Lua 5.1's wording

@@ -413,3 +413,70 @@ func FuzzScript(f *testing.F) {
 
 // fuzzSteps is the step budget of fuzzed scripts: a tenth of a cluster's.
 const fuzzSteps = ReplicatedMaxSteps / 10
+
+// FuzzReadOnlyTables composes scripts of writes, by every means a script
+// has, to the tables it shares with every other script (the globals, the
+// libraries, their metatables and the string metatable), each write in
+// its own pcall, optionally followed by an error whose value is one of
+// those tables, and checks after every run that no read-only table
+// changed (checkTaint) and that the next script still sees the same
+// globals.
+func FuzzReadOnlyTables(f *testing.F) {
+	for _, s := range [][]byte{
+		{0, 0, 0, 1, 1, 1, 2, 2, 2},
+		{10, 8, 4, 11, 11, 2, 12, 9, 3},
+		{13, 14, 5, 1, 15, 6, 6, 3, 7, 4, 10, 8},
+		{5, 6, 9, 0, 7, 10, 3, 2, 1, 9, 13, 0},
+		{9, 1, 2, 1},
+		{0, 0, 0, 13},
+	} {
+		f.Add(s)
+	}
+	targets := []string{"_G", "string", "table", "math", "coroutine", "redis", "cjson", "struct", "cmsgpack", "bit",
+		"getmetatable(_G)", "getmetatable('')", "getmetatable('').__index", "_G._G", "KEYS"}
+	keys := []string{"'x'", "1", "'format'", "'call'", "'__index'", "'__newindex'", "'_G'", "'redis'", "'KEYS'", "2^53", "true"}
+	values := []string{"1", "{}", "function() end", "'s'", "string", "nil"}
+	ops := []string{
+		"$T[$K] = $V",
+		"rawset($T, $K, $V)",
+		"table.insert($T, $V)",
+		"table.insert($T, 1, $V)",
+		"table.remove($T)",
+		"table.sort($T)",
+		"setmetatable($T, {})",
+		"setmetatable($T, nil)",
+		"local p = setmetatable({}, {__newindex = $T}) p[$K] = $V",
+		"$T[$K] = nil",
+		"for k in pairs($T) do $T[k] = $V break end",
+		"local mt = getmetatable($T) if mt then mt[$K] = $V end",
+		"loadstring('x = 1')()",
+		"coroutine.wrap(function() $T[$K] = $V end)()",
+		"local t = $T local u = t[$K] t[$K] = u",
+		"x = $V",
+	}
+	e := New()
+	e.checkTaint = true
+	fc := &fakeCaller{reply: []byte("+OK\r\n")}
+	const probe = "return {type(redis.call), type(string.format), type(getmetatable('').__index), tostring(rawget(_G, 'x')), tostring(rawget(string, 1))}"
+	want := run(f, e, mustCompile(f, probe), fc, nil, nil)
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		var b strings.Builder
+		for i := 0; i+2 < len(prog) && i < 3*24; i += 3 {
+			st := ops[int(prog[i])%len(ops)]
+			st = strings.NewReplacer("$T", targets[int(prog[i+1])%len(targets)],
+				"$K", keys[int(prog[i+2])%len(keys)],
+				"$V", values[int(prog[i+2]/16)%len(values)]).Replace(st)
+			fmt.Fprintf(&b, "pcall(function() %s end)\n", st)
+		}
+		if len(prog)%3 == 1 {
+			// An error escaping the script, whose value is a shared
+			// table: the error handler must not store into it.
+			fmt.Fprintf(&b, "error(%s)\n", targets[int(prog[len(prog)-1])%len(targets)])
+		}
+		b.WriteString("return 1")
+		run(t, e, mustCompile(t, b.String()), fc, []string{"k"}, []string{"a"})
+		if got := run(t, e, mustCompile(t, probe), fc, nil, nil); got != want {
+			t.Fatalf("after\n%s\nthe globals read %q, want %q", b.String(), got, want)
+		}
+	})
+}

@@ -570,6 +570,11 @@ func isArrayKeyValue(v lua.LValue) bool {
 // or NaN key) or goes to a script's metatable is not followed, nor any
 // write to a table with a script's metatable.
 func logWrite(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
+	if t.ReadOnly() {
+		// The store it precedes fails (the VM raises): a read-only
+		// table's key list and log must stay as they are.
+		return
+	}
 	intKey := false
 	switch x := k.(type) {
 	case lua.LNumber:
@@ -655,6 +660,11 @@ func (log *tableLog) compact(t *lua.LTable) {
 // function stores into a table a script can reach (see the package doc).
 // The key must not be nil or NaN (the caller raises Lua's error first).
 func Set(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
+	if t.ReadOnly() {
+		// The library functions refuse such a table first; this keeps
+		// one that did not from storing into it.
+		L.Error(lua.LString(lua.ReadOnlyError), 0)
+	}
 	logWrite(L, t, k, v)
 	t.RawSet(k, v)
 }
