@@ -146,28 +146,35 @@ func TestClusterReplicatesAndFailsOver(t *testing.T) {
 	}
 	tc.start(l)
 	// The old leader catches up as a follower.
+	tc.waitString(t, l, "k", "v2")
+}
+
+// has reports whether node i's keyspace holds key, bypassing the
+// replication gates.
+func (tc *testCluster) has(i int, key string) bool {
+	var ok bool
+	tc.srvs[i].Do(func(e *engine.Engine) { ok = e.DBs[0].Peek(key) != nil })
+	return ok
+}
+
+// waitString waits up to 10 s for node i's keyspace to hold the string
+// want under key (read bypassing the replication gates).
+func (tc *testCluster) waitString(t *testing.T, i int, key, want string) {
+	t.Helper()
 	testutil.Eventually(t, 10*time.Second, func() error {
 		var got string
-		tc.srvs[l].Do(func(e *engine.Engine) {
-			if ent := e.DBs[0].Peek("k"); ent != nil {
+		tc.srvs[i].Do(func(e *engine.Engine) {
+			if ent := e.DBs[0].Peek(key); ent != nil {
 				if sv, ok := ent.Value.(*store.String); ok {
 					got = string(sv.B)
 				}
 			}
 		})
-		if got != "v2" {
-			return fmt.Errorf("restarted node has k=%q", got)
+		if got != want {
+			return fmt.Errorf("node %d has %s=%q, want %q", i, key, got, want)
 		}
 		return nil
 	})
-}
-
-// peek reads a key's raw entry on node i (nil when absent), bypassing the
-// replication gates: what that node's keyspace holds.
-func (tc *testCluster) has(i int, key string) bool {
-	var ok bool
-	tc.srvs[i].Do(func(e *engine.Engine) { ok = e.DBs[0].Peek(key) != nil })
-	return ok
 }
 
 // waitFor is testutil.Eventually for a condition without an error of its
@@ -443,20 +450,7 @@ func forwardWatchAcrossFailover(t *testing.T, applied bool) {
 		t.Fatal(err)
 	}
 	if applied {
-		testutil.Eventually(t, 10*time.Second, func() error {
-			var got string
-			tc.srvs[l].Do(func(e *engine.Engine) {
-				if ent := e.DBs[0].Peek("k"); ent != nil {
-					if sv, ok := ent.Value.(*store.String); ok {
-						got = string(sv.B)
-					}
-				}
-			})
-			if got != "2" {
-				return fmt.Errorf("the old leader has k=%q", got)
-			}
-			return nil
-		})
+		tc.waitString(t, l, "k", "2")
 	}
 	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
 		t.Fatal(err)
