@@ -249,6 +249,17 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		// A failed nil store leaves the table's keys as they were.
 		"pcall(function() string.format = nil end) local n = 0 for k in pairs(string) do n = n + 1 end return n",
 		"pcall(function() _G.redis = nil end) local n = 0 for k in pairs(_G) do n = n + 1 end return {n, type(redis)}",
+		// What strings are indexed through is the string library and
+		// nothing else: no __index table to write to, no metamethods,
+		// no helpers of lockkv's Lua 5.1 emulation (which store into
+		// whatever table they are given); each attempt is followed by
+		// scripts that would see what it changed.
+		"return type(('').__index)", "return type(('').__add)", "return rawequal(('').format, string.format)",
+		"return {pcall(function() return ('%z'):format(1) end)}", "return ('%q'):format('a\\0b')",
+		"local s = ('').__index s.upper = function() return 'x' end",
+		"local h = ('')['\\0(lockkv table)'] h(_G, 0)",
+		"local s, p = ('')['\\0(lockkv stash)'], ('')['\\0(lockkv split table)'] s(2, 'redis', 1) p(_G, 0, 0, 0, 1, 0)",
+		"return {('a'):upper(), type(redis)}", "return nosuch",
 	)
 }
 

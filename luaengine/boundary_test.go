@@ -145,6 +145,7 @@ var rawStoreAllowed = map[string]string{
 	"installCoroutines":  "builds the coroutine library",
 	"coerceNumArgs":      "wraps library functions before any script runs",
 	"installStringArith": "builds the string metatable",
+	"sealStringIndex":    "builds the table strings are indexed through",
 	// KEYS and ARGV are string keys gopher-lua records, never nil.
 	"evalArray": "sets KEYS and ARGV in the global table",
 	// Scripts never see the FUNCTION environment's own metatable.

@@ -256,3 +256,44 @@ func TestReadOnlyTables(t *testing.T) {
 		}
 	}
 }
+
+// TestStringIndexSealed: what strings are indexed through (("").k, the
+// string metatable's __index) gives a script neither a table it could
+// write to, nor metamethods Lua 5.1 does not have, nor the Lua 5.1
+// emulation's helpers, which store into any table they are handed (the
+// read-only globals included). Each attempt is followed by a script that
+// would see what it changed.
+func TestStringIndexSealed(t *testing.T) {
+	e := New()
+	e.checkTaint = true
+	f := &fakeCaller{reply: []byte("+OK\r\n")}
+	for _, c := range []struct{ body, want string }{
+		{"return type(('').__index)", "$3\r\nnil\r\n"},
+		{"return type(('').__add)", "$3\r\nnil\r\n"},
+		{"return rawequal(('').format, string.format)", ":1\r\n"},
+		{"return rawequal(('').upper, string.upper)", ":1\r\n"},
+		{"return type(('')['\\0(lockkv table)'])", "$3\r\nnil\r\n"},
+		{"return type(('')['\\0(lockkv split table)'])", "$3\r\nnil\r\n"},
+		{"return ('%d'):format(7)", "$1\r\n7\r\n"},
+	} {
+		if got := run(t, e, mustCompile(t, c.body), f, nil, nil); got != c.want {
+			t.Errorf("%s: got %q want %q", c.body, got, c.want)
+		}
+	}
+	for _, body := range []string{
+		"pcall(function() ('').__index.upper = function() return 'x' end end)",
+		"pcall(function() ('')['\\0(lockkv table)'](_G, 0) end)",
+		"pcall(function() local s, p = ('')['\\0(lockkv stash)'], ('')['\\0(lockkv split table)'] s(2, 'redis', 1) p(_G, 0, 0, 0, 1, 0) end)",
+	} {
+		run(t, e, mustCompile(t, body), f, nil, nil)
+	}
+	for body, want := range map[string]string{
+		"return ('a'):upper()": "$1\r\nA\r\n",
+		"return type(redis)":   "$5\r\ntable\r\n",
+		"return nosuch":        "-ERR user_script:1: Script attempted to access nonexistent global variable 'nosuch'",
+	} {
+		if got := run(t, e, mustCompile(t, body), f, nil, nil); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: got %q want %q", body, got, want)
+		}
+	}
+}

@@ -142,6 +142,7 @@ func (e *Engine) setup() {
 	})
 	str.RawSetString("format", L.NewFunction(e.chargeStrings(strFormat)))
 	G.RawSetString("string", str)
+	e.sealStringIndex(gstr, str)
 
 	tbl := G.RawGetString("table").(*lua.LTable)
 	if ins, ok := tbl.RawGetString("insert").(*lua.LFunction); ok {
@@ -251,6 +252,37 @@ func (e *Engine) setup() {
 	sm.RawSetString("__index", G.RawGetString("string"))
 	e.strmeta = e.freeze(sm)
 	e.frozenAt = e.fingerprint()
+}
+
+// sealStringIndex makes gopher-lua's string table (gstr: the string
+// library with the emulation's helpers and the arithmetic metamethods,
+// which gopher-lua also makes the string metatable, its own __index)
+// what strings are indexed through and nothing more, as Lua 5.1's string
+// metatable {__index = string} is: a script indexing a string
+// (("").upper, s:format()) reaches the functions of the string library
+// scripts see (str), the same values, and the helpers under their keys
+// (lua51.Install), never ("").__index, a table it could write to, nor
+// ("").__add and the other metamethods, which Lua 5.1 strings do not
+// have. The metamethods move to a metatable of their own; both tables
+// are read-only.
+func (e *Engine) sealStringIndex(gstr, str *lua.LTable) {
+	L := e.L
+	mt := L.CreateTable(0, 8)
+	var meta []lua.LValue
+	lua51.Unordered(gstr, func(k, v lua.LValue) {
+		if strings.HasPrefix(k.String(), "__") {
+			meta = append(meta, k)
+			if k.String() != "__index" {
+				mt.RawSet(k, v)
+			}
+		}
+	})
+	for _, k := range meta {
+		gstr.RawSet(k, lua.LNil)
+	}
+	lua51.Unordered(str, func(k, v lua.LValue) { gstr.RawSet(k, v) })
+	mt.RawSetString("__index", e.freeze(gstr))
+	L.SetMetatable(lua.LString(""), e.freeze(mt))
 }
 
 // freeze makes t read-only (lua.LTable.SetReadOnly): scripts cannot

@@ -1,6 +1,7 @@
 package lua51
 
 import (
+	"crypto/rand"
 	"math"
 	"strconv"
 
@@ -55,7 +56,24 @@ const (
 var helperOrder = []string{helperTick, helperConcat, helperForInit, helperForLimit, helperForStep, helperTable, helperSet, helperField, helperValue, helperOrdered, helperCount, helperLen, helperLenOf, helperLenLast, helperSlot, helperStash, helperSplit, helperVarargs}
 
 // helperKey is where a helper lives in the table that indexes strings.
-func helperKey(name string) string { return "\x00" + name }
+// Any script can index a string with any key (("")[k]), and the helpers
+// store into whatever table they are handed (split table, a
+// constructor's size marker), the read-only globals and libraries
+// included: a key a script could spell would let it change what every
+// later script sees. So the key ends in helperSecret, random for each
+// process; only the rewritten code's own constants hold it, which no
+// script can read. (The keys start with a NUL byte, which keeps them
+// out of the string library's copy scripts see.)
+func helperKey(name string) string { return "\x00" + name + helperSecret }
+
+// helperSecret ends every helper's key (helperKey).
+var helperSecret = func() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("lua51: no randomness for the helpers' keys: " + err.Error())
+	}
+	return string(b[:])
+}()
 
 // Host is what the helpers need from the engine that runs the scripts.
 type Host struct {
