@@ -228,6 +228,8 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"return nil < 1",
 		"return {} < {}",
 		"table.insert(string, 1)", "table.insert(_G, 1)", "return table.remove(string)", "table.sort(string)",
+		// table.insert checks its arguments before its store fails.
+		"table.insert(string)", "table.insert(string, 1, 2, 3)", "table.insert(string, 'a', 2)",
 		// Read-only tables (Redis 7.0's lua_enablereadonlytable): every
 		// library, _G's metatable and the string metatable; through a
 		// __newindex chain, rawset, setmetatable, pcall.

@@ -620,6 +620,15 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 	case 2:
 	case 3:
 		pos = int(checkInt(L, 2, "insert")) // a C int: NaN and 2^53 are INT_MIN
+	default:
+		luaError(L, "wrong number of arguments to 'insert'")
+	}
+	if t.ReadOnly() {
+		// Lua's first store (lua_rawseti) fails, once the arguments
+		// are checked.
+		L.Error(lua.LString(errReadonly), 0)
+	}
+	if L.GetTop() == 3 {
 		if pos > e {
 			e = pos // grow the array if necessary
 		}
@@ -627,8 +636,6 @@ func (eng *Engine) tableInsert(L *lua.LState) int {
 			eng.charge(L, (e-pos)*stepsPerMove)
 		}
 		moveUp(L, t, pos, e)
-	default:
-		luaError(L, "wrong number of arguments to 'insert'")
 	}
 	eng.charge(L, weightSlot)
 	lua51.Set(L, t, lua.LNumber(pos), L.Get(L.GetTop()))

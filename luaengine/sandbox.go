@@ -35,7 +35,8 @@ var globalsAllowed = map[string]bool{
 // patches its Lua for it (lua_enablereadonlytable): lockkv's copy of
 // gopher-lua has the same mark (third_party/yuin/gopher-lua,
 // lua.LTable.SetReadOnly), which assignments check in the VM; rawset,
-// setmetatable and table.insert, which store without it, check it here.
+// setmetatable and table.insert (tableInsert), which store without it,
+// check it here.
 // Scripts therefore can never change what the next script sees.
 func (e *Engine) setup() {
 	L := e.L
@@ -148,9 +149,6 @@ func (e *Engine) setup() {
 	if ins, ok := tbl.RawGetString("insert").(*lua.LFunction); ok {
 		inner := ins.GFunction
 		tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
-			if t, ok := L.Get(1).(*lua.LTable); ok && t.ReadOnly() {
-				L.Error(lua.LString(errReadonly), 0)
-			}
 			if L.GetTop() == 3 { // table.insert(t, pos, v)
 				coerceArg(L, 2)
 			}
