@@ -248,6 +248,16 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"error(string)", "error(_G)", "error(getmetatable(''))", "error(cjson)",
 		"error(setmetatable({}, {__newindex = string}))", "return {pcall(error, string)}",
 		"return {tostring(rawget(string, 'source')), tostring(string.line), tostring(rawget(_G, 'line'))}",
+		// The handler's err['source'] and err['line'] (its lines 10 and
+		// 11) are Lua assignments, through the error table's __newindex
+		// chain; the reply reads err, source and line through __index.
+		// (No __newindex function: Redis may crash on one.)
+		"error(setmetatable({source = 'x'}, {__newindex = string}))",
+		"error(setmetatable({err = 'E1'}, {__newindex = setmetatable({source = 1}, {__newindex = string})}))",
+		"local x = {} error(setmetatable({err = 'E2'}, {__newindex = x}))",
+		"error(setmetatable({}, {__index = {err = 'E3'}}))",
+		"error(setmetatable({err = 'E4'}, {__index = {source = '@zz', line = 7}, __newindex = {}}))",
+		"local a, b = {err = 'E5'}, {} setmetatable(a, {__newindex = b}) setmetatable(b, {__newindex = a}) error(a)",
 		// A failed nil store leaves the table's keys as they were.
 		"pcall(function() string.format = nil end) local n = 0 for k in pairs(string) do n = n + 1 end return n",
 		"pcall(function() _G.redis = nil end) local n = 0 for k in pairs(_G) do n = n + 1 end return {n, type(redis)}",

@@ -479,18 +479,18 @@ func (e *Engine) writeRunError(run *Run, err error) {
 		return
 	}
 	msg := ""
-	if s, ok := luaString(t.RawGetString("err")); ok {
+	if s, ok := luaString(errorField(t, "err")); ok {
 		msg = s
 	}
 	out := msg
-	src, okS := luaString(t.RawGetString("source"))
-	line, okL := luaString(t.RawGetString("line"))
+	src, okS := luaString(errorField(t, "source"))
+	line, okL := luaString(errorField(t, "line"))
 	if okS && okL {
 		out += " script: " + run.Name + ", on " + src + ":" + line + "."
 	}
 	from := len(run.Out.B)
 	writeErrorReply(run.Out, out)
-	e.errorWritten(run.Out, from, lua.LVAsBool(t.RawGetString("ignore_error_stats_update")))
+	e.errorWritten(run.Out, from, lua.LVAsBool(errorField(t, "ignore_error_stats_update")))
 }
 
 // errorWritten reports the error reply written to w from offset from to
@@ -544,18 +544,6 @@ func (e *Engine) errHandler(L *lua.LState) int {
 	}
 	var t *lua.LTable
 	if tt, ok := errv.(*lua.LTable); ok {
-		if storesReadOnly(tt) {
-			// Redis's handler (Lua code loaded as "@err_handler_def")
-			// fails storing err['source'] (its line 10) into a read-only
-			// table; Lua calls it again with that error, which names the
-			// handler's own line. Nothing is stored.
-			t = L.CreateTable(0, 3)
-			lua51.Set(L, t, lua.LString("err"), lua.LString("ERR err_handler_def:10: "+errReadonly))
-			lua51.Set(L, t, lua.LString("source"), lua.LString("@err_handler_def"))
-			lua51.Set(L, t, lua.LString("line"), lua.LNumber(10))
-			L.Push(t)
-			return 1
-		}
 		t = tt
 	} else {
 		t = L.CreateTable(0, 3)
@@ -588,39 +576,80 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		} else if name, ok := e.chunkNames[src]; ok {
 			src = name
 		}
-		// t may be the script's own error table.
-		lua51.Set(L, t, lua.LString("source"), lua.LString(src))
-		lua51.Set(L, t, lua.LString("line"), lua.LNumber(dbg.CurrentLine))
+		// t may be the script's own error table: Redis's handler (Lua
+		// code loaded as "@err_handler_def") assigns err['source'] on
+		// its line 10 and err['line'] on its line 11, which may fail.
+		for i, kv := range [2]struct {
+			k string
+			v lua.LValue
+		}{{"source", lua.LString(src)}, {"line", lua.LNumber(dbg.CurrentLine)}} {
+			if msg := handlerStore(L, t, kv.k, kv.v); msg != "" {
+				// Lua calls the handler again with that error, which
+				// names the handler's own line.
+				line := 10 + i
+				t = L.CreateTable(0, 3)
+				lua51.Set(L, t, lua.LString("err"), lua.LString(fmt.Sprintf("ERR err_handler_def:%d: %s", line, msg)))
+				lua51.Set(L, t, lua.LString("source"), lua.LString("@err_handler_def"))
+				lua51.Set(L, t, lua.LString("line"), lua.LNumber(line))
+				break
+			}
+		}
 		break
 	}
 	L.Push(t)
 	return 1
 }
 
-// storesReadOnly reports whether Redis's error handler, assigning
-// err['source'] to the error table t, reaches a read-only table: t
-// itself, or one its __newindex chain of tables leads to (the scripts'
-// shared tables: error(string), error(_G)). The handler's stores are
-// then never made.
-func storesReadOnly(t *lua.LTable) bool {
+// handlerStore is the error handler's assignment err[k] = v to the error
+// table t: Lua stores into the first table of t's __newindex chain that
+// holds k or has no __newindex table, and fails with the message
+// handlerStore returns on a read-only table on the way (the scripts'
+// shared tables: error(string), error(_G)) or when the chain is too long.
+// A __newindex function is not called (Redis may crash on one): the
+// value is stored into the table that has it.
+func handlerStore(L *lua.LState, t *lua.LTable, k string, v lua.LValue) string {
 	for range lua.MaxTableGetLoop {
 		if t.ReadOnly() {
-			return true
+			return errReadonly
 		}
-		if t.RawGetString("source") != lua.LNil {
-			return false
+		if t.RawGetString(k) == lua.LNil {
+			if next, ok := metaTable(t, "__newindex"); ok {
+				t = next
+				continue
+			}
 		}
-		mt, ok := t.Metatable.(*lua.LTable)
-		if !ok || lua51.IsMarker(mt) {
-			return false
+		lua51.Set(L, t, lua.LString(k), v)
+		return ""
+	}
+	return "loop in settable"
+}
+
+// metaTable returns t's metamethod event when it is a table (a
+// metatable a script set: lua51's size markers have none).
+func metaTable(t *lua.LTable, event string) (*lua.LTable, bool) {
+	mt, ok := t.Metatable.(*lua.LTable)
+	if !ok || lua51.IsMarker(mt) {
+		return nil, false
+	}
+	next, ok := mt.RawGetString(event).(*lua.LTable)
+	return next, ok
+}
+
+// errorField is lua_getfield(t, k) on an error table, as Redis reads its
+// err, source and line: through t's __index chain of tables (a function
+// is not called).
+func errorField(t *lua.LTable, k string) lua.LValue {
+	for range lua.MaxTableGetLoop {
+		if v := t.RawGetString(k); v != lua.LNil {
+			return v
 		}
-		next, ok := mt.RawGetString("__newindex").(*lua.LTable)
+		next, ok := metaTable(t, "__index")
 		if !ok {
-			return false
+			break
 		}
 		t = next
 	}
-	return false
+	return lua.LNil
 }
 
 // describe gives a runtime error message Lua 5.1's wording
