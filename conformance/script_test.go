@@ -258,6 +258,11 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"error(setmetatable({}, {__index = {err = 'E3'}}))",
 		"error(setmetatable({err = 'E4'}, {__index = {source = '@zz', line = 7}, __newindex = {}}))",
 		"local a, b = {err = 'E5'}, {} setmetatable(a, {__newindex = b}) setmetatable(b, {__newindex = a}) error(a)",
+		// A script's own call of the handler raises what its stores raise.
+		"__redis__err__handler(string)", "return {pcall(__redis__err__handler, string)}",
+		"local x = 1\n__redis__err__handler(setmetatable({source = 1}, {__newindex = _G}))",
+		"local ok, e = pcall(__redis__err__handler, string) error(e, 0)",
+		"local ok, t = xpcall(function() error(string) end, __redis__err__handler) return {t.err, t.source, t.line}",
 		// A failed nil store leaves the table's keys as they were.
 		"pcall(function() string.format = nil end) local n = 0 for k in pairs(string) do n = n + 1 end return n",
 		"pcall(function() _G.redis = nil end) local n = 0 for k in pairs(_G) do n = n + 1 end return {n, type(redis)}",

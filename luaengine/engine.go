@@ -159,6 +159,15 @@ type Engine struct {
 	// of their own protected calls, which only passes the error on.
 	handling    int
 	passHandler *lua.LFunction
+	// handler is the error handler of a script's run (and of load's
+	// reader); scriptHandler is the same (errHandler) as scripts see it,
+	// __redis__err__handler. handlerDepth counts the error handlers
+	// running (handler, and xpcall's), so that errHandler can tell
+	// them from a script's own call; handlerLine is the line of Redis's
+	// handler where the last such call failed.
+	scriptHandler *lua.LFunction
+	handlerDepth  int
+	handlerLine   int
 	// memErr is the value a memory error is raised with (memoryError).
 	memErr *lua.LUserData
 
@@ -264,6 +273,7 @@ func (e *Engine) beginRun() {
 	// The script is called from C (lua_pcall): one C call.
 	e.ccalls = 1
 	e.handling = 0
+	e.handlerDepth = 0
 	e.concatUnwind(0, 0)
 	e.overflowAtCaller = false
 	e.L.G.CurrentThread = e.L
@@ -542,6 +552,9 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		L.Push(lua.LString(errNoMemory))
 		return 1
 	}
+	if e.handlerDepth == 0 {
+		e.handlerLine = 0 // set again if this call's stores fail
+	}
 	var t *lua.LTable
 	if tt, ok := errv.(*lua.LTable); ok {
 		t = tt
@@ -560,18 +573,24 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		if !ok {
 			break
 		}
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+		fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+		if err != nil {
 			break
 		}
-		if dbg.What == "G" || dbg.CurrentLine < 0 {
+		src, curLine := dbg.Source, dbg.CurrentLine
+		if level == 1 && fn == e.scriptHandler && e.handlerLine != 0 {
+			// A script's call of __redis__err__handler failed (below):
+			// Redis's handler is Lua code, the error was raised on its
+			// line.
+			src, curLine = "err_handler_def", e.handlerLine
+		} else if dbg.What == "G" || dbg.CurrentLine < 0 {
 			continue
 		}
 		if skip {
 			skip = false
 			continue
 		}
-		src := dbg.Source
-		if src == SourceName || src == FunctionSourceName {
+		if src == SourceName || src == FunctionSourceName || src == "err_handler_def" {
 			src = "@" + src
 		} else if name, ok := e.chunkNames[src]; ok {
 			src = name
@@ -582,11 +601,17 @@ func (e *Engine) errHandler(L *lua.LState) int {
 		for i, kv := range [2]struct {
 			k string
 			v lua.LValue
-		}{{"source", lua.LString(src)}, {"line", lua.LNumber(dbg.CurrentLine)}} {
+		}{{"source", lua.LString(src)}, {"line", lua.LNumber(curLine)}} {
 			if msg := handlerStore(L, t, kv.k, kv.v); msg != "" {
-				// Lua calls the handler again with that error, which
-				// names the handler's own line.
 				line := 10 + i
+				if e.handlerDepth == 0 {
+					// A script called __redis__err__handler: the
+					// error is its to catch.
+					e.handlerLine = line
+					L.Error(lua.LString(fmt.Sprintf("err_handler_def:%d: %s", line, msg)), 0)
+				}
+				// As the error handler: Lua calls it again with that
+				// error, which names the handler's own line.
 				t = L.CreateTable(0, 3)
 				lua51.Set(L, t, lua.LString("err"), lua.LString(fmt.Sprintf("ERR err_handler_def:%d: %s", line, msg)))
 				lua51.Set(L, t, lua.LString("source"), lua.LString("@err_handler_def"))

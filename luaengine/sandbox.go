@@ -202,11 +202,16 @@ func (e *Engine) setup() {
 	G.RawSetString("cmsgpack", e.openCmsgpack(L))
 	G.RawSetString("bit", openBit(L))
 
-	e.handler = L.NewFunction(e.errHandler)
+	e.scriptHandler = L.NewFunction(e.errHandler)
+	e.handler = L.NewFunction(func(L *lua.LState) int {
+		e.handlerDepth++
+		defer func() { e.handlerDepth-- }()
+		return e.errHandler(L)
+	})
 	e.passHandler = L.NewFunction(func(L *lua.LState) int { return 1 })
 	e.memErr = L.NewUserData()
 	if !e.functions {
-		G.RawSetString("__redis__err__handler", e.handler)
+		G.RawSetString("__redis__err__handler", e.scriptHandler)
 	}
 
 	// The library tables are read-only.
@@ -531,7 +536,9 @@ func (e *Engine) baseXpcall(L *lua.LState) int {
 		L.Push(h)
 		L.Push(v)
 		e.handling++
+		e.handlerDepth++
 		err := L.PCall(1, 1, e.passHandler)
+		e.handlerDepth--
 		e.handling--
 		if err != nil {
 			L.Push(lua.LString(errErrorHandling))
