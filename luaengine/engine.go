@@ -252,13 +252,16 @@ func (e *Engine) call(fn *lua.LFunction, run *Run) {
 	e.run = nil
 	e.errors = run.Errors
 	if err != nil {
-		e.emu.Unwind(lua51.Mark{})
 		e.writeResult(run, nil, err)
 	} else {
 		e.writeResult(run, L.Get(-1), nil)
 	}
 	e.errors = nil
 	L.SetTop(0)
+	// What constructors kept goes with the run, also when it succeeded
+	// with a coroutine suspended inside one: the next script's
+	// constructors must find only their own keys.
+	e.emu.Unwind(lua51.Mark{})
 	e.emu.ForgetLayouts()
 	if e.checkTaint && e.tainted() {
 		// Every way into a read-only table is guarded; this is the safety

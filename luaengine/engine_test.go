@@ -297,3 +297,21 @@ func TestStringIndexSealed(t *testing.T) {
 		}
 	}
 }
+
+// TestConstructorStateEndsWithRun: a script that ends with a coroutine
+// suspended inside a table constructor leaves nothing of it in the Lua
+// 5.1 emulation (the keys its fields read), which the next script's
+// constructors would otherwise take for theirs.
+func TestConstructorStateEndsWithRun(t *testing.T) {
+	e := New()
+	f := &fakeCaller{reply: []byte("+OK\r\n")}
+	for _, body := range []string{
+		"local co = coroutine.wrap(function() local k = 1 return {[k] = 1, [k + 1] = coroutine.yield()} end) co() return 1",
+		"local co = coroutine.wrap(function() local k = 1 return {[k] = 1, [k + 1] = coroutine.yield()} end) co() error('x')",
+	} {
+		run(t, e, mustCompile(t, body), f, nil, nil)
+		if m := e.emu.Mark(); m != (lua51.Mark{}) {
+			t.Errorf("%s: the emulation kept %v", body, m)
+		}
+	}
+}

@@ -168,9 +168,7 @@ func (e *Engine) LoadLibrary(lib *Library, code []byte, maxSteps, budget uint64)
 	// handler); a handler that only passes it on spares gopher-lua a
 	// stack trace, which is quadratic in the depth.
 	perr := e.runProtected(e.run, 0, e.passHandler)
-	if perr != nil {
-		e.emu.Unwind(lua51.Mark{})
-	}
+	e.emu.Unwind(lua51.Mark{}) // as after a script (call)
 	e.loading, e.run, e.checking = nil, nil, false
 	lib.names = nil
 	em.RawSetString("__index", e.globals)
