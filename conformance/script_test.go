@@ -237,6 +237,8 @@ func TestScriptRuntimeErrors(t *testing.T) {
 		"local mt = getmetatable(_G) mt.foo = 1", "getmetatable('').__index = nil",
 		"local t = setmetatable({}, {__newindex = string}) t.x = 1",
 		"local t = setmetatable({}, {__index = string}) t.x = 1 return t.x",
+		"local t = setmetatable({}, {__newindex = string}) t[nil] = 1", "local t = setmetatable({}, {__newindex = string}) t[0/0] = 1",
+		"return {pcall(function() local k local t = setmetatable({}, {__newindex = function() end}) t[k] = 1 end)}",
 		"return {pcall(function() string.x = 1 end)}", "return {pcall(function() redis.call = nil end)}",
 		"rawset(string, 'x', 1)", "table.insert(cjson, 1)", "table.insert(string, 1, 2)", "setmetatable(_G, {})",
 		"string.format = nil", "bit.band = nil", "cmsgpack.pack = nil", "struct.x = 1", "math.pi = 3",

@@ -1343,6 +1343,13 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 			if tb.readonly {
 				ls.RaiseError(ReadOnlyError)
 			}
+			// Lua 5.1's luaH_set refuses the key before any
+			// __newindex is looked up.
+			if key == LNil {
+				ls.RaiseError("table index is nil")
+			} else if n, ok := key.(LNumber); ok && math.IsNaN(float64(n)) {
+				ls.RaiseError("table index is NaN")
+			}
 			if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
 				return
