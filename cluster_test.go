@@ -650,3 +650,193 @@ func TestClusterStalledLeaderStepsDown(t *testing.T) {
 		t.Errorf("GET on the old leader: %v, want MOVED", err)
 	}
 }
+
+// forwardCluster starts 3 nodes with Forward on and waits until every
+// node knows the leader's client address; it returns the leader.
+func forwardCluster(t *testing.T) (*testCluster, int) {
+	tc := startClusterWith(t, 3, func(c *replication.Config) { c.Forward = true })
+	l := tc.leader()
+	tc.waitRegistry(t, l)
+	return tc, l
+}
+
+// waitRegistry waits until every node knows node l as the leader, with
+// its client address.
+func (tc *testCluster) waitRegistry(t *testing.T, l int) {
+	t.Helper()
+	for i := range tc.srvs {
+		waitFor(t, "the registry", func() bool {
+			var ok bool
+			tc.srvs[i].Do(func(e *engine.Engine) {
+				n, has := e.Cluster().Leader()
+				ok = has && (n.Self || n.ClientAddr == tc.peers[l].ClientAddr)
+			})
+			return ok
+		})
+	}
+}
+
+// transferTo moves the leadership from node from to node to and waits
+// until every node knows it.
+func (tc *testCluster) transferTo(t *testing.T, from, to int) {
+	t.Helper()
+	id, addr := raft.ServerID(tc.peers[to].ID), raft.ServerAddress(tc.peers[to].RaftAddr)
+	if err := tc.srvs[from].Node().Raft().LeadershipTransferToServer(id, addr).Error(); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if nl := tc.leader(); nl != to {
+			return fmt.Errorf("node %d leads, want %d", nl, to)
+		}
+		return nil
+	})
+	tc.waitRegistry(t, to)
+}
+
+// TestClusterForwardedWatchLeaderChange: a client WATCHes on a forwarding
+// follower (the WATCH lives on its upstream connection to the leader);
+// the leadership moves, the key changes, and EXEC must abort, whether
+// the new leader is another node (the upstream connection is a new one)
+// or the client's own node (EXEC runs there).
+func TestClusterForwardedWatchLeaderChange(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprintf("new leader is the client's node=%v", own), func(t *testing.T) {
+			tc, l := forwardCluster(t)
+			ctx := context.Background()
+			f, other := (l+1)%3, (l+2)%3
+			conn := tc.client(f).Conn()
+			defer conn.Close()
+			if err := conn.Set(ctx, "k", "1", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+				t.Fatal(err)
+			}
+			to := other
+			if own {
+				to = f
+			}
+			tc.transferTo(t, l, to)
+			if err := tc.client(to).Set(ctx, "k", "2", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			tc.waitString(t, f, "k", "2")
+			if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
+				t.Fatal(err)
+			}
+			exec := redis.NewSliceCmd(ctx, "EXEC")
+			if err := conn.Process(ctx, exec); err != redis.Nil {
+				t.Fatalf("EXEC after the leader changed = %v, %v; want a nil reply (aborted)", exec.Val(), err)
+			}
+			if v, err := tc.client(to).Get(ctx, "k").Result(); err != nil || v != "2" {
+				t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
+			}
+			// WATCH again: the transaction commits.
+			if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, "k", "3", 0)
+				return nil
+			}); err != nil {
+				t.Fatalf("retried transaction: %v", err)
+			}
+			if v, err := tc.client(to).Get(ctx, "k").Result(); err != nil || v != "3" {
+				t.Fatalf("k = %q, %v after the retry", v, err)
+			}
+		})
+	}
+}
+
+// TestClusterForwardTransactionState: on a forwarding follower, the
+// transaction commands that run there keep the client's state on the
+// leader as Redis keeps it: DISCARD and an aborted EXEC unwatch, WATCH
+// inside MULTI is refused, SELECT inside MULTI moves the client.
+func TestClusterForwardTransactionState(t *testing.T) {
+	tc, l := forwardCluster(t)
+	ctx := context.Background()
+	f := (l + 1) % 3
+	lc := tc.client(l)
+	conn := tc.client(f).Conn()
+	defer conn.Close()
+	do := func(args ...any) *redis.Cmd {
+		cmd := redis.NewCmd(ctx, args...)
+		_ = conn.Process(ctx, cmd)
+		return cmd
+	}
+	// DISCARD unwatches.
+	if err := do("WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	do("MULTI")
+	if err := do("DISCARD").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Set(ctx, "k", "touched", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	do("MULTI")
+	do("SET", "k", "after-discard")
+	if v, err := do("EXEC").Result(); err != nil {
+		t.Fatalf("EXEC after DISCARD = %v, %v; DISCARD should have unwatched k", v, err)
+	}
+	// EXECABORT unwatches.
+	if err := do("WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	do("MULTI")
+	do("SET", "k")
+	if err := do("EXEC").Err(); err == nil || !strings.HasPrefix(err.Error(), "EXECABORT") {
+		t.Fatalf("EXEC with a bad command = %v", err)
+	}
+	if err := lc.Set(ctx, "k", "touched", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	do("MULTI")
+	do("SET", "k", "after-abort")
+	if v, err := do("EXEC").Result(); err != nil {
+		t.Fatalf("EXEC after EXECABORT = %v, %v; EXECABORT should have unwatched k", v, err)
+	}
+	// WATCH inside MULTI.
+	do("MULTI")
+	if err := do("WATCH", "k").Err(); err == nil || err.Error() != engine.ErrWatchInMulti {
+		t.Fatalf("WATCH inside MULTI = %v", err)
+	}
+	do("DISCARD")
+	if err := lc.Set(ctx, "k", "touched", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	do("MULTI")
+	do("SET", "k", "x")
+	if v, err := do("EXEC").Result(); err != nil {
+		t.Fatalf("EXEC after WATCH inside MULTI = %v, %v", v, err)
+	}
+	// SELECT inside MULTI: the client is in db 1 afterwards.
+	do("MULTI")
+	do("SELECT", "1")
+	do("SET", "in1", "a")
+	if _, err := do("EXEC").Result(); err != nil {
+		t.Fatal(err)
+	}
+	if err := do("SET", "in1b", "b").Err(); err != nil {
+		t.Fatal(err)
+	}
+	l1 := redis.NewClient(&redis.Options{Addr: tc.peers[l].ClientAddr, DB: 1})
+	defer l1.Close()
+	if n, err := l1.Exists(ctx, "in1", "in1b").Result(); err != nil || n != 2 {
+		t.Fatalf("keys in db 1 = %d, %v; want both", n, err)
+	}
+	if v, err := do("CLIENT", "INFO").Text(); err != nil || !strings.Contains(v, " db=1 ") {
+		t.Fatalf("CLIENT INFO after SELECT in MULTI = %q, %v", v, err)
+	}
+	do("SELECT", "0")
+	if err := do("SET", "in0", "c").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := lc.Exists(ctx, "in0").Result(); err != nil || n != 1 {
+		t.Fatalf("in0 in db 0 = %d, %v; SELECT 0 after the transaction did not reach the leader", n, err)
+	}
+}

@@ -31,6 +31,10 @@ type multiClient struct {
 	failed bool // CLIENT_DIRTY_EXEC: a command was refused while queueing
 	dirty  bool // CLIENT_DIRTY_CAS: a watched key was touched
 	queue  [][][]byte
+	// fwdWatch is set while keys WATCHed through a forwarding follower
+	// are watched on the leader, on the forwarder's connection of that
+	// number (Forwarder.Forward).
+	fwdWatch uint64
 
 	watched []*watchEntry
 }
@@ -229,6 +233,18 @@ func (e *Engine) DiscardTransaction(c *Client) {
 	c.multi.dirty = false
 	c.multi.queue = nil
 	e.unwatchAll(c)
+	e.dropForwardedWatch(c)
+}
+
+// dropForwardedWatch ends the WATCH c holds on the leader through its
+// forwarded connection, which is closed (the next command forwarded opens
+// another): DISCARD, an EXEC answered here, UNWATCH or RESET here unwatch
+// as in Redis.
+func (e *Engine) dropForwardedWatch(c *Client) {
+	if c.multi.fwdWatch != 0 {
+		c.multi.fwdWatch = 0
+		e.repl.fwd.DropClient(c.ID)
+	}
 }
 
 // queueMulti queues a command inside MULTI. Arguments are copied: the
@@ -324,6 +340,7 @@ func watchCommand(c *Ctx, args [][]byte) {
 
 func unwatchCommand(c *Ctx, args [][]byte) {
 	c.E.unwatchAll(c.C)
+	c.E.dropForwardedWatch(c.C)
 	c.C.multi.dirty = false
 	c.W.OK()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockkv/lockkv/config"
+	"github.com/lockkv/lockkv/internal/redisnum"
 	"github.com/lockkv/lockkv/internal/resp"
 	"github.com/lockkv/lockkv/luaengine"
 	"github.com/lockkv/lockkv/store"
@@ -153,8 +154,11 @@ type Replicator interface {
 type Forwarder interface {
 	// Forward runs cmds for client on the leader at addr (database db,
 	// protocol proto), on a connection of the client's own, and calls done
-	// on the command goroutine with the raw reply of the last one.
-	Forward(client int64, addr string, db, proto int, cmds [][][]byte, done func(reply []byte, err error))
+	// on the command goroutine with the raw reply of the last one and the
+	// connection's number (unique to the forwarder, never 0). A
+	// transaction that needs the keys WATCHed on connection watchConn (0
+	// for none) is not sent on any other: its reply is then EXEC's nil.
+	Forward(client int64, addr string, db, proto int, cmds [][][]byte, watchConn uint64, done func(reply []byte, conn uint64, err error))
 	// DropClient closes the client's connection to the leader.
 	DropClient(client int64)
 }
@@ -380,6 +384,12 @@ func (c *Ctx) replGate(spec *Spec, args [][]byte) bool {
 		// forwarding the transaction would run it unchecked. It aborts
 		// as if they were touched; the client retries, and its WATCH
 		// is forwarded from now on.
+		cl.multi.dirty = true
+		return false
+	}
+	if rs.leader && kind == replExec && cl.multi.fwdWatch != 0 && cl.multi.active {
+		// The keys were WATCHed on the leader of then, through this
+		// node: this one cannot check them.
 		cl.multi.dirty = true
 		return false
 	}
@@ -947,8 +957,8 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		cmds = append(cmds, cl.multi.queue...)
 		cmds = append(cmds, [][]byte{[]byte("EXEC")})
 	case kind == replLocal:
-		if spec.Repl != ReplLeader {
-			return false
+		if spec.Repl != ReplLeader || cl.multi.active {
+			return false // WATCH inside MULTI is refused here
 		}
 		// WATCH, WAIT...: the leader's connection watches, and counts
 		// the replicas holding the client's last write.
@@ -962,13 +972,41 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	if !ok || l.Self || l.ClientAddr == "" {
 		return false // answered CLUSTERDOWN by the caller
 	}
-	if kind == replExec {
+	var watchConn uint64
+	watch := spec.Name == "watch"
+	execDB := -1 // the database a SELECT in the transaction moves to
+	switch {
+	case kind == replExec:
+		for _, q := range cl.multi.queue {
+			if len(q) == 2 && bytes.EqualFold(q[0], []byte("select")) {
+				if n, ok := redisnum.ParseInt(q[1]); ok && n >= 0 && n < int64(len(e.DBs)) {
+					execDB = int(n)
+				}
+			}
+		}
+		// The leader's connection ends the WATCH: EXEC's, or the
+		// transaction is not sent.
+		watchConn, cl.multi.fwdWatch = cl.multi.fwdWatch, 0
 		e.DiscardTransaction(cl)
+	case spec.Name == "unwatch":
+		cl.multi.fwdWatch = 0
 	}
 	e.park(cl, parkForwarded)
-	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, func(reply []byte, err error) {
+	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, watchConn, func(reply []byte, conn uint64, err error) {
 		if cl.freed || cl.park != parkForwarded {
 			return
+		}
+		if watch && err == nil && len(reply) > 0 && reply[0] != '-' {
+			if w := cl.multi.fwdWatch; w != 0 && w != conn {
+				// Keys WATCHed before are gone with their connection.
+				cl.multi.dirty = true
+			}
+			cl.multi.fwdWatch = conn
+		}
+		if execDB >= 0 && err == nil && len(reply) > 0 && reply[0] == '*' && reply[1] != '-' {
+			// The transaction ran: its SELECT moved the client, as
+			// in Redis.
+			cl.DB = execDB
 		}
 		e.unpark(cl, parkForwarded)
 		w := e.Writer(cl)

@@ -3,6 +3,7 @@ package replication
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkv/lockkv/engine"
@@ -15,9 +16,10 @@ import (
 // command) is its own, and relays the leader's replies unchanged.
 
 type forwarder struct {
-	n  *Node
-	mu sync.Mutex
-	up map[int64]*upstream
+	n     *Node
+	mu    sync.Mutex
+	up    map[int64]*upstream
+	conns atomic.Uint64 // connections numbered, for WATCH
 }
 
 type upstream struct {
@@ -25,6 +27,7 @@ type upstream struct {
 	client int64
 	reqs   chan fwdReq
 	conn   *peerConn
+	connNo uint64
 	db     int
 	proto  int
 }
@@ -34,7 +37,8 @@ type fwdReq struct {
 	db    int
 	proto int
 	cmds  [][][]byte
-	done  func(reply []byte, err error)
+	watch uint64
+	done  func(reply []byte, conn uint64, err error)
 }
 
 // Forwarder returns what the engine forwards through when the node was
@@ -49,7 +53,7 @@ func (n *Node) Forwarder() engine.Forwarder {
 // Forward implements engine.Forwarder: cmds run on the leader at addr,
 // in order, on the client's upstream connection; done gets the last one's
 // reply, on the command goroutine.
-func (f *forwarder) Forward(client int64, addr string, db, proto int, cmds [][][]byte, done func([]byte, error)) {
+func (f *forwarder) Forward(client int64, addr string, db, proto int, cmds [][][]byte, watchConn uint64, done func([]byte, uint64, error)) {
 	f.mu.Lock()
 	u := f.up[client]
 	if u == nil {
@@ -58,7 +62,7 @@ func (f *forwarder) Forward(client int64, addr string, db, proto int, cmds [][][
 		go u.serve()
 	}
 	f.mu.Unlock()
-	u.reqs <- fwdReq{addr: addr, db: db, proto: proto, cmds: cmds, done: done}
+	u.reqs <- fwdReq{addr: addr, db: db, proto: proto, cmds: cmds, watch: watchConn, done: done}
 }
 
 // DropClient closes a client's upstream connection.
@@ -85,7 +89,8 @@ func (u *upstream) serve() {
 			u.conn.Close()
 			u.conn = nil
 		}
-		u.f.n.run(func(*engine.Engine) { req.done(reply, err) })
+		no := u.connNo
+		u.f.n.run(func(*engine.Engine) { req.done(reply, no, err) })
 	}
 }
 
@@ -93,6 +98,15 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 	if u.conn != nil && u.conn.addr != req.addr {
 		u.conn.Close()
 		u.conn = nil
+	}
+	if req.watch != 0 && (u.conn == nil || u.connNo != req.watch) {
+		// The keys were WATCHed on a connection that broke or went to
+		// a leader of before: the transaction aborts, as if they were
+		// touched, without running.
+		if req.proto == 3 {
+			return []byte("_\r\n"), nil
+		}
+		return []byte("*-1\r\n"), nil
 	}
 	if u.conn == nil {
 		c, err := dialPeer(req.addr, u.f.n.cfg.Password, u.f.n.cfg.ClientTLS, 2*time.Second)
@@ -103,6 +117,7 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 			return []byte("-" + engine.ErrClusterDown + "\r\n"), nil
 		}
 		u.conn, u.db, u.proto = c, 0, 2
+		u.connNo = u.f.conns.Add(1)
 	}
 	w.Reset()
 	skip := 0
@@ -129,6 +144,10 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 		return nil, err
 	}
 	u.proto, u.db = req.proto, req.db
+	if len(req.cmds) > 1 {
+		// A transaction may SELECT: the next request selects again.
+		u.db = -1
+	}
 	var reply []byte
 	for i := 0; i <= skip; i++ {
 		var err error
