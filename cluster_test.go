@@ -840,3 +840,110 @@ func TestClusterForwardTransactionState(t *testing.T) {
 		t.Fatalf("in0 in db 0 = %d, %v; SELECT 0 after the transaction did not reach the leader", n, err)
 	}
 }
+
+// TestClusterForwardReplyMode: CLIENT REPLY OFF and SKIP on a forwarding
+// follower silence the replies of forwarded commands as of any other, and
+// SKIP ends with the command after it.
+func TestClusterForwardReplyMode(t *testing.T) {
+	tc, l := forwardCluster(t)
+	nc, err := net.Dial("tcp", tc.peers[(l+1)%3].ClientAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	send := "CLIENT REPLY SKIP\r\nSET a 1\r\nPING skip\r\n" +
+		"CLIENT REPLY OFF\r\nSET b 1\r\nSET c 1\r\nCLIENT REPLY ON\r\nPING on\r\n"
+	if _, err := nc.Write([]byte(send)); err != nil {
+		t.Fatal(err)
+	}
+	want := "$4\r\nskip\r\n+OK\r\n$2\r\non\r\n"
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got := make([]byte, 0, 64)
+	buf := make([]byte, 64)
+	for len(got) < len(want) {
+		n, err := nc.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if string(got) != want {
+		t.Fatalf("replies = %q, want %q", got, want)
+	}
+	if n, err := tc.client(l).Exists(context.Background(), "a", "b", "c").Result(); err != nil || n != 3 {
+		t.Fatalf("keys written = %d, %v", n, err)
+	}
+}
+
+// TestClusterForwardWatchConnectionLost: keys WATCHed through a
+// forwarding follower are lost with its connection to the leader; the
+// transaction aborts rather than run unchecked on a new connection.
+func TestClusterForwardWatchConnectionLost(t *testing.T) {
+	tc, l := forwardCluster(t)
+	ctx := context.Background()
+	lc := tc.client(l)
+	conn := tc.client((l + 1) % 3).Conn()
+	defer conn.Close()
+	if err := conn.Set(ctx, "k", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill every other connection on the leader: the upstream one too.
+	if err := lc.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Set(ctx, "k", "2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// A command forwarded meanwhile finds the connection broken (an
+	// error of unknown outcome) or a new one.
+	_ = conn.Get(ctx, "x").Err()
+	_ = conn.Get(ctx, "x").Err()
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
+		t.Fatal(err)
+	}
+	exec := redis.NewSliceCmd(ctx, "EXEC")
+	if err := conn.Process(ctx, exec); err != redis.Nil {
+		t.Fatalf("EXEC after the upstream connection broke = %v, %v; want a nil reply (aborted)", exec.Val(), err)
+	}
+	if v, err := lc.Get(ctx, "k").Result(); err != nil || v != "2" {
+		t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
+	}
+}
+
+// TestClusterForwardBlockedLeaderChange: a BLPOP forwarded to the leader
+// is answered UNBLOCKED when that leader steps down, as on a Redis master
+// turned replica, and the client's next command goes to the new leader.
+func TestClusterForwardBlockedLeaderChange(t *testing.T) {
+	tc, l := forwardCluster(t)
+	ctx := context.Background()
+	f, other := (l+1)%3, (l+2)%3
+	conn := tc.client(f).Conn()
+	defer conn.Close()
+	res := make(chan error, 1)
+	go func() { res <- conn.BLPop(ctx, 0, "list").Err() }()
+	waitFor(t, "BLPOP to block on the leader", func() bool {
+		s, _ := tc.client(l).Info(ctx, "clients").Result()
+		return strings.Contains(s, "blocked_clients:1")
+	})
+	tc.transferTo(t, l, other)
+	select {
+	case err := <-res:
+		if err == nil || !strings.HasPrefix(err.Error(), "UNBLOCKED") {
+			t.Fatalf("BLPOP across the leader change = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("BLPOP still blocked after the leader changed")
+	}
+	if err := conn.RPush(ctx, "list", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := conn.BLPop(ctx, time.Second, "list").Result(); err != nil || v[1] != "x" {
+		t.Fatalf("BLPOP on the new leader = %v, %v", v, err)
+	}
+}

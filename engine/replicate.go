@@ -991,6 +991,9 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	case spec.Name == "unwatch":
 		cl.multi.fwdWatch = 0
 	}
+	// The reply mode when the command came, as callAt's (the client is
+	// parked until the reply, and sends nothing meanwhile).
+	quiet := cl.ReplyMode != ReplyOn
 	e.park(cl, parkForwarded)
 	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, watchConn, func(reply []byte, conn uint64, err error) {
 		if cl.freed || cl.park != parkForwarded {
@@ -1010,6 +1013,15 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		}
 		e.unpark(cl, parkForwarded)
 		w := e.Writer(cl)
+		if quiet {
+			// CLIENT REPLY OFF/SKIP; SKIP ends with this command (its
+			// endCall returned before that, the client parked).
+			e.scratch.Reset()
+			w = &e.scratch
+			if cl.ReplyMode == ReplySkip {
+				cl.ReplyMode = ReplyOn
+			}
+		}
 		if err != nil {
 			w.Error("ERR forwarding to the leader failed: " + err.Error())
 		} else {
