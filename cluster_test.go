@@ -947,3 +947,26 @@ func TestClusterForwardBlockedLeaderChange(t *testing.T) {
 		t.Fatalf("BLPOP on the new leader = %v, %v", v, err)
 	}
 }
+
+// TestClusterForwardUnwatchAfterStepDown: keys WATCHed while the node led
+// are unwatched by an UNWATCH sent once it follows (forwarded): the next
+// transaction runs.
+func TestClusterForwardUnwatchAfterStepDown(t *testing.T) {
+	tc, l := forwardCluster(t)
+	ctx := context.Background()
+	conn := tc.client(l).Conn()
+	defer conn.Close()
+	if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
+		t.Fatal(err)
+	}
+	tc.transferTo(t, l, (l+1)%3)
+	if err := conn.Do(ctx, "UNWATCH").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "k", "tx", 0)
+		return nil
+	}); err != nil {
+		t.Fatalf("transaction after UNWATCH: %v", err)
+	}
+}

@@ -989,6 +989,9 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		watchConn, cl.multi.fwdWatch = cl.multi.fwdWatch, 0
 		e.DiscardTransaction(cl)
 	case spec.Name == "unwatch":
+		// Also the keys WATCHed here while this node led.
+		e.unwatchAll(cl)
+		cl.multi.dirty = false
 		cl.multi.fwdWatch = 0
 	}
 	// The reply mode when the command came, as callAt's (the client is
