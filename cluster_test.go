@@ -970,3 +970,41 @@ func TestClusterForwardUnwatchAfterStepDown(t *testing.T) {
 		t.Fatalf("transaction after UNWATCH: %v", err)
 	}
 }
+
+// TestClusterBlockedClientGone: a client that disconnects while its
+// BLPOP waits on the leader stops waiting there, as in Redis, whether it
+// is the leader's own client (its op blocked it when applied: its socket
+// was not read on, on the event loop) or a forwarding follower's; a
+// later push is not popped for nobody.
+func TestClusterBlockedClientGone(t *testing.T) {
+	tc, l := forwardCluster(t)
+	ctx := context.Background()
+	lc := tc.client(l)
+	blocked := func() string {
+		s, _ := lc.Info(ctx, "clients").Result()
+		for _, line := range strings.Split(s, "\r\n") {
+			if strings.HasPrefix(line, "blocked_clients:") {
+				return line
+			}
+		}
+		return s
+	}
+	for _, node := range []int{l, (l + 1) % 3} {
+		nc, err := net.Dial("tcp", tc.peers[node].ClientAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nc.Write([]byte("BLPOP list 0\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "BLPOP to block on the leader", func() bool { return blocked() == "blocked_clients:1" })
+		nc.Close()
+		waitFor(t, "the BLPOP to leave the leader", func() bool { return blocked() == "blocked_clients:0" })
+	}
+	if err := lc.RPush(ctx, "list", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := lc.LLen(ctx, "list").Result(); err != nil || n != 1 {
+		t.Fatalf("LLEN list = %d, %v; the element went to a client that was gone", n, err)
+	}
+}

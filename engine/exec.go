@@ -315,8 +315,11 @@ func (e *Engine) ProcessBatch(cl *Client, cmds [][][]byte, done func()) {
 
 // held reports whether cl waits for something that may take any time (a
 // blocking command, CLIENT PAUSE, WAIT, a promised reply), not for its own
-// replicated op (parkKind.held).
-func (cl *Client) held() bool { return cl.park.held() }
+// replicated op (parkKind.held), or for a blocking command forwarded to
+// the leader.
+func (cl *Client) held() bool {
+	return cl.park.held() || (cl.park == parkForwarded && cl.repl.fwdHeld)
+}
 
 type batch struct {
 	cmds [][][]byte

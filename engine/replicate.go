@@ -224,6 +224,10 @@ type replClient struct {
 	// lastIndex is the log index of the entry that applied the client's
 	// last op (WAIT).
 	lastIndex uint64
+	// fwdHeld: the command forwarded to the leader may wait there any
+	// time (BLPOP, WAIT): the client is held (its disconnect is seen,
+	// and DropClient ends the wait on the leader).
+	fwdHeld bool
 }
 
 // replClock is the engine's clock on a replicated server: the entry's time
@@ -733,6 +737,12 @@ func (e *Engine) applyOp(index uint64, now int64, op *Op) {
 	}
 	cl.blk.keepDeadline = 0
 	if local {
+		if cl.Conn != nil && cl.held() {
+			// Its op blocked it (BLPOP): its socket is read on, so
+			// that its disconnect ends the wait (resumeLater skips a
+			// blocked client).
+			cl.Conn.Blocked(true)
+		}
 		e.resumeLater(cl)
 	} else {
 		e.resetApplyClient(cl)
@@ -997,6 +1007,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	// The reply mode when the command came, as callAt's (the client is
 	// parked until the reply, and sends nothing meanwhile).
 	quiet := cl.ReplyMode != ReplyOn
+	cl.repl.fwdHeld = spec.Flags&Blocking != 0 || spec.Name == "wait" || spec.Name == "waitaof"
 	e.park(cl, parkForwarded)
 	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, watchConn, func(reply []byte, conn uint64, err error) {
 		if cl.freed || cl.park != parkForwarded {
@@ -1015,6 +1026,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 			cl.DB = execDB
 		}
 		e.unpark(cl, parkForwarded)
+		cl.repl.fwdHeld = false
 		w := e.Writer(cl)
 		if quiet {
 			// CLIENT REPLY OFF/SKIP; SKIP ends with this command (its

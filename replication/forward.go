@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,10 @@ type upstream struct {
 	f      *forwarder
 	client int64
 	reqs   chan fwdReq
+	// conn is written by serve's goroutine under mu, read by it freely;
+	// DropClient closes it under mu (gone: no other is opened).
+	mu     sync.Mutex
+	gone   bool
 	conn   *peerConn
 	connNo uint64
 	db     int
@@ -73,7 +78,28 @@ func (f *forwarder) DropClient(client int64) {
 	f.mu.Unlock()
 	if u != nil {
 		close(u.reqs)
+		// A command still waiting on the leader (BLPOP) ends there,
+		// as a gone client's does.
+		u.mu.Lock()
+		u.gone = true
+		if u.conn != nil {
+			u.conn.Close()
+		}
+		u.mu.Unlock()
 	}
+}
+
+// setConn makes c (nil for none) the upstream connection; it reports
+// false, closing c, once the client is gone.
+func (u *upstream) setConn(c *peerConn) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if c != nil && u.gone {
+		c.Close()
+		return false
+	}
+	u.conn = c
+	return true
 }
 
 func (u *upstream) serve() {
@@ -87,7 +113,7 @@ func (u *upstream) serve() {
 		reply, err := u.do(&w, req)
 		if err != nil && u.conn != nil {
 			u.conn.Close()
-			u.conn = nil
+			u.setConn(nil)
 		}
 		no := u.connNo
 		u.f.n.run(func(*engine.Engine) { req.done(reply, no, err) })
@@ -97,7 +123,7 @@ func (u *upstream) serve() {
 func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 	if u.conn != nil && u.conn.addr != req.addr {
 		u.conn.Close()
-		u.conn = nil
+		u.setConn(nil)
 	}
 	if req.watch != 0 && (u.conn == nil || u.connNo != req.watch) {
 		// The keys were WATCHed on a connection that broke or went to
@@ -116,7 +142,10 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 			// clients retry, not with an error of unknown outcome.
 			return []byte("-" + engine.ErrClusterDown + "\r\n"), nil
 		}
-		u.conn, u.db, u.proto = c, 0, 2
+		if !u.setConn(c) {
+			return nil, net.ErrClosed
+		}
+		u.db, u.proto = 0, 2
 		u.connNo = u.f.conns.Add(1)
 	}
 	w.Reset()
