@@ -839,6 +839,18 @@ func TestClusterForwardTransactionState(t *testing.T) {
 	if n, err := lc.Exists(ctx, "in0").Result(); err != nil || n != 1 {
 		t.Fatalf("in0 in db 0 = %d, %v; SELECT 0 after the transaction did not reach the leader", n, err)
 	}
+	// HELLO inside MULTI switches the client's protocol.
+	do("MULTI")
+	do("HELLO", "2")
+	if _, err := do("EXEC").Result(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := do("CLIENT", "INFO").Text(); err != nil || !strings.Contains(v, " resp=2") {
+		t.Fatalf("CLIENT INFO after HELLO 2 in MULTI = %q, %v", v, err)
+	}
+	if v, err := do("HGETALL", "nohash").Result(); err != nil || fmt.Sprint(v) != "[]" {
+		t.Fatalf("HGETALL in RESP2 = %#v, %v", v, err)
+	}
 }
 
 // TestClusterForwardReplyMode: CLIENT REPLY OFF and SKIP on a forwarding

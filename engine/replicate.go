@@ -984,13 +984,20 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	}
 	var watchConn uint64
 	watch := spec.Name == "watch"
-	execDB := -1 // the database a SELECT in the transaction moves to
+	// The database a SELECT in the transaction moves to, the protocol a
+	// HELLO there switches to.
+	execDB, execProto := -1, 0
 	switch {
 	case kind == replExec:
 		for _, q := range cl.multi.queue {
-			if len(q) == 2 && bytes.EqualFold(q[0], []byte("select")) {
+			switch {
+			case len(q) == 2 && bytes.EqualFold(q[0], []byte("select")):
 				if n, ok := redisnum.ParseInt(q[1]); ok && n >= 0 && n < int64(len(e.DBs)) {
 					execDB = int(n)
+				}
+			case len(q) >= 2 && bytes.EqualFold(q[0], []byte("hello")):
+				if n, ok := redisnum.ParseInt(q[1]); ok && (n == 2 || n == 3) {
+					execProto = int(n)
 				}
 			}
 		}
@@ -1020,10 +1027,15 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 			}
 			cl.multi.fwdWatch = conn
 		}
-		if execDB >= 0 && err == nil && len(reply) > 0 && reply[0] == '*' && reply[1] != '-' {
-			// The transaction ran: its SELECT moved the client, as
-			// in Redis.
-			cl.DB = execDB
+		if err == nil && len(reply) > 0 && reply[0] == '*' && reply[1] != '-' {
+			// The transaction ran: its SELECT moved the client, its
+			// HELLO switched its protocol, as in Redis.
+			if execDB >= 0 {
+				cl.DB = execDB
+			}
+			if execProto != 0 {
+				cl.W.Proto = execProto
+			}
 		}
 		e.unpark(cl, parkForwarded)
 		cl.repl.fwdHeld = false

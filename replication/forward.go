@@ -174,8 +174,9 @@ func (u *upstream) do(w *resp.Writer, req fwdReq) ([]byte, error) {
 	}
 	u.proto, u.db = req.proto, req.db
 	if len(req.cmds) > 1 {
-		// A transaction may SELECT: the next request selects again.
-		u.db = -1
+		// A transaction may SELECT or HELLO: the next request sets
+		// both again.
+		u.db, u.proto = -1, 0
 	}
 	var reply []byte
 	for i := 0; i <= skip; i++ {
