@@ -17,8 +17,8 @@ var multiCommands = []*Spec{
 	{Name: "multi", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"transaction"}, Unqueued: true, Txn: TxnMulti, Fn: multiCommand},
 	{Name: "exec", Arity: 1, Flags: NoScript | Loading | Stale | SkipSlowlog, ACL: []string{"transaction"}, Unqueued: true, OOMInMulti: true, Txn: TxnExec, Repl: ReplExec, Fn: execCommand},
 	{Name: "discard", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"transaction"}, Unqueued: true, OOMInMulti: true, Txn: TxnDiscard, Fn: discardCommand},
-	{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"transaction"}, Unqueued: true, Repl: ReplLeader, Fn: watchCommand},
-	{Name: "unwatch", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"transaction"}, Repl: ReplLeader, Fn: unwatchCommand},
+	{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy, KeySpecs: []KeySpec{{Flags: KeyRO, Pos: 1, LastKey: -1, KeyStep: 1}}, ACL: []string{"transaction"}, Unqueued: true, Repl: ReplLeader, Fwd: FwdWatch, Fn: watchCommand},
+	{Name: "unwatch", Arity: 1, Flags: NoScript | Loading | Stale | Fast | AllowBusy, ACL: []string{"transaction"}, Repl: ReplLeader, Fwd: FwdUnwatch, Fn: unwatchCommand},
 }
 
 func init() { Register(multiCommands) }

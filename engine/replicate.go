@@ -983,29 +983,30 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 		return false // answered CLUSTERDOWN by the caller
 	}
 	var watchConn uint64
-	watch := spec.Name == "watch"
+	watch := spec.Fwd == FwdWatch
 	// The database a SELECT in the transaction moves to, the protocol a
 	// HELLO there switches to.
 	execDB, execProto := -1, 0
 	switch {
 	case kind == replExec:
 		for _, q := range cl.multi.queue {
+			s := LookupArgs(q)
+			if s == nil || len(q) < 2 {
+				continue
+			}
+			n, ok := redisnum.ParseInt(q[1])
 			switch {
-			case len(q) == 2 && bytes.EqualFold(q[0], []byte("select")):
-				if n, ok := redisnum.ParseInt(q[1]); ok && n >= 0 && n < int64(len(e.DBs)) {
-					execDB = int(n)
-				}
-			case len(q) >= 2 && bytes.EqualFold(q[0], []byte("hello")):
-				if n, ok := redisnum.ParseInt(q[1]); ok && (n == 2 || n == 3) {
-					execProto = int(n)
-				}
+			case s.Fwd == FwdSelect && ok && n >= 0 && n < int64(len(e.DBs)):
+				execDB = int(n)
+			case s.Fwd == FwdHello && ok && (n == 2 || n == 3):
+				execProto = int(n)
 			}
 		}
 		// The leader's connection ends the WATCH: EXEC's, or the
 		// transaction is not sent.
 		watchConn, cl.multi.fwdWatch = cl.multi.fwdWatch, 0
 		e.DiscardTransaction(cl)
-	case spec.Name == "unwatch":
+	case spec.Fwd == FwdUnwatch:
 		// Also the keys WATCHed here while this node led.
 		e.unwatchAll(cl)
 		cl.multi.dirty = false
@@ -1014,7 +1015,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 	// The reply mode when the command came, as callAt's (the client is
 	// parked until the reply, and sends nothing meanwhile).
 	quiet := cl.ReplyMode != ReplyOn
-	cl.repl.fwdHeld = spec.Flags&Blocking != 0 || spec.Name == "wait" || spec.Name == "waitaof"
+	cl.repl.fwdHeld = spec.Flags&Blocking != 0 || spec.Fwd == FwdWaits
 	e.park(cl, parkForwarded)
 	rs.fwd.Forward(cl.ID, l.ClientAddr, cl.DB, cl.W.Proto, cmds, watchConn, func(reply []byte, conn uint64, err error) {
 		if cl.freed || cl.park != parkForwarded {

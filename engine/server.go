@@ -11,8 +11,8 @@ import (
 // WAIT and WAITAOF.
 
 var serverCommands = []*Spec{
-	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, NodeLocal: true, Fn: waitCmd},                                               // NodeLocal: the replicas this node has seen acknowledge
-	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, NodeLocal: true, Fn: waitaofCmd}, // 7.2; NodeLocal: the replicas this node has seen acknowledge
+	{Name: "wait", Arity: 3, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Fwd: FwdWaits, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, NodeLocal: true, Fn: waitCmd},                                               // NodeLocal: the replicas this node has seen acknowledge
+	{Name: "waitaof", Arity: 4, Flags: NoScript, ACL: []string{"connection"}, Repl: ReplLeader, Fwd: FwdWaits, Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Origin: OriginRedis72, Doc: docWaitaof, NodeLocal: true, Fn: waitaofCmd}, // 7.2; NodeLocal: the replicas this node has seen acknowledge
 }
 
 func init() { Register(serverCommands) }

@@ -130,6 +130,9 @@ type Spec struct {
 	OOMInMulti bool
 	// Txn is the command's part in MULTI/EXEC.
 	Txn TxnRole
+	// Fwd is what a forwarding follower must know of the command's
+	// effect on the client's connection to the leader (Ctx.forward).
+	Fwd FwdRole
 	// Script says the command runs a script, and how it names it.
 	Script ScriptKind
 	// Redact reports whether MONITOR shows argument i as "(redacted)"
@@ -198,6 +201,19 @@ const (
 	TxnMulti
 	TxnExec
 	TxnDiscard
+)
+
+// FwdRole is a command's effect on a client's connection to the leader
+// when a forwarding follower sends it there (Ctx.forward).
+type FwdRole uint8
+
+const (
+	FwdNone    FwdRole = iota
+	FwdWatch           // WATCH: keys watched on that connection
+	FwdUnwatch         // UNWATCH: none any more
+	FwdWaits           // WAIT, WAITAOF: may wait there any time (the client is held)
+	FwdSelect          // SELECT: in a forwarded transaction, moves the client
+	FwdHello           // HELLO: in a forwarded transaction, switches its protocol
 )
 
 // ScriptKind says whether and how a command runs a script.
