@@ -1028,7 +1028,7 @@ func (c *Ctx) forward(spec *Spec, args [][]byte, kind replKind) bool {
 			}
 			cl.multi.fwdWatch = conn
 		}
-		if err == nil && len(reply) > 0 && reply[0] == '*' && reply[1] != '-' {
+		if err == nil && len(reply) > 1 && reply[0] == '*' && reply[1] != '-' {
 			// The transaction ran: its SELECT moved the client, its
 			// HELLO switched its protocol, as in Redis.
 			if execDB >= 0 {
