@@ -157,6 +157,27 @@ func (tc *testCluster) has(i int, key string) bool {
 	return ok
 }
 
+// abortedTx sends MULTI, SET k from-tx and EXEC on conn, whose WATCH of
+// k can no longer be checked, and requires EXEC's nil reply and k still
+// "2" where leader reads it: the transaction never ran.
+func abortedTx(t *testing.T, conn *redis.Conn, leader *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
+		t.Fatal(err)
+	}
+	exec := redis.NewSliceCmd(ctx, "EXEC")
+	if err := conn.Process(ctx, exec); err != redis.Nil {
+		t.Fatalf("EXEC = %v, %v; want a nil reply (aborted)", exec.Val(), err)
+	}
+	if v, err := leader.Get(ctx, "k").Result(); err != nil || v != "2" {
+		t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
+	}
+}
+
 // waitString waits up to 10 s for node i's keyspace to hold the string
 // want under key (read bypassing the replication gates).
 func (tc *testCluster) waitString(t *testing.T, i int, key, want string) {
@@ -452,19 +473,7 @@ func forwardWatchAcrossFailover(t *testing.T, applied bool) {
 	if applied {
 		tc.waitString(t, l, "k", "2")
 	}
-	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
-		t.Fatal(err)
-	}
-	exec := redis.NewSliceCmd(ctx, "EXEC")
-	if err := conn.Process(ctx, exec); err != redis.Nil {
-		t.Fatalf("EXEC after the leader changed = %v, %v; want a nil reply (aborted)", exec.Val(), err)
-	}
-	if v, err := tc.client(nl).Get(ctx, "k").Result(); err != nil || v != "2" {
-		t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
-	}
+	abortedTx(t, conn, tc.client(nl))
 	// The next attempt forwards its WATCH and commits.
 	if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
 		t.Fatal(err)
@@ -721,19 +730,7 @@ func TestClusterForwardedWatchLeaderChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.waitString(t, f, "k", "2")
-			if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
-				t.Fatal(err)
-			}
-			if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
-				t.Fatal(err)
-			}
-			exec := redis.NewSliceCmd(ctx, "EXEC")
-			if err := conn.Process(ctx, exec); err != redis.Nil {
-				t.Fatalf("EXEC after the leader changed = %v, %v; want a nil reply (aborted)", exec.Val(), err)
-			}
-			if v, err := tc.client(to).Get(ctx, "k").Result(); err != nil || v != "2" {
-				t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
-			}
+			abortedTx(t, conn, tc.client(to))
 			// WATCH again: the transaction commits.
 			if err := conn.Do(ctx, "WATCH", "k").Err(); err != nil {
 				t.Fatal(err)
@@ -913,19 +910,7 @@ func TestClusterForwardWatchConnectionLost(t *testing.T) {
 	// error of unknown outcome) or a new one.
 	_ = conn.Get(ctx, "x").Err()
 	_ = conn.Get(ctx, "x").Err()
-	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "MULTI")); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "SET", "k", "from-tx")); err != nil {
-		t.Fatal(err)
-	}
-	exec := redis.NewSliceCmd(ctx, "EXEC")
-	if err := conn.Process(ctx, exec); err != redis.Nil {
-		t.Fatalf("EXEC after the upstream connection broke = %v, %v; want a nil reply (aborted)", exec.Val(), err)
-	}
-	if v, err := lc.Get(ctx, "k").Result(); err != nil || v != "2" {
-		t.Fatalf("k = %q, %v; the unchecked transaction ran", v, err)
-	}
+	abortedTx(t, conn, lc)
 }
 
 // TestClusterForwardBlockedLeaderChange: a BLPOP forwarded to the leader
